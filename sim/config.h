@@ -1,0 +1,275 @@
+// Typed configuration: every key is declared once, bound to a struct field.
+//
+// A component's configuration is a plain struct with defaults plus a static
+// Describe() that declares each key exactly once with its type (from the
+// field), unit, default (as text, parsed like user input) and a one-line
+// description:
+//
+//   struct FlashTimingConfig {
+//     sim::SimTime t_read;
+//     sim::Bandwidth channel_rate;
+//     uint32_t planes = 2;
+//     std::string victim;
+//     static void Describe(sim::Schema<FlashTimingConfig>& s) {
+//       s.Param("tR", &FlashTimingConfig::t_read, "75us", "Array read time per page");
+//       s.Param("channel_rate", &FlashTimingConfig::channel_rate, "333MB/s", "Channel bus rate");
+//       s.Param("planes", &FlashTimingConfig::planes, "2", "Planes per die").Range(1, 16);
+//       s.Choice("victim", &FlashTimingConfig::victim, "greedy", {"greedy", "fifo"}, "GC victim policy");
+//     }
+//   };
+//
+// Sections nest: s.Section("timing", &DeviceConfig::timing, "NAND timings")
+// uses FlashTimingConfig::Describe for the sub-keys "timing.*". The root
+// schema (the whole experiment) is assembled by the application, so the YAML
+// tree mirrors the object tree. Defaults are applied by MakeDefault<T>() (or
+// when binding a resolved config), never by in-class initializers alone: the
+// declared default is the single source of truth that `flashstack explain`
+// prints.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "sim/status.h"
+#include "sim/time.h"
+#include "sim/units.h"
+
+namespace sim {
+
+enum class ParamKind {
+  kBool,
+  kInt,       // signed integer count
+  kUint,      // unsigned integer count
+  kDouble,    // dimensionless real
+  kDuration,  // SimTime, e.g. "75us"
+  kBytes,     // Bytes, e.g. "2MiB"
+  kBandwidth, // Bandwidth, e.g. "333MB/s"
+  kRatio,     // Ratio, e.g. "7%" or 0.07
+  kString,
+  kChoice,    // string restricted to a declared list
+  kStringList // sequence of strings, e.g. [a, b]
+};
+
+std::string_view ParamKindName(ParamKind k);  // "bool", "duration", ...
+
+// Where a value came from, for error messages: "file:line:col".
+struct SourceLoc {
+  std::string file;  // config file path, "--set", or "<default>"
+  int line = 0;      // 1-based; 0 when not applicable
+  int col = 0;       // 1-based; 0 when not applicable
+  std::string ToString() const;
+};
+
+// A parsed scalar ready to be stored into a field.
+struct ParamValue {
+  ParamKind kind = ParamKind::kString;
+  bool b = false;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double d = 0;
+  SimTime t;
+  std::string s;
+  std::vector<std::string> list;
+};
+
+// One declared key.
+struct ParamDecl {
+  std::string key;  // last path component, e.g. "tR"
+  ParamKind kind = ParamKind::kString;
+  std::string default_text;
+  std::string description;
+  std::optional<double> min, max;  // inclusive, in the kind's base unit (ns, bytes, bytes/s, fraction)
+  std::vector<std::string> choices;  // kChoice only
+  // Stores a parsed value into the struct at `obj`.
+  std::function<void(void* obj, const ParamValue&)> store;
+  // Reads the field back as canonical text (for the resolved-config dump).
+  std::function<std::string(const void* obj)> load;
+
+  std::string unit() const;  // "ns", "bytes", "bytes/s", "fraction", "" …
+};
+
+// Parses `text` as a value of `decl` (units, range, choices). The error
+// message is the problem only ("bad unit 'xs' for a duration; use ns, us,
+// ms, s"); callers prefix the location and key path.
+Result<ParamValue> ParseParamValue(const ParamDecl& decl, std::string_view text);
+
+// Type-erased schema tree: params and nested sections.
+class SchemaNode {
+ public:
+  struct Child {
+    std::string key;
+    std::string description;
+    std::unique_ptr<SchemaNode> node;
+    std::function<void*(void*)> access;  // parent struct -> member struct
+    std::function<const void*(const void*)> caccess;
+  };
+  const std::vector<ParamDecl>& params() const { return params_; }
+  const std::vector<Child>& children() const { return children_; }
+  const ParamDecl* FindParam(std::string_view key) const;
+  const Child* FindChild(std::string_view key) const;
+  // Every leaf key path below this node ("device.timing.tR", ...), sorted
+  // in declaration order.
+  std::vector<std::string> AllKeys(const std::string& prefix = "") const;
+
+ protected:
+  std::vector<ParamDecl> params_;
+  std::vector<Child> children_;
+};
+
+namespace internal {
+template <class F> constexpr ParamKind KindOf() {
+  if constexpr (std::is_same_v<F, bool>) return ParamKind::kBool;
+  else if constexpr (std::is_same_v<F, SimTime>) return ParamKind::kDuration;
+  else if constexpr (std::is_same_v<F, Bytes>) return ParamKind::kBytes;
+  else if constexpr (std::is_same_v<F, Bandwidth>) return ParamKind::kBandwidth;
+  else if constexpr (std::is_same_v<F, Ratio>) return ParamKind::kRatio;
+  else if constexpr (std::is_same_v<F, std::string>) return ParamKind::kString;
+  else if constexpr (std::is_same_v<F, std::vector<std::string>>) return ParamKind::kStringList;
+  else if constexpr (std::is_floating_point_v<F>) return ParamKind::kDouble;
+  else if constexpr (std::is_integral_v<F> && std::is_signed_v<F>) return ParamKind::kInt;
+  else if constexpr (std::is_integral_v<F> && std::is_unsigned_v<F>) return ParamKind::kUint;
+  else static_assert(sizeof(F) == 0, "unsupported config field type");
+}
+template <class F> void Store(F& f, const ParamValue& v) {
+  if constexpr (std::is_same_v<F, bool>) f = v.b;
+  else if constexpr (std::is_same_v<F, SimTime>) f = v.t;
+  else if constexpr (std::is_same_v<F, Bytes>) f = Bytes{v.u};
+  else if constexpr (std::is_same_v<F, Bandwidth>) f = Bandwidth{v.d};
+  else if constexpr (std::is_same_v<F, Ratio>) f = Ratio{v.d};
+  else if constexpr (std::is_same_v<F, std::string>) f = v.s;
+  else if constexpr (std::is_same_v<F, std::vector<std::string>>) f = v.list;
+  else if constexpr (std::is_floating_point_v<F>) f = static_cast<F>(v.d);
+  else if constexpr (std::is_signed_v<F>) f = static_cast<F>(v.i);
+  else f = static_cast<F>(v.u);
+}
+// Canonical text of a field value (parseable back by ParseParamValue).
+std::string FormatBool(bool v);
+std::string FormatDuration(SimTime v);
+std::string FormatBytes(Bytes v);
+std::string FormatBandwidth(Bandwidth v);
+std::string FormatRatio(Ratio v);
+std::string FormatDouble(double v);
+std::string FormatStringList(const std::vector<std::string>& v);
+template <class F> std::string Format(const F& f) {
+  if constexpr (std::is_same_v<F, bool>) return FormatBool(f);
+  else if constexpr (std::is_same_v<F, SimTime>) return FormatDuration(f);
+  else if constexpr (std::is_same_v<F, Bytes>) return FormatBytes(f);
+  else if constexpr (std::is_same_v<F, Bandwidth>) return FormatBandwidth(f);
+  else if constexpr (std::is_same_v<F, Ratio>) return FormatRatio(f);
+  else if constexpr (std::is_same_v<F, std::string>) return f;
+  else if constexpr (std::is_same_v<F, std::vector<std::string>>) return FormatStringList(f);
+  else if constexpr (std::is_floating_point_v<F>) return FormatDouble(f);
+  else return std::to_string(f);
+}
+}  // namespace internal
+
+// Builder handed to T::Describe().
+template <class T>
+class Schema : public SchemaNode {
+ public:
+  // Handle to refine the declaration just made.
+  class Ref {
+   public:
+    explicit Ref(ParamDecl* d) : d_(d) {}
+    // Inclusive bounds in the kind's base unit (ns, bytes, bytes/s, fraction, count).
+    Ref& Range(double lo, double hi) { d_->min = lo; d_->max = hi; return *this; }
+    Ref& Min(double lo) { d_->min = lo; return *this; }
+   private:
+    ParamDecl* d_;
+  };
+
+  template <class F>
+  Ref Param(std::string key, F T::*field, std::string default_text, std::string description) {
+    ParamDecl d;
+    d.key = std::move(key);
+    d.kind = internal::KindOf<F>();
+    d.default_text = std::move(default_text);
+    d.description = std::move(description);
+    d.store = [field](void* obj, const ParamValue& v) { internal::Store(static_cast<T*>(obj)->*field, v); };
+    d.load = [field](const void* obj) { return internal::Format(static_cast<const T*>(obj)->*field); };
+    params_.push_back(std::move(d));
+    return Ref(&params_.back());
+  }
+
+  Ref Choice(std::string key, std::string T::*field, std::string default_text,
+             std::vector<std::string> choices, std::string description) {
+    Ref r = Param(std::move(key), field, std::move(default_text), std::move(description));
+    params_.back().kind = ParamKind::kChoice;
+    params_.back().choices = std::move(choices);
+    return r;
+  }
+
+  // A nested section; S must have `static void Describe(Schema<S>&)`.
+  template <class S>
+  void Section(std::string key, S T::*member, std::string description) {
+    auto node = std::make_unique<Schema<S>>();
+    S::Describe(*node);
+    children_.push_back(Child{std::move(key), std::move(description), std::move(node),
+                             [member](void* o) -> void* { return &(static_cast<T*>(o)->*member); },
+                             [member](const void* o) -> const void* {
+                               return &(static_cast<const T*>(o)->*member);
+                             }});
+  }
+};
+
+// Applies every declared default below `node` to `obj`. CHECK-fails if a
+// declared default does not parse (a bug in a Describe()).
+void ApplyDefaults(const SchemaNode& node, void* obj);
+
+template <class T>
+const SchemaNode& SchemaOf() {
+  static const Schema<T>* schema = [] {
+    auto* s = new Schema<T>();
+    T::Describe(*s);
+    return s;
+  }();
+  return *schema;
+}
+
+// A T with every declared default applied.
+template <class T>
+T MakeDefault() {
+  T t{};
+  ApplyDefaults(SchemaOf<T>(), &t);
+  return t;
+}
+
+// ---------------------------------------------------------------------------
+// Loading experiments.
+
+// One fully resolved run: flat map of key path -> value text and where it
+// came from (file:line:col, "--set", "sweep" or "<default>").
+struct ResolvedConfig {
+  struct Entry {
+    std::string text;
+    SourceLoc loc;
+  };
+  std::map<std::string, Entry> values;  // only keys that were set explicitly
+  std::string sweep_label;              // "" or e.g. "ftl.op=7%,ftl.victim=fifo"
+};
+
+// Reads `path` (following `include:` lists, later files and the including
+// file overriding earlier ones), applies `overrides` ("a.b.c=v", in order,
+// overriding the file), validates every key and value against `root`, and
+// expands a `sweep:` map (key path -> list of values) into the grid of runs
+// (cartesian product, in declaration order). Errors are InvalidInput with
+// "file:line:col: key path: problem" and, for an unknown key, the closest
+// declared key ("did you mean 'device.timing.tR'?").
+Result<std::vector<ResolvedConfig>> LoadExperiment(const SchemaNode& root, const std::string& path,
+                                                   const std::vector<std::string>& overrides);
+
+// Applies defaults then `cfg` to the struct at `obj` described by `root`.
+Status Bind(const SchemaNode& root, const ResolvedConfig& cfg, void* obj);
+
+// The complete resolved configuration of `obj` (every key, defaults
+// included) as YAML text, nested like the schema.
+std::string DumpYaml(const SchemaNode& root, const void* obj);
+
+}  // namespace sim

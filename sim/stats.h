@@ -1,0 +1,174 @@
+// Statistics: plain objects owned by components, registered once by name.
+//
+// A component keeps its stats as members (Counter, Gauge, Histogram) and
+// updates them directly on the hot path (no string lookups). At
+// construction it registers each one with a StatGroup under a dotted name
+// with a unit and a one-line description. Formulas (e.g. write
+// amplification) are registered as functions evaluated only when results are
+// written. Time series sample registered values every `interval` of
+// simulated time, driven by a StatsSampler event on the engine's queue.
+//
+// Output is independent of collection: StatsRegistry writes stats.json,
+// CSV time series and a human summary from whatever was registered.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/event_queue.h"
+#include "sim/time.h"
+
+namespace sim {
+
+class Counter {
+ public:
+  void Inc(uint64_t n = 1) { v_ += n; }
+  uint64_t value() const { return v_; }
+  void Reset() { v_ = 0; }
+
+ private:
+  uint64_t v_ = 0;
+};
+
+class Gauge {
+ public:
+  void Set(double v) { v_ = v; }
+  void Add(double d) { v_ += d; }
+  double value() const { return v_; }
+
+ private:
+  double v_ = 0;
+};
+
+// Log-linear (HDR-style) histogram of non-negative integers (latencies in
+// ns, sizes in bytes). Values below 2^(kSubBits+1) are exact; above, each
+// power-of-two range is split into 2^kSubBits buckets, so the relative
+// error of any reported quantile is < 2^-kSubBits (0.78%). Memory is
+// constant (a fixed bucket array); min, max, count and sum are exact.
+class Histogram {
+ public:
+  static constexpr int kSubBits = 7;
+  Histogram();
+  void Record(int64_t v);  // negative values are clamped to 0
+  void RecordN(int64_t v, uint64_t n);
+  void Merge(const Histogram& o);
+  void Reset();
+
+  uint64_t count() const { return count_; }
+  int64_t min() const { return count_ ? min_ : 0; }
+  int64_t max() const { return count_ ? max_ : 0; }
+  double mean() const { return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0; }
+  // Value at quantile q in [0, 1] (q = 0.99 is p99); exact min/max at the ends.
+  int64_t Percentile(double q) const;
+
+ private:
+  static size_t BucketOf(uint64_t v);
+  static uint64_t BucketLow(size_t b);
+  static uint64_t BucketHigh(size_t b);
+  std::unique_ptr<uint64_t[]> buckets_;
+  uint64_t count_ = 0;
+  __int128 sum_ = 0;
+  int64_t min_ = std::numeric_limits<int64_t>::max();
+  int64_t max_ = 0;
+};
+
+class StatsRegistry;
+
+// A naming prefix inside a registry: Group("ftl").Group("gc") registers
+// "ftl.gc.<name>". Cheap to copy.
+class StatGroup {
+ public:
+  StatGroup(StatsRegistry* registry, std::string prefix) : registry_(registry), prefix_(std::move(prefix)) {}
+  StatGroup Group(std::string_view name) const;
+  const std::string& prefix() const { return prefix_; }
+
+  // The object must outlive the registry's last output call.
+  void Add(const Counter* c, std::string_view name, std::string_view unit, std::string_view desc) const;
+  void Add(const Gauge* g, std::string_view name, std::string_view unit, std::string_view desc) const;
+  void Add(const Histogram* h, std::string_view name, std::string_view unit, std::string_view desc) const;
+  // Evaluated at output time.
+  void AddFormula(std::function<double()> fn, std::string_view name, std::string_view unit,
+                  std::string_view desc) const;
+  // A per-interval time series column. kValue samples fn() at each interval
+  // end; kRate reports (fn() now - fn() at last sample) / interval seconds.
+  enum class SeriesKind { kValue, kRate };
+  void AddSeries(std::function<double()> fn, SeriesKind kind, std::string_view name, std::string_view unit,
+                 std::string_view desc) const;
+
+ private:
+  std::string Full(std::string_view name) const;
+  StatsRegistry* registry_;
+  std::string prefix_;
+};
+
+class StatsRegistry {
+ public:
+  StatsRegistry() = default;
+  StatsRegistry(const StatsRegistry&) = delete;
+  StatsRegistry& operator=(const StatsRegistry&) = delete;
+
+  StatGroup Root() { return StatGroup(this, ""); }
+
+  // Registers the sampling event for time series on `q` (every `interval`
+  // of simulated time from now). Call once, before running. interval > 0.
+  void StartSampling(EventQueue* q, SimTime interval);
+  // Takes a final partial-interval sample (if any time passed since the
+  // last one) and stops sampling.
+  void StopSampling();
+
+  // `{"<name>": {"unit":…, "desc":…, "value":…}, …}` for counters, gauges
+  // and formulas; histograms add count/min/max/mean/p50/p90/p99/p999/p9999.
+  // Names are sorted, numbers formatted deterministically.
+  void WriteJson(std::ostream& out, int indent = 2) const;
+  // Header "time_s,<series>…", one row per interval.
+  void WriteSeriesCsv(std::ostream& out) const;
+  // Lines "name = value unit" for the given name prefixes (all if empty).
+  void WriteSummary(std::ostream& out, const std::vector<std::string>& prefixes = {}) const;
+
+  bool Has(std::string_view name) const;
+  // Scalar value of a counter, gauge or formula; NaN if absent.
+  double Value(std::string_view name) const;
+  const Histogram* FindHistogram(std::string_view name) const;
+
+ private:
+  friend class StatGroup;
+  struct Impl;
+  std::shared_ptr<Impl> impl_ = MakeImpl();
+  static std::shared_ptr<Impl> MakeImpl();
+};
+
+// Small deterministic JSON writer used for results files.
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::ostream& out, int indent = 2) : out_(out), indent_(indent) {}
+  void BeginObject();
+  void EndObject();
+  void BeginArray();
+  void EndArray();
+  void Key(std::string_view k);
+  void String(std::string_view s);
+  void Number(double v);  // shortest round-trip form; NaN/inf written as null
+  void Int(int64_t v);
+  void Uint(uint64_t v);
+  void Bool(bool v);
+  void Null();
+
+ private:
+  void Prefix();
+  std::ostream& out_;
+  int indent_;
+  struct Level {
+    bool array;
+    bool first;
+  };
+  std::vector<Level> stack_;
+  bool after_key_ = false;
+};
+
+}  // namespace sim
