@@ -1,0 +1,65 @@
+// Ftl: the interface between the SSD's host interface and the flash
+// translation layer. Operations are in logical pages (Lpn) of the flash page
+// size; the host interface splits block requests into page operations.
+//
+// Read/Write complete asynchronously through FtlClient::OnFtlDone(op) from an
+// event. A write completes when its data is programmed (the optional write
+// buffer lives in the host interface, above). The FTL may delay writes while
+// foreground GC frees space. Trim is a metadata operation taking effect
+// immediately. Ops are owned by the caller until completion.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/flash/geometry.h"
+#include "sim/time.h"
+
+namespace ftl {
+
+struct Lpn {
+  uint64_t v = UINT64_MAX;
+  constexpr bool valid() const { return v != UINT64_MAX; }
+  constexpr auto operator<=>(const Lpn&) const = default;
+};
+
+class FtlClient;
+
+struct FtlOp {
+  enum class Kind : uint8_t { kRead, kWrite };
+  Kind kind = Kind::kRead;
+  Lpn lpn;
+  FtlClient* client = nullptr;
+  uint64_t tag = 0;           // the caller's own value
+  sim::SimTime submit_time;   // set by the FTL
+  sim::SimTime finish_time;   // set by the FTL before OnFtlDone
+  FtlOp* next = nullptr;      // intrusive link, owned by the FTL while pending
+};
+
+class FtlClient {
+ public:
+  virtual ~FtlClient() = default;
+  virtual void OnFtlDone(FtlOp* op) = 0;
+};
+
+// How to bring a fresh device to a steady state without simulating events.
+struct PreconditionSpec {
+  double fill_fraction = 1.0;      // of the logical space, written sequentially first
+  double random_overwrites = 2.0;  // then this many times the logical space in uniform random page writes
+  uint64_t seed = 1;
+};
+
+class Ftl {
+ public:
+  virtual ~Ftl() = default;
+  // Exported logical pages (after over-provisioning).
+  virtual uint64_t logical_pages() const = 0;
+  virtual void Submit(FtlOp* op) = 0;
+  // Unmaps [first, first + count). Pages read after a trim complete without
+  // touching flash.
+  virtual void Trim(Lpn first, uint64_t count) = 0;
+  // Functional (untimed) writes to reach a steady state; REQUIRES: no op in flight.
+  virtual void Precondition(const PreconditionSpec& spec) = 0;
+};
+
+}  // namespace ftl

@@ -1,0 +1,191 @@
+#include "sim/event_queue.h"
+
+#include <cmath>
+#include <memory>
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "sim/rng.h"
+
+namespace sim {
+namespace {
+
+class Recorder {
+ public:
+  std::vector<int> order;
+};
+
+class TaggedEvent final : public Event {
+ public:
+  TaggedEvent(Recorder* r, int tag, Priority p = Priority::kDefault) : Event(p), r_(r), tag_(tag) {}
+  void Process() override { r_->order.push_back(tag_); }
+
+ private:
+  Recorder* r_;
+  int tag_;
+};
+
+TEST(EventQueueTest, OrdersByTimeThenPriorityThenInsertion) {
+  EventQueue q;
+  Recorder r;
+  TaggedEvent a(&r, 1), b(&r, 2), c(&r, 3, Priority::kCompletion), d(&r, 4), e(&r, 5, Priority::kStats);
+  q.Schedule(&a, Ns(10));
+  q.Schedule(&e, Ns(5));
+  q.Schedule(&b, Ns(5));
+  q.Schedule(&c, Ns(5));
+  q.Schedule(&d, Ns(5));
+  EXPECT_EQ(q.Run(), 5u);
+  EXPECT_EQ(r.order, (std::vector<int>{3, 2, 4, 5, 1}));
+  EXPECT_EQ(q.now(), Ns(10));
+}
+
+TEST(EventQueueTest, DescheduleAndReschedule) {
+  EventQueue q;
+  Recorder r;
+  TaggedEvent a(&r, 1), b(&r, 2), c(&r, 3);
+  q.Schedule(&a, Ns(10));
+  q.Schedule(&b, Ns(20));
+  q.Schedule(&c, Ns(30));
+  q.Deschedule(&b);
+  EXPECT_FALSE(b.scheduled());
+  q.Reschedule(&c, Ns(5));
+  EXPECT_EQ(c.when(), Ns(5));
+  q.Run();
+  EXPECT_EQ(r.order, (std::vector<int>{3, 1}));
+}
+
+TEST(EventQueueTest, RunUntilStopsAtLimitAndAdvancesClock) {
+  EventQueue q;
+  Recorder r;
+  TaggedEvent a(&r, 1), b(&r, 2);
+  q.Schedule(&a, Ns(10));
+  q.Schedule(&b, Ns(100));
+  EXPECT_EQ(q.Run(Ns(50)), 1u);
+  EXPECT_EQ(q.now(), Ns(50));
+  EXPECT_TRUE(b.scheduled());
+  q.Run();
+  EXPECT_EQ(q.now(), Ns(100));
+}
+
+TEST(EventQueueTest, SelfReschedulingEventAndStop) {
+  EventQueue q;
+  int fired = 0;
+  FunctionEvent* self = nullptr;
+  FunctionEvent ev([&] {
+    ++fired;
+    if (fired == 7) q.Stop();
+    q.ScheduleIn(self, Us(1));
+  });
+  self = &ev;
+  q.Schedule(&ev, Ns(0));
+  q.Run();
+  EXPECT_EQ(fired, 7);
+  EXPECT_EQ(q.now(), Us(6));
+  q.Deschedule(&ev);
+}
+
+TEST(EventQueueTest, RandomizedMatchesReferenceOrder) {
+  // Random schedule/deschedule against a brute-force model of the ordering.
+  Rng rng(42, "test");
+  EventQueue q;
+  Recorder r;
+  std::vector<std::unique_ptr<TaggedEvent>> evs;
+  struct Ref {
+    int64_t t;
+    int prio;
+    uint64_t seq;
+    int tag;
+    bool live;
+  };
+  std::vector<Ref> ref;
+  uint64_t seq = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const Priority p = rng.Bernoulli(0.5) ? Priority::kDefault : Priority::kCompletion;
+    evs.push_back(std::make_unique<TaggedEvent>(&r, i, p));
+    const int64_t t = static_cast<int64_t>(rng.Uniform(100));
+    q.Schedule(evs.back().get(), Ns(t));
+    ref.push_back({t, static_cast<int>(p), seq++, i, true});
+    if (rng.Bernoulli(0.2)) {
+      const int victim = static_cast<int>(rng.Uniform(evs.size()));
+      if (evs[victim]->scheduled()) {
+        q.Deschedule(evs[victim].get());
+        ref[victim].live = false;
+      }
+    }
+  }
+  q.Run();
+  std::vector<Ref> live;
+  for (const auto& x : ref) if (x.live) live.push_back(x);
+  std::sort(live.begin(), live.end(), [](const Ref& a, const Ref& b) {
+    return std::tie(a.t, a.prio, a.seq) < std::tie(b.t, b.prio, b.seq);
+  });
+  ASSERT_EQ(r.order.size(), live.size());
+  for (size_t i = 0; i < live.size(); ++i) EXPECT_EQ(r.order[i], live[i].tag) << i;
+}
+
+TEST(EventQueueDeathTest, SchedulingInThePastIsABug) {
+  EventQueue q;
+  Recorder r;
+  TaggedEvent a(&r, 1), b(&r, 2);
+  q.Schedule(&a, Ns(10));
+  q.Run();
+  EXPECT_DEATH(q.Schedule(&b, Ns(5)), "in the past");
+}
+
+TEST(EventQueueDeathTest, DoubleScheduleIsABug) {
+  EXPECT_DEATH(
+      {
+        EventQueue q;
+        Recorder r;
+        TaggedEvent a(&r, 1);
+        q.Schedule(&a, Ns(10));
+        q.Schedule(&a, Ns(20));
+      },
+      "scheduled twice");
+}
+
+TEST(TimeTest, UnitsAndFormatting) {
+  EXPECT_EQ(Us(75).ns(), 75000);
+  EXPECT_EQ(Ms(3.8).ns(), 3800000);
+  EXPECT_EQ(Sec(1).ns(), 1000000000);
+  EXPECT_EQ(Us(75).ToString(), "75us");
+  EXPECT_EQ(Ms(3.8).ToString(), "3.8ms");
+  EXPECT_EQ(Ns(12).ToString(), "12ns");
+  // 8 KiB at 333 MB/s = 24600.6 ns, rounded up.
+  EXPECT_EQ(TransferTime(8192, 333e6).ns(), 24601);
+  EXPECT_EQ(TransferTime(4096, 4096e6).ns(), 1000);
+  // A year fits with room to spare.
+  EXPECT_LT(Sec(365.0 * 86400 * 100), SimTime::Max());
+}
+
+TEST(RngTest, StreamsAreDeterministicAndIndependent) {
+  Rng a(7, "ftl"), b(7, "ftl"), c(7, "host"), d(8, "ftl");
+  for (int i = 0; i < 100; ++i) {
+    const uint64_t x = a.Next();
+    EXPECT_EQ(x, b.Next());
+    EXPECT_NE(x, c.Next());
+    EXPECT_NE(x, d.Next());
+  }
+}
+
+TEST(RngTest, UniformIsUnbiased) {
+  Rng r(1, "u");
+  std::vector<int> hist(10);
+  const int n = 200000;
+  for (int i = 0; i < n; ++i) ++hist[r.Uniform(10)];
+  for (int h : hist) EXPECT_NEAR(h, n / 10, 5 * std::sqrt(n / 10.0));
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum += r.Exponential(3.0);
+  EXPECT_NEAR(sum / n, 3.0, 0.05);
+  for (int i = 0; i < 1000; ++i) {
+    const int64_t v = r.UniformRange(-3, 3);
+    EXPECT_GE(v, -3);
+    EXPECT_LE(v, 3);
+  }
+}
+
+}  // namespace
+}  // namespace sim
