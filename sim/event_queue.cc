@@ -15,6 +15,11 @@ void Event::set_priority(Priority p) {
   priority_ = p;
 }
 
+void Event::set_daemon(bool d) {
+  CHECK(!scheduled()) << "daemon change of a scheduled event";
+  daemon_ = d;
+}
+
 void EventQueue::Schedule(Event* e, SimTime when) {
   CHECK(!e->scheduled()) << "event '" << e->Name() << "' scheduled twice";
   CHECK(when >= now_) << "event '" << e->Name() << "' scheduled in the past: " << when.ns() << " < "
@@ -24,6 +29,7 @@ void EventQueue::Schedule(Event* e, SimTime when) {
   const uint32_t i = static_cast<uint32_t>(heap_.size());
   heap_.push_back(Entry{when.ns(), key, e});
   e->heap_index_ = i;
+  if (!e->daemon_) ++live_;
   SiftUp(i);
 }
 
@@ -69,6 +75,7 @@ void EventQueue::SiftDown(uint32_t i) {
 void EventQueue::RemoveAt(uint32_t i) {
   Event* e = heap_[i].event;
   e->heap_index_ = Event::kNotScheduled;
+  if (!e->daemon_) --live_;
   const Entry last = heap_.back();
   heap_.pop_back();
   if (i == heap_.size()) return;
@@ -89,7 +96,7 @@ Event* EventQueue::PopTop() {
 }
 
 bool EventQueue::Step() {
-  if (heap_.empty()) return false;
+  if (live_ == 0) return false;
   Event* e = PopTop();
   ++processed_;
   e->Process();
@@ -100,12 +107,12 @@ uint64_t EventQueue::Run(SimTime until) {
   stop_ = false;
   const uint64_t start = processed_;
   const int64_t limit = until.ns();
-  while (!heap_.empty() && heap_[0].when <= limit && !stop_) {
+  while (live_ > 0 && heap_[0].when <= limit && !stop_) {
     Event* e = PopTop();
     ++processed_;
     e->Process();
   }
-  if (!stop_ && until != SimTime::Max() && (heap_.empty() || heap_[0].when > limit) && now_ < until) {
+  if (!stop_ && until != SimTime::Max() && (live_ == 0 || heap_[0].when > limit) && now_ < until) {
     now_ = until;
   }
   return processed_ - start;

@@ -52,6 +52,11 @@ class Event {
   Priority priority() const { return priority_; }
   // Only while unscheduled.
   void set_priority(Priority p);
+  // A daemon event (periodic statistics sampling, progress reports) does
+  // not keep the simulation alive: Run() returns once only daemon events
+  // are pending, and pending() does not count them. Only while unscheduled.
+  void set_daemon(bool d);
+  bool daemon() const { return daemon_; }
 
  private:
   friend class EventQueue;
@@ -59,6 +64,7 @@ class Event {
   SimTime when_;
   uint32_t heap_index_ = kNotScheduled;
   Priority priority_;
+  bool daemon_ = false;
 };
 
 // An event that calls obj->*Method(). The usual way for a component to own
@@ -101,13 +107,15 @@ class EventQueue {
   // REQUIRES: e->scheduled().
   void Deschedule(Event* e);
 
-  bool empty() const { return heap_.empty(); }
-  size_t pending() const { return heap_.size(); }
+  // True when no non-daemon event is pending.
+  bool empty() const { return live_ == 0; }
+  // Pending non-daemon events.
+  size_t pending() const { return live_; }
   // Time of the next event; SimTime::Max() if none.
   SimTime next_time() const { return heap_.empty() ? SimTime::Max() : SimTime::FromNs(heap_[0].when); }
 
-  // Runs events in order until none is left, the next one is later than
-  // `until`, or Stop() is called. Afterwards now() is the time of the last
+  // Runs events in order until no non-daemon event is left, the next one is
+  // later than `until`, or Stop() is called. Afterwards now() is the time of the last
   // event run (or `until` if the queue ran dry before it and until != Max).
   // Returns the number of events processed by this call.
   uint64_t Run(SimTime until = SimTime::Max());
@@ -140,6 +148,7 @@ class EventQueue {
   SimTime now_;
   uint64_t seq_ = 0;
   uint64_t processed_ = 0;
+  size_t live_ = 0;  // scheduled non-daemon events
   bool stop_ = false;
 };
 

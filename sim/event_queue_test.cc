@@ -189,3 +189,33 @@ TEST(RngTest, UniformIsUnbiased) {
 
 }  // namespace
 }  // namespace sim
+
+namespace sim {
+namespace {
+
+TEST(EventQueueTest, DaemonEventsDoNotKeepTheRunAlive) {
+  EventQueue q;
+  int ticks = 0;
+  FunctionEvent* self = nullptr;
+  FunctionEvent daemon([&] {
+    ++ticks;
+    q.ScheduleIn(self, Us(10));
+  });
+  self = &daemon;
+  daemon.set_daemon(true);
+  int work = 0;
+  FunctionEvent job([&] { ++work; });
+  q.Schedule(&daemon, Us(10));
+  q.Schedule(&job, Us(35));
+  EXPECT_EQ(q.pending(), 1u);
+  q.Run();
+  EXPECT_EQ(work, 1);
+  EXPECT_EQ(ticks, 3);  // 10, 20, 30 us; the 40 us tick is left pending
+  EXPECT_EQ(q.now(), Us(35));
+  EXPECT_TRUE(q.empty());
+  EXPECT_TRUE(daemon.scheduled());
+  q.Deschedule(&daemon);
+}
+
+}  // namespace
+}  // namespace sim

@@ -79,6 +79,7 @@ class Histogram {
 };
 
 class StatsRegistry;
+class JsonWriter;
 
 // A naming prefix inside a registry: Group("ftl").Group("gc") registers
 // "ftl.gc.<name>". Cheap to copy.
@@ -97,6 +98,8 @@ class StatGroup {
                   std::string_view desc) const;
   // A per-interval time series column. kValue samples fn() at each interval
   // end; kRate reports (fn() now - fn() at last sample) / interval seconds.
+  // Series names are unique among series (a series may share the name of the
+  // counter it samples). REQUIRES: called before StartSampling().
   enum class SeriesKind { kValue, kRate };
   void AddSeries(std::function<double()> fn, SeriesKind kind, std::string_view name, std::string_view unit,
                  std::string_view desc) const;
@@ -117,6 +120,9 @@ class StatsRegistry {
 
   // Registers the sampling event for time series on `q` (every `interval`
   // of simulated time from now). Call once, before running. interval > 0.
+  // The sampler stops rescheduling itself once it is the only pending event,
+  // so it never keeps Run() going. REQUIRES: `q` outlives the registry, or
+  // StopSampling() is called before `q` is destroyed.
   void StartSampling(EventQueue* q, SimTime interval);
   // Takes a final partial-interval sample (if any time passed since the
   // last one) and stops sampling.
@@ -126,9 +132,13 @@ class StatsRegistry {
   // and formulas; histograms add count/min/max/mean/p50/p90/p99/p999/p9999.
   // Names are sorted, numbers formatted deterministically.
   void WriteJson(std::ostream& out, int indent = 2) const;
+  // The same object written as one value of an enclosing document.
+  void WriteJson(JsonWriter& w) const;
   // Header "time_s,<series>…", one row per interval.
   void WriteSeriesCsv(std::ostream& out) const;
-  // Lines "name = value unit" for the given name prefixes (all if empty).
+  // Lines "name = value unit" for the given name prefixes (all if empty);
+  // histograms as "name : n=… mean=… p50=… p99=… max=…", times written as
+  // "1.5ms" when the unit is "ns". A prefix matches whole dotted components.
   void WriteSummary(std::ostream& out, const std::vector<std::string>& prefixes = {}) const;
 
   bool Has(std::string_view name) const;
@@ -161,6 +171,7 @@ class JsonWriter {
 
  private:
   void Prefix();
+  void NextElement();
   std::ostream& out_;
   int indent_;
   struct Level {

@@ -1,0 +1,334 @@
+#include "sim/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <map>
+#include <set>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include <fmt/format.h>
+#include <glog/logging.h>
+
+namespace sim {
+
+struct StatsRegistry::Impl {
+  using Formula = std::function<double()>;
+  struct Stat {
+    std::variant<const Counter*, const Gauge*, const Histogram*, Formula> object;
+    std::string unit;
+    std::string desc;
+  };
+  struct Series {
+    std::string name;
+    std::string unit;
+    std::string desc;
+    StatGroup::SeriesKind kind;
+    Formula fn;
+    double last = 0;             // fn() at the previous sample (kRate)
+    std::vector<double> values;  // one per row
+  };
+
+  // Runs at each interval end after all other events of that instant.
+  class Sampler final : public Event {
+   public:
+    explicit Sampler(Impl* impl) : Event(Priority::kStats), impl_(impl) { set_daemon(true); }
+    void Process() override { impl_->OnSample(); }
+    std::string_view Name() const override { return "stats.sampler"; }
+
+   private:
+    Impl* impl_;
+  };
+
+  ~Impl() {
+    if (sampler.scheduled()) queue->Deschedule(&sampler);
+  }
+
+  void AddStat(std::string name, Stat stat) {
+    CHECK(!name.empty()) << "empty stat name";
+    const auto [it, inserted] = stats.emplace(std::move(name), std::move(stat));
+    CHECK(inserted) << "stat '" << it->first << "' registered twice";
+  }
+
+  void AddSeries(Series s) {
+    CHECK(!s.name.empty()) << "empty series name";
+    CHECK(queue == nullptr) << "series '" << s.name << "' registered after sampling started";
+    CHECK(series_names.insert(s.name).second) << "series '" << s.name << "' registered twice";
+    series.push_back(std::move(s));
+  }
+
+  void TakeSample(SimTime now) {
+    const double dt_ns = static_cast<double>((now - last_sample).ns());
+    for (Series& s : series) {
+      const double v = s.fn();
+      // delta * 1e9 / ns rather than delta / seconds: exact for integral
+      // deltas over whole-ns intervals whenever the true rate is.
+      s.values.push_back(s.kind == StatGroup::SeriesKind::kRate ? (v - s.last) * 1e9 / dt_ns : v);
+      s.last = v;
+    }
+    sample_ns.push_back(now.ns());
+    last_sample = now;
+  }
+
+  void OnSample() {
+    TakeSample(queue->now());
+    // The sampler is a daemon event; it stops once nothing else is pending
+    // so that a finished run does not leave it scheduled.
+    if (queue->pending() > 0) queue->ScheduleIn(&sampler, interval);
+  }
+
+  std::map<std::string, Stat, std::less<>> stats;  // sorted: output order
+  std::vector<Series> series;                     // registration order
+  std::set<std::string, std::less<>> series_names;
+
+  EventQueue* queue = nullptr;  // set by StartSampling
+  bool stopped = false;
+  SimTime interval;
+  SimTime last_sample;
+  std::vector<int64_t> sample_ns;  // row times
+  Sampler sampler{this};
+};
+
+std::shared_ptr<StatsRegistry::Impl> StatsRegistry::MakeImpl() { return std::make_shared<Impl>(); }
+
+// ---- StatGroup ----
+
+std::string StatGroup::Full(std::string_view name) const {
+  CHECK(!name.empty()) << "empty stat name under '" << prefix_ << "'";
+  if (prefix_.empty()) return std::string(name);
+  std::string full;
+  full.reserve(prefix_.size() + 1 + name.size());
+  full.append(prefix_).append(".").append(name);
+  return full;
+}
+
+StatGroup StatGroup::Group(std::string_view name) const { return StatGroup(registry_, Full(name)); }
+
+void StatGroup::Add(const Counter* c, std::string_view name, std::string_view unit, std::string_view desc) const {
+  CHECK(c != nullptr && registry_ != nullptr);
+  registry_->impl_->AddStat(Full(name), {c, std::string(unit), std::string(desc)});
+}
+
+void StatGroup::Add(const Gauge* g, std::string_view name, std::string_view unit, std::string_view desc) const {
+  CHECK(g != nullptr && registry_ != nullptr);
+  registry_->impl_->AddStat(Full(name), {g, std::string(unit), std::string(desc)});
+}
+
+void StatGroup::Add(const Histogram* h, std::string_view name, std::string_view unit,
+                    std::string_view desc) const {
+  CHECK(h != nullptr && registry_ != nullptr);
+  registry_->impl_->AddStat(Full(name), {h, std::string(unit), std::string(desc)});
+}
+
+void StatGroup::AddFormula(std::function<double()> fn, std::string_view name, std::string_view unit,
+                           std::string_view desc) const {
+  CHECK(fn != nullptr && registry_ != nullptr);
+  registry_->impl_->AddStat(Full(name), {std::move(fn), std::string(unit), std::string(desc)});
+}
+
+void StatGroup::AddSeries(std::function<double()> fn, SeriesKind kind, std::string_view name,
+                          std::string_view unit, std::string_view desc) const {
+  CHECK(fn != nullptr && registry_ != nullptr);
+  StatsRegistry::Impl::Series s;
+  s.name = Full(name);
+  s.unit = std::string(unit);
+  s.desc = std::string(desc);
+  s.kind = kind;
+  s.fn = std::move(fn);
+  registry_->impl_->AddSeries(std::move(s));
+}
+
+// ---- Sampling ----
+
+void StatsRegistry::StartSampling(EventQueue* q, SimTime interval) {
+  CHECK(q != nullptr);
+  CHECK(interval > SimTime::Zero()) << "sampling interval must be positive";
+  CHECK(impl_->queue == nullptr) << "StartSampling called twice";
+  Impl& im = *impl_;
+  im.queue = q;
+  im.interval = interval;
+  im.last_sample = q->now();
+  for (Impl::Series& s : im.series) s.last = s.fn();
+  q->ScheduleIn(&im.sampler, interval);
+}
+
+void StatsRegistry::StopSampling() {
+  Impl& im = *impl_;
+  if (im.queue == nullptr || im.stopped) return;
+  im.stopped = true;
+  // Only a sampler that is still running owes a partial row. One that
+  // stopped itself on an empty queue already covered the last activity, and
+  // time that passed since (Run(until) on an empty queue) carries none.
+  if (!im.sampler.scheduled()) return;
+  im.queue->Deschedule(&im.sampler);
+  if (im.queue->now() > im.last_sample) im.TakeSample(im.queue->now());
+}
+
+// ---- Output ----
+
+namespace {
+
+const char* TypeName(const Counter*) { return "counter"; }
+const char* TypeName(const Gauge*) { return "gauge"; }
+const char* TypeName(const Histogram*) { return "histogram"; }
+const char* TypeName(const std::function<double()>&) { return "formula"; }
+
+// RFC 4180: quote a field that contains a separator, quote or line break.
+std::string CsvField(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+// Matches whole dotted components: "ftl" selects "ftl" and "ftl.gc.x" but
+// not "ftlx".
+bool Selected(std::string_view name, const std::vector<std::string>& prefixes) {
+  if (prefixes.empty()) return true;
+  for (const std::string& p : prefixes) {
+    if (p.empty()) return true;
+    if (!name.starts_with(p)) continue;
+    if (name.size() == p.size() || p.back() == '.' || name[p.size()] == '.') return true;
+  }
+  return false;
+}
+
+std::string HistogramSummary(const Histogram& h, std::string_view unit) {
+  if (unit == "ns") {
+    auto t = [](int64_t ns) { return SimTime::FromNs(ns).ToString(); };
+    return fmt::format("n={} mean={} p50={} p99={} max={}", h.count(), t(std::llround(h.mean())),
+                       t(h.Percentile(0.5)), t(h.Percentile(0.99)), t(h.max()));
+  }
+  std::string s = fmt::format("n={} mean={:.6g} p50={} p99={} max={}", h.count(), h.mean(), h.Percentile(0.5),
+                              h.Percentile(0.99), h.max());
+  if (!unit.empty()) s.append(" ").append(unit);
+  return s;
+}
+
+}  // namespace
+
+void StatsRegistry::WriteJson(JsonWriter& w) const {
+  w.BeginObject();
+  for (const auto& [name, stat] : impl_->stats) {
+    w.Key(name);
+    w.BeginObject();
+    w.Key("type");
+    w.String(std::visit([](const auto& o) { return TypeName(o); }, stat.object));
+    w.Key("unit");
+    w.String(stat.unit);
+    w.Key("desc");
+    w.String(stat.desc);
+    std::visit(
+        [&w](const auto& o) {
+          using T = std::decay_t<decltype(o)>;
+          if constexpr (std::is_same_v<T, const Counter*>) {
+            w.Key("value");
+            w.Uint(o->value());
+          } else if constexpr (std::is_same_v<T, const Gauge*>) {
+            w.Key("value");
+            w.Number(o->value());
+          } else if constexpr (std::is_same_v<T, Impl::Formula>) {
+            w.Key("value");
+            w.Number(o());
+          } else {
+            const Histogram& h = *o;
+            w.Key("count");
+            w.Uint(h.count());
+            w.Key("min");
+            w.Int(h.min());
+            w.Key("max");
+            w.Int(h.max());
+            w.Key("mean");
+            w.Number(h.mean());
+            static constexpr std::pair<const char*, double> kQuantiles[] = {
+                {"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"p999", 0.999}, {"p9999", 0.9999}};
+            for (const auto& [key, q] : kQuantiles) {
+              w.Key(key);
+              w.Int(h.Percentile(q));
+            }
+          }
+        },
+        stat.object);
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+void StatsRegistry::WriteJson(std::ostream& out, int indent) const {
+  JsonWriter w(out, indent);
+  WriteJson(w);
+  out << '\n';
+}
+
+void StatsRegistry::WriteSeriesCsv(std::ostream& out) const {
+  const Impl& im = *impl_;
+  std::string line = "time_s";
+  for (const Impl::Series& s : im.series) line.append(",").append(CsvField(s.name));
+  out << line << '\n';
+  for (size_t row = 0; row < im.sample_ns.size(); ++row) {
+    line = fmt::format("{}", static_cast<double>(im.sample_ns[row]) / 1e9);
+    for (const Impl::Series& s : im.series) {
+      line.push_back(',');
+      const double v = s.values[row];
+      if (std::isfinite(v)) fmt::format_to(std::back_inserter(line), "{}", v);
+    }
+    out << line << '\n';
+  }
+}
+
+void StatsRegistry::WriteSummary(std::ostream& out, const std::vector<std::string>& prefixes) const {
+  size_t width = 0;
+  for (const auto& [name, stat] : impl_->stats) {
+    if (Selected(name, prefixes)) width = std::max(width, name.size());
+  }
+  for (const auto& [name, stat] : impl_->stats) {
+    if (!Selected(name, prefixes)) continue;
+    std::string line;
+    if (const auto* h = std::get_if<const Histogram*>(&stat.object)) {
+      line = fmt::format("{:<{}} : {}", name, width, HistogramSummary(**h, stat.unit));
+    } else {
+      const std::string value = std::holds_alternative<const Counter*>(stat.object)
+                                    ? fmt::format("{}", std::get<const Counter*>(stat.object)->value())
+                                    : fmt::format("{:.6g}", Value(name));
+      line = fmt::format("{:<{}} = {}", name, width, value);
+      if (!stat.unit.empty()) line.append(" ").append(stat.unit);
+    }
+    out << line << '\n';
+  }
+}
+
+bool StatsRegistry::Has(std::string_view name) const { return impl_->stats.find(name) != impl_->stats.end(); }
+
+double StatsRegistry::Value(std::string_view name) const {
+  const auto it = impl_->stats.find(name);
+  if (it == impl_->stats.end()) return std::nan("");
+  return std::visit(
+      [](const auto& o) -> double {
+        using T = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<T, const Counter*>) {
+          return static_cast<double>(o->value());
+        } else if constexpr (std::is_same_v<T, const Gauge*>) {
+          return o->value();
+        } else if constexpr (std::is_same_v<T, Impl::Formula>) {
+          return o();
+        } else {
+          return std::nan("");
+        }
+      },
+      it->second.object);
+}
+
+const Histogram* StatsRegistry::FindHistogram(std::string_view name) const {
+  const auto it = impl_->stats.find(name);
+  if (it == impl_->stats.end()) return nullptr;
+  const auto* h = std::get_if<const Histogram*>(&it->second.object);
+  return h ? *h : nullptr;
+}
+
+}  // namespace sim
