@@ -1,0 +1,405 @@
+#include "host/workload/fio_config.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace host {
+
+namespace {
+
+struct RwMode {
+  const char* name;
+  bool sequential;
+  bool mixed;         // reads and writes, split by rwmixread
+  sim::BlockOp op;    // the single op when !mixed
+};
+constexpr RwMode kRwModes[] = {
+    {"read", true, false, sim::BlockOp::kRead},       {"write", true, false, sim::BlockOp::kWrite},
+    {"trim", true, false, sim::BlockOp::kTrim},       {"randread", false, false, sim::BlockOp::kRead},
+    {"randwrite", false, false, sim::BlockOp::kWrite}, {"randtrim", false, false, sim::BlockOp::kTrim},
+    {"rw", true, true, sim::BlockOp::kRead},          {"readwrite", true, true, sim::BlockOp::kRead},
+    {"randrw", false, true, sim::BlockOp::kRead},
+};
+
+std::vector<std::string> RwNames() {
+  std::vector<std::string> v;
+  for (const RwMode& m : kRwModes) v.push_back(m.name);
+  return v;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) {
+    if (!s.empty()) s += ", ";
+    s += x;
+  }
+  return s;
+}
+
+// Error builder: "<path>.<key>: <problem>".
+class Errors {
+ public:
+  explicit Errors(std::string_view path) : path_(path) {}
+  sim::Status operator()(std::string_view key, std::string_view problem) const {
+    std::string full = path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
+    return sim::Status::InvalidInput(fmt::format("{}: {}", full, problem));
+  }
+
+ private:
+  std::string path_;
+};
+
+std::string Pct(double fraction) { return fmt::format("{:.6g}%", fraction * 100.0); }
+
+// "4096 bytes (4KiB)"-style text for messages.
+std::string BytesText(uint64_t b) {
+  if (b >= (1u << 10) && b % (1u << 10) == 0) {
+    if (b % (1u << 30) == 0) return fmt::format("{}GiB", b >> 30);
+    if (b % (1u << 20) == 0) return fmt::format("{}MiB", b >> 20);
+    return fmt::format("{}KiB", b >> 10);
+  }
+  return fmt::format("{} bytes", b);
+}
+
+sim::Result<uint64_t> ParseBytes(std::string_view text) {
+  sim::ParamDecl d;
+  d.kind = sim::ParamKind::kBytes;
+  FS_ASSIGN_OR_RETURN(sim::ParamValue v, sim::ParseParamValue(d, text));
+  return v.u;
+}
+
+sim::Result<double> ParseFraction(std::string_view text) {
+  sim::ParamDecl d;
+  d.kind = sim::ParamKind::kRatio;
+  FS_ASSIGN_OR_RETURN(sim::ParamValue v, sim::ParseParamValue(d, text));
+  return v.d;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// A byte count or a percentage of `whole` ("25%"): percentages round down
+// to a multiple of `round_to`; byte counts are returned as given.
+struct Amount {
+  bool percent = false;
+  uint64_t bytes = 0;
+};
+sim::Result<Amount> ParseAmount(std::string_view text, uint64_t whole, uint64_t round_to) {
+  text = Trim(text);
+  if (!text.empty() && text.back() == '%') {
+    FS_ASSIGN_OR_RETURN(double f, ParseFraction(text));
+    if (f < 0 || f > 1) return sim::Status::InvalidInput("percentage must be within 0%..100%");
+    const auto b = static_cast<uint64_t>(std::floor(f * static_cast<double>(whole)));
+    return Amount{true, b / round_to * round_to};
+  }
+  FS_ASSIGN_OR_RETURN(uint64_t b, ParseBytes(text));
+  return Amount{false, b};
+}
+
+constexpr double kSumTolerance = 1e-6;
+
+}  // namespace
+
+void FioConfig::Describe(sim::Schema<FioConfig>& s) {
+  s.Choice("rw", &FioConfig::rw, "randread", RwNames(),
+           "I/O pattern: sequential read/write/trim, random randread/randwrite/randtrim, mixed rw "
+           "(=readwrite, sequential) or randrw");
+  s.Param("rwmixread", &FioConfig::rwmixread, "50%", "Mixed patterns: fraction of reads among reads+writes");
+  s.Param("trim_ratio", &FioConfig::trim_ratio, "0%",
+          "Fraction of I/Os issued as trims in read/write patterns (a randtrim mix)");
+  s.Param("bs", &FioConfig::bs, "4KiB", "Block size of every I/O (unless bssplit is set)");
+  s.Param("bssplit", &FioConfig::bssplit, "[]",
+          "Block-size mix as \"<size>/<percent>\" entries, e.g. [\"4KiB/67%\", \"8KiB/33%\"]; an entry "
+          "without a percent shares the remainder; overrides bs");
+  s.Param("blockalign", &FioConfig::blockalign, "0",
+          "Random offsets are multiples of this from the range start; 0 = the smallest block size");
+  s.Param("iodepth", &FioConfig::iodepth, "1", "I/Os each job keeps in flight").Range(1, 65536);
+  s.Param("numjobs", &FioConfig::numjobs, "1", "Independent jobs (one RNG stream and queue slot set each)")
+      .Range(1, 4096);
+  s.Param("offset", &FioConfig::offset, "0",
+          "Start of the address range: bytes (\"1GiB\") or a percentage of the device capacity (\"10%\")");
+  s.Param("size", &FioConfig::size, "0",
+          "Length of the address range: bytes or a percentage of the capacity; 0 = up to the device end");
+  s.Choice("distribution", &FioConfig::distribution, "uniform", AccessDistributionNames(),
+           "Random patterns: how offsets are drawn over the range");
+  s.Param("zipf_theta", &FioConfig::zipf_theta, "0.99",
+          "distribution=zipf: exponent; block k of the range has weight 1/(k+1)^theta")
+      .Range(1e-6, 100);
+  s.Param("hot_fraction", &FioConfig::hot_fraction, "20%",
+          "distribution=hotcold: fraction of the range (from its start) that is hot");
+  s.Param("hot_ratio", &FioConfig::hot_ratio, "80%", "distribution=hotcold: fraction of I/Os to the hot part");
+  s.Param("zones", &FioConfig::zones, "[]",
+          "distribution=zoned: \"<access%>/<size%>\" entries in address order, e.g. [\"50%/5%\", "
+          "\"30%/15%\", \"20%/80%\"]");
+  s.Param("rate_iops", &FioConfig::rate_iops, "0", "Per-job IOPS cap (open-loop arrivals); 0 = no cap").Min(0);
+  s.Param("rate_bw", &FioConfig::rate_bw, "0B/s", "Per-job bandwidth cap (open-loop arrivals); 0 = no cap");
+  s.Choice("arrival", &FioConfig::arrival, "fixed", {"fixed", "poisson"},
+           "Rate-limited jobs: evenly spaced arrivals, or exponential gaps with the same mean");
+  s.Param("total_ios", &FioConfig::total_ios, "0", "Stop after this many reads/writes/trims over all jobs; 0 = "
+          "no bound");
+  s.Param("io_size", &FioConfig::io_size, "0", "Stop after this many bytes over all jobs; 0 = no bound");
+  s.Param("runtime", &FioConfig::runtime, "0s", "Stop issuing this long after the start; 0 = no bound");
+  s.Param("ramp_time", &FioConfig::ramp_time, "0s", "Statistics ignore I/Os completed within this time");
+  s.Param("fsync", &FioConfig::fsync, "0", "Issue a flush after every this many writes of a job; 0 = never");
+}
+
+sim::Status FioConfig::Validate(uint64_t capacity, uint32_t sector_size, std::string_view path) const {
+  return ResolveFio(*this, capacity, sector_size, path).status();
+}
+
+sim::Result<FioPlan> ResolveFio(const FioConfig& cfg, uint64_t capacity, uint32_t sector_size,
+                                std::string_view path) {
+  const Errors err(path);
+  CHECK_GT(sector_size, 0u);
+  FioPlan plan;
+
+  // ---- pattern and op mix
+  const RwMode* mode = nullptr;
+  for (const RwMode& m : kRwModes) {
+    if (cfg.rw == m.name) mode = &m;
+  }
+  if (mode == nullptr) {
+    return err("rw", fmt::format("unknown pattern '{}'; choices: {}", cfg.rw, Join(RwNames())));
+  }
+  if (!(cfg.rwmixread.value >= 0 && cfg.rwmixread.value <= 1)) {
+    return err("rwmixread", fmt::format("{} is outside 0%..100%", Pct(cfg.rwmixread.value)));
+  }
+  if (!(cfg.trim_ratio.value >= 0 && cfg.trim_ratio.value <= 1)) {
+    return err("trim_ratio", fmt::format("{} is outside 0%..100%", Pct(cfg.trim_ratio.value)));
+  }
+  plan.sequential = mode->sequential;
+  if (mode->op == sim::BlockOp::kTrim) {
+    plan.p_trim = 1;
+  } else {
+    plan.p_trim = cfg.trim_ratio.value;
+    const double rest = 1 - plan.p_trim;
+    const double read_share = mode->mixed ? cfg.rwmixread.value : (mode->op == sim::BlockOp::kRead ? 1.0 : 0.0);
+    plan.p_read = rest * read_share;
+    plan.p_write = rest - plan.p_read;
+  }
+
+  // ---- block sizes
+  auto check_size = [&](std::string_view key, uint64_t b) -> sim::Status {
+    if (b == 0) return err(key, "block size must be positive");
+    if (b % sector_size != 0) {
+      return err(key, fmt::format("{} is not a multiple of the device sector size ({} bytes)", BytesText(b),
+                                  sector_size));
+    }
+    return sim::Status::Ok();
+  };
+  if (cfg.bssplit.empty()) {
+    FS_RETURN_IF_ERROR(check_size("bs", cfg.bs.value));
+    plan.sizes.push_back({cfg.bs.value, 1.0});
+  } else {
+    double given = 0;
+    size_t open = 0;  // entries without a percentage
+    for (size_t i = 0; i < cfg.bssplit.size(); ++i) {
+      const std::string& entry = cfg.bssplit[i];
+      const std::string key = fmt::format("bssplit[{}]", i);
+      const size_t slash = entry.rfind('/');
+      const std::string_view size_text = Trim(std::string_view(entry).substr(0, slash));
+      const std::string_view pct_text =
+          slash == std::string::npos ? std::string_view() : Trim(std::string_view(entry).substr(slash + 1));
+      sim::Result<uint64_t> b = ParseBytes(size_text);
+      if (!b.ok()) return err(key, fmt::format("bad size in '{}': {}", entry, b.status().message()));
+      FS_RETURN_IF_ERROR(check_size(key, *b));
+      double f = -1;
+      if (!pct_text.empty()) {
+        sim::Result<double> r = ParseFraction(pct_text);
+        if (!r.ok()) return err(key, fmt::format("bad percentage in '{}': {}", entry, r.status().message()));
+        f = *r;
+        if (f < 0 || f > 1) return err(key, fmt::format("percentage in '{}' is outside 0%..100%", entry));
+        given += f;
+      } else {
+        ++open;
+      }
+      plan.sizes.push_back({*b, f});
+    }
+    if (given > 1 + kSumTolerance) {
+      return err("bssplit", fmt::format("percentages sum to {}, must be 100%", Pct(given)));
+    }
+    if (open == 0 && given < 1 - kSumTolerance) {
+      return err("bssplit", fmt::format("percentages sum to {}, must be 100%", Pct(given)));
+    }
+    for (FioPlan::BlockSize& s : plan.sizes) {
+      if (s.fraction < 0) s.fraction = std::max(0.0, 1 - given) / static_cast<double>(open);
+    }
+    // Entries with 0% are legal but never drawn; drop them.
+    std::erase_if(plan.sizes, [](const FioPlan::BlockSize& s) { return s.fraction <= 0; });
+    if (plan.sizes.empty()) return err("bssplit", "every percentage is 0%");
+  }
+  plan.min_bs = plan.max_bs = plan.sizes[0].bytes;
+  for (const FioPlan::BlockSize& s : plan.sizes) {
+    plan.min_bs = std::min(plan.min_bs, s.bytes);
+    plan.max_bs = std::max(plan.max_bs, s.bytes);
+  }
+  if (cfg.blockalign.value == 0) {
+    plan.align = plan.min_bs;
+  } else {
+    FS_RETURN_IF_ERROR(check_size("blockalign", cfg.blockalign.value));
+    plan.align = cfg.blockalign.value;
+  }
+
+  // ---- jobs
+  if (cfg.iodepth == 0) return err("iodepth", "must be at least 1");
+  if (cfg.numjobs == 0) return err("numjobs", "must be at least 1");
+  plan.iodepth = cfg.iodepth;
+  plan.numjobs = cfg.numjobs;
+
+  // ---- address range
+  if (capacity < sector_size) return err("size", "the device has no capacity");
+  sim::Result<Amount> off = ParseAmount(cfg.offset, capacity, plan.align);
+  if (!off.ok()) return err("offset", fmt::format("'{}': {}", cfg.offset, off.status().message()));
+  if (!off->percent && off->bytes % sector_size != 0) {
+    return err("offset", fmt::format("{} is not a multiple of the device sector size ({} bytes)",
+                                     BytesText(off->bytes), sector_size));
+  }
+  if (off->bytes >= capacity) {
+    return err("offset", fmt::format("{} is at or beyond the device capacity {}", BytesText(off->bytes),
+                                     BytesText(capacity)));
+  }
+  plan.range_start = off->bytes;
+  sim::Result<Amount> len = ParseAmount(cfg.size, capacity, plan.align);
+  if (!len.ok()) return err("size", fmt::format("'{}': {}", cfg.size, len.status().message()));
+  uint64_t range_len = len->bytes;
+  if (!len->percent && range_len == 0) {
+    range_len = (capacity - plan.range_start) / sector_size * sector_size;  // to the device end
+  } else if (!len->percent && range_len % sector_size != 0) {
+    return err("size", fmt::format("{} is not a multiple of the device sector size ({} bytes)",
+                                   BytesText(range_len), sector_size));
+  }
+  if (range_len > capacity - plan.range_start) {
+    return err("size", fmt::format("offset {} + size {} exceeds the device capacity {}",
+                                   BytesText(plan.range_start), BytesText(range_len), BytesText(capacity)));
+  }
+  if (range_len < plan.max_bs) {
+    return err("size", fmt::format("the range ({}) is smaller than the largest block size {}",
+                                   BytesText(range_len), BytesText(plan.max_bs)));
+  }
+  plan.range_end = plan.range_start + range_len;
+  if (plan.sequential) {
+    const uint64_t stripe = range_len / plan.numjobs / sector_size * sector_size;
+    plan.stripe_len = stripe;
+    if (stripe < plan.max_bs) {
+      return err("numjobs", fmt::format("{} sequential stripes of the {} range are smaller than the block "
+                                        "size {}",
+                                        plan.numjobs, BytesText(range_len), BytesText(plan.max_bs)));
+    }
+  }
+  if (range_len < plan.align) {
+    return err("blockalign", fmt::format("{} is larger than the range ({})", BytesText(plan.align),
+                                         BytesText(range_len)));
+  }
+
+  // ---- access distribution
+  plan.distribution = cfg.distribution;
+  const std::vector<std::string>& names = AccessDistributionNames();
+  if (std::find(names.begin(), names.end(), cfg.distribution) == names.end()) {
+    return err("distribution", fmt::format("unknown distribution '{}'; choices: {}", cfg.distribution,
+                                           Join(names)));
+  }
+  AccessParams& ap = plan.access;
+  ap.units = range_len / plan.align;
+  ap.zipf_theta = cfg.zipf_theta;
+  ap.hot_fraction = cfg.hot_fraction.value;
+  ap.hot_ratio = cfg.hot_ratio.value;
+  // Each distribution's own keys are checked only when it is selected.
+  if (cfg.distribution == "zipf" && !(cfg.zipf_theta > 0 && cfg.zipf_theta <= 100)) {
+    return err("zipf_theta", fmt::format("{} must be within (0, 100]", cfg.zipf_theta));
+  }
+  if (cfg.distribution == "hotcold") {
+    if (!(ap.hot_fraction > 0 && ap.hot_fraction < 1)) {
+      return err("hot_fraction", fmt::format("{} must be strictly between 0% and 100%", Pct(ap.hot_fraction)));
+    }
+    if (!(ap.hot_ratio >= 0 && ap.hot_ratio <= 1)) {
+      return err("hot_ratio", fmt::format("{} is outside 0%..100%", Pct(ap.hot_ratio)));
+    }
+    if (ap.units < 2) {
+      return err("hot_fraction", "the range has a single block; it cannot be split into hot and cold parts");
+    }
+  }
+  if (!cfg.zones.empty() && cfg.distribution != "zoned") {
+    return err("zones", fmt::format("set, but distribution is '{}', not 'zoned'", cfg.distribution));
+  }
+  if (cfg.distribution == "zoned") {
+    if (cfg.zones.empty()) return err("zones", "distribution=zoned needs at least one \"<access%>/<size%>\" zone");
+    double access_sum = 0, size_sum = 0;
+    for (size_t i = 0; i < cfg.zones.size(); ++i) {
+      const std::string& entry = cfg.zones[i];
+      const std::string key = fmt::format("zones[{}]", i);
+      const size_t slash = entry.find('/');
+      if (slash == std::string::npos) {
+        return err(key, fmt::format("'{}' is not \"<access%>/<size%>\"", entry));
+      }
+      sim::Result<double> a = ParseFraction(Trim(std::string_view(entry).substr(0, slash)));
+      if (!a.ok()) return err(key, fmt::format("bad access share in '{}': {}", entry, a.status().message()));
+      sim::Result<double> z = ParseFraction(Trim(std::string_view(entry).substr(slash + 1)));
+      if (!z.ok()) return err(key, fmt::format("bad size share in '{}': {}", entry, z.status().message()));
+      if (*a < 0 || *a > 1 || *z < 0 || *z > 1) {
+        return err(key, fmt::format("shares in '{}' must be within 0%..100%", entry));
+      }
+      if (*a > 0 && *z == 0) return err(key, fmt::format("'{}' sends I/O to a zone of size 0%", entry));
+      ap.zones.push_back({*a, *z});
+      access_sum += *a;
+      size_sum += *z;
+    }
+    if (std::fabs(access_sum - 1) > kSumTolerance) {
+      return err("zones", fmt::format("access percentages sum to {}, must be 100%", Pct(access_sum)));
+    }
+    if (std::fabs(size_sum - 1) > kSumTolerance) {
+      return err("zones", fmt::format("size percentages sum to {}, must be 100%", Pct(size_sum)));
+    }
+    const std::vector<uint64_t> bounds = ZoneBounds(ap.zones, ap.units);
+    for (size_t i = 0; i < ap.zones.size(); ++i) {
+      if (ap.zones[i].access > 0 && bounds[i + 1] == bounds[i]) {
+        return err(fmt::format("zones[{}]", i),
+                   fmt::format("'{}' covers no whole block of the {}-block range", cfg.zones[i], ap.units));
+      }
+    }
+  }
+
+  // ---- rate
+  if (!(cfg.rate_iops >= 0 && std::isfinite(cfg.rate_iops))) {
+    return err("rate_iops", fmt::format("{} must be a non-negative number", cfg.rate_iops));
+  }
+  if (!(cfg.rate_bw.bytes_per_sec >= 0 && std::isfinite(cfg.rate_bw.bytes_per_sec))) {
+    return err("rate_bw", "must be non-negative");
+  }
+  plan.rate_iops = cfg.rate_iops;
+  plan.rate_bw = cfg.rate_bw.bytes_per_sec;
+  if (cfg.arrival != "fixed" && cfg.arrival != "poisson") {
+    return err("arrival", fmt::format("unknown arrival process '{}'; choices: fixed, poisson", cfg.arrival));
+  }
+  plan.poisson = cfg.arrival == "poisson";
+  if (plan.poisson && !plan.open_loop()) {
+    return err("arrival", "poisson arrivals need a rate: set rate_iops or rate_bw");
+  }
+
+  // ---- bounds
+  if (cfg.io_size.value % sector_size != 0) {
+    return err("io_size", fmt::format("{} is not a multiple of the device sector size ({} bytes)",
+                                      BytesText(cfg.io_size.value), sector_size));
+  }
+  if (cfg.runtime < sim::SimTime::Zero()) return err("runtime", "must not be negative");
+  if (cfg.ramp_time < sim::SimTime::Zero()) return err("ramp_time", "must not be negative");
+  if (cfg.total_ios == 0 && cfg.io_size.value == 0 && cfg.runtime == sim::SimTime::Zero()) {
+    return err("total_ios", "the workload never ends: set total_ios, io_size or runtime");
+  }
+  if (cfg.runtime > sim::SimTime::Zero() && cfg.ramp_time >= cfg.runtime) {
+    return err("ramp_time", fmt::format("{} leaves nothing to measure within runtime {}",
+                                        cfg.ramp_time.ToString(), cfg.runtime.ToString()));
+  }
+  plan.total_ios = cfg.total_ios;
+  plan.io_size = cfg.io_size.value;
+  plan.runtime = cfg.runtime;
+  plan.ramp_time = cfg.ramp_time;
+  plan.fsync = cfg.fsync;
+  return plan;
+}
+
+}  // namespace host

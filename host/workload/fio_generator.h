@@ -1,0 +1,156 @@
+// FioGenerator: drives a sim::BlockDevice with a fio-like workload on the
+// simulation clock.
+//
+// Jobs. numjobs independent jobs, each with its own Rng stream
+// ("<stats prefix>.job<i>" under the run seed), its own iodepth request
+// slots (allocated once at construction) and submission queue
+// i % device_queues. Per I/O a job draws, in this order: the op (only if
+// the pattern mixes ops), the block size (only with several sizes), and the
+// offset (random patterns only). No allocation happens per I/O.
+//
+// Issue discipline.
+//  - Closed loop (no rate): Start() fills every job to iodepth; each
+//    completion immediately issues the next I/O, so exactly iodepth I/Os are
+//    in flight per job until the workload ends.
+//  - Open loop (rate_iops and/or rate_bw): each job has a nominal arrival
+//    schedule; after an arrival of b bytes the next is max(1/rate_iops,
+//    b/rate_bw) later (fixed), or exponentially distributed with that mean
+//    (poisson). An arrival that finds all iodepth slots busy waits for the
+//    next completion and is counted as delayed (with its wait recorded);
+//    later arrivals keep their nominal times, so a backlog drains as fast as
+//    slots free up and the long-run rate is the configured one whenever the
+//    device keeps up. The schedule is O(1) state: waiting arrivals are
+//    implied by the nominal times, never queued.
+//  - Flush (fsync = N): after every N-th write of a job a kFlush is issued
+//    as the job's next I/O (before any further data I/O). Flushes do not
+//    count toward total_ios / io_size.
+//
+// Bounds. No data I/O is issued once total_ios I/Os or io_size bytes have
+// been issued over all jobs (the last I/O is shortened to end exactly on
+// io_size), or at/after start + runtime. The workload is done when every
+// job has nothing left to issue and nothing in flight; the generator then
+// schedules nothing more (so EventQueue::Run() returns) and calls the done
+// callback once.
+//
+// Statistics (group given at construction, e.g. "workload"):
+//   <op>.ios, <op>.bytes, <op>.lat (ns, complete_time - submit_time),
+//   <op>.iops, <op>.bw for op in read/write/trim/flush; iops, bw,
+//   measured_time, delayed_arrivals, arrival_delay; series iops and MBps.
+// Scalars cover the measured window (start + ramp_time, end]: an I/O
+// counts if it completes strictly after start + ramp_time. The window ends
+// at the last completion (or now, while running). Series count every
+// completion, ramp included.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "host/workload/access_distribution.h"
+#include "host/workload/alias_table.h"
+#include "host/workload/fio_config.h"
+#include "sim/block_device.h"
+#include "sim/event_queue.h"
+#include "sim/rng.h"
+#include "sim/stats.h"
+
+namespace host {
+
+class FioGenerator {
+ public:
+  struct Env {
+    sim::EventQueue* queue = nullptr;
+    sim::BlockDevice* device = nullptr;
+    sim::StatGroup stats;        // where the stats above are registered
+    uint64_t seed = 1;           // run seed
+    uint32_t device_queues = 1;  // job i submits on queue i % device_queues
+  };
+
+  // Validates `cfg` against env.device (see FioConfig::Validate) and builds
+  // the generator. The error names the offending key under `path`.
+  static sim::Result<std::unique_ptr<FioGenerator>> Create(const FioConfig& cfg, Env env,
+                                                           std::string_view path = "");
+  // Registers the stats (and series, so construct it before
+  // StatsRegistry::StartSampling). REQUIRES: plan from ResolveFio for
+  // env.device's capacity and sector size.
+  FioGenerator(const FioPlan& plan, Env env);
+  // REQUIRES: no request still in flight at the device (done(), or the
+  // device will never complete them).
+  ~FioGenerator();
+  FioGenerator(const FioGenerator&) = delete;
+  FioGenerator& operator=(const FioGenerator&) = delete;
+
+  // Starts every job at queue->now(). REQUIRES: called once.
+  void Start();
+  // Called once when the workload is done (from inside the event or call
+  // that finished it).
+  void SetDoneCallback(std::function<void()> fn) { on_done_ = std::move(fn); }
+
+  bool started() const { return started_; }
+  bool done() const { return done_; }
+  const FioPlan& plan() const { return plan_; }
+
+  struct OpStats {
+    sim::Counter ios;
+    sim::Counter bytes;
+    sim::Histogram lat;  // ns
+  };
+  // Measured-window stats of one op.
+  const OpStats& op_stats(sim::BlockOp op) const { return ops_[static_cast<size_t>(op)]; }
+  // Data I/Os (read/write/trim) submitted / completed since Start(), ramp
+  // included; flushes excluded.
+  uint64_t issued() const { return issued_ios_; }
+  uint64_t completed() const { return completed_all_.value(); }
+  uint64_t flushes_issued() const { return flushes_issued_; }
+  uint64_t delayed_arrivals() const { return delayed_.value(); }
+  const sim::Histogram& arrival_delay() const { return arrival_delay_; }
+
+  sim::SimTime start_time() const { return start_time_; }
+  sim::SimTime measure_start() const { return start_time_ + plan_.ramp_time; }
+  // Time of the last completion once done(); now() while running.
+  sim::SimTime end_time() const;
+  // Over the measured window: data I/Os per second and bytes per second.
+  double Iops() const;
+  double Bandwidth() const;
+  double OpIops(sim::BlockOp op) const;
+  double OpBandwidth(sim::BlockOp op) const;
+
+ private:
+  class Job;
+  friend class Job;
+
+  bool MayIssue(sim::SimTime now) const;
+  // Bytes the next data I/O may move: `want`, or less to end exactly on io_size.
+  uint64_t ClampToIoSize(uint64_t want) const;
+  void NoteIssued(uint64_t bytes);
+  void NoteCompleted(const sim::BlockRequest& req);
+  void OnJobFinished();
+  void RegisterStats();
+  double MeasuredSeconds() const;
+
+  FioPlan plan_;
+  Env env_;
+  std::unique_ptr<AliasTable> size_table_;  // null with a single block size
+  std::vector<std::unique_ptr<Job>> jobs_;
+  std::function<void()> on_done_;
+
+  bool started_ = false;
+  bool done_ = false;
+  uint32_t finished_jobs_ = 0;
+  sim::SimTime start_time_;
+  sim::SimTime deadline_ = sim::SimTime::Max();  // start + runtime, or Max
+  sim::SimTime end_time_;
+  uint64_t issued_ios_ = 0;
+  uint64_t issued_bytes_ = 0;
+  uint64_t flushes_issued_ = 0;
+
+  std::array<OpStats, 4> ops_;  // indexed by BlockOp
+  sim::Counter completed_all_;  // data I/Os, ramp included (series)
+  sim::Counter bytes_all_;
+  sim::Counter delayed_;
+  sim::Histogram arrival_delay_;  // ns an open-loop arrival waited for a slot
+};
+
+}  // namespace host
