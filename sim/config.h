@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -112,6 +113,8 @@ class SchemaNode {
   };
   const std::vector<ParamDecl>& params() const { return params_; }
   const std::vector<Child>& children() const { return children_; }
+  // `key` is one component ("tR") or a dotted path below this node
+  // ("timing.tR"); nullptr when not declared.
   const ParamDecl* FindParam(std::string_view key) const;
   const Child* FindChild(std::string_view key) const;
   // Every leaf key path below this node ("device.timing.tR", ...), sorted
@@ -192,6 +195,11 @@ class Schema : public SchemaNode {
     d.kind = internal::KindOf<F>();
     d.default_text = std::move(default_text);
     d.description = std::move(description);
+    if constexpr (std::is_integral_v<F> && !std::is_same_v<F, bool> && sizeof(F) < sizeof(int64_t)) {
+      // Narrow integer fields: values that do not fit are rejected, never truncated.
+      d.min = static_cast<double>(std::numeric_limits<F>::min());
+      d.max = static_cast<double>(std::numeric_limits<F>::max());
+    }
     d.store = [field](void* obj, const ParamValue& v) { internal::Store(static_cast<T*>(obj)->*field, v); };
     d.load = [field](const void* obj) { return internal::Format(static_cast<const T*>(obj)->*field); };
     params_.push_back(std::move(d));
@@ -261,7 +269,9 @@ struct ResolvedConfig {
 // expands a `sweep:` map (key path -> list of values) into the grid of runs
 // (cartesian product, in declaration order). Errors are InvalidInput with
 // "file:line:col: key path: problem" and, for an unknown key, the closest
-// declared key ("did you mean 'device.timing.tR'?").
+// declared key ("did you mean 'device.timing.tR'?"). A swept key overrides
+// the files; setting a swept key with --set is an error. The full rules
+// (dotted keys, include paths, duplicates) are listed in config_loader.cc.
 Result<std::vector<ResolvedConfig>> LoadExperiment(const SchemaNode& root, const std::string& path,
                                                    const std::vector<std::string>& overrides);
 

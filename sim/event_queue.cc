@@ -95,6 +95,12 @@ Event* EventQueue::PopTop() {
   return e;
 }
 
+void EventQueue::Clear() {
+  for (const Entry& e : heap_) e.event->heap_index_ = Event::kNotScheduled;
+  heap_.clear();
+  live_ = 0;
+}
+
 bool EventQueue::Step() {
   if (live_ == 0) return false;
   Event* e = PopTop();

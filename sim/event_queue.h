@@ -123,6 +123,9 @@ class EventQueue {
   bool Step();
   // Makes Run() return after the current event.
   void Stop() { stop_ = true; }
+  // Unschedules every pending event, daemon or not: the end of a run that
+  // stopped with work outstanding, before its components are destroyed.
+  void Clear();
 
   uint64_t events_processed() const { return processed_; }
 
