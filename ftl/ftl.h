@@ -25,6 +25,10 @@ struct Lpn {
 
 class FtlClient;
 
+// Host hint of how soon a written page will be overwritten; with the FTL's
+// hot/cold separation, cold pages go to their own open units.
+enum class Temperature : uint8_t { kUnknown, kHot, kCold };
+
 struct FtlOp {
   enum class Kind : uint8_t { kRead, kWrite };
   Kind kind = Kind::kRead;
@@ -34,6 +38,7 @@ struct FtlOp {
   sim::SimTime submit_time;   // set by the FTL
   sim::SimTime finish_time;   // set by the FTL before OnFtlDone
   FtlOp* next = nullptr;      // intrusive link, owned by the FTL while pending
+  Temperature temperature = Temperature::kUnknown;  // writes only; a placement hint
 };
 
 class FtlClient {

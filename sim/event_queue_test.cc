@@ -219,3 +219,22 @@ TEST(EventQueueTest, DaemonEventsDoNotKeepTheRunAlive) {
 
 }  // namespace
 }  // namespace sim
+
+namespace sim {
+namespace {
+
+TEST(EventQueueTest, ClearUnschedulesEverything) {
+  EventQueue q;
+  FunctionEvent a([] {}), b([] {});
+  b.set_daemon(true);
+  q.Schedule(&a, Ns(5));
+  q.Schedule(&b, Ns(6));
+  q.Clear();
+  EXPECT_FALSE(a.scheduled());
+  EXPECT_FALSE(b.scheduled());
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.Run(), 0u);
+}
+
+}  // namespace
+}  // namespace sim

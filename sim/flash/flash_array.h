@@ -32,6 +32,8 @@ struct FlashCommand {
   sim::SimTime submit_time;
   sim::SimTime start_time;   // first resource acquired
   sim::SimTime finish_time;
+  FlashAddr addr;            // ppn decoded at Submit
+  uint32_t die = 0;          // die id of ppn, at Submit
   FlashCommand* next = nullptr;  // intrusive link, owned by the array while queued
 };
 

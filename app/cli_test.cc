@@ -1,0 +1,173 @@
+// End-to-end tests of the flashstack command line: exit codes, error
+// messages, determinism of results and the result files.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+struct Outcome {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Outcome Cli(const std::string& args) {
+  const std::string cmd = std::string(FLASHSTACK_BINARY) + " " + args + " 2>&1";
+  Outcome o;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return o;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.out.append(buf, n);
+  const int st = pclose(p);
+  o.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  std::string Write(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  static std::string Tiny() { return std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/tiny.yaml"; }
+  fs::path dir_;
+};
+
+TEST_F(CliTest, SameConfigAndSeedGiveByteIdenticalStats) {
+  const std::string a = (dir_ / "a").string(), b = (dir_ / "b").string(), c = (dir_ / "c").string();
+  ASSERT_EQ(Cli("run " + Tiny() + " --quiet --out " + a).code, 0);
+  ASSERT_EQ(Cli("run " + Tiny() + " --quiet --out " + b).code, 0);
+  ASSERT_EQ(Cli("run " + Tiny() + " --quiet --seed 2 --out " + c).code, 0);
+  const std::string sa = Slurp(fs::path(a) / "stats.json");
+  ASSERT_GT(sa.size(), 1000u);
+  EXPECT_EQ(sa, Slurp(fs::path(b) / "stats.json"));
+  EXPECT_EQ(Slurp(fs::path(a) / "series.csv"), Slurp(fs::path(b) / "series.csv"));
+  EXPECT_NE(sa, Slurp(fs::path(c) / "stats.json"));
+  for (const char* f : {"series.csv", "config.yaml", "summary.txt", "run_info.json"}) {
+    EXPECT_TRUE(fs::exists(fs::path(a) / f)) << f;
+  }
+  EXPECT_THAT(sa, HasSubstr("\"seed\": 1"));
+  EXPECT_THAT(sa, HasSubstr("\"workload.write.lat\""));
+  EXPECT_THAT(sa, HasSubstr("\"ftl.write_amplification\""));
+}
+
+TEST_F(CliTest, ResolvedConfigReloadsToTheSameRun) {
+  const std::string a = (dir_ / "a").string(), b = (dir_ / "b").string();
+  ASSERT_EQ(Cli("run " + Tiny() + " --quiet --set ftl.victim=fifo --out " + a).code, 0);
+  // config.yaml holds every key; running it again reproduces the stats.
+  ASSERT_EQ(Cli("run " + a + "/config.yaml --quiet --out " + b).code, 0);
+  EXPECT_EQ(Slurp(fs::path(a) / "stats.json"), Slurp(fs::path(b) / "stats.json"));
+  EXPECT_THAT(Slurp(fs::path(a) / "config.yaml"), HasSubstr("victim: fifo"));
+}
+
+TEST_F(CliTest, MisspeltKeyIsExitCode2WithLocationAndSuggestion) {
+  const std::string cfg = Write("bad.yaml", "name: x\nftl:\n  victm: greedy\n");
+  const Outcome o = Cli("check " + cfg);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.out, HasSubstr(cfg + ":3:3"));
+  EXPECT_THAT(o.out, HasSubstr("ftl.victim"));
+}
+
+TEST_F(CliTest, BadUnitAndRangeAreExitCode2) {
+  const std::string unit = Write("unit.yaml", "device:\n  flash:\n    timing:\n      tR: 75 parsecs\n");
+  Outcome o = Cli("check " + unit);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.out, HasSubstr(unit + ":4:11"));
+  const std::string choice = Write("choice.yaml", "ftl:\n  victim: greedyy\n");
+  o = Cli("check " + choice);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.out, HasSubstr("greedy"));
+  o = Cli("check " + Tiny() + " --set ftl.op=7parsecs");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.out, HasSubstr("--set"));
+}
+
+TEST_F(CliTest, CrossKeyErrorsNameTheKeyAndItsLine) {
+  // A workload range beyond the device is caught before running.
+  const std::string cfg = Write("range.yaml", "include: " + Tiny() +
+                                                  "\nworkload:\n  fio:\n    offset: 100GiB\n");
+  const Outcome o = Cli("check " + cfg);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.out, HasSubstr("workload.fio.offset"));
+  EXPECT_THAT(o.out, HasSubstr(cfg + ":4:"));
+}
+
+TEST_F(CliTest, UnknownFlagsCommandsAndMissingFiles) {
+  EXPECT_EQ(Cli("run").code, 2);
+  EXPECT_EQ(Cli("frobnicate x").code, 2);
+  EXPECT_EQ(Cli("run " + Tiny() + " --no-such-flag").code, 2);
+  EXPECT_EQ(Cli("run " + Tiny() + " --seed banana").code, 2);
+  const Outcome o = Cli("check /nonexistent/x.yaml");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.out, HasSubstr("/nonexistent/x.yaml"));
+  EXPECT_EQ(Cli("--help").code, 0);
+}
+
+TEST_F(CliTest, SweepExpandsIntoOneFolderPerPoint) {
+  const std::string cfg = Write("sweep.yaml", "include: " + Tiny() +
+                                                  "\nworkload:\n  fio:\n    total_ios: 2000\n"
+                                                  "sweep:\n  ftl.victim: [greedy, fifo]\n  ftl.op: [10%, 28%]\n");
+  const std::string out = (dir_ / "s").string();
+  const Outcome o = Cli("run " + cfg + " --quiet --out " + out);
+  ASSERT_EQ(o.code, 0) << o.out;
+  int folders = 0;
+  for (const auto& e : fs::directory_iterator(out)) {
+    EXPECT_TRUE(fs::exists(e.path() / "stats.json"));
+    ++folders;
+  }
+  EXPECT_EQ(folders, 4);
+  EXPECT_TRUE(fs::exists(fs::path(out) / "003-ftl.victim=fifo_ftl.op=28pct" / "stats.json"));
+}
+
+TEST_F(CliTest, ExplainListsKeysWithUnitsAndDefaults) {
+  Outcome o = Cli("explain device.flash.timing");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_THAT(o.out, HasSubstr("device.flash.timing.tR"));
+  EXPECT_THAT(o.out, HasSubstr("duration"));
+  o = Cli("explain");
+  EXPECT_THAT(o.out, HasSubstr("workload.fio.iodepth"));
+  EXPECT_THAT(o.out, HasSubstr("ftl.victim"));
+  EXPECT_EQ(Cli("explain no.such.prefix").code, 2);
+}
+
+TEST_F(CliTest, TraceInfoSummarizesTheMsrSample) {
+  const std::string msr = std::string(FLASHSTACK_SHARED_DIR) + "/traces/block/msr-cambridge1-sample.csv";
+  if (!fs::exists(msr)) GTEST_SKIP() << "shared samples not present";
+  const Outcome o = Cli("trace-info " + msr);
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("msr"));
+  EXPECT_THAT(o.out, HasSubstr("1000"));
+  const std::string bad = Write("bad.csv", "128166372003061629,hm,0,Read,3154137088,4096,1331\n"
+                                           "128166372003061630,hm,0,Frobnicate,3154137088,4096,1331\n");
+  const Outcome e = Cli("trace-info " + bad + " --format msr");
+  EXPECT_EQ(e.code, 2);
+  EXPECT_THAT(e.out, HasSubstr(bad + ":2:"));
+  EXPECT_EQ(Cli("trace-info " + bad + " --format msr --on_error skip").code, 0);
+}
+
+}  // namespace

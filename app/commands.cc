@@ -1,0 +1,153 @@
+#include "app/commands.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "app/experiment.h"
+#include "app/results.h"
+#include "host/trace/trace_info.h"
+
+namespace app {
+
+namespace {
+
+// Cross-key validation messages start with the key path ("ftl.op: …"); when
+// that key was set in a file, prefix its file:line:col so the user can find
+// it. Keys left at their defaults keep the bare message.
+sim::Status Locate(const sim::Status& st, const sim::ResolvedConfig& rc) {
+  if (st.ok()) return st;
+  const std::string& m = st.message();
+  const auto colon = m.find(": ");
+  if (colon == std::string::npos) return st;
+  const std::string key = m.substr(0, colon);
+  auto it = rc.values.find(key);
+  if (it == rc.values.end()) return st;
+  return sim::Status::InvalidInput(fmt::format("{}: {}", it->second.loc.ToString(), m));
+}
+
+struct LoadedRun {
+  ExperimentConfig cfg;
+  std::string sweep_label;
+};
+
+sim::Result<std::vector<LoadedRun>> LoadRuns(const std::string& path, const CommandOptions& opts) {
+  const sim::SchemaNode& schema = sim::SchemaOf<ExperimentConfig>();
+  FS_ASSIGN_OR_RETURN(std::vector<sim::ResolvedConfig> resolved,
+                      sim::LoadExperiment(schema, path, opts.overrides));
+  std::vector<LoadedRun> runs;
+  for (const auto& rc : resolved) {
+    LoadedRun run;
+    FS_RETURN_IF_ERROR(sim::Bind(schema, rc, &run.cfg));
+    if (!opts.seed.empty()) {
+      uint64_t seed = 0;
+      const auto* end = opts.seed.data() + opts.seed.size();
+      auto [p, ec] = std::from_chars(opts.seed.data(), end, seed);
+      if (ec != std::errc() || p != end) {
+        return sim::Status::InvalidInput(fmt::format("--seed: not an unsigned integer: '{}'", opts.seed));
+      }
+      run.cfg.seed = seed;
+    }
+    if (run.cfg.name.empty()) run.cfg.name = std::filesystem::path(path).stem().string();
+    FS_RETURN_IF_ERROR(Locate(ValidateExperiment(run.cfg), rc));
+    run.sweep_label = rc.sweep_label;
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+// A folder name from a sweep label: "ftl.op=7%,ftl.victim=fifo" -> "ftl.op=7pct_ftl.victim=fifo".
+std::string FolderFor(size_t index, const std::string& label) {
+  std::string out = fmt::format("{:03d}", index);
+  if (label.empty()) return out;
+  out += "-";
+  for (char c : label) {
+    if (c == ',') out += "_";
+    else if (c == '%') out += "pct";
+    else if (c == '/' || c == ' ' || c == '\\' || c == ':') out += "-";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+sim::Status CmdCheck(const std::string& config_path, const CommandOptions& opts, std::ostream& out) {
+  FS_ASSIGN_OR_RETURN(std::vector<LoadedRun> runs, LoadRuns(config_path, opts));
+  out << fmt::format("{}: ok ({} run{})\n", config_path, runs.size(), runs.size() == 1 ? "" : "s");
+  for (const auto& r : runs) {
+    if (!r.sweep_label.empty()) out << "  " << r.sweep_label << "\n";
+  }
+  return sim::Status::Ok();
+}
+
+sim::Status CmdRun(const std::string& config_path, const CommandOptions& opts, std::ostream& out) {
+  FS_ASSIGN_OR_RETURN(std::vector<LoadedRun> runs, LoadRuns(config_path, opts));
+  const sim::SchemaNode& schema = sim::SchemaOf<ExperimentConfig>();
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const LoadedRun& run = runs[i];
+    std::string dir = opts.out_dir.empty() ? "results/" + run.cfg.name : opts.out_dir;
+    if (runs.size() > 1) dir += "/" + FolderFor(i, run.sweep_label);
+    FS_ASSIGN_OR_RETURN(std::unique_ptr<Experiment> exp, Experiment::Create(run.cfg));
+    const RunReport rep = exp->Run(opts.progress);
+    std::string summary = fmt::format("== {}{}{} (seed {}) ==\n", run.cfg.name, run.sweep_label.empty() ? "" : " ",
+                                      run.sweep_label, run.cfg.seed);
+    summary += exp->Summary();
+    summary += fmt::format("wall time {:.3f} s, {} events ({:.1f} M events/s), {:.0f} host I/Os per wall-second\n",
+                           rep.wall_seconds, rep.events,
+                           rep.wall_seconds > 0 ? rep.events / rep.wall_seconds / 1e6 : 0.0,
+                           rep.wall_seconds > 0 ? rep.host_ios / rep.wall_seconds : 0.0);
+    summary += fmt::format("results in {}/\n", dir);
+    WallClock wall{rep.wall_seconds, rep.events, rep.sim_time.sec(), rep.host_ios};
+    FS_RETURN_IF_ERROR(WriteRunFiles(dir, RunIdentity{run.cfg.name, run.sweep_label, run.cfg.seed}, schema,
+                                     &run.cfg, exp->stats(), summary, wall));
+    if (!opts.quiet) out << summary << std::flush;
+  }
+  return sim::Status::Ok();
+}
+
+namespace {
+void ExplainNode(const sim::SchemaNode& node, const std::string& path, const std::string& prefix,
+                 std::ostream& out, int* shown) {
+  for (const auto& p : node.params()) {
+    const std::string key = path.empty() ? p.key : path + "." + p.key;
+    if (key.rfind(prefix, 0) != 0) continue;
+    std::string type(sim::ParamKindName(p.kind));
+    const std::string unit = p.unit();
+    if (!unit.empty() && unit != type) type += ", " + unit;
+    if (p.kind == sim::ParamKind::kChoice) {
+      std::string c;
+      for (const auto& x : p.choices) c += (c.empty() ? "" : "|") + x;
+      type += ": " + c;
+    }
+    out << fmt::format("{}\n    {} [{}] default {}\n", key, p.description, type,
+                       p.default_text.empty() ? "\"\"" : p.default_text);
+    ++*shown;
+  }
+  for (const auto& c : node.children()) {
+    ExplainNode(*c.node, path.empty() ? c.key : path + "." + c.key, prefix, out, shown);
+  }
+}
+}  // namespace
+
+sim::Status CmdExplain(const std::string& prefix, std::ostream& out) {
+  int shown = 0;
+  ExplainNode(sim::SchemaOf<ExperimentConfig>(), "", prefix, out, &shown);
+  if (shown == 0) return sim::Status::InvalidInput(fmt::format("no configuration key starts with '{}'", prefix));
+  return sim::Status::Ok();
+}
+
+sim::Status CmdTraceInfo(const std::string& path, const CommandOptions& opts, std::ostream& out) {
+  host::BlockTraceOptions topt;
+  topt.format = opts.trace_format;
+  topt.on_error = opts.on_error;
+  FS_ASSIGN_OR_RETURN(std::unique_ptr<host::BlockTraceReader> reader, host::OpenBlockTrace(path, topt));
+  FS_ASSIGN_OR_RETURN(host::TraceInfo info, host::Summarize(reader.get()));
+  out << host::FormatTraceInfo(info);
+  return sim::Status::Ok();
+}
+
+}  // namespace app

@@ -1,0 +1,208 @@
+#include "app/experiment.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "ftl/ftl_factory.h"
+#include "host/workload/fio_generator.h"
+#include "sim/event_queue.h"
+#include "sim/flash/nand_array.h"
+#include "sim/ssd/ssd.h"
+
+namespace app {
+
+void RunSection::Describe(sim::Schema<RunSection>& s) {
+  s.Param("max_time", &RunSection::max_time, "0s",
+          "Stop the run at this simulated time; 0 = when the workload finishes");
+  s.Param("stats_interval", &RunSection::stats_interval, "10ms", "Sampling period of the time series (series.csv)")
+      .Min(1);
+}
+
+void WorkloadSection::Describe(sim::Schema<WorkloadSection>& s) {
+  s.Choice("kind", &WorkloadSection::kind, "fio", {"fio"}, "Which workload drives the device");
+  s.Section("fio", &WorkloadSection::fio, "fio-like block workload (kind: fio)");
+}
+
+void ExperimentConfig::Describe(sim::Schema<ExperimentConfig>& s) {
+  s.Param("name", &ExperimentConfig::name, "",
+          "Experiment name (results folder name); default: the config file name");
+  s.Param("seed", &ExperimentConfig::seed, "1", "Run seed; every component derives its own random stream from it");
+  s.Section("run", &ExperimentConfig::run, "Run bounds and statistics sampling");
+  s.Section("device", &ExperimentConfig::device, "The simulated SSD");
+  s.Section("ftl", &ExperimentConfig::ftl, "Flash translation layer");
+  s.Section("workload", &ExperimentConfig::workload, "What drives the device");
+}
+
+namespace {
+// Prefixes a component's relative key path ("op: …") with its section.
+sim::Status InSection(const sim::Status& st, std::string_view section) {
+  if (st.ok()) return st;
+  return sim::Status::InvalidInput(fmt::format("{}.{}", section, st.message()));
+}
+}  // namespace
+
+sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
+  FS_RETURN_IF_ERROR(InSection(cfg.device.Validate(), "device"));
+  FS_RETURN_IF_ERROR(InSection(cfg.ftl.Validate(cfg.device.geometry), "ftl"));
+  const uint64_t capacity = cfg.ftl.LogicalPages(cfg.device.geometry) * cfg.device.geometry.page_size.value;
+  FS_RETURN_IF_ERROR(cfg.workload.fio.Validate(capacity, static_cast<uint32_t>(cfg.device.ssd.sector_size.value),
+                                               "workload.fio"));
+  return sim::Status::Ok();
+}
+
+// The assembled simulation, bottom-up. Member order is construction order;
+// destruction runs top-down so no component outlives what it points to.
+struct Experiment::Stack {
+  sim::EventQueue queue;
+  std::unique_ptr<flash::NandArray> nand;
+  std::unique_ptr<ftl::Ftl> ftl;
+  std::unique_ptr<ssd::Ssd> ssd;
+  std::unique_ptr<host::FioGenerator> fio;
+};
+
+Experiment::Experiment(const ExperimentConfig& cfg) : cfg_(cfg), stack_(std::make_unique<Stack>()) {}
+
+Experiment::~Experiment() {
+  // A run bounded by max_time leaves work pending; drop it before the
+  // components owning those events go away.
+  stack_->queue.Clear();
+}
+
+sim::Result<std::unique_ptr<Experiment>> Experiment::Create(const ExperimentConfig& cfg) {
+  std::unique_ptr<Experiment> e(new Experiment(cfg));
+  Stack& s = *e->stack_;
+  sim::StatGroup root = e->stats_.Root();
+  const auto& dev = cfg.device;
+  s.nand = std::make_unique<flash::NandArray>(&s.queue, dev.geometry, dev.flash, root.Group("flash"));
+  FS_ASSIGN_OR_RETURN(s.ftl, ftl::MakeFtl(cfg.ftl, s.nand.get(), &s.queue, root.Group("ftl")));
+  if (cfg.ftl.precondition.enabled) s.ftl->Precondition(cfg.ftl.precondition.spec());
+  s.ssd = std::make_unique<ssd::Ssd>(&s.queue, dev.ssd, dev.geometry, s.ftl.get(), root.Group("ssd"));
+  host::FioGenerator::Env env{&s.queue, s.ssd.get(), root.Group("workload"), cfg.seed, dev.ssd.queues};
+  FS_ASSIGN_OR_RETURN(s.fio, host::FioGenerator::Create(cfg.workload.fio, env, "workload.fio"));
+  return e;
+}
+
+namespace {
+// Prints "sim 12.3ms | 45.6k ios | 1.2M ios/s | ETA 3s" on stderr once per
+// wall second; a daemon event so it never keeps the run alive.
+class ProgressLine final : public sim::Event {
+ public:
+  ProgressLine(sim::EventQueue* q, const host::FioGenerator* fio, sim::SimTime max_time)
+      : sim::Event(sim::Priority::kProgress), q_(q), fio_(fio), max_time_(max_time),
+        start_(std::chrono::steady_clock::now()), last_(start_) {
+    set_daemon(true);
+  }
+  void Start() { q_->ScheduleIn(this, kStep); }
+  void Process() override {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ >= std::chrono::seconds(1)) {
+      last_ = now;
+      const double wall = std::chrono::duration<double>(now - start_).count();
+      const uint64_t done = fio_->completed();
+      const uint64_t total = fio_->plan().total_ios;
+      double frac = 0;
+      if (total > 0) frac = static_cast<double>(done) / static_cast<double>(total);
+      if (max_time_ > sim::SimTime::Zero()) frac = std::max(frac, q_->now().sec() / max_time_.sec());
+      std::string eta = frac > 0.001 ? fmt::format("ETA {:.0f}s", wall * (1 - frac) / frac) : "ETA ?";
+      std::fprintf(stderr, "\r[flashstack] sim %s | %llu ios | %.0f ios/s | %s   ", q_->now().ToString().c_str(),
+                   static_cast<unsigned long long>(done), done / wall, eta.c_str());
+      shown_ = true;
+    }
+    if (q_->pending() > 0) q_->ScheduleIn(this, kStep);
+  }
+  ~ProgressLine() override {
+    if (scheduled()) q_->Deschedule(this);
+    if (shown_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  static constexpr sim::SimTime kStep = sim::Us(100);
+  sim::EventQueue* q_;
+  const host::FioGenerator* fio_;
+  sim::SimTime max_time_;
+  std::chrono::steady_clock::time_point start_, last_;
+  bool shown_ = false;
+};
+}  // namespace
+
+RunReport Experiment::Run(bool progress) {
+  Stack& s = *stack_;
+  const auto t0 = std::chrono::steady_clock::now();
+  const uint64_t ev0 = s.queue.events_processed();
+  stats_.StartSampling(&s.queue, cfg_.run.stats_interval);
+  std::unique_ptr<ProgressLine> line;
+  if (progress) {
+    line = std::make_unique<ProgressLine>(&s.queue, s.fio.get(), cfg_.run.max_time);
+    line->Start();
+  }
+  s.fio->Start();
+  const sim::SimTime until =
+      cfg_.run.max_time > sim::SimTime::Zero() ? s.queue.now() + cfg_.run.max_time : sim::SimTime::Max();
+  s.queue.Run(until);
+  stats_.StopSampling();
+  line.reset();
+  RunReport r;
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.events = s.queue.events_processed() - ev0;
+  r.sim_time = s.queue.now();
+  r.host_ios = s.fio->completed();
+  return r;
+}
+
+namespace {
+std::string Human(double v, const char* unit) {
+  const char* prefixes[] = {"", "k", "M", "G", "T"};
+  int i = 0;
+  while (std::abs(v) >= 1000 && i < 4) {
+    v /= 1000;
+    ++i;
+  }
+  return fmt::format("{:.4g} {}{}", v, prefixes[i], unit);
+}
+
+std::string Latency(const sim::Histogram& h) {
+  auto t = [](int64_t ns) { return sim::Ns(ns).ToString(); };
+  return fmt::format("mean {} p50 {} p99 {} p99.9 {} max {}", t(static_cast<int64_t>(h.mean())),
+                     t(h.Percentile(0.5)), t(h.Percentile(0.99)), t(h.Percentile(0.999)), t(h.max()));
+}
+}  // namespace
+
+std::string Experiment::Summary() const {
+  const sim::StatsRegistry& st = stats_;
+  std::string out;
+  const auto& fio = *stack_->fio;
+  out += fmt::format("workload   {} I/Os in {} simulated: {} IOPS, {}\n",
+                     static_cast<uint64_t>(st.Value("workload.ios_total")),
+                     sim::Sec(st.Value("workload.measured_time")).ToString(), Human(fio.Iops(), ""),
+                     Human(fio.Bandwidth(), "B/s"));
+  const char* ops[] = {"read", "write", "trim", "flush"};
+  for (const char* op : ops) {
+    const sim::Histogram* h = st.FindHistogram(fmt::format("workload.{}.lat", op));
+    if (h == nullptr || h->count() == 0) continue;
+    out += fmt::format("  {:<6}   n={} {}\n", op, h->count(), Latency(*h));
+  }
+  const double host = st.Value("ftl.host_writes");
+  out += fmt::format("ftl        write amplification {:.3f} (host {} pages, GC copies {}), GC victims {} bg / {} fg, "
+                     "erases {}, stalled writes {}\n",
+                     st.Value("ftl.write_amplification"), static_cast<uint64_t>(host),
+                     static_cast<uint64_t>(st.Value("ftl.gc_copies")), static_cast<uint64_t>(st.Value("ftl.gc_runs_bg")),
+                     static_cast<uint64_t>(st.Value("ftl.gc_runs_fg")), static_cast<uint64_t>(st.Value("ftl.erases")),
+                     static_cast<uint64_t>(st.Value("ftl.write_stalls")));
+  if (cfg_.ftl.precondition.enabled) {
+    out += fmt::format("  precondition: {} page writes, WA {:.3f}\n",
+                       static_cast<uint64_t>(st.Value("ftl.precondition.host_writes")),
+                       st.Value("ftl.precondition.write_amplification"));
+  }
+  out += fmt::format("flash      die utilization {:.1f}% (max {:.1f}%), channel utilization {:.1f}%\n",
+                     100 * st.Value("flash.die_utilization"), 100 * st.Value("flash.die_utilization_max"),
+                     100 * st.Value("flash.channel_utilization"));
+  return out;
+}
+
+}  // namespace app

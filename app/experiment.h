@@ -1,0 +1,84 @@
+// An experiment: the root configuration and the assembled simulation stack.
+//
+// ExperimentConfig is the root of the YAML tree:
+//   name, seed                 identity of the run
+//   run.*                      run bounds, statistics interval
+//   device.{geometry,flash,ssd}.*  the simulated SSD
+//   ftl.*                      the flash translation layer (incl. precondition)
+//   workload.*                 what drives the device (kind + its section)
+//
+// Experiment builds the stack bottom-up (NAND array, FTL, host interface,
+// workload) with dependencies passed through constructors, runs it on one
+// EventQueue and exposes the stats registry for the results writer.
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "ftl/ftl_config.h"
+#include "host/workload/fio_config.h"
+#include "sim/config.h"
+#include "sim/ssd/device_config.h"
+#include "sim/stats.h"
+#include "sim/status.h"
+#include "sim/time.h"
+
+namespace app {
+
+struct RunSection {
+  sim::SimTime max_time;        // 0 = until the workload finishes
+  sim::SimTime stats_interval;  // time-series sampling period
+  static void Describe(sim::Schema<RunSection>& s);
+};
+
+struct WorkloadSection {
+  std::string kind;  // "fio"
+  host::FioConfig fio;
+  static void Describe(sim::Schema<WorkloadSection>& s);
+};
+
+struct ExperimentConfig {
+  std::string name;
+  uint64_t seed = 1;
+  RunSection run;
+  ssd::DeviceConfig device;
+  ftl::FtlConfig ftl;
+  WorkloadSection workload;
+  static void Describe(sim::Schema<ExperimentConfig>& s);
+};
+
+// Cross-section validation (device geometry vs FTL, workload vs device
+// capacity). Messages start with the full key path ("ftl.op: …").
+sim::Status ValidateExperiment(const ExperimentConfig& cfg);
+
+struct RunReport {
+  double wall_seconds = 0;
+  uint64_t events = 0;
+  sim::SimTime sim_time;
+  uint64_t host_ios = 0;
+};
+
+class Experiment {
+ public:
+  // Builds the stack. REQUIRES: ValidateExperiment(cfg).ok().
+  static sim::Result<std::unique_ptr<Experiment>> Create(const ExperimentConfig& cfg);
+  ~Experiment();
+
+  // Runs to completion (or run.max_time). With `progress`, prints a
+  // progress line on stderr every second of wall time.
+  RunReport Run(bool progress);
+
+  const sim::StatsRegistry& stats() const { return stats_; }
+  // The human summary of the finished run.
+  std::string Summary() const;
+
+ private:
+  explicit Experiment(const ExperimentConfig& cfg);
+  struct Stack;
+  ExperimentConfig cfg_;
+  sim::StatsRegistry stats_;
+  std::unique_ptr<Stack> stack_;
+};
+
+}  // namespace app

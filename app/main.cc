@@ -1,0 +1,146 @@
+// flashstack command-line entry point.
+//
+//   flashstack run CONFIG [--set k=v]... [--out DIR] [--seed N]
+//   flashstack check CONFIG [--set k=v]...
+//   flashstack explain [KEY-PREFIX]
+//   flashstack trace-info FILE [--format NAME]
+//
+// Exit codes: 0 success, 2 user error (bad config, flag, trace), 1 other
+// failures (I/O errors writing results).
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gflags/gflags.h>
+#include <glog/logging.h>
+
+#include "app/commands.h"
+
+DEFINE_string(out, "", "run: results folder (default results/<experiment name>)");
+DEFINE_string(seed, "", "run: override the experiment's random seed (unsigned integer)");
+DEFINE_string(format, "", "trace-info: trace format name (default: detect from content)");
+DEFINE_string(on_error, "fail", "trace-info: what to do with a malformed trace line: fail or skip");
+DEFINE_bool(quiet, false, "run: do not print the summary");
+DEFINE_bool(progress, true, "run: show a progress line on stderr when it is a terminal");
+
+namespace {
+
+constexpr const char* kUsage = R"(flashstack — full-system SSD + file-system co-simulator
+
+Usage:
+  flashstack run CONFIG [--set key=value]... [--out DIR] [--seed N]
+      Run the experiment described by the YAML file CONFIG (every point of its
+      sweep: grid). Results go to DIR (default results/<name>): stats.json,
+      series.csv, config.yaml (the resolved configuration), summary.txt and
+      run_info.json (wall-clock figures).
+  flashstack check CONFIG [--set key=value]...
+      Validate CONFIG (and overrides) without running it.
+  flashstack explain [KEY-PREFIX]
+      List every configuration key with its type, unit, default and meaning.
+  flashstack trace-info FILE [--format NAME] [--on_error skip]
+      Summarize a block trace: records, duration, read/write mix, sizes, span.
+
+Options:
+  --set key=value   Override one config key (repeatable), e.g. --set ftl.op=28%
+  --out DIR         Results folder for run
+  --seed N          Override the experiment seed
+  --quiet           Do not print the run summary
+  --help            This text
+
+Exit codes: 0 ok, 2 bad input (config, flag, trace), 1 other errors.
+)";
+
+int UserError(const std::string& msg) {
+  std::cerr << "flashstack: error: " << msg << "\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  google::InitGoogleLogging(argv[0]);
+  FLAGS_logtostderr = true;
+  FLAGS_minloglevel = 1;
+
+  // --set may repeat, which gflags cannot express: collect it first.
+  std::vector<std::string> overrides;
+  std::vector<char*> rest = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--set" || a == "-set") {
+      if (i + 1 >= argc) return UserError("--set needs key=value");
+      overrides.emplace_back(argv[++i]);
+    } else if (a.rfind("--set=", 0) == 0) {
+      overrides.push_back(a.substr(6));
+    } else if (a == "--help" || a == "-h" || a == "-help" || a == "help") {
+      std::cout << kUsage;
+      return 0;
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  // gflags, told to allow reparsing, drops unknown flags silently; a
+  // misspelt flag must be an error instead.
+  for (size_t i = 1; i < rest.size(); ++i) {
+    std::string a = rest[i];
+    if (a.size() < 2 || a[0] != '-') continue;
+    if (a == "--") break;
+    a = a.substr(a[1] == '-' ? 2 : 1);
+    const std::string name = a.substr(0, a.find('='));
+    gflags::CommandLineFlagInfo info;
+    const bool known = gflags::GetCommandLineFlagInfo(name.c_str(), &info) ||
+                       (name.rfind("no", 0) == 0 && gflags::GetCommandLineFlagInfo(name.substr(2).c_str(), &info) &&
+                        info.type == "bool");
+    if (!known) return UserError(fmt::format("unknown flag '{}' (see flashstack --help)", rest[i]));
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  char** rest_argv = rest.data();
+  gflags::SetUsageMessage("see flashstack --help");
+  gflags::AllowCommandLineReparsing();
+  gflags::ParseCommandLineNonHelpFlags(&rest_argc, &rest_argv, /*remove_flags=*/true);
+
+  std::vector<std::string> args;
+  for (int i = 1; i < rest_argc; ++i) {
+    const std::string a = rest_argv[i];
+    if (a.size() > 1 && a[0] == '-') return UserError(fmt::format("unknown flag '{}' (see flashstack --help)", a));
+    args.push_back(a);
+  }
+  if (args.empty()) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  const std::string cmd = args[0];
+  args.erase(args.begin());
+
+  app::CommandOptions opts;
+  opts.overrides = overrides;
+  opts.out_dir = FLAGS_out;
+  opts.seed = FLAGS_seed;
+  opts.quiet = FLAGS_quiet;
+  opts.progress = FLAGS_progress && isatty(STDERR_FILENO);
+  opts.trace_format = FLAGS_format;
+  opts.on_error = FLAGS_on_error;
+
+  sim::Status st;
+  if (cmd == "run" || cmd == "check") {
+    if (args.size() != 1) return UserError(fmt::format("'{}' takes exactly one CONFIG file", cmd));
+    st = cmd == "run" ? app::CmdRun(args[0], opts, std::cout) : app::CmdCheck(args[0], opts, std::cout);
+  } else if (cmd == "explain") {
+    if (args.size() > 1) return UserError("'explain' takes at most one KEY-PREFIX");
+    st = app::CmdExplain(args.empty() ? "" : args[0], std::cout);
+  } else if (cmd == "trace-info") {
+    if (args.size() != 1) return UserError("'trace-info' takes exactly one FILE");
+    st = app::CmdTraceInfo(args[0], opts, std::cout);
+  } else {
+    return UserError(fmt::format("unknown command '{}' (commands: run, check, explain, trace-info)", cmd));
+  }
+  if (!st.ok()) {
+    std::cerr << "flashstack: error: " << st.message() << "\n";
+    return st.code() == sim::Status::Code::kIoError ? 1 : 2;
+  }
+  return 0;
+}

@@ -1,0 +1,98 @@
+#include "app/results.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#ifndef FLASHSTACK_VERSION
+#define FLASHSTACK_VERSION "unknown"
+#endif
+
+namespace app {
+
+void WriteConfigJson(sim::JsonWriter& w, const sim::SchemaNode& node, const void* obj) {
+  w.BeginObject();
+  for (const auto& p : node.params()) {
+    w.Key(p.key);
+    w.String(p.load(obj));
+  }
+  for (const auto& c : node.children()) {
+    w.Key(c.key);
+    WriteConfigJson(w, *c.node, c.caccess(obj));
+  }
+  w.EndObject();
+}
+
+namespace {
+
+sim::Status WriteFile(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) return sim::Status::IoError(fmt::format("cannot write {}", path.string()));
+  f << text;
+  f.close();
+  if (!f) return sim::Status::IoError(fmt::format("error writing {}", path.string()));
+  return sim::Status::Ok();
+}
+
+}  // namespace
+
+sim::Status WriteRunFiles(const std::string& dir, const RunIdentity& id, const sim::SchemaNode& schema,
+                          const void* config, const sim::StatsRegistry& stats, const std::string& summary,
+                          const WallClock& wall) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return sim::Status::IoError(fmt::format("cannot create results folder {}: {}", dir, ec.message()));
+  const std::filesystem::path d(dir);
+
+  std::ostringstream js;
+  {
+    sim::JsonWriter w(js);
+    w.BeginObject();
+    w.Key("flashstack_version");
+    w.String(FLASHSTACK_VERSION);
+    w.Key("experiment");
+    w.String(id.experiment);
+    w.Key("sweep");
+    w.String(id.sweep_label);
+    w.Key("seed");
+    w.Uint(id.seed);
+    w.Key("config");
+    WriteConfigJson(w, schema, config);
+    w.Key("stats");
+    stats.WriteJson(w);
+    w.EndObject();
+    js << "\n";
+  }
+  FS_RETURN_IF_ERROR(WriteFile(d / "stats.json", js.str()));
+
+  std::ostringstream csv;
+  stats.WriteSeriesCsv(csv);
+  FS_RETURN_IF_ERROR(WriteFile(d / "series.csv", csv.str()));
+  FS_RETURN_IF_ERROR(WriteFile(d / "config.yaml", sim::DumpYaml(schema, config)));
+  FS_RETURN_IF_ERROR(WriteFile(d / "summary.txt", summary));
+
+  std::ostringstream info;
+  {
+    sim::JsonWriter w(info);
+    w.BeginObject();
+    w.Key("wall_seconds");
+    w.Number(wall.seconds);
+    w.Key("events");
+    w.Uint(wall.events);
+    w.Key("events_per_wall_second");
+    w.Number(wall.seconds > 0 ? static_cast<double>(wall.events) / wall.seconds : 0);
+    w.Key("simulated_seconds");
+    w.Number(wall.sim_seconds);
+    w.Key("host_ios");
+    w.Uint(wall.host_ios);
+    w.Key("host_ios_per_wall_second");
+    w.Number(wall.seconds > 0 ? static_cast<double>(wall.host_ios) / wall.seconds : 0);
+    w.EndObject();
+    info << "\n";
+  }
+  return WriteFile(d / "run_info.json", info.str());
+}
+
+}  // namespace app

@@ -1,0 +1,45 @@
+// Writing a run's result files.
+//
+// A run folder holds:
+//   stats.json     every registered stat, the resolved configuration, the
+//                  seed and the flashstack version — byte-identical for the
+//                  same config and seed;
+//   series.csv     per-interval time series;
+//   config.yaml    the complete resolved configuration (re-loadable);
+//   summary.txt    the human summary printed at the end of the run;
+//   run_info.json  wall-clock figures (run time, simulated events per
+//                  second), which differ from run to run.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "sim/config.h"
+#include "sim/stats.h"
+#include "sim/status.h"
+
+namespace app {
+
+struct RunIdentity {
+  std::string experiment;   // experiment name
+  std::string sweep_label;  // "" or "k=v,k=v"
+  uint64_t seed = 0;
+};
+
+struct WallClock {
+  double seconds = 0;
+  uint64_t events = 0;
+  double sim_seconds = 0;
+  uint64_t host_ios = 0;
+};
+
+// Writes the resolved config below `node` (object at `obj`) as a nested JSON
+// object of strings (canonical value text).
+void WriteConfigJson(sim::JsonWriter& w, const sim::SchemaNode& node, const void* obj);
+
+// Creates `dir` (and parents) and writes the files above.
+sim::Status WriteRunFiles(const std::string& dir, const RunIdentity& id, const sim::SchemaNode& schema,
+                          const void* config, const sim::StatsRegistry& stats, const std::string& summary,
+                          const WallClock& wall);
+
+}  // namespace app

@@ -1,0 +1,146 @@
+#include "ftl/block_manager.h"
+
+#include <numeric>
+
+#include "ftl/victim_policy.h"
+
+namespace ftl {
+
+namespace {
+std::vector<uint32_t> IdentityOrder(uint32_t n) {
+  std::vector<uint32_t> v(n);
+  std::iota(v.begin(), v.end(), 0u);
+  return v;
+}
+}  // namespace
+
+BlockManager::BlockManager(const flash::Geometry& geometry)
+    : BlockManager(geometry, 1, IdentityOrder(geometry.planes())) {}
+
+BlockManager::BlockManager(const flash::Geometry& geometry, uint32_t group_planes,
+                           std::vector<uint32_t> plane_order)
+    : geometry_(geometry), group_planes_(group_planes), plane_order_(std::move(plane_order)) {
+  const uint32_t planes = geometry_.planes();
+  CHECK_GE(group_planes_, 1u);
+  CHECK_EQ(planes % group_planes_, 0u) << "planes per group must divide the plane count";
+  CHECK_EQ(plane_order_.size(), planes);
+  const uint64_t unit_pages = static_cast<uint64_t>(group_planes_) * geometry_.pages_per_block;
+  CHECK_LT(unit_pages, uint64_t{1} << 32);
+  CHECK_LT(static_cast<uint64_t>(planes) * geometry_.blocks_per_plane, uint64_t{kNoUnit});
+  unit_pages_ = static_cast<uint32_t>(unit_pages);
+  groups_ = planes / group_planes_;
+  group_of_plane_.assign(planes, UINT32_MAX);
+  for (uint32_t i = 0; i < planes; ++i) {
+    const uint32_t p = plane_order_[i];
+    CHECK_LT(p, planes);
+    CHECK_EQ(group_of_plane_[p], UINT32_MAX) << "plane " << p << " listed twice";
+    group_of_plane_[p] = i / group_planes_;
+  }
+
+  const uint64_t n = units();
+  valid_.assign(n, 0);
+  erase_count_.assign(n, 0);
+  pending_.assign(n, 0);
+  close_seq_.assign(n, 0);
+  state_.assign(n, static_cast<uint8_t>(UnitState::kFree));
+  stream_.assign(n, 0);
+  free_ring_.resize(n);
+  std::iota(free_ring_.begin(), free_ring_.end(), 0u);  // group g's ring holds units g*bpp .. in order
+  free_head_.assign(groups_, 0);
+  free_count_.assign(groups_, units_per_group());
+  total_free_ = n;
+  open_.assign(static_cast<size_t>(groups_) * kNumStreams, OpenSlot{});
+  erased_pages_ = n * unit_pages_;
+}
+
+flash::Ppn BlockManager::Allocate(uint32_t group, Stream s) {
+  OpenSlot& slot = open_[Slot(group, s)];
+  if (slot.unit == kNoUnit) {
+    CHECK_GT(free_count_[group], 0u) << "no free unit in group " << group;
+    const uint32_t upg = units_per_group();
+    uint32_t& head = free_head_[group];
+    slot.unit = free_ring_[static_cast<uint64_t>(group) * upg + head];
+    head = head + 1 == upg ? 0 : head + 1;
+    --free_count_[group];
+    --total_free_;
+    slot.wp = 0;
+    DCHECK_EQ(state_[slot.unit], static_cast<uint8_t>(UnitState::kFree));
+    state_[slot.unit] = static_cast<uint8_t>(UnitState::kOpen);
+    stream_[slot.unit] = static_cast<uint8_t>(s);
+  }
+  const UnitId u = slot.unit;
+  const flash::Ppn p = PpnOf(u, slot.wp);
+  ++pending_[u];
+  ++write_seq_;
+  --erased_pages_;
+  if (++slot.wp == unit_pages_) {
+    slot.unit = kNoUnit;
+    slot.wp = 0;
+    state_[u] = static_cast<uint8_t>(UnitState::kClosing);
+  }
+  return p;
+}
+
+uint32_t BlockManager::AllocatedPages(UnitId u) const {
+  switch (state(u)) {
+    case UnitState::kFree:
+      return 0;
+    case UnitState::kOpen:
+      for (uint32_t s = 0; s < kNumStreams; ++s) {
+        const OpenSlot& slot = open_[Slot(GroupOf(u), static_cast<Stream>(s))];
+        if (slot.unit == u) return slot.wp;
+      }
+      LOG(FATAL) << "open unit " << u << " is in no open slot";
+    default:
+      return unit_pages_;
+  }
+}
+
+void BlockManager::Close(UnitId u) {
+  state_[u] = static_cast<uint8_t>(UnitState::kFull);
+  close_seq_[u] = write_seq_;
+  if (policy_ != nullptr) policy_->OnUnitFull(u);
+}
+
+void BlockManager::RemoveValid(UnitId u) {
+  DCHECK_GT(valid_[u], 0u);
+  --valid_[u];
+  if (state_[u] == static_cast<uint8_t>(UnitState::kFull) && policy_ != nullptr) policy_->OnValidDecrement(u);
+}
+
+UnitId BlockManager::SelectVictim(uint32_t group) {
+  if (policy_ == nullptr) return kNoUnit;
+  const UnitId u = policy_->SelectVictim(group);
+  if (u == kNoUnit) return u;
+  CHECK_EQ(GroupOf(u), group);
+  CHECK_EQ(state_[u], static_cast<uint8_t>(UnitState::kFull)) << "policy returned a non-candidate unit " << u;
+  state_[u] = static_cast<uint8_t>(UnitState::kVictim);
+  return u;
+}
+
+void BlockManager::Erase(UnitId u) {
+  CHECK_EQ(state_[u], static_cast<uint8_t>(UnitState::kVictim));
+  CHECK_EQ(valid_[u], 0u) << "erasing unit " << u << " with valid pages";
+  CHECK_EQ(pending_[u], 0u);
+  state_[u] = static_cast<uint8_t>(UnitState::kFree);
+  ++erase_count_[u];
+  const uint32_t g = GroupOf(u);
+  const uint32_t upg = units_per_group();
+  uint32_t tail = free_head_[g] + free_count_[g];
+  if (tail >= upg) tail -= upg;
+  free_ring_[static_cast<uint64_t>(g) * upg + tail] = u;
+  ++free_count_[g];
+  ++total_free_;
+  erased_pages_ += unit_pages_;
+}
+
+uint64_t BlockManager::MemoryBytes() const {
+  return valid_.capacity() * sizeof(uint32_t) + erase_count_.capacity() * sizeof(uint32_t) +
+         pending_.capacity() * sizeof(uint32_t) + close_seq_.capacity() * sizeof(uint64_t) +
+         state_.capacity() + stream_.capacity() + free_ring_.capacity() * sizeof(UnitId) +
+         (free_head_.capacity() + free_count_.capacity() + group_of_plane_.capacity() + plane_order_.capacity()) *
+             sizeof(uint32_t) +
+         open_.capacity() * sizeof(OpenSlot);
+}
+
+}  // namespace ftl

@@ -1,0 +1,193 @@
+// BlockManager: erase units, their states and the per-group free pools.
+//
+// An erase unit is the FTL's unit of allocation, victim selection and erase.
+// In per-plane layouts (group_planes = 1) a unit is one flash block and a
+// group is one plane. In superblock layouts (group_planes = G > 1) a group is
+// G planes and unit k of a group is block k of every one of its planes: the
+// unit's pages are written round-robin over the group's planes in the order
+// given at construction (page i goes to plane order[i % G], page offset
+// i / G), so consecutive pages of a unit share page and block offsets across
+// planes (multi-plane friendly), and the whole unit is erased at once.
+//
+// Unit ids: unit = group * blocks_per_plane + k. With group_planes = 1 and
+// identity order, the unit id equals the flash block id.
+//
+// Unit life cycle (UnitState):
+//   kFree --Allocate opens it--> kOpen (in the open slot of one (group, stream),
+//   write pointer advancing) --last page allocated--> kClosing (programs may be
+//   in flight) --last ProgramDone--> kFull (a victim candidate; the
+//   VictimPolicy is told) --SelectVictim--> kVictim --Erase--> kFree.
+//
+// Streams: each group has one open unit per Stream (host hot, host cold, GC
+// destination hot/cold), so GC copies never mix with host data. Each unit
+// remembers the stream it was opened for.
+//
+// Valid counts are maintained by the caller (AddValid/RemoveValid when the
+// mapping changes). The BlockManager forwards changes of candidates to the
+// VictimPolicy, which reads valid(), close_seq() and write_seq() back.
+//
+// write_seq() counts pages allocated so far (host + GC); it is the clock of
+// age-based victim policies and is identical in timed and functional runs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <glog/logging.h>
+
+#include "sim/flash/geometry.h"
+
+namespace ftl {
+
+using UnitId = uint32_t;
+inline constexpr UnitId kNoUnit = UINT32_MAX;
+
+// Host data (hot, or cold when the host hints it and separation is on) and
+// GC destinations; with hot/cold separation, GC copies of data from
+// cold-stream units go to kGcCold, so data keeps its class through GC.
+enum class Stream : uint8_t { kHostHot = 0, kHostCold = 1, kGc = 2, kGcCold = 3 };
+inline constexpr uint32_t kNumStreams = 4;
+inline bool IsColdStream(Stream s) { return s == Stream::kHostCold || s == Stream::kGcCold; }
+
+enum class UnitState : uint8_t { kFree, kOpen, kClosing, kFull, kVictim };
+
+class VictimPolicy;
+
+class BlockManager {
+ public:
+  // `plane_order` lists every plane once; consecutive runs of group_planes
+  // entries form the groups (group g = plane_order[g*G .. g*G+G-1]).
+  // REQUIRES: group_planes divides geometry.planes(); unit pages < 2^32.
+  BlockManager(const flash::Geometry& geometry, uint32_t group_planes, std::vector<uint32_t> plane_order);
+  // Identity order, one plane per group.
+  explicit BlockManager(const flash::Geometry& geometry);
+
+  // The policy told about candidates; must outlive this object. May be null
+  // (then SelectVictim returns kNoUnit).
+  void set_policy(VictimPolicy* policy) { policy_ = policy; }
+
+  const flash::Geometry& geometry() const { return geometry_; }
+  uint32_t groups() const { return groups_; }
+  uint32_t group_planes() const { return group_planes_; }
+  uint32_t units_per_group() const { return geometry_.blocks_per_plane; }
+  uint64_t units() const { return static_cast<uint64_t>(groups_) * geometry_.blocks_per_plane; }
+  uint32_t unit_pages() const { return unit_pages_; }
+  // Plane at position j (< group_planes) of group g.
+  uint32_t PlaneOf(uint32_t group, uint32_t j) const { return plane_order_[group * group_planes_ + j]; }
+  uint32_t GroupOfPlane(uint32_t plane) const { return group_of_plane_[plane]; }
+
+  // --- address translation
+  uint32_t GroupOf(UnitId u) const { return u / geometry_.blocks_per_plane; }
+  // Page i (< unit_pages) of unit u.
+  flash::Ppn PpnOf(UnitId u, uint32_t i) const {
+    if (group_planes_ == 1) {
+      return flash::Ppn{BlockIdOf(u, 0) * geometry_.pages_per_block + i};
+    }
+    const uint64_t block = BlockIdOf(u, i % group_planes_);
+    return flash::Ppn{block * geometry_.pages_per_block + i / group_planes_};
+  }
+  // Flash block id of member j (< group_planes) of unit u.
+  uint64_t BlockIdOf(UnitId u, uint32_t j) const {
+    const uint32_t g = GroupOf(u);
+    const uint32_t k = u % geometry_.blocks_per_plane;
+    return static_cast<uint64_t>(PlaneOf(g, j)) * geometry_.blocks_per_plane + k;
+  }
+  UnitId UnitOfBlock(uint64_t block) const {
+    const uint32_t plane = static_cast<uint32_t>(block / geometry_.blocks_per_plane);
+    const uint32_t k = static_cast<uint32_t>(block % geometry_.blocks_per_plane);
+    return group_of_plane_[plane] * geometry_.blocks_per_plane + k;
+  }
+  UnitId UnitOf(flash::Ppn p) const { return UnitOfBlock(p.v / geometry_.pages_per_block); }
+
+  // --- per unit
+  UnitState state(UnitId u) const { return static_cast<UnitState>(state_[u]); }
+  uint32_t valid(UnitId u) const { return valid_[u]; }
+  uint32_t erase_count(UnitId u) const { return erase_count_[u]; }
+  // write_seq() when the unit became full.
+  uint64_t close_seq(UnitId u) const { return close_seq_[u]; }
+  // The stream the unit was last opened for.
+  Stream stream(UnitId u) const { return static_cast<Stream>(stream_[u]); }
+  // Pages of u allocated since its last erase (0 if free, unit_pages once
+  // closing or later). O(streams) for an open unit.
+  uint32_t AllocatedPages(UnitId u) const;
+  // True while the unit can still receive pages (state kOpen).
+  bool Writable(UnitId u) const { return state_[u] == static_cast<uint8_t>(UnitState::kOpen); }
+
+  // --- per group
+  uint32_t free_units(uint32_t group) const { return free_count_[group]; }
+  uint64_t total_free_units() const { return total_free_; }
+  UnitId open_unit(uint32_t group, Stream s) const { return open_[Slot(group, s)].unit; }
+  // The stream's open unit has an unallocated page.
+  bool HasRoom(uint32_t group, Stream s) const { return open_[Slot(group, s)].unit != kNoUnit; }
+  // Pages of the open unit already allocated (0 if none is open).
+  uint32_t write_pointer(uint32_t group, Stream s) const { return open_[Slot(group, s)].wp; }
+  // A page of `s` can be allocated while keeping `reserve` free units.
+  bool CanAllocate(uint32_t group, Stream s, uint32_t reserve) const {
+    return HasRoom(group, s) || free_count_[group] > reserve;
+  }
+
+  // --- operations
+  // Next page of the stream's open unit, opening a free unit first if needed
+  // (the free unit that has waited longest). REQUIRES: CanAllocate(group, s, 0).
+  flash::Ppn Allocate(uint32_t group, Stream s);
+  // The program of an allocated page finished (immediately in functional use).
+  void ProgramDone(flash::Ppn p) {
+    const UnitId u = UnitOf(p);
+    DCHECK_GT(pending_[u], 0u);
+    if (--pending_[u] == 0 && state_[u] == static_cast<uint8_t>(UnitState::kClosing)) Close(u);
+  }
+  void AddValid(UnitId u) {
+    DCHECK_LT(valid_[u], unit_pages_);
+    ++valid_[u];
+  }
+  void RemoveValid(UnitId u);
+  // Asks the policy for a victim of `group` and marks it kVictim; kNoUnit if
+  // the group has no candidate.
+  UnitId SelectVictim(uint32_t group);
+  // REQUIRES: state kVictim, valid 0, no program pending. Returns it to the
+  // free pool (tail) and counts the erase.
+  void Erase(UnitId u);
+
+  // Pages in free units plus unallocated pages of open units.
+  uint64_t erased_pages() const { return erased_pages_; }
+  uint64_t write_seq() const { return write_seq_; }
+
+  // Bytes held by the per-unit tables.
+  uint64_t MemoryBytes() const;
+
+ private:
+  struct OpenSlot {
+    UnitId unit = kNoUnit;
+    uint32_t wp = 0;
+  };
+  static uint32_t Slot(uint32_t group, Stream s) { return group * kNumStreams + static_cast<uint32_t>(s); }
+  void Close(UnitId u);
+
+  flash::Geometry geometry_;
+  uint32_t group_planes_;
+  uint32_t groups_;
+  uint32_t unit_pages_;
+  std::vector<uint32_t> plane_order_;
+  std::vector<uint32_t> group_of_plane_;
+  VictimPolicy* policy_ = nullptr;
+
+  // Per unit (structure of arrays).
+  std::vector<uint32_t> valid_;
+  std::vector<uint32_t> erase_count_;
+  std::vector<uint32_t> pending_;
+  std::vector<uint64_t> close_seq_;
+  std::vector<uint8_t> state_;
+  std::vector<uint8_t> stream_;
+
+  // Per group: free pool as a ring of unit ids (capacity units_per_group).
+  std::vector<UnitId> free_ring_;
+  std::vector<uint32_t> free_head_;
+  std::vector<uint32_t> free_count_;
+  uint64_t total_free_ = 0;
+  std::vector<OpenSlot> open_;
+
+  uint64_t erased_pages_ = 0;
+  uint64_t write_seq_ = 0;
+};
+
+}  // namespace ftl

@@ -1,0 +1,109 @@
+#include "ftl/ftl_config.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ftl/allocator.h"
+#include "ftl/mapping.h"
+#include "ftl/victim_policy.h"
+
+namespace ftl {
+
+void PreconditionConfig::Describe(sim::Schema<PreconditionConfig>& s) {
+  s.Param("enabled", &PreconditionConfig::enabled, "false",
+          "Bring the device to steady state functionally (no simulated time) when it is built");
+  s.Param("fill_fraction", &PreconditionConfig::fill_fraction, "1.0",
+          "Fraction of the logical space written sequentially first")
+      .Range(0, 1);
+  s.Param("random_overwrites", &PreconditionConfig::random_overwrites, "2.0",
+          "Then uniform random page overwrites of the filled space, in multiples of the logical space")
+      .Range(0, 1000);
+  s.Param("seed", &PreconditionConfig::seed, "1", "Seed of the random overwrites");
+}
+
+void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
+  s.Param("op", &FtlConfig::op, "7%", "Over-provisioning (T-U)/U: logical pages = floor(physical / (1+op))")
+      .Range(0.0001, 10);
+  s.Choice("mapping", &FtlConfig::mapping, "page", {"page", "block"},
+           "L2P entry granularity: exact page, or block id with an in-block search (smaller tables)");
+  s.Choice("victim", &FtlConfig::victim, "greedy", VictimPolicyNames(), "GC victim selection policy");
+  s.Param("d", &FtlConfig::d, "10", "Candidates sampled per selection by the d_choices policy").Range(1, 1u << 20);
+  s.Choice("allocation", &FtlConfig::allocation, "page_stripe", AllocatorNames(), "Host write placement scheme");
+  s.Param("stripe_order", &FtlConfig::stripe_order, "CWDP",
+          "Order in which consecutive pages visit channels (C), ways (W), dies (D), planes (P); first varies "
+          "fastest");
+  s.Param("gc_threshold", &FtlConfig::gc_threshold, "0.5%",
+          "Background GC runs on a group while its free units are below this fraction of its units (kept-free "
+          "units hold no data, so they lower the effective over-provisioning)");
+  s.Param("gc_threshold_units", &FtlConfig::gc_threshold_units, "0",
+          "Background GC also runs while free units are below this count (0: fraction only)");
+  s.Param("gc_fg_threshold", &FtlConfig::gc_fg_threshold, "1",
+          "Free units per group reserved for GC; a host write needing a new unit there waits for GC")
+      .Range(1, 1u << 20);
+  s.Param("gc_pages_in_flight", &FtlConfig::gc_pages_in_flight, "4",
+          "Valid-page copies (read then program) GC keeps in flight per plane")
+      .Range(1, 1024);
+  s.Param("hot_cold", &FtlConfig::hot_cold, "false",
+          "Separate host writes hinted cold (FtlOp::temperature) into their own open units");
+  s.Param("unmapped_read_latency", &FtlConfig::unmapped_read_latency, "0ns",
+          "Completion delay of a read of an unmapped page (mapping lookup only)");
+  s.Param("seed", &FtlConfig::seed, "1", "Seed of randomized victim policies");
+  s.Section("precondition", &FtlConfig::precondition, "Functional preconditioning to steady state");
+}
+
+uint32_t FtlConfig::BgThresholdUnits(uint32_t units_per_group) const {
+  const auto by_fraction =
+      static_cast<uint32_t>(std::ceil(gc_threshold.value * static_cast<double>(units_per_group) - 1e-9));
+  return std::max({by_fraction, gc_threshold_units, gc_fg_threshold + 1});
+}
+
+uint64_t FtlConfig::LogicalPages(const flash::Geometry& g) const {
+  return static_cast<uint64_t>(std::floor(static_cast<double>(g.pages()) / (1.0 + op.value)));
+}
+
+sim::Status FtlConfig::Validate(const flash::Geometry& g) const {
+  auto mapping_unit = ParseMapUnit(mapping);
+  if (!mapping_unit.ok()) return sim::Status::InvalidInput("ftl.mapping: " + mapping_unit.status().message());
+  bool known_victim = false;
+  for (const auto& n : VictimPolicyNames()) known_victim = known_victim || n == victim;
+  if (!known_victim) {
+    std::string choices;
+    for (const auto& n : VictimPolicyNames()) choices += (choices.empty() ? "" : ", ") + n;
+    return sim::Status::InvalidInput("ftl.victim: unknown victim policy '" + victim + "'; choices: " + choices);
+  }
+  auto alloc = FindAllocator(allocation);
+  if (!alloc.ok()) return sim::Status::InvalidInput("ftl.allocation: " + alloc.status().message());
+  auto seq = StripeSequence(g, stripe_order);
+  if (!seq.ok()) return sim::Status::InvalidInput("ftl.stripe_order: " + seq.status().message());
+  if (d == 0) return sim::Status::InvalidInput("ftl.d: must be at least 1");
+  if (gc_fg_threshold == 0) return sim::Status::InvalidInput("ftl.gc_fg_threshold: must be at least 1");
+  if (op.value <= 0) return sim::Status::InvalidInput("ftl.op: must be positive");
+
+  const uint64_t physical = g.pages();
+  const uint64_t logical = LogicalPages(g);
+  if (logical == 0) return sim::Status::InvalidInput("ftl.op: leaves no logical page");
+  const bool superblock = (*alloc)->superblock_units;
+  const uint64_t groups = superblock ? 1 : g.planes();
+  const uint64_t unit_pages = superblock ? static_cast<uint64_t>(g.planes()) * g.pages_per_block : g.pages_per_block;
+  // Units that hold no data in steady state: the free units background GC
+  // keeps (at least the GC reserve), one open unit per stream, and one more
+  // so that stale pages exist for GC to reclaim.
+  const uint64_t streams = hot_cold ? 4 : 2;
+  const uint64_t kept = BgThresholdUnits(g.blocks_per_plane) + streams + 1;
+  if (kept >= g.blocks_per_plane) {
+    return sim::Status::InvalidInput("ftl.gc_threshold: GC would keep " + std::to_string(kept) +
+                                     " of the " + std::to_string(g.blocks_per_plane) +
+                                     " units of a group free or open; lower gc_threshold/gc_fg_threshold");
+  }
+  const uint64_t held = groups * kept * unit_pages;
+  if (physical - logical < held) {
+    return sim::Status::InvalidInput(
+        "ftl.op: spare space of " + std::to_string(physical - logical) + " pages is below the " +
+        std::to_string(held) +
+        " pages that GC thresholds (gc_threshold, gc_fg_threshold) and open units keep erased; raise op or "
+        "lower the thresholds");
+  }
+  return sim::Status::Ok();
+}
+
+}  // namespace ftl

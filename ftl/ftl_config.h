@@ -1,0 +1,63 @@
+// Configuration of the page-mapped FTL (YAML section "ftl" of a device).
+//
+// Over-provisioning follows the OP convention OP = (T - U) / U: the FTL
+// exports U = floor(T / (1 + op)) logical pages out of T physical pages.
+// GC thresholds count free erase units per group (a unit is a block, or a
+// superblock with allocation "superblock"; a group is a plane, or all planes).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ftl/ftl.h"
+#include "sim/config.h"
+#include "sim/flash/geometry.h"
+#include "sim/status.h"
+#include "sim/time.h"
+#include "sim/units.h"
+
+namespace ftl {
+
+struct PreconditionConfig {
+  bool enabled = false;
+  double fill_fraction = 1.0;
+  double random_overwrites = 2.0;
+  uint64_t seed = 1;
+
+  PreconditionSpec spec() const { return PreconditionSpec{fill_fraction, random_overwrites, seed}; }
+  static void Describe(sim::Schema<PreconditionConfig>& s);
+};
+
+// In-class initializers equal the declared defaults (ftl_config_test checks
+// them against MakeDefault<FtlConfig>()).
+struct FtlConfig {
+  sim::Ratio op{0.07};
+  std::string mapping = "page";
+  std::string victim = "greedy";
+  uint32_t d = 10;
+  std::string allocation = "page_stripe";
+  std::string stripe_order = "CWDP";
+  sim::Ratio gc_threshold{0.005};
+  uint32_t gc_threshold_units = 0;
+  uint32_t gc_fg_threshold = 1;
+  uint32_t gc_pages_in_flight = 4;
+  bool hot_cold = false;
+  sim::SimTime unmapped_read_latency = sim::SimTime::Zero();
+  uint64_t seed = 1;
+  PreconditionConfig precondition;
+
+  static void Describe(sim::Schema<FtlConfig>& s);
+
+  // Checks names, the stripe order and that the spare space covers the GC
+  // reserve and open units on `g`. Errors name the key.
+  sim::Status Validate(const flash::Geometry& g) const;
+
+  // Free units per group below which background GC runs:
+  // max(ceil(gc_threshold * units_per_group), gc_threshold_units, gc_fg_threshold + 1).
+  uint32_t BgThresholdUnits(uint32_t units_per_group) const;
+
+  // Exported logical pages on `g`: floor(pages / (1 + op)).
+  uint64_t LogicalPages(const flash::Geometry& g) const;
+};
+
+}  // namespace ftl

@@ -1,0 +1,90 @@
+#include "ftl/ftl_config.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/config.h"
+
+namespace ftl {
+namespace {
+
+flash::Geometry Geo() {
+  flash::Geometry g;
+  g.channels = 2;
+  g.chips_per_channel = 1;
+  g.dies_per_chip = 1;
+  g.planes_per_die = 2;
+  g.blocks_per_plane = 64;
+  g.pages_per_block = 32;
+  return g;
+}
+
+TEST(FtlConfig, DeclaredDefaultsMatchInClassDefaults) {
+  const FtlConfig d = sim::MakeDefault<FtlConfig>();
+  const FtlConfig c;
+  EXPECT_EQ(d.op, c.op);
+  EXPECT_EQ(d.mapping, c.mapping);
+  EXPECT_EQ(d.victim, c.victim);
+  EXPECT_EQ(d.d, c.d);
+  EXPECT_EQ(d.allocation, c.allocation);
+  EXPECT_EQ(d.stripe_order, c.stripe_order);
+  EXPECT_EQ(d.gc_threshold, c.gc_threshold);
+  EXPECT_EQ(d.gc_threshold_units, c.gc_threshold_units);
+  EXPECT_EQ(d.gc_fg_threshold, c.gc_fg_threshold);
+  EXPECT_EQ(d.gc_pages_in_flight, c.gc_pages_in_flight);
+  EXPECT_EQ(d.hot_cold, c.hot_cold);
+  EXPECT_EQ(d.unmapped_read_latency, c.unmapped_read_latency);
+  EXPECT_EQ(d.seed, c.seed);
+  EXPECT_EQ(d.precondition.enabled, c.precondition.enabled);
+  EXPECT_EQ(d.precondition.fill_fraction, c.precondition.fill_fraction);
+  EXPECT_EQ(d.precondition.random_overwrites, c.precondition.random_overwrites);
+  EXPECT_EQ(d.precondition.seed, c.precondition.seed);
+  flash::Geometry larger = Geo();
+  larger.blocks_per_plane = 512;
+  EXPECT_TRUE(d.Validate(larger).ok()) << d.Validate(larger).message();
+}
+
+TEST(FtlConfig, SchemaListsPolicyAndSchemeChoices) {
+  const sim::SchemaNode& s = sim::SchemaOf<FtlConfig>();
+  const sim::ParamDecl* victim = s.FindParam("victim");
+  ASSERT_NE(victim, nullptr);
+  EXPECT_EQ(victim->choices,
+            (std::vector<std::string>{"cost_benefit", "d_choices", "fifo", "greedy", "random"}));
+  const sim::ParamDecl* alloc = s.FindParam("allocation");
+  ASSERT_NE(alloc, nullptr);
+  EXPECT_EQ(alloc->choices.size(), 4u);
+  ASSERT_NE(s.FindChild("precondition"), nullptr);
+}
+
+TEST(FtlConfig, ValidateNamesTheKey) {
+  auto expect_error = [](FtlConfig c, const std::string& prefix) {
+    const sim::Status st = c.Validate(Geo());
+    ASSERT_FALSE(st.ok()) << prefix;
+    EXPECT_EQ(st.message().rfind(prefix, 0), 0u) << st.message();
+  };
+  FtlConfig c;
+  c.victim = "lru";
+  expect_error(c, "ftl.victim: unknown victim policy 'lru'; choices: cost_benefit");
+  c = FtlConfig{};
+  c.allocation = "striped";
+  expect_error(c, "ftl.allocation: unknown allocation scheme 'striped'");
+  c = FtlConfig{};
+  c.stripe_order = "CWD";
+  expect_error(c, "ftl.stripe_order: bad stripe order 'CWD'");
+  c = FtlConfig{};
+  c.mapping = "hybrid";
+  expect_error(c, "ftl.mapping: unknown mapping unit 'hybrid'");
+  c = FtlConfig{};
+  c.op = sim::Ratio{0.001};
+  expect_error(c, "ftl.op: spare space of");
+  c = FtlConfig{};
+  c.allocation = "superblock";  // 128-page units: 7% spare (536 pages) < 5 units kept erased
+  expect_error(c, "ftl.op: spare space of 536 pages is below the 640 pages");
+  c.gc_threshold = sim::Ratio{0.95};
+  expect_error(c, "ftl.gc_threshold: GC would keep");
+  c.gc_threshold = FtlConfig{}.gc_threshold;
+  c.op = sim::Ratio{0.28};
+  EXPECT_TRUE(c.Validate(Geo()).ok());
+}
+
+}  // namespace
+}  // namespace ftl

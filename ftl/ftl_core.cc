@@ -1,0 +1,281 @@
+#include "ftl/ftl_core.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "sim/rng.h"
+
+namespace ftl {
+
+namespace {
+
+const AllocatorInfo& AllocatorOrDie(const std::string& name) {
+  auto info = FindAllocator(name);
+  CHECK(info.ok()) << info.status().message();
+  return **info;
+}
+
+BlockManager MakeBlocks(const FtlConfig& cfg, const flash::Geometry& g) {
+  auto stripe = StripeSequence(g, cfg.stripe_order);
+  CHECK(stripe.ok()) << stripe.status().message();
+  if (AllocatorOrDie(cfg.allocation).superblock_units) return BlockManager(g, g.planes(), std::move(*stripe));
+  return BlockManager(g);
+}
+
+MapUnit MapUnitOrDie(const std::string& name) {
+  auto u = ParseMapUnit(name);
+  CHECK(u.ok()) << u.status().message();
+  return *u;
+}
+
+}  // namespace
+
+sim::Result<std::unique_ptr<FtlCore>> FtlCore::Make(const FtlConfig& cfg, const flash::Geometry& geometry,
+                                                    const flash::FlashArray* array) {
+  FS_RETURN_IF_ERROR(cfg.Validate(geometry));
+  return std::make_unique<FtlCore>(cfg, geometry, array);
+}
+
+FtlCore::FtlCore(const FtlConfig& cfg, const flash::Geometry& geometry, const flash::FlashArray* array)
+    : cfg_(cfg),
+      geometry_(geometry),
+      logical_pages_(cfg.LogicalPages(geometry)),
+      blocks_(MakeBlocks(cfg, geometry)),
+      mapping_(logical_pages_, geometry, MapUnitOrDie(cfg.mapping)) {
+  const sim::Status st = cfg.Validate(geometry);
+  CHECK(st.ok()) << st.message();
+  bg_threshold_ = cfg.BgThresholdUnits(blocks_.units_per_group());
+
+  VictimPolicyContext vctx;
+  vctx.blocks = &blocks_;
+  vctx.d = cfg.d;
+  vctx.seed = cfg.seed;
+  auto policy = MakeVictimPolicy(cfg.victim, vctx);
+  CHECK(policy.ok()) << policy.status().message();
+  policy_ = std::move(*policy);
+  blocks_.set_policy(policy_.get());
+
+  AllocatorContext actx;
+  actx.blocks = &blocks_;
+  actx.array = array;
+  actx.stripe = StripeSequence(geometry, cfg.stripe_order).value();
+  actx.host_reserve = cfg.gc_fg_threshold;
+  allocator_ = AllocatorOrDie(cfg.allocation).make(actx);
+}
+
+FtlCore::~FtlCore() { blocks_.set_policy(nullptr); }
+
+void FtlCore::Invalidate(Lpn l) {
+  const uint64_t old_block = mapping_.BlockOf(l);
+  if (old_block == kNoBlock) return;
+  const UnitId u = blocks_.UnitOfBlock(old_block);
+  mapping_.Unmap(l, blocks_.Writable(u));
+  blocks_.RemoveValid(u);
+}
+
+flash::Ppn FtlCore::PlaceHostPage(Lpn l, uint32_t group, Stream s) {
+  DCHECK_LT(l.v, logical_pages_);
+  DCHECK(CanAllocateHost(group, s));
+  // Retire the old copy first: if it sits in the open unit that this
+  // allocation completes, the unit is still writable at this point, so a
+  // block-granular mapping clears the stale reverse entry.
+  Invalidate(l);
+  const flash::Ppn p = blocks_.Allocate(group, s);
+  mapping_.Map(l, p);
+  blocks_.AddValid(blocks_.UnitOf(p));
+  counters_.host_writes.Inc();
+  return p;
+}
+
+UnitId FtlCore::SelectVictim(uint32_t group) {
+  const UnitId u = blocks_.SelectVictim(group);
+  if (u != kNoUnit) counters_.gc_runs.Inc();
+  return u;
+}
+
+flash::Ppn FtlCore::PlaceGcCopy(Lpn l, flash::Ppn src) {
+  if (!mapping_.IsValid(src) || mapping_.LpnAt(src) != l) return flash::kInvalidPpn;
+  const UnitId from = blocks_.UnitOf(src);
+  DCHECK(blocks_.state(from) == UnitState::kVictim);
+  const uint32_t group = blocks_.GroupOf(from);
+  const Stream to = cfg_.hot_cold && IsColdStream(blocks_.stream(from)) ? Stream::kGcCold : Stream::kGc;
+  CHECK(blocks_.CanAllocate(group, to, 0)) << "GC of group " << group << " has no destination";
+  const flash::Ppn dst = blocks_.Allocate(group, to);
+  mapping_.Unmap(l, /*block_still_written=*/false);
+  blocks_.RemoveValid(from);
+  mapping_.Map(l, dst);
+  blocks_.AddValid(blocks_.UnitOf(dst));
+  counters_.gc_copies.Inc();
+  return dst;
+}
+
+void FtlCore::EraseUnit(UnitId u) {
+  for (uint32_t j = 0; j < blocks_.group_planes(); ++j) mapping_.ResetBlock(blocks_.BlockIdOf(u, j));
+  blocks_.Erase(u);
+  counters_.unit_erases.Inc();
+  counters_.block_erases.Inc(blocks_.group_planes());
+}
+
+int64_t FtlCore::CollectOnce(uint32_t group) {
+  const UnitId u = SelectVictim(group);
+  if (u == kNoUnit) return -1;
+  uint32_t remaining = blocks_.valid(u);
+  int64_t copied = 0;
+  for (uint32_t i = 0; remaining > 0 && i < blocks_.unit_pages(); ++i) {
+    const flash::Ppn src = blocks_.PpnOf(u, i);
+    const Lpn l = ValidLpnAt(src);
+    if (!l.valid()) continue;
+    const flash::Ppn dst = PlaceGcCopy(l, src);
+    DCHECK(dst.valid());
+    blocks_.ProgramDone(dst);
+    --remaining;
+    ++copied;
+  }
+  EraseUnit(u);
+  return copied;
+}
+
+void FtlCore::EnsureHostRoom(uint32_t group, Stream s) {
+  uint32_t fruitless = 0;
+  while (!CanAllocateHost(group, s)) {
+    const int64_t copied = CollectOnce(group);
+    CHECK_GE(copied, 0) << "group " << group << " is out of space and has no GC candidate";
+    if (copied == static_cast<int64_t>(blocks_.unit_pages())) {
+      CHECK_LT(++fruitless, 4 * blocks_.units_per_group())
+          << "group " << group << " has no reclaimable space: every candidate is fully valid";
+    } else {
+      fruitless = 0;
+    }
+  }
+}
+
+void FtlCore::Write(Lpn l, Stream s) {
+  const uint32_t g = allocator_->NextGroup(s);
+  EnsureHostRoom(g, s);
+  blocks_.ProgramDone(PlaceHostPage(l, g, s));
+  uint32_t fruitless = 0;
+  while (BelowGcThreshold(g)) {
+    const int64_t copied = CollectOnce(g);
+    if (copied < 0) break;
+    if (copied == static_cast<int64_t>(blocks_.unit_pages()) && ++fruitless > blocks_.units_per_group()) break;
+  }
+}
+
+void FtlCore::Trim(Lpn first, uint64_t count) {
+  const uint64_t end = std::min(logical_pages_, first.v + std::min(count, logical_pages_));
+  for (uint64_t l = first.v; l < end; ++l) {
+    if (!mapping_.IsMapped(Lpn{l})) continue;
+    Invalidate(Lpn{l});
+    counters_.trimmed_pages.Inc();
+  }
+}
+
+void FtlCore::Precondition(const PreconditionSpec& spec) {
+  CHECK_GE(spec.fill_fraction, 0.0);
+  CHECK_LE(spec.fill_fraction, 1.0);
+  const auto fill = static_cast<uint64_t>(spec.fill_fraction * static_cast<double>(logical_pages_));
+  for (uint64_t l = 0; l < fill; ++l) Write(Lpn{l});
+  if (fill == 0) return;
+  const auto overwrites = static_cast<uint64_t>(spec.random_overwrites * static_cast<double>(logical_pages_));
+  sim::Rng rng(spec.seed, "ftl.precondition");
+  for (uint64_t i = 0; i < overwrites; ++i) Write(Lpn{rng.Uniform(fill)});
+}
+
+std::string FtlCore::CheckConsistency() const {
+  std::ostringstream err;
+  std::vector<uint32_t> valid(blocks_.units(), 0);
+  for (uint64_t l = 0; l < logical_pages_; ++l) {
+    const Lpn lpn{l};
+    if (!mapping_.IsMapped(lpn)) continue;
+    const uint64_t block = mapping_.BlockOf(lpn);
+    if (mapping_.CountInBlock(lpn, block) != 1) {
+      err << "lpn " << l << ": block " << block << " has " << mapping_.CountInBlock(lpn, block)
+          << " P2L entries for it (want 1)";
+      return err.str();
+    }
+    const flash::Ppn p = mapping_.Lookup(lpn);
+    if (!p.valid() || mapping_.LpnAt(p) != lpn || !mapping_.IsValid(p)) {
+      err << "lpn " << l << ": L2P -> ppn " << p.v << " whose P2L does not point back";
+      return err.str();
+    }
+    const UnitId u = blocks_.UnitOf(p);
+    const UnitState st = blocks_.state(u);
+    if (st == UnitState::kFree) {
+      err << "lpn " << l << " maps into free unit " << u;
+      return err.str();
+    }
+    ++valid[u];
+  }
+  uint64_t valid_pages = 0;
+  for (uint64_t p = 0; p < geometry_.pages(); ++p) valid_pages += mapping_.IsValid(flash::Ppn{p});
+  uint64_t mapped = std::accumulate(valid.begin(), valid.end(), uint64_t{0});
+  if (valid_pages != mapped) {
+    err << valid_pages << " valid physical pages but " << mapped << " mapped logical pages";
+    return err.str();
+  }
+  uint64_t free_units = 0, erased = 0;
+  for (UnitId u = 0; u < blocks_.units(); ++u) {
+    if (valid[u] != blocks_.valid(u)) {
+      err << "unit " << u << ": valid count " << blocks_.valid(u) << " but " << valid[u] << " mapped pages";
+      return err.str();
+    }
+    if (blocks_.state(u) == UnitState::kFree) {
+      ++free_units;
+      erased += blocks_.unit_pages();
+    }
+  }
+  if (free_units != blocks_.total_free_units()) {
+    err << free_units << " units in state free but the pools hold " << blocks_.total_free_units();
+    return err.str();
+  }
+  for (uint32_t g = 0; g < blocks_.groups(); ++g) {
+    for (uint32_t s = 0; s < kNumStreams; ++s) {
+      const UnitId u = blocks_.open_unit(g, static_cast<Stream>(s));
+      if (u == kNoUnit) continue;
+      if (blocks_.state(u) != UnitState::kOpen) {
+        err << "open unit " << u << " of group " << g << " is not in state open";
+        return err.str();
+      }
+      const uint32_t wp = blocks_.write_pointer(g, static_cast<Stream>(s));
+      erased += blocks_.unit_pages() - wp;
+      for (uint32_t i = wp; i < blocks_.unit_pages(); ++i) {
+        if (mapping_.LpnAt(blocks_.PpnOf(u, i)).valid()) {
+          err << "unit " << u << " page " << i << " beyond the write pointer " << wp << " has a P2L entry";
+          return err.str();
+        }
+      }
+    }
+  }
+  if (erased != blocks_.erased_pages()) {
+    err << "free and open units hold " << erased << " erased pages but " << blocks_.erased_pages()
+        << " are counted";
+    return err.str();
+  }
+  return "";
+}
+
+EraseCountSummary FtlCore::EraseCounts() const {
+  EraseCountSummary s;
+  const uint64_t n = blocks_.units();
+  if (n == 0) return s;
+  s.min = UINT32_MAX;
+  double sum = 0, sq = 0;
+  for (UnitId u = 0; u < n; ++u) {
+    const uint32_t e = blocks_.erase_count(u);
+    s.min = std::min(s.min, e);
+    s.max = std::max(s.max, e);
+    sum += e;
+    sq += static_cast<double>(e) * e;
+  }
+  s.mean = sum / static_cast<double>(n);
+  s.stddev = std::sqrt(std::max(0.0, sq / static_cast<double>(n) - s.mean * s.mean));
+  return s;
+}
+
+uint64_t FtlCore::MemoryBytes() const {
+  return mapping_.MemoryBytes() + blocks_.MemoryBytes() + policy_->MemoryBytes() + sizeof(*this);
+}
+
+}  // namespace ftl

@@ -1,0 +1,145 @@
+// FtlCore: the time-free state of the page-mapped FTL — mapping tables,
+// erase units, victim policy and write placement — and its functional
+// operation (write, trim, GC) without simulated time.
+//
+// Two users:
+// - PageFtl (timed) drives the primitives below from flash command
+//   completions: it places pages, reports program completions and erases.
+// - Functional runs (Precondition, write-amplification validation, the
+//   benchmarks) call Write/Trim, which place a page and run GC inline,
+//   tens of millions of pages per second on small devices.
+//
+// GC policy (both modes, per group):
+// - Host writes may take a free unit only while more than
+//   gc_fg_threshold units are free (the GC reserve); otherwise the write
+//   needs foreground GC first.
+// - Background GC runs while free units < bg_threshold_units() =
+//   max(ceil(gc_threshold * units per group), gc_threshold_units,
+//   gc_fg_threshold + 1).
+// - GC copies each valid page of the victim into the group's GC-stream open
+//   unit (never copyback: data crosses the channel, so it can go to any
+//   plane of the group), then erases the victim. With hot_cold, copies from
+//   units of the cold streams go to the cold GC stream.
+//
+// Mapping updates happen when a page is placed (allocation), so later
+// writes of the same Lpn win by submission order. A GC copy is placed only
+// if the L2P still points at the source page (PlaceGcCopy re-checks it);
+// host writes that overwrite a page GC is moving simply invalidate the copy.
+//
+// Not thread-safe. CHECK-fails if a group has no reclaimable space left
+// (cannot happen with a validated config and balanced placement).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ftl/allocator.h"
+#include "ftl/block_manager.h"
+#include "ftl/ftl.h"
+#include "ftl/ftl_config.h"
+#include "ftl/mapping.h"
+#include "ftl/victim_policy.h"
+#include "sim/flash/flash_array.h"
+#include "sim/stats.h"
+#include "sim/status.h"
+
+namespace ftl {
+
+struct FtlCounters {
+  sim::Counter host_writes;    // host pages placed
+  sim::Counter gc_copies;      // valid pages relocated by GC (GC programs)
+  sim::Counter gc_runs;        // victims selected
+  sim::Counter unit_erases;    // erase units erased
+  sim::Counter block_erases;   // flash blocks erased (unit erases x planes per unit)
+  sim::Counter trimmed_pages;  // mapped pages unmapped by Trim
+};
+
+struct EraseCountSummary {
+  uint32_t min = 0, max = 0;
+  double mean = 0, stddev = 0;
+};
+
+class FtlCore {
+ public:
+  // Validates `cfg` against `geometry` (see FtlConfig::Validate). `array`
+  // (may be null) only feeds load-aware allocation.
+  static sim::Result<std::unique_ptr<FtlCore>> Make(const FtlConfig& cfg, const flash::Geometry& geometry,
+                                                    const flash::FlashArray* array = nullptr);
+  // REQUIRES: cfg.Validate(geometry).ok().
+  FtlCore(const FtlConfig& cfg, const flash::Geometry& geometry, const flash::FlashArray* array = nullptr);
+  ~FtlCore();
+  FtlCore(const FtlCore&) = delete;
+  FtlCore& operator=(const FtlCore&) = delete;
+
+  const FtlConfig& config() const { return cfg_; }
+  const flash::Geometry& geometry() const { return geometry_; }
+  uint64_t logical_pages() const { return logical_pages_; }
+  uint64_t physical_pages() const { return geometry_.pages(); }
+  const Mapping& mapping() const { return mapping_; }
+  const BlockManager& blocks() const { return blocks_; }
+  const FtlCounters& counters() const { return counters_; }
+  // Zeroes the counters (not the per-unit erase counts).
+  void ResetCounters() { counters_ = FtlCounters{}; }
+  uint32_t bg_threshold_units() const { return bg_threshold_; }
+  uint32_t fg_reserve_units() const { return cfg_.gc_fg_threshold; }
+
+  // ---- functional operation
+  // Writes one host page, running foreground/background GC inline.
+  void Write(Lpn l, Stream s = Stream::kHostHot);
+  // Unmaps [first, first + count) (clipped to the logical space).
+  void Trim(Lpn first, uint64_t count);
+  flash::Ppn Lookup(Lpn l) const { return mapping_.Lookup(l); }
+  // Sequential fill, then uniform random overwrites of the filled range.
+  void Precondition(const PreconditionSpec& spec);
+  // One functional GC: selects a victim of `group`, copies its valid pages
+  // and erases it. Returns the pages copied, or -1 if there was no candidate.
+  int64_t CollectOnce(uint32_t group);
+
+  // ---- primitives for the timed FTL
+  Stream HostStream(Temperature t) const {
+    return cfg_.hot_cold && t == Temperature::kCold ? Stream::kHostCold : Stream::kHostHot;
+  }
+  uint32_t NextGroup(Stream s) { return allocator_->NextGroup(s); }
+  bool CanAllocateHost(uint32_t group, Stream s) const { return blocks_.CanAllocate(group, s, cfg_.gc_fg_threshold); }
+  bool BelowGcThreshold(uint32_t group) const { return blocks_.free_units(group) < bg_threshold_; }
+  // Allocates a page for host data of l in `group`, retires l's old copy and
+  // maps l there. REQUIRES: CanAllocateHost(group, s).
+  flash::Ppn PlaceHostPage(Lpn l, uint32_t group, Stream s);
+  // The program of a placed page finished.
+  void ProgramDone(flash::Ppn p) { blocks_.ProgramDone(p); }
+  // Marks the next victim of `group`; kNoUnit if it has no candidate.
+  UnitId SelectVictim(uint32_t group);
+  // The Lpn whose valid copy is at p, or an invalid Lpn.
+  Lpn ValidLpnAt(flash::Ppn p) const { return mapping_.IsValid(p) ? mapping_.LpnAt(p) : Lpn{}; }
+  // If l's valid copy is still at `src`, allocates a GC-stream page in src's
+  // group, moves the mapping there and returns it; otherwise returns
+  // kInvalidPpn (the data went stale while GC was reading it).
+  flash::Ppn PlaceGcCopy(Lpn l, flash::Ppn src);
+  // Erases victim u (all pages relocated or stale) and returns it to the pool.
+  void EraseUnit(UnitId u);
+
+  // ---- inspection
+  // "" if the mapping, valid counts and unit states agree; otherwise the
+  // first inconsistency found. O(logical pages * lookup + physical pages).
+  std::string CheckConsistency() const;
+  EraseCountSummary EraseCounts() const;
+  // Bytes held by mapping tables, unit tables and policy/allocator state.
+  uint64_t MemoryBytes() const;
+
+ private:
+  void Invalidate(Lpn l);
+  void EnsureHostRoom(uint32_t group, Stream s);
+
+  FtlConfig cfg_;
+  flash::Geometry geometry_;
+  uint64_t logical_pages_;
+  uint32_t bg_threshold_;
+  BlockManager blocks_;
+  Mapping mapping_;
+  std::unique_ptr<VictimPolicy> policy_;
+  std::unique_ptr<Allocator> allocator_;
+  FtlCounters counters_;
+};
+
+}  // namespace ftl

@@ -1,0 +1,208 @@
+#include "ftl/ftl_core.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/rng.h"
+
+namespace ftl {
+namespace {
+
+// 2 channels x 1 chip x 2 dies x 2 planes = 8 planes.
+flash::Geometry Geo(uint32_t blocks = 32, uint32_t pages = 16) {
+  flash::Geometry g;
+  g.channels = 2;
+  g.chips_per_channel = 1;
+  g.dies_per_chip = 2;
+  g.planes_per_die = 2;
+  g.blocks_per_plane = blocks;
+  g.pages_per_block = pages;
+  g.page_size = sim::Bytes{4096};
+  return g;
+}
+
+FtlConfig Config(const std::string& victim = "greedy", const std::string& allocation = "page_stripe",
+                 const std::string& mapping = "page") {
+  FtlConfig c;
+  c.op = sim::Ratio{0.25};
+  c.victim = victim;
+  c.allocation = allocation;
+  c.mapping = mapping;
+  c.d = 4;
+  return c;
+}
+
+TEST(FtlCore, LogicalPagesFollowOpConvention) {
+  FtlConfig c = Config();
+  c.op = sim::Ratio{0.28};
+  FtlCore core(c, Geo());
+  EXPECT_EQ(core.physical_pages(), 8u * 32 * 16);
+  EXPECT_EQ(core.logical_pages(), static_cast<uint64_t>(8.0 * 32 * 16 / 1.28));
+}
+
+TEST(FtlCore, WriteLookupOverwrite) {
+  FtlCore core(Config(), Geo());
+  EXPECT_FALSE(core.Lookup(Lpn{5}).valid());
+  core.Write(Lpn{5});
+  const flash::Ppn first = core.Lookup(Lpn{5});
+  ASSERT_TRUE(first.valid());
+  EXPECT_EQ(core.ValidLpnAt(first), Lpn{5});
+  core.Write(Lpn{5});
+  const flash::Ppn second = core.Lookup(Lpn{5});
+  EXPECT_NE(first, second);
+  EXPECT_FALSE(core.ValidLpnAt(first).valid()) << "old copy is stale";
+  EXPECT_EQ(core.counters().host_writes.value(), 2u);
+  EXPECT_EQ(core.CheckConsistency(), "");
+}
+
+// Every combination of mapping, allocation and victim policy stays
+// consistent through GC-heavy random writes, trims and hot/cold streams.
+struct Combo {
+  std::string mapping, allocation, victim;
+};
+void PrintTo(const Combo& c, std::ostream* os) { *os << c.mapping << "/" << c.allocation << "/" << c.victim; }
+
+class FtlCoreCombos : public ::testing::TestWithParam<Combo> {};
+
+TEST_P(FtlCoreCombos, RandomWritesTrimsStayConsistent) {
+  const Combo& p = GetParam();
+  FtlConfig c = Config(p.victim, p.allocation, p.mapping);
+  c.hot_cold = true;
+  // Superblock units span all 8 planes: give the device enough of them.
+  FtlCore core(c, p.allocation == "superblock" ? Geo(64, 8) : Geo(64, 16));
+  const uint64_t u = core.logical_pages();
+  sim::Rng rng(3, "combo");
+  core.Precondition(PreconditionSpec{1.0, 0.5, 9});
+  for (int round = 0; round < 4; ++round) {
+    for (uint64_t i = 0; i < 2 * u; ++i) {
+      // A small hot set rewritten often (exercises same-block rewrites in
+      // block mapping) plus uniform writes, some hinted cold.
+      const Lpn l{rng.Uniform(4) == 0 ? rng.Uniform(8) : rng.Uniform(u)};
+      core.Write(l, rng.Uniform(3) == 0 ? Stream::kHostCold : Stream::kHostHot);
+    }
+    core.Trim(Lpn{rng.Uniform(u)}, 1 + rng.Uniform(u / 16));
+    ASSERT_EQ(core.CheckConsistency(), "") << "round " << round;
+  }
+  EXPECT_GT(core.counters().gc_copies.value(), 0u);
+  EXPECT_GT(core.counters().trimmed_pages.value(), 0u);
+  EXPECT_GT(core.counters().unit_erases.value(), 0u);
+  EXPECT_EQ(core.counters().block_erases.value(),
+            core.counters().unit_erases.value() * core.blocks().group_planes());
+  const EraseCountSummary e = core.EraseCounts();
+  EXPECT_LE(e.min, e.mean);
+  EXPECT_LE(e.mean, e.max);
+  EXPECT_GT(e.max, 0u);
+}
+
+std::vector<Combo> AllCombos() {
+  std::vector<Combo> v;
+  for (const char* m : {"page", "block"}) {
+    for (const auto& a : AllocatorNames()) {
+      for (const auto& victim : VictimPolicyNames()) v.push_back({m, a, victim});
+    }
+  }
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, FtlCoreCombos, ::testing::ValuesIn(AllCombos()), [](const auto& info) {
+  return info.param.mapping + "_" + info.param.allocation + "_" + info.param.victim;
+});
+
+TEST(FtlCore, BlockMappingFindsPagesInBlock) {
+  FtlConfig c = Config("greedy", "page_stripe", "block");
+  FtlCore core(c, Geo());
+  EXPECT_LT(core.mapping().l2p_bits(), PackedArray::BitsFor(core.physical_pages()));
+  // Rewrite one lpn many times: its copies pile up in the open block of one
+  // plane; exactly one stays valid.
+  for (int i = 0; i < 100; ++i) core.Write(Lpn{7});
+  const flash::Ppn p = core.Lookup(Lpn{7});
+  ASSERT_TRUE(p.valid());
+  EXPECT_EQ(core.ValidLpnAt(p), Lpn{7});
+  EXPECT_EQ(core.CheckConsistency(), "");
+  core.Trim(Lpn{7}, 1);
+  EXPECT_FALSE(core.Lookup(Lpn{7}).valid());
+  core.Write(Lpn{7});
+  EXPECT_EQ(core.CheckConsistency(), "");
+}
+
+TEST(FtlCore, TrimmingWrittenDataLowersGcCopies) {
+  // Same random overwrite stream; in one run the upper half of the logical
+  // space is trimmed after the fill and never written again, so that half is
+  // free space the GC no longer copies.
+  auto run = [](bool trim) {
+    FtlCore core(Config(), Geo());
+    const uint64_t u = core.logical_pages();
+    core.Precondition(PreconditionSpec{1.0, 0.0, 1});
+    if (trim) core.Trim(Lpn{u / 2}, u - u / 2);
+    const uint64_t gc0 = core.counters().gc_copies.value();
+    sim::Rng rng(5, "trim");
+    for (uint64_t i = 0; i < 4 * u; ++i) core.Write(Lpn{rng.Uniform(u / 2)});
+    EXPECT_EQ(core.CheckConsistency(), "");
+    return std::pair(core.counters().gc_copies.value() - gc0, core.counters().trimmed_pages.value());
+  };
+  const auto [copies_kept, trimmed_none] = run(false);
+  const auto [copies_trimmed, trimmed] = run(true);
+  EXPECT_EQ(trimmed_none, 0u);
+  EXPECT_GT(trimmed, 0u);
+  EXPECT_LT(copies_trimmed * 3, copies_kept) << "trim should cut GC copies by far more than 3x";
+}
+
+TEST(FtlCore, HotColdSeparationLowersWa) {
+  // 90% of writes go to 10% of the space; the host marks the other 90% cold.
+  // With separation, cold data (host writes and its GC copies) stays out of
+  // hot units, so hot units empty out and greedy GC copies less.
+  auto run = [](bool separate) {
+    FtlConfig c = Config();
+    c.op = sim::Ratio{0.15};
+    c.hot_cold = separate;
+    FtlCore core(c, Geo(128, 32));
+    const uint64_t u = core.logical_pages();
+    const uint64_t hot = u / 10;
+    core.Precondition(PreconditionSpec{1.0, 0.0, 1});
+    sim::Rng rng(2, "hotcold");
+    auto write = [&] {
+      if (rng.Uniform(10) != 0) {
+        core.Write(Lpn{rng.Uniform(hot)}, core.HostStream(Temperature::kHot));
+      } else {
+        core.Write(Lpn{hot + rng.Uniform(u - hot)}, core.HostStream(Temperature::kCold));
+      }
+    };
+    for (uint64_t i = 0; i < 20 * u; ++i) write();
+    const uint64_t h0 = core.counters().host_writes.value(), g0 = core.counters().gc_copies.value();
+    for (uint64_t i = 0; i < 6 * u; ++i) write();
+    EXPECT_EQ(core.CheckConsistency(), "");
+    const double h = static_cast<double>(core.counters().host_writes.value() - h0);
+    return (h + static_cast<double>(core.counters().gc_copies.value() - g0)) / h;
+  };
+  const double mixed = run(false);
+  const double separated = run(true);
+  EXPECT_LT(separated, 0.9 * mixed) << "mixed " << mixed << " separated " << separated;
+}
+
+TEST(FtlCore, KeepsBackgroundThresholdAndReserve) {
+  FtlConfig c = Config();
+  c.gc_threshold = sim::Ratio{0.1};  // 7 of 64 units per plane (12.8 units of spare)
+  FtlCore core(c, Geo(64, 16));
+  EXPECT_EQ(core.bg_threshold_units(), 7u);
+  core.Precondition(PreconditionSpec{1.0, 2.0, 1});
+  for (uint32_t g = 0; g < core.blocks().groups(); ++g) {
+    EXPECT_GE(core.blocks().free_units(g), 7u) << "functional GC restores the threshold after each write";
+  }
+  c.gc_threshold = sim::Ratio{0};
+  c.gc_threshold_units = 0;
+  c.gc_fg_threshold = 3;
+  FtlCore low(c, Geo(64, 16));
+  EXPECT_EQ(low.bg_threshold_units(), 4u) << "at least one above the GC reserve";
+}
+
+TEST(FtlCore, PreconditionIsDeterministic) {
+  FtlCore a(Config("random"), Geo());
+  FtlCore b(Config("random"), Geo());
+  a.Precondition(PreconditionSpec{0.8, 1.5, 4});
+  b.Precondition(PreconditionSpec{0.8, 1.5, 4});
+  EXPECT_EQ(a.counters().gc_copies.value(), b.counters().gc_copies.value());
+  for (uint64_t l = 0; l < a.logical_pages(); ++l) ASSERT_EQ(a.Lookup(Lpn{l}), b.Lookup(Lpn{l}));
+  EXPECT_FALSE(a.Lookup(Lpn{a.logical_pages() - 1}).valid()) << "beyond the fill fraction stays unmapped";
+}
+
+}  // namespace
+}  // namespace ftl

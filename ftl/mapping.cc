@@ -1,0 +1,60 @@
+#include "ftl/mapping.h"
+
+#include <string>
+
+namespace ftl {
+
+sim::Result<MapUnit> ParseMapUnit(std::string_view name) {
+  if (name == "page") return MapUnit::kPage;
+  if (name == "block") return MapUnit::kBlock;
+  return sim::Status::InvalidInput("unknown mapping unit '" + std::string(name) + "'; choices: page, block");
+}
+
+Mapping::Mapping(uint64_t logical_pages, const flash::Geometry& geometry, MapUnit unit)
+    : unit_(unit),
+      pages_per_block_(geometry.pages_per_block),
+      l2p_(logical_pages, PackedArray::BitsFor(unit == MapUnit::kPage ? geometry.pages() : geometry.blocks())),
+      p2l_(geometry.pages(), PackedArray::BitsFor(logical_pages)) {
+  CHECK_GT(logical_pages, 0u);
+  CHECK_LT(logical_pages, geometry.pages());
+}
+
+flash::Ppn Mapping::Lookup(Lpn l) const {
+  const uint64_t e = l2p_.Get(l.v);
+  if (e == l2p_.kNone()) return flash::kInvalidPpn;
+  if (unit_ == MapUnit::kPage) return flash::Ppn{e};
+  const uint64_t first = e * pages_per_block_;
+  const uint64_t last = first + pages_per_block_;
+  const uint64_t at = p2l_.Find(first, last, l.v);
+  CHECK_LT(at, last) << "L2P names block " << e << " for lpn " << l.v << " but its P2L has no entry";
+  return flash::Ppn{at};
+}
+
+void Mapping::Unmap(Lpn l, bool block_still_written) {
+  const uint64_t e = l2p_.Get(l.v);
+  DCHECK_NE(e, l2p_.kNone());
+  if (unit_ == MapUnit::kPage) {
+    p2l_.Set(e, p2l_.kNone());
+  } else if (block_still_written) {
+    const uint64_t first = e * pages_per_block_;
+    const uint64_t last = first + pages_per_block_;
+    const uint64_t at = p2l_.Find(first, last, l.v);
+    CHECK_LT(at, last);
+    p2l_.Set(at, p2l_.kNone());
+  }
+  l2p_.Set(l.v, l2p_.kNone());
+}
+
+void Mapping::ResetBlock(uint64_t block) {
+  const uint64_t first = block * pages_per_block_;
+  for (uint64_t p = first; p < first + pages_per_block_; ++p) p2l_.Set(p, p2l_.kNone());
+}
+
+uint32_t Mapping::CountInBlock(Lpn l, uint64_t block) const {
+  uint32_t n = 0;
+  const uint64_t first = block * pages_per_block_;
+  for (uint64_t p = first; p < first + pages_per_block_; ++p) n += p2l_.Get(p) == l.v;
+  return n;
+}
+
+}  // namespace ftl

@@ -1,0 +1,109 @@
+// Mapping: the page-mapped FTL's translation tables.
+//
+//   L2P  logical page -> where its valid copy lives (one entry per Lpn)
+//   P2L  physical page -> the Lpn whose data was written there (one entry
+//        per Ppn; the out-of-band area of a real page holds the same)
+//
+// Two L2P granularities (MapUnit):
+//   kPage   L2P holds the exact Ppn. Lookup is one table read; the P2L entry
+//           of a page is cleared as soon as its data becomes stale, so
+//           P2L[p] != none  <=>  p holds a valid copy.
+//   kBlock  L2P holds only the physical block id (log2(blocks) bits instead
+//           of log2(pages)); Lookup finds the page by scanning the block's
+//           P2L entries (pages_per_block compares). This is what lets a
+//           1 TiB device with 4 KiB pages fit in 1.5 GiB of tables. P2L
+//           entries of stale copies may remain in blocks that are no longer
+//           written; the caller must clear them (Unmap with
+//           block_still_written) while the block can still receive pages, so
+//           that a block never holds two entries for one Lpn that L2P points
+//           to.
+//
+// In both modes: page p is valid iff P2L[p] = l and L2P[l] names p (kPage) or
+// p's block (kBlock). Valid counts per block are kept by the caller
+// (BlockManager); CheckConsistency in FtlCore cross-checks both.
+//
+// Entries are bit-packed (PackedArray): L2P has BitsFor(units) bits, P2L
+// BitsFor(logical_pages) bits. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "ftl/ftl.h"
+#include "ftl/packed_array.h"
+#include "sim/flash/geometry.h"
+#include "sim/status.h"
+
+namespace ftl {
+
+enum class MapUnit : uint8_t { kPage, kBlock };
+// "page" | "block".
+sim::Result<MapUnit> ParseMapUnit(std::string_view name);
+
+inline constexpr uint64_t kNoBlock = UINT64_MAX;
+
+class Mapping {
+ public:
+  // REQUIRES: 0 < logical_pages < geometry.pages().
+  Mapping(uint64_t logical_pages, const flash::Geometry& geometry, MapUnit unit);
+
+  uint64_t logical_pages() const { return l2p_.size(); }
+  MapUnit unit() const { return unit_; }
+
+  bool IsMapped(Lpn l) const { return l2p_.Get(l.v) != l2p_.kNone(); }
+  // Physical block holding l's valid copy; kNoBlock if unmapped.
+  uint64_t BlockOf(Lpn l) const {
+    const uint64_t e = l2p_.Get(l.v);
+    if (e == l2p_.kNone()) return kNoBlock;
+    return unit_ == MapUnit::kPage ? e / pages_per_block_ : e;
+  }
+  // The page holding l's valid copy; kInvalidPpn if unmapped. kBlock mode
+  // scans the block's P2L entries.
+  flash::Ppn Lookup(Lpn l) const;
+  // The Lpn recorded at p (stale in kBlock mode unless IsValid), or an
+  // invalid Lpn for an erased/cleared page.
+  Lpn LpnAt(flash::Ppn p) const {
+    const uint64_t e = p2l_.Get(p.v);
+    return e == p2l_.kNone() ? Lpn{} : Lpn{e};
+  }
+  bool IsValid(flash::Ppn p) const {
+    const uint64_t e = p2l_.Get(p.v);
+    if (e == p2l_.kNone()) return false;
+    const uint64_t target = l2p_.Get(e);
+    return unit_ == MapUnit::kPage ? target == p.v : target == p.v / pages_per_block_;
+  }
+
+  // Records that the erased page p now holds l's valid copy.
+  // REQUIRES: l unmapped (call Unmap first); p erased since its last use.
+  void Map(Lpn l, flash::Ppn p) {
+    DCHECK(!IsMapped(l));
+    DCHECK_EQ(p2l_.Get(p.v), p2l_.kNone());
+    l2p_.Set(l.v, unit_ == MapUnit::kPage ? p.v : p.v / pages_per_block_);
+    p2l_.Set(p.v, l.v);
+  }
+  // Drops l's valid copy. `block_still_written`: the old copy's block may
+  // still receive pages before its next erase (kBlock mode then clears the
+  // stale P2L entry by a scan; kPage mode always clears it directly).
+  // REQUIRES: IsMapped(l).
+  void Unmap(Lpn l, bool block_still_written);
+  // Clears the P2L entries of a block that is being erased.
+  void ResetBlock(uint64_t block);
+
+  // Bytes held by both tables.
+  uint64_t MemoryBytes() const { return l2p_.MemoryBytes() + p2l_.MemoryBytes(); }
+  uint64_t l2p_bytes() const { return l2p_.MemoryBytes(); }
+  uint64_t p2l_bytes() const { return p2l_.MemoryBytes(); }
+  unsigned l2p_bits() const { return l2p_.bits(); }
+  unsigned p2l_bits() const { return p2l_.bits(); }
+
+  // Number of P2L entries of `block` equal to l (for consistency checks).
+  uint32_t CountInBlock(Lpn l, uint64_t block) const;
+
+ private:
+  MapUnit unit_;
+  uint64_t pages_per_block_;
+  PackedArray l2p_;
+  PackedArray p2l_;
+};
+
+}  // namespace ftl

@@ -1,0 +1,86 @@
+// PackedArray: a fixed-size array of unsigned integers of `bits` bits each,
+// stored back to back with no padding between entries.
+//
+// The FTL's mapping tables (L2P, P2L) are the largest structures in the
+// simulator: a 1 TiB device with 4 KiB pages has 2^28 physical pages. Entry
+// widths are the minimum that holds every index plus one reserved value, so
+// table sizes track the information they carry instead of rounding to 32 or
+// 64 bits.
+//
+// Every entry starts with the all-ones value kNone() ("empty"). Get/Set read
+// or write one unaligned 64-bit word (little-endian hosts), so bits <= 57.
+// Not thread-safe; neighbouring entries share bytes.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <glog/logging.h>
+
+namespace ftl {
+
+class PackedArray {
+ public:
+  static_assert(std::endian::native == std::endian::little, "PackedArray assumes a little-endian host");
+  static constexpr unsigned kMaxBits = 57;
+
+  PackedArray() = default;
+  // `size` entries of `bits` bits, all kNone(). REQUIRES: 1 <= bits <= kMaxBits.
+  PackedArray(uint64_t size, unsigned bits) : size_(size), bits_(bits), mask_((uint64_t{1} << bits) - 1) {
+    CHECK_GE(bits, 1u);
+    CHECK_LE(bits, kMaxBits);
+    // 8 bytes of slack so the last entry can be read with one 64-bit load.
+    bytes_.assign((size * bits + 7) / 8 + 8, 0xFF);
+    bytes_.shrink_to_fit();
+  }
+
+  // Smallest width whose all-ones value is >= `max_value`, i.e. that holds
+  // every value in [0, max_value) and keeps kNone() distinct from them.
+  static unsigned BitsFor(uint64_t max_value) { return std::max<unsigned>(1, std::bit_width(max_value)); }
+
+  uint64_t size() const { return size_; }
+  unsigned bits() const { return bits_; }
+  uint64_t kNone() const { return mask_; }
+
+  uint64_t Get(uint64_t i) const {
+    DCHECK_LT(i, size_);
+    const uint64_t bit = i * bits_;
+    uint64_t w;
+    std::memcpy(&w, bytes_.data() + (bit >> 3), sizeof(w));
+    return (w >> (bit & 7)) & mask_;
+  }
+
+  void Set(uint64_t i, uint64_t v) {
+    DCHECK_LT(i, size_);
+    DCHECK_LE(v, mask_);
+    const uint64_t bit = i * bits_;
+    const unsigned shift = bit & 7;
+    uint8_t* p = bytes_.data() + (bit >> 3);
+    uint64_t w;
+    std::memcpy(&w, p, sizeof(w));
+    w = (w & ~(mask_ << shift)) | (v << shift);
+    std::memcpy(p, &w, sizeof(w));
+  }
+
+  // Index of the first entry in [first, last) equal to v, or last.
+  uint64_t Find(uint64_t first, uint64_t last, uint64_t v) const {
+    for (uint64_t i = first; i < last; ++i) {
+      if (Get(i) == v) return i;
+    }
+    return last;
+  }
+
+  // Bytes held (capacity of the backing store).
+  uint64_t MemoryBytes() const { return bytes_.capacity(); }
+
+ private:
+  uint64_t size_ = 0;
+  unsigned bits_ = 1;
+  uint64_t mask_ = 1;
+  std::vector<uint8_t> bytes_;
+};
+
+}  // namespace ftl

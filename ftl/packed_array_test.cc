@@ -1,0 +1,53 @@
+#include "ftl/packed_array.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/rng.h"
+
+namespace ftl {
+namespace {
+
+TEST(PackedArray, BitsForKeepsNoneDistinct) {
+  EXPECT_EQ(PackedArray::BitsFor(0), 1u);
+  EXPECT_EQ(PackedArray::BitsFor(1), 1u);   // values {0}, none = 1
+  EXPECT_EQ(PackedArray::BitsFor(2), 2u);   // values {0,1}, none = 3
+  EXPECT_EQ(PackedArray::BitsFor(255), 8u);
+  EXPECT_EQ(PackedArray::BitsFor(256), 9u);
+  EXPECT_EQ(PackedArray::BitsFor(uint64_t{1} << 28), 29u);
+}
+
+TEST(PackedArray, StartsEmpty) {
+  PackedArray a(1000, 21);
+  for (uint64_t i = 0; i < a.size(); ++i) ASSERT_EQ(a.Get(i), a.kNone());
+  EXPECT_EQ(a.kNone(), (uint64_t{1} << 21) - 1);
+}
+
+TEST(PackedArray, MatchesReferenceForEveryWidth) {
+  for (unsigned bits = 1; bits <= PackedArray::kMaxBits; ++bits) {
+    const uint64_t n = 517;
+    PackedArray a(n, bits);
+    std::vector<uint64_t> ref(n, a.kNone());
+    sim::Rng rng(bits, "packed");
+    for (int step = 0; step < 5000; ++step) {
+      const uint64_t i = rng.Uniform(n);
+      const uint64_t v = rng.Next() & a.kNone();
+      a.Set(i, v);
+      ref[i] = v;
+    }
+    for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(a.Get(i), ref[i]) << "bits " << bits << " index " << i;
+  }
+}
+
+TEST(PackedArray, FindAndMemory) {
+  PackedArray a(64, 13);
+  a.Set(40, 77);
+  a.Set(50, 77);
+  EXPECT_EQ(a.Find(0, 64, 77), 40u);
+  EXPECT_EQ(a.Find(41, 64, 77), 50u);
+  EXPECT_EQ(a.Find(0, 40, 77), 40u);  // not found -> last
+  EXPECT_GE(a.MemoryBytes(), 64u * 13 / 8);
+  EXPECT_LE(a.MemoryBytes(), 64u * 13 / 8 + 16);
+}
+
+}  // namespace
+}  // namespace ftl

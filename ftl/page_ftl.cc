@@ -1,0 +1,379 @@
+#include "ftl/page_ftl.h"
+
+#include "ftl/ftl_factory.h"
+
+namespace ftl {
+
+PageFtl::PageFtl(const FtlConfig& cfg, flash::FlashArray* array, sim::EventQueue* queue,
+                 const sim::StatGroup& stats)
+    : core_(cfg, array->geometry(), array), array_(array), queue_(queue) {
+  const BlockManager& blocks = core_.blocks();
+  const uint32_t slots = cfg.gc_pages_in_flight * blocks.group_planes();
+  groups_.resize(blocks.groups());
+  for (uint32_t g = 0; g < blocks.groups(); ++g) {
+    GroupState& gs = groups_[g];
+    gs.slots.resize(slots);
+    gs.free_slots.reserve(slots);
+    for (uint32_t i = slots; i-- > 0;) {
+      GcSlot& s = gs.slots[i];
+      s.cmd.source = flash::CmdSource::kGc;
+      s.cmd.client = this;
+      gs.free_slots.push_back(i);
+    }
+    gs.erase_cmds.resize(blocks.group_planes());
+    for (uint32_t j = 0; j < blocks.group_planes(); ++j) {
+      flash::FlashCommand& c = gs.erase_cmds[j];
+      c.kind = flash::FlashOpKind::kErase;
+      c.source = flash::CmdSource::kGc;
+      c.client = this;
+      c.tag = Tag(CmdKind::kGcErase, g, j);
+    }
+  }
+  UpdateFreeGauge();
+  RegisterStats(stats);
+}
+
+PageFtl::~PageFtl() {
+  if (unmapped_event_.scheduled()) queue_->Deschedule(&unmapped_event_);
+}
+
+void PageFtl::RegisterStats(const sim::StatGroup& st) {
+  const FtlCounters& c = core_.counters();
+  st.Add(&host_reads_, "host_reads", "pages", "Host page reads served");
+  st.Add(&c.host_writes, "host_writes", "pages", "Host pages written (programs)");
+  st.Add(&unmapped_reads_, "unmapped_reads", "pages", "Host reads of unmapped pages (no flash access)");
+  st.Add(&gc_reads_, "gc_reads", "pages", "Valid pages read by GC");
+  st.Add(&c.gc_copies, "gc_copies", "pages", "Valid pages programmed by GC (relocations)");
+  st.Add(&gc_stale_copies_, "gc_stale_copies", "pages",
+         "GC reads whose page was overwritten or trimmed before its copy was placed (copy skipped)");
+  st.Add(&gc_runs_bg_, "gc_runs_bg", "victims", "GC victims collected in the background");
+  st.Add(&gc_runs_fg_, "gc_runs_fg", "victims", "GC victims collected while host writes waited (foreground)");
+  st.Add(&c.block_erases, "erases", "blocks", "Flash blocks erased");
+  st.Add(&c.trimmed_pages, "trims", "pages", "Mapped pages unmapped by trim");
+  st.Add(&trim_commands_, "trim_commands", "commands", "Trim calls");
+  st.Add(&write_stalls_, "write_stalls", "pages", "Host writes that waited for foreground GC");
+  st.Add(&write_stall_time_, "write_stall_time", "ns", "Time host writes waited for foreground GC");
+  st.Add(&free_blocks_, "free_blocks", "blocks", "Erased blocks in the free pools");
+  st.AddFormula([this] { return WriteAmplification(); }, "write_amplification", "ratio",
+                "(host + GC page programs) / host page programs");
+  st.AddFormula([this] { return core_.EraseCounts().min; }, "erase_count_min", "erases", "Fewest erases of a block");
+  st.AddFormula([this] { return core_.EraseCounts().max; }, "erase_count_max", "erases", "Most erases of a block");
+  st.AddFormula([this] { return core_.EraseCounts().mean; }, "erase_count_mean", "erases", "Mean erases per block");
+  st.AddFormula([this] { return core_.EraseCounts().stddev; }, "erase_count_stddev", "erases",
+                "Standard deviation of erases per block");
+  st.AddFormula([this] { return static_cast<double>(core_.logical_pages()); }, "logical_pages", "pages",
+                "Exported logical pages");
+  st.AddSeries([this] { return free_blocks_.value(); }, sim::StatGroup::SeriesKind::kValue, "free_blocks", "blocks",
+               "Erased blocks in the free pools");
+  st.AddSeries([this] { return static_cast<double>(core_.counters().gc_copies.value()); },
+               sim::StatGroup::SeriesKind::kRate, "gc_copy_rate", "pages/s", "GC page relocations per second");
+  const sim::StatGroup pre = st.Group("precondition");
+  pre.Add(&pre_host_writes_, "host_writes", "pages", "Host pages written functionally by Precondition");
+  pre.Add(&pre_gc_copies_, "gc_copies", "pages", "GC copies made functionally by Precondition");
+  pre.Add(&pre_wa_, "write_amplification", "ratio", "Write amplification of the preconditioning writes");
+}
+
+double PageFtl::WriteAmplification() const {
+  const double host = static_cast<double>(core_.counters().host_writes.value());
+  if (host == 0) return 0;
+  return (host + static_cast<double>(core_.counters().gc_copies.value())) / host;
+}
+
+void PageFtl::UpdateFreeGauge() {
+  free_blocks_.Set(static_cast<double>(core_.blocks().total_free_units() * core_.blocks().group_planes()));
+}
+
+bool PageFtl::Idle() const {
+  if (host_in_flight_ != 0 || unmapped_head_ != nullptr || waiting_writes_ != 0) return false;
+  for (const GroupState& gs : groups_) {
+    if (gs.active) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- host ops
+
+void PageFtl::Submit(FtlOp* op) {
+  CHECK(op->lpn.valid() && op->lpn.v < core_.logical_pages()) << "lpn " << op->lpn.v << " out of range";
+  op->submit_time = queue_->now();
+  op->next = nullptr;
+  if (op->kind == FtlOp::Kind::kRead) {
+    SubmitRead(op);
+  } else {
+    SubmitWrite(op);
+  }
+}
+
+uint32_t PageFtl::AcquireHostSlot(FtlOp* op) {
+  uint32_t i;
+  if (free_host_slots_.empty()) {
+    i = static_cast<uint32_t>(host_slots_.size());
+    CHECK_LT(i, 1u << 24);
+    host_slots_.emplace_back();
+    host_slots_.back().cmd.client = this;
+    host_slots_.back().cmd.source = flash::CmdSource::kHost;
+  } else {
+    i = free_host_slots_.back();
+    free_host_slots_.pop_back();
+  }
+  host_slots_[i].op = op;
+  ++host_in_flight_;
+  return i;
+}
+
+void PageFtl::SubmitRead(FtlOp* op) {
+  const flash::Ppn p = core_.Lookup(op->lpn);
+  if (!p.valid()) {
+    unmapped_reads_.Inc();
+    op->finish_time = queue_->now() + core_.config().unmapped_read_latency;
+    if (unmapped_tail_ == nullptr) {
+      unmapped_head_ = op;
+    } else {
+      unmapped_tail_->next = op;
+    }
+    unmapped_tail_ = op;
+    if (!unmapped_event_.scheduled()) queue_->Schedule(&unmapped_event_, unmapped_head_->finish_time);
+    return;
+  }
+  const uint32_t i = AcquireHostSlot(op);
+  flash::FlashCommand& c = host_slots_[i].cmd;
+  c.kind = flash::FlashOpKind::kRead;
+  c.ppn = p;
+  c.tag = Tag(CmdKind::kHostRead, 0, i);
+  array_->Submit(&c);
+}
+
+void PageFtl::OnUnmappedDue() {
+  const sim::SimTime now = queue_->now();
+  while (unmapped_head_ != nullptr && unmapped_head_->finish_time <= now) {
+    FtlOp* op = unmapped_head_;
+    unmapped_head_ = op->next;
+    if (unmapped_head_ == nullptr) unmapped_tail_ = nullptr;
+    op->next = nullptr;
+    host_reads_.Inc();
+    op->client->OnFtlDone(op);
+  }
+  if (unmapped_head_ != nullptr && !unmapped_event_.scheduled()) {
+    queue_->Schedule(&unmapped_event_, unmapped_head_->finish_time);
+  }
+}
+
+void PageFtl::SubmitWrite(FtlOp* op) {
+  const Stream s = core_.HostStream(op->temperature);
+  const uint32_t g = core_.NextGroup(s);
+  GroupState& gs = groups_[g];
+  if (gs.wait_head != nullptr || !core_.CanAllocateHost(g, s)) {
+    if (gs.wait_tail == nullptr) {
+      gs.wait_head = op;
+    } else {
+      gs.wait_tail->next = op;
+    }
+    gs.wait_tail = op;
+    ++waiting_writes_;
+    write_stalls_.Inc();
+    MaybeStartGc(g);
+    return;
+  }
+  IssueWrite(op, g, s);
+}
+
+void PageFtl::IssueWrite(FtlOp* op, uint32_t group, Stream s) {
+  const flash::Ppn p = core_.PlaceHostPage(op->lpn, group, s);
+  const uint32_t i = AcquireHostSlot(op);
+  flash::FlashCommand& c = host_slots_[i].cmd;
+  c.kind = flash::FlashOpKind::kProgram;
+  c.ppn = p;
+  c.tag = Tag(CmdKind::kHostWrite, group, i);
+  UpdateFreeGauge();
+  array_->Submit(&c);
+  MaybeStartGc(group);
+}
+
+void PageFtl::OnHostDone(CmdKind kind, uint32_t index) {
+  HostSlot& slot = host_slots_[index];
+  FtlOp* op = slot.op;
+  slot.op = nullptr;
+  free_host_slots_.push_back(index);
+  --host_in_flight_;
+  if (kind == CmdKind::kHostWrite) {
+    core_.ProgramDone(slot.cmd.ppn);
+    // The program may have completed a unit, creating a GC candidate.
+    MaybeStartGc(core_.blocks().GroupOf(core_.blocks().UnitOf(slot.cmd.ppn)));
+  } else {
+    host_reads_.Inc();
+  }
+  op->finish_time = queue_->now();
+  op->client->OnFtlDone(op);
+}
+
+void PageFtl::Trim(Lpn first, uint64_t count) {
+  trim_commands_.Inc();
+  core_.Trim(first, count);
+}
+
+void PageFtl::Precondition(const PreconditionSpec& spec) {
+  CHECK(Idle()) << "Precondition requires an idle FTL";
+  const FtlCounters& c = core_.counters();
+  const uint64_t host0 = c.host_writes.value();
+  const uint64_t gc0 = c.gc_copies.value();
+  core_.Precondition(spec);
+  pre_host_writes_.Add(static_cast<double>(c.host_writes.value() - host0));
+  pre_gc_copies_.Add(static_cast<double>(c.gc_copies.value() - gc0));
+  pre_wa_.Set(pre_host_writes_.value() > 0
+                  ? (pre_host_writes_.value() + pre_gc_copies_.value()) / pre_host_writes_.value()
+                  : 0);
+  // Timed counters start from the preconditioned state; erase counts stay
+  // in the per-unit table (wear is real).
+  core_.ResetCounters();
+  UpdateFreeGauge();
+}
+
+// ---------------------------------------------------------------------- GC
+
+void PageFtl::MaybeStartGc(uint32_t group) {
+  GroupState& gs = groups_[group];
+  if (gs.active) return;
+  const bool fg = gs.wait_head != nullptr;
+  if (!fg && !core_.BelowGcThreshold(group)) return;
+  const UnitId u = core_.SelectVictim(group);
+  if (u == kNoUnit) return;  // retried when a unit fills
+  (fg ? gc_runs_fg_ : gc_runs_bg_).Inc();
+  gs.active = true;
+  gs.victim = u;
+  gs.scan = 0;
+  gs.copied = 0;
+  Pump(group);
+}
+
+void PageFtl::Pump(uint32_t group) {
+  GroupState& gs = groups_[group];
+  const BlockManager& blocks = core_.blocks();
+  const uint32_t pages = blocks.unit_pages();
+  // Nothing left to copy once the victim holds no valid page and no copy is
+  // in flight (in-flight sources still count as valid until placed).
+  if (gs.in_flight == 0 && blocks.valid(gs.victim) == 0) gs.scan = pages;
+  while (!gs.free_slots.empty() && gs.scan < pages) {
+    const flash::Ppn src = blocks.PpnOf(gs.victim, gs.scan++);
+    const Lpn l = core_.ValidLpnAt(src);
+    if (!l.valid()) continue;
+    const uint32_t i = gs.free_slots.back();
+    gs.free_slots.pop_back();
+    GcSlot& s = gs.slots[i];
+    s.lpn = l;
+    s.src = src;
+    s.cmd.kind = flash::FlashOpKind::kRead;
+    s.cmd.ppn = src;
+    s.cmd.tag = Tag(CmdKind::kGcRead, group, i);
+    ++gs.in_flight;
+    gc_reads_.Inc();
+    array_->Submit(&s.cmd);
+  }
+  if (gs.scan == pages && gs.in_flight == 0 && gs.erases_pending == 0) IssueErase(group);
+}
+
+void PageFtl::OnGcReadDone(uint32_t group, uint32_t slot) {
+  GroupState& gs = groups_[group];
+  GcSlot& s = gs.slots[slot];
+  const flash::Ppn dst = core_.PlaceGcCopy(s.lpn, s.src);
+  if (!dst.valid()) {
+    gc_stale_copies_.Inc();
+    gs.free_slots.push_back(slot);
+    --gs.in_flight;
+    Pump(group);
+    return;
+  }
+  ++gs.copied;
+  UpdateFreeGauge();
+  s.cmd.kind = flash::FlashOpKind::kProgram;
+  s.cmd.ppn = dst;
+  s.cmd.tag = Tag(CmdKind::kGcProgram, group, slot);
+  array_->Submit(&s.cmd);
+}
+
+void PageFtl::OnGcProgramDone(uint32_t group, uint32_t slot) {
+  GroupState& gs = groups_[group];
+  core_.ProgramDone(gs.slots[slot].cmd.ppn);
+  gs.free_slots.push_back(slot);
+  --gs.in_flight;
+  Pump(group);
+}
+
+void PageFtl::IssueErase(uint32_t group) {
+  GroupState& gs = groups_[group];
+  const BlockManager& blocks = core_.blocks();
+  gs.erases_pending = blocks.group_planes();
+  for (uint32_t j = 0; j < blocks.group_planes(); ++j) {
+    flash::FlashCommand& c = gs.erase_cmds[j];
+    c.ppn = core_.geometry().FirstPpnOfBlock(blocks.BlockIdOf(gs.victim, j));
+    array_->Submit(&c);
+  }
+}
+
+void PageFtl::OnEraseDone(uint32_t group) {
+  GroupState& gs = groups_[group];
+  if (--gs.erases_pending > 0) return;
+  core_.EraseUnit(gs.victim);
+  UpdateFreeGauge();
+  if (gs.copied == core_.blocks().unit_pages() && gs.wait_head != nullptr) {
+    CHECK_LT(++gs.fruitless, 4 * core_.blocks().units_per_group())
+        << "group " << group << " has no reclaimable space: every candidate is fully valid";
+  } else {
+    gs.fruitless = 0;
+  }
+  gs.active = false;
+  gs.victim = kNoUnit;
+  DrainWaiting(group);
+  MaybeStartGc(group);
+}
+
+void PageFtl::DrainWaiting(uint32_t group) {
+  GroupState& gs = groups_[group];
+  while (gs.wait_head != nullptr) {
+    FtlOp* op = gs.wait_head;
+    const Stream s = core_.HostStream(op->temperature);
+    if (!core_.CanAllocateHost(group, s)) break;
+    gs.wait_head = op->next;
+    if (gs.wait_head == nullptr) gs.wait_tail = nullptr;
+    op->next = nullptr;
+    --waiting_writes_;
+    write_stall_time_.Record((queue_->now() - op->submit_time).ns());
+    IssueWrite(op, group, s);
+  }
+}
+
+void PageFtl::OnFlashComplete(flash::FlashCommand* cmd) {
+  const auto kind = static_cast<CmdKind>(cmd->tag >> 56);
+  const auto group = static_cast<uint32_t>((cmd->tag >> 24) & 0xFFFFFFFFu);
+  const auto index = static_cast<uint32_t>(cmd->tag & 0xFFFFFFu);
+  switch (kind) {
+    case CmdKind::kHostRead:
+    case CmdKind::kHostWrite:
+      OnHostDone(kind, index);
+      break;
+    case CmdKind::kGcRead:
+      OnGcReadDone(group, index);
+      break;
+    case CmdKind::kGcProgram:
+      OnGcProgramDone(group, index);
+      break;
+    case CmdKind::kGcErase:
+      OnEraseDone(group);
+      break;
+    default:
+      LOG(FATAL) << "completion of a command this FTL did not submit (tag " << cmd->tag << ")";
+  }
+}
+
+// ------------------------------------------------------------------ factory
+
+sim::Result<std::unique_ptr<Ftl>> MakeFtl(const FtlConfig& cfg, flash::FlashArray* array, sim::EventQueue* queue,
+                                          const sim::StatGroup& stats) {
+  CHECK(array != nullptr);
+  CHECK(queue != nullptr);
+  FS_RETURN_IF_ERROR(cfg.Validate(array->geometry()));
+  auto ftl = std::make_unique<PageFtl>(cfg, array, queue, stats);
+  if (cfg.precondition.enabled) ftl->Precondition(cfg.precondition.spec());
+  return std::unique_ptr<Ftl>(std::move(ftl));
+}
+
+}  // namespace ftl

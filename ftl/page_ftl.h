@@ -1,0 +1,151 @@
+// PageFtl: the timed page-mapped FTL on a FlashArray and the event queue.
+//
+// Host reads: the mapped page is read from flash (CmdSource::kHost); a read
+// of an unmapped page completes after unmapped_read_latency without flash.
+// Host writes: a page is placed by the allocation scheme (FtlCore), its
+// program submitted, and the FtlOp completes when the program completes.
+// If the chosen group cannot take a host page without eating into the GC
+// reserve, the write waits in that group's FIFO queue (foreground GC) until
+// GC frees a unit; later writes to other groups proceed.
+//
+// GC, one state machine per group (plane, or all planes with superblocks):
+//   idle --free units < bg threshold, or writes waiting--> select victim
+//   --> relocate: up to gc_pages_in_flight x planes-per-group copies in
+//       flight, each a GC read of a valid page then (if the page is still
+//       valid when the read completes) a GC program into the group's GC
+//       open unit; the mapping moves when the program is submitted
+//   --> all copies done: erase every block of the unit --> free pool,
+//       release waiting writes, and start again if still needed.
+// A run is counted foreground if writes were waiting when it started.
+// Copyback is not used: data always crosses the channel, so a copy may land
+// on any plane of the group and is charged channel time.
+//
+// Commands are pooled (no allocation per op once the pools reach their peak
+// size). Completions are delivered from the array's completion events.
+//
+// Stats under the given group (units in parentheses): host_reads,
+// host_writes, unmapped_reads, gc_reads, gc_copies, gc_stale_copies (pages);
+// gc_runs_bg, gc_runs_fg; erases (blocks); trims (pages), trim_commands;
+// write_stalls, write_stall_time (ns histogram); write_amplification
+// (formula (host + gc programs) / host programs); free_blocks (gauge);
+// erase_count_min/max/mean/stddev (formulas over blocks);
+// precondition.host_writes/gc_copies/write_amplification.
+// Counters cover timed operation only; Precondition's work is reported under
+// precondition.*.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ftl/ftl.h"
+#include "ftl/ftl_config.h"
+#include "ftl/ftl_core.h"
+#include "sim/event_queue.h"
+#include "sim/flash/flash_array.h"
+#include "sim/stats.h"
+#include "sim/status.h"
+
+namespace ftl {
+
+class PageFtl final : public Ftl, public flash::FlashClient {
+ public:
+  // REQUIRES: cfg.Validate(array->geometry()).ok(). `array` and `queue`
+  // must outlive this object.
+  PageFtl(const FtlConfig& cfg, flash::FlashArray* array, sim::EventQueue* queue, const sim::StatGroup& stats);
+  ~PageFtl() override;
+
+  uint64_t logical_pages() const override { return core_.logical_pages(); }
+  void Submit(FtlOp* op) override;
+  void Trim(Lpn first, uint64_t count) override;
+  void Precondition(const PreconditionSpec& spec) override;
+  void OnFlashComplete(flash::FlashCommand* cmd) override;
+
+  // No host op in flight and no GC running.
+  bool Idle() const;
+  const FtlCore& core() const { return core_; }
+  std::string CheckConsistency() const { return core_.CheckConsistency(); }
+
+  // Timed-operation counters (see header comment).
+  uint64_t host_reads() const { return host_reads_.value(); }
+  uint64_t host_writes() const { return core_.counters().host_writes.value(); }
+  uint64_t gc_copies() const { return core_.counters().gc_copies.value(); }
+  uint64_t gc_stale_copies() const { return gc_stale_copies_.value(); }
+  uint64_t gc_runs_bg() const { return gc_runs_bg_.value(); }
+  uint64_t gc_runs_fg() const { return gc_runs_fg_.value(); }
+  uint64_t write_stalls() const { return write_stalls_.value(); }
+  uint64_t unmapped_reads() const { return unmapped_reads_.value(); }
+  double WriteAmplification() const;
+
+ private:
+  enum class CmdKind : uint8_t { kHostRead = 1, kHostWrite, kGcRead, kGcProgram, kGcErase };
+  static uint64_t Tag(CmdKind k, uint32_t group, uint32_t index) {
+    return (static_cast<uint64_t>(k) << 56) | (static_cast<uint64_t>(group) << 24) | index;
+  }
+
+  struct HostSlot {
+    flash::FlashCommand cmd;
+    FtlOp* op = nullptr;
+  };
+  struct GcSlot {
+    flash::FlashCommand cmd;
+    Lpn lpn;
+    flash::Ppn src;
+  };
+  struct GroupState {
+    bool active = false;
+    UnitId victim = kNoUnit;
+    uint32_t scan = 0;        // next page of the victim to examine
+    uint32_t in_flight = 0;   // busy GC slots
+    uint32_t erases_pending = 0;
+    uint32_t copied = 0;      // copies placed in this run
+    uint32_t fruitless = 0;   // consecutive runs that freed nothing
+    std::vector<GcSlot> slots;
+    std::vector<uint32_t> free_slots;
+    std::vector<flash::FlashCommand> erase_cmds;
+    FtlOp* wait_head = nullptr;  // host writes waiting for a free unit
+    FtlOp* wait_tail = nullptr;
+  };
+
+  void SubmitRead(FtlOp* op);
+  void SubmitWrite(FtlOp* op);
+  void IssueWrite(FtlOp* op, uint32_t group, Stream s);
+  uint32_t AcquireHostSlot(FtlOp* op);
+  void OnHostDone(CmdKind kind, uint32_t index);
+  void OnUnmappedDue();
+
+  void MaybeStartGc(uint32_t group);
+  void Pump(uint32_t group);
+  void IssueErase(uint32_t group);
+  void OnGcReadDone(uint32_t group, uint32_t slot);
+  void OnGcProgramDone(uint32_t group, uint32_t slot);
+  void OnEraseDone(uint32_t group);
+  void DrainWaiting(uint32_t group);
+  void UpdateFreeGauge();
+  void RegisterStats(const sim::StatGroup& stats);
+
+  FtlCore core_;
+  flash::FlashArray* array_;
+  sim::EventQueue* queue_;
+
+  std::deque<HostSlot> host_slots_;
+  std::vector<uint32_t> free_host_slots_;
+  std::vector<GroupState> groups_;
+  uint64_t host_in_flight_ = 0;
+  uint64_t waiting_writes_ = 0;
+
+  // Reads of unmapped pages, completing in submission order.
+  FtlOp* unmapped_head_ = nullptr;
+  FtlOp* unmapped_tail_ = nullptr;
+  sim::MemberEvent<PageFtl, &PageFtl::OnUnmappedDue> unmapped_event_{this, sim::Priority::kCompletion};
+
+  sim::Counter host_reads_, unmapped_reads_, gc_reads_, gc_stale_copies_, gc_runs_bg_, gc_runs_fg_;
+  sim::Counter trim_commands_, write_stalls_;
+  sim::Histogram write_stall_time_;
+  sim::Gauge free_blocks_;
+  sim::Gauge pre_host_writes_, pre_gc_copies_, pre_wa_;
+};
+
+}  // namespace ftl

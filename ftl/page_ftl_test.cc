@@ -1,0 +1,389 @@
+// Timed FTL tests on the FakeFlashArray (fixed latencies, NAND rule checks).
+#include "ftl/page_ftl.h"
+
+#include <functional>
+#include <memory>
+
+#include <gtest/gtest.h>
+
+#include "ftl/fake_flash_array.h"
+#include "ftl/ftl_factory.h"
+#include "sim/rng.h"
+
+namespace ftl {
+namespace {
+
+using flash::CmdSource;
+using flash::FlashOpKind;
+
+// 1 channel x 1 chip x 2 dies x 2 planes.
+flash::Geometry Geo(uint32_t blocks = 64, uint32_t pages = 16) {
+  flash::Geometry g;
+  g.channels = 1;
+  g.chips_per_channel = 1;
+  g.dies_per_chip = 2;
+  g.planes_per_die = 2;
+  g.blocks_per_plane = blocks;
+  g.pages_per_block = pages;
+  g.page_size = sim::Bytes{4096};
+  return g;
+}
+
+FtlConfig Config() {
+  FtlConfig c;
+  c.op = sim::Ratio{0.25};
+  c.gc_threshold = sim::Ratio{0.05};
+  return c;
+}
+
+// Records every command submitted to the array it wraps.
+class RecordingArray final : public flash::FlashArray {
+ public:
+  struct Entry {
+    sim::SimTime time;
+    FlashOpKind kind;
+    CmdSource source;
+  };
+  RecordingArray(flash::FlashArray* inner, sim::EventQueue* q) : inner_(inner), q_(q) {}
+  const flash::Geometry& geometry() const override { return inner_->geometry(); }
+  void Submit(flash::FlashCommand* c) override {
+    log.push_back({q_->now(), c->kind, c->source});
+    inner_->Submit(c);
+  }
+  uint32_t DieLoad(uint32_t d) const override { return inner_->DieLoad(d); }
+  std::vector<Entry> log;
+
+ private:
+  flash::FlashArray* inner_;
+  sim::EventQueue* q_;
+};
+
+struct Fixture {
+  explicit Fixture(const FtlConfig& cfg, const flash::Geometry& g = Geo(), FakeFlashTiming t = FakeFlashTiming{})
+      : array(g, &q, t), recorder(&array, &q), ftl(cfg, &recorder, &q, registry.Root().Group("ftl")) {}
+  // Functional preconditioning programs no flash pages: tell the fake array
+  // which pages now hold data so its NAND rule checks stay meaningful.
+  void Precondition(const PreconditionSpec& spec) {
+    ftl.Precondition(spec);
+    const BlockManager& b = ftl.core().blocks();
+    for (UnitId u = 0; u < b.units(); ++u) {
+      const uint32_t n = b.AllocatedPages(u);
+      for (uint32_t j = 0; j < b.group_planes(); ++j) {
+        array.SetProgrammed(b.BlockIdOf(u, j), (n + b.group_planes() - 1 - j) / b.group_planes());
+      }
+    }
+  }
+  sim::EventQueue q;
+  FakeFlashArray array;
+  RecordingArray recorder;
+  sim::StatsRegistry registry;
+  PageFtl ftl;
+};
+
+// Closed-loop driver: keeps `depth` ops outstanding until `total` completed.
+class Driver final : public FtlClient {
+ public:
+  Driver(PageFtl* ftl, sim::EventQueue* q, uint32_t depth, uint64_t total, std::function<FtlOp::Kind()> kind,
+         std::function<Lpn()> lpn)
+      : ftl_(ftl), q_(q), ops_(depth), total_(total), kind_(std::move(kind)), lpn_(std::move(lpn)) {}
+  void Start() {
+    for (FtlOp& op : ops_) Issue(&op);
+  }
+  void OnFtlDone(FtlOp* op) override {
+    ++completed;
+    EXPECT_GE(op->finish_time, op->submit_time);
+    EXPECT_EQ(op->finish_time, q_->now());
+    max_latency = std::max(max_latency, op->finish_time - op->submit_time);
+    if (op->kind == FtlOp::Kind::kWrite) ++writes_done;
+    Issue(op);
+  }
+  uint64_t completed = 0;
+  uint64_t writes_done = 0;
+  sim::SimTime max_latency;
+
+ private:
+  void Issue(FtlOp* op) {
+    if (issued_ == total_) return;
+    ++issued_;
+    op->kind = kind_();
+    op->lpn = lpn_();
+    op->client = this;
+    ftl_->Submit(op);
+  }
+  PageFtl* ftl_;
+  sim::EventQueue* q_;
+  std::vector<FtlOp> ops_;
+  uint64_t total_;
+  uint64_t issued_ = 0;
+  std::function<FtlOp::Kind()> kind_;
+  std::function<Lpn()> lpn_;
+};
+
+struct Collect final : FtlClient {
+  void OnFtlDone(FtlOp* op) override { done.push_back(op); }
+  std::vector<FtlOp*> done;
+};
+
+TEST(PageFtl, WriteThenReadTakesProgramThenReadTime) {
+  FtlConfig c = Config();
+  c.unmapped_read_latency = sim::Us(2);
+  Fixture f(c);
+  Collect client;
+  FtlOp w;
+  w.kind = FtlOp::Kind::kWrite;
+  w.lpn = Lpn{10};
+  w.client = &client;
+  f.ftl.Submit(&w);
+  f.q.Run();
+  ASSERT_EQ(client.done.size(), 1u);
+  EXPECT_EQ(w.finish_time - w.submit_time, sim::Us(500));
+
+  FtlOp r;
+  r.kind = FtlOp::Kind::kRead;
+  r.lpn = Lpn{10};
+  r.client = &client;
+  FtlOp unmapped = r;
+  unmapped.lpn = Lpn{11};
+  f.ftl.Submit(&r);
+  f.ftl.Submit(&unmapped);
+  f.q.Run();
+  ASSERT_EQ(client.done.size(), 3u);
+  EXPECT_EQ(client.done[1], &unmapped) << "the unmapped read does not wait for flash";
+  EXPECT_EQ(unmapped.finish_time - unmapped.submit_time, sim::Us(2));
+  EXPECT_EQ(r.finish_time - r.submit_time, sim::Us(50));
+  EXPECT_EQ(f.array.executed(FlashOpKind::kRead, CmdSource::kHost), 1u);
+  EXPECT_EQ(f.ftl.unmapped_reads(), 1u);
+  EXPECT_EQ(f.ftl.host_reads(), 2u);
+  EXPECT_EQ(f.array.violations(), 0u);
+  EXPECT_TRUE(f.ftl.Idle());
+}
+
+TEST(PageFtl, ReadAfterWriteReadsTheMappedPage) {
+  Fixture f(Config());
+  Collect client;
+  std::vector<FtlOp> writes(32), reads(32);
+  for (int i = 0; i < 32; ++i) {
+    writes[i].kind = FtlOp::Kind::kWrite;
+    writes[i].lpn = Lpn{static_cast<uint64_t>(i % 8)};  // overwrites in flight
+    writes[i].client = &client;
+    f.ftl.Submit(&writes[i]);
+  }
+  f.q.Run();
+  for (int i = 0; i < 8; ++i) {
+    const flash::Ppn p = f.ftl.core().Lookup(Lpn{static_cast<uint64_t>(i)});
+    ASSERT_TRUE(p.valid());
+    EXPECT_EQ(f.array.programmed(f.array.geometry().BlockOfPpn(p)) > f.array.geometry().PageInBlock(p), true)
+        << "the mapped page has been programmed";
+    reads[i].kind = FtlOp::Kind::kRead;
+    reads[i].lpn = Lpn{static_cast<uint64_t>(i)};
+    reads[i].client = &client;
+    f.ftl.Submit(&reads[i]);
+  }
+  f.q.Run();
+  EXPECT_EQ(f.array.executed(FlashOpKind::kRead, CmdSource::kHost), 8u);
+  EXPECT_EQ(f.array.violations(), 0u) << f.array.first_violation();
+  EXPECT_EQ(f.ftl.CheckConsistency(), "");
+}
+
+TEST(PageFtl, BackgroundGcInterleavesWithHostWrites) {
+  Fixture f(Config());
+  f.Precondition(PreconditionSpec{1.0, 1.0, 3});
+  const uint64_t u = f.ftl.logical_pages();
+  sim::Rng rng(1, "t");
+  Driver d(&f.ftl, &f.q, 8, 3 * u, [] { return FtlOp::Kind::kWrite; }, [&] { return Lpn{rng.Uniform(u)}; });
+  d.Start();
+  f.q.Run();
+  EXPECT_EQ(d.completed, 3 * u);
+  EXPECT_EQ(f.ftl.host_writes(), 3 * u);
+  EXPECT_GT(f.ftl.gc_copies(), 0u);
+  EXPECT_GT(f.ftl.gc_runs_bg(), 0u);
+  EXPECT_EQ(f.array.executed(FlashOpKind::kProgram, CmdSource::kGc), f.ftl.gc_copies());
+  EXPECT_EQ(f.array.executed(FlashOpKind::kProgram, CmdSource::kHost), 3 * u);
+  // Between the first and last GC erase there are host programs: GC does not
+  // run in one blocking burst.
+  sim::SimTime first_erase = sim::SimTime::Max(), last_erase;
+  for (const auto& e : f.recorder.log) {
+    if (e.kind == FlashOpKind::kErase) {
+      first_erase = std::min(first_erase, e.time);
+      last_erase = std::max(last_erase, e.time);
+    }
+  }
+  uint64_t host_between = 0, gc_reads = 0;
+  for (const auto& e : f.recorder.log) {
+    if (e.source == CmdSource::kHost && e.time > first_erase && e.time < last_erase) ++host_between;
+    if (e.source == CmdSource::kGc && e.kind == FlashOpKind::kRead) ++gc_reads;
+  }
+  EXPECT_GT(host_between, u);
+  EXPECT_GT(gc_reads, 0u);
+  EXPECT_EQ(f.array.violations(), 0u) << f.array.first_violation();
+  EXPECT_TRUE(f.ftl.Idle());
+  EXPECT_EQ(f.ftl.CheckConsistency(), "");
+  // Stats are registered and agree.
+  EXPECT_EQ(f.registry.Value("ftl.host_writes"), static_cast<double>(3 * u));
+  EXPECT_NEAR(f.registry.Value("ftl.write_amplification"), f.ftl.WriteAmplification(), 1e-12);
+  EXPECT_GT(f.registry.Value("ftl.write_amplification"), 1.0);
+  EXPECT_GT(f.registry.Value("ftl.precondition.write_amplification"), 1.0);
+  EXPECT_EQ(f.registry.Value("ftl.free_blocks"),
+            static_cast<double>(f.ftl.core().blocks().total_free_units()));
+  EXPECT_LE(f.registry.Value("ftl.erase_count_min"), f.registry.Value("ftl.erase_count_mean"));
+  EXPECT_GT(f.registry.Value("ftl.erase_count_max"), 0);
+}
+
+TEST(PageFtl, ForegroundGcStallsWritesWhenOutOfSpace) {
+  // A deep queue of writes outruns GC (erase 3 ms, programs 500 us): writes
+  // must wait for GC to free blocks, and then all complete.
+  FtlConfig c = Config();
+  c.gc_threshold = sim::Ratio{0};
+  c.gc_fg_threshold = 1;
+  Fixture f(c);
+  f.Precondition(PreconditionSpec{1.0, 1.0, 3});
+  const uint64_t u = f.ftl.logical_pages();
+  sim::Rng rng(2, "t");
+  Driver d(&f.ftl, &f.q, 64, 2 * u, [] { return FtlOp::Kind::kWrite; }, [&] { return Lpn{rng.Uniform(u)}; });
+  d.Start();
+  f.q.Run();
+  EXPECT_EQ(d.completed, 2 * u);
+  EXPECT_GT(f.ftl.write_stalls(), 0u);
+  EXPECT_GT(f.ftl.gc_runs_fg(), 0u);
+  const sim::Histogram* stall = f.registry.FindHistogram("ftl.write_stall_time");
+  ASSERT_NE(stall, nullptr);
+  EXPECT_EQ(stall->count(), f.ftl.write_stalls());
+  EXPECT_GE(stall->max(), sim::Ms(3).ns()) << "a stalled write waits at least for an erase";
+  EXPECT_GE(d.max_latency, sim::Ms(3));
+  EXPECT_EQ(f.array.violations(), 0u) << f.array.first_violation();
+  EXPECT_EQ(f.ftl.CheckConsistency(), "");
+  for (uint32_t g = 0; g < f.ftl.core().blocks().groups(); ++g) {
+    EXPECT_GE(f.ftl.core().blocks().free_units(g), 1u) << "the GC reserve is never given to host writes";
+  }
+}
+
+TEST(PageFtl, OverwritesOfPagesBeingRelocatedAreHandled) {
+  // Hot pages are rewritten constantly while GC moves them; copies whose
+  // data went stale during the GC read are dropped, and the mapping stays
+  // exact.
+  for (const char* mapping : {"page", "block"}) {
+    FtlConfig c = Config();
+    c.mapping = mapping;
+    c.victim = "fifo";  // victims still hold many hot pages
+    c.gc_pages_in_flight = 8;
+    Fixture f(c);
+    f.Precondition(PreconditionSpec{1.0, 0.5, 3});
+    const uint64_t u = f.ftl.logical_pages();
+    sim::Rng rng(3, "t");
+    Driver d(&f.ftl, &f.q, 32, 4 * u,
+             [&] { return rng.Uniform(4) == 0 ? FtlOp::Kind::kRead : FtlOp::Kind::kWrite; },
+             [&] { return Lpn{rng.Uniform(2) == 0 ? rng.Uniform(64) : rng.Uniform(u)}; });
+    d.Start();
+    f.q.Run();
+    EXPECT_EQ(d.completed, 4 * u) << mapping;
+    EXPECT_GT(f.ftl.gc_stale_copies(), 0u) << mapping;
+    EXPECT_EQ(f.array.violations(), 0u) << mapping << ": " << f.array.first_violation();
+    EXPECT_EQ(f.ftl.CheckConsistency(), "") << mapping;
+  }
+}
+
+TEST(PageFtl, TrimUnmapsImmediately) {
+  FtlConfig c = Config();
+  c.unmapped_read_latency = sim::Us(1);
+  Fixture f(c);
+  f.Precondition(PreconditionSpec{1.0, 0.0, 1});
+  f.ftl.Trim(Lpn{100}, 50);
+  Collect client;
+  FtlOp r;
+  r.kind = FtlOp::Kind::kRead;
+  r.lpn = Lpn{120};
+  r.client = &client;
+  f.ftl.Submit(&r);
+  f.q.Run();
+  EXPECT_EQ(r.finish_time - r.submit_time, sim::Us(1));
+  EXPECT_EQ(f.registry.Value("ftl.trims"), 50);
+  EXPECT_EQ(f.registry.Value("ftl.trim_commands"), 1);
+  EXPECT_EQ(f.ftl.CheckConsistency(), "");
+}
+
+// Every allocation scheme, both mappings: timed random read/write traffic
+// with GC keeps NAND rules and the mapping exact.
+class PageFtlSchemes : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(PageFtlSchemes, RandomTrafficStaysConsistent) {
+  FtlConfig c = Config();
+  c.allocation = std::get<0>(GetParam());
+  c.mapping = std::get<1>(GetParam());
+  c.hot_cold = true;
+  Fixture f(c, Geo(64, 8));
+  f.Precondition(PreconditionSpec{1.0, 0.5, 3});
+  const uint64_t u = f.ftl.logical_pages();
+  sim::Rng rng(4, "t");
+  Driver d(&f.ftl, &f.q, 16, 3 * u, [&] { return rng.Uniform(3) == 0 ? FtlOp::Kind::kRead : FtlOp::Kind::kWrite; },
+           [&] { return Lpn{rng.Uniform(u)}; });
+  d.Start();
+  f.q.Run();
+  EXPECT_EQ(d.completed, 3 * u);
+  EXPECT_GT(f.ftl.gc_copies(), 0u);
+  EXPECT_EQ(f.array.violations(), 0u) << f.array.first_violation();
+  EXPECT_TRUE(f.ftl.Idle());
+  EXPECT_EQ(f.ftl.CheckConsistency(), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(All, PageFtlSchemes,
+                         ::testing::Combine(::testing::ValuesIn(AllocatorNames()),
+                                            ::testing::Values("page", "block")),
+                         [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
+
+TEST(PageFtl, PreconditionMatchesLongTimedWarmup) {
+  // WA over the same measured window after (a) functional preconditioning
+  // and (b) a timed sequential fill plus a long timed random warm-up.
+  FtlConfig c = Config();
+  c.op = sim::Ratio{0.2};
+  const flash::Geometry g = Geo(128, 32);
+  auto measure = [&](bool precondition) {
+    Fixture f(c, g);
+    const uint64_t u = f.ftl.logical_pages();
+    sim::Rng rng(9, "warm");
+    if (precondition) {
+      f.Precondition(PreconditionSpec{1.0, 3.0, 5});
+    } else {
+      uint64_t next = 0;
+      Driver fill(&f.ftl, &f.q, 16, u, [] { return FtlOp::Kind::kWrite; }, [&] { return Lpn{next++}; });
+      fill.Start();
+      f.q.Run();
+      Driver warm(&f.ftl, &f.q, 16, 6 * u, [] { return FtlOp::Kind::kWrite; }, [&] { return Lpn{rng.Uniform(u)}; });
+      warm.Start();
+      f.q.Run();
+    }
+    const uint64_t h0 = f.ftl.host_writes(), g0 = f.ftl.gc_copies();
+    sim::Rng mrng(10, "measure");
+    Driver m(&f.ftl, &f.q, 16, 4 * u, [] { return FtlOp::Kind::kWrite; }, [&] { return Lpn{mrng.Uniform(u)}; });
+    m.Start();
+    f.q.Run();
+    EXPECT_EQ(f.ftl.CheckConsistency(), "");
+    const double h = static_cast<double>(f.ftl.host_writes() - h0);
+    return (h + static_cast<double>(f.ftl.gc_copies() - g0)) / h;
+  };
+  const double pre = measure(true);
+  const double warm = measure(false);
+  EXPECT_NEAR(pre / warm, 1.0, 0.03) << "preconditioned " << pre << " vs timed warm-up " << warm;
+}
+
+TEST(PageFtl, MakeFtlValidatesAndPreconditions) {
+  sim::EventQueue q;
+  FakeFlashArray array(Geo(), &q);
+  sim::StatsRegistry reg;
+  FtlConfig bad = Config();
+  bad.victim = "oldest";
+  auto r = MakeFtl(bad, &array, &q, reg.Root().Group("ftl"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().rfind("ftl.victim: unknown victim policy 'oldest'", 0), 0u);
+
+  FtlConfig good = Config();
+  good.precondition.enabled = true;
+  good.precondition.random_overwrites = 0.5;
+  auto ok = MakeFtl(good, &array, &q, reg.Root().Group("ftl"));
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ((*ok)->logical_pages(), static_cast<uint64_t>(Geo().pages() / 1.25));
+  EXPECT_GT(reg.Value("ftl.precondition.host_writes"), 1.4 * static_cast<double>((*ok)->logical_pages()));
+  EXPECT_EQ(reg.Value("ftl.host_writes"), 0) << "timed counters start after preconditioning";
+}
+
+}  // namespace
+}  // namespace ftl

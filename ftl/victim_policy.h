@@ -1,0 +1,70 @@
+// VictimPolicy: which full erase unit GC cleans next (cf. F2FS's victim
+// selection: greedy and cost-benefit get_gc_cost).
+//
+// Contract:
+// - A policy tracks the candidates of every group: the units the
+//   BlockManager reported with OnUnitFull and that SelectVictim has not
+//   returned since. Candidates are exactly the units in state kFull.
+// - OnValidDecrement(u): candidate u's valid count just dropped by one
+//   (blocks.valid(u) is the new value). Valid counts of candidates never rise.
+// - SelectVictim(g) returns a candidate of group g and stops tracking it, or
+//   kNoUnit when g has none. It must be deterministic given the sequence of
+//   calls and the context's seed.
+// - Policies read unit state only through the BlockManager passed in the
+//   context (valid(), close_seq(), write_seq(), unit_pages()).
+// - No allocation per call once constructed.
+//
+// Implementations (one .cc each), listed in VictimPolicies():
+//   greedy        fewest valid pages; O(1) via per-group valid-count buckets
+//   cost_benefit  max (1-u)/(2u) * age, u = valid fraction, age in pages
+//                 written since the unit filled (LFS cost-benefit); O(candidates)
+//   fifo          the unit that filled first
+//   random        uniformly random candidate
+//   d_choices     d random candidates (with replacement), the fewest valid wins
+//
+// Registration: each implementation .cc defines a VictimPolicyInfo and
+// victim_policy.cc lists them. (An explicit list, because self-registering
+// objects in a static library are dropped by the linker when nothing
+// references their object file.)
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ftl/block_manager.h"
+#include "sim/status.h"
+
+namespace ftl {
+
+class VictimPolicy {
+ public:
+  virtual ~VictimPolicy() = default;
+  virtual void OnUnitFull(UnitId u) = 0;
+  virtual void OnValidDecrement(UnitId u) = 0;
+  virtual UnitId SelectVictim(uint32_t group) = 0;
+  // Bytes held by the policy's tables.
+  virtual uint64_t MemoryBytes() const = 0;
+};
+
+struct VictimPolicyContext {
+  const BlockManager* blocks = nullptr;
+  uint32_t d = 10;    // d_choices: candidates sampled per selection
+  uint64_t seed = 1;  // randomized policies draw from Rng(seed, "ftl.victim.<name>")
+};
+
+struct VictimPolicyInfo {
+  const char* name;
+  const char* description;
+  std::unique_ptr<VictimPolicy> (*make)(const VictimPolicyContext& ctx);
+};
+
+// Every registered policy, sorted by name.
+const std::vector<const VictimPolicyInfo*>& VictimPolicies();
+std::vector<std::string> VictimPolicyNames();
+// InvalidInput "unknown victim policy 'x'; choices: ..." for an unknown name.
+sim::Result<std::unique_ptr<VictimPolicy>> MakeVictimPolicy(std::string_view name, const VictimPolicyContext& ctx);
+
+}  // namespace ftl
