@@ -1,3 +1,4 @@
+#include <unistd.h>
 // Randomized robustness tests for the configuration system: mutated YAML
 // files, random --set overrides and random value texts must never crash or
 // hang, every failure must be a located InvalidInput, and everything that
@@ -158,7 +159,9 @@ bool StartsWithLocation(const std::string& msg, const std::string& path) {
 class ConfigFuzzTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::TempDir() + "flashstack_config_fuzz";
+    // Unique per test and process: ctest runs tests in parallel processes.
+    dir_ = testing::TempDir() + "flashstack_config_fuzz_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + std::to_string(getpid());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     std::ofstream(dir_ + "/base.yaml") << kBaseFile;

@@ -1,3 +1,4 @@
+#include <unistd.h>
 #include "sim/config.h"
 
 #include <cmath>
@@ -286,7 +287,7 @@ class ConfigLoadTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = testing::TempDir() + "flashstack_config_test/" + info->name();
+    dir_ = testing::TempDir() + "flashstack_config_test_" + std::to_string(getpid()) + "/" + info->name();
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
