@@ -130,6 +130,8 @@ class FtlCore {
  private:
   void Invalidate(Lpn l);
   void EnsureHostRoom(uint32_t group, Stream s);
+  // Moves valid page src (of victim `from`, holding l) to a GC-stream page.
+  flash::Ppn MoveValidPage(UnitId from, flash::Ppn src, Lpn l);
 
   FtlConfig cfg_;
   flash::Geometry geometry_;

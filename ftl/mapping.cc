@@ -33,9 +33,7 @@ flash::Ppn Mapping::Lookup(Lpn l) const {
 void Mapping::Unmap(Lpn l, bool block_still_written) {
   const uint64_t e = l2p_.Get(l.v);
   DCHECK_NE(e, l2p_.kNone());
-  if (unit_ == MapUnit::kPage) {
-    p2l_.Set(e, p2l_.kNone());
-  } else if (block_still_written) {
+  if (unit_ == MapUnit::kBlock && block_still_written) {
     const uint64_t first = e * pages_per_block_;
     const uint64_t last = first + pages_per_block_;
     const uint64_t at = p2l_.Find(first, last, l.v);
@@ -47,7 +45,7 @@ void Mapping::Unmap(Lpn l, bool block_still_written) {
 
 void Mapping::ResetBlock(uint64_t block) {
   const uint64_t first = block * pages_per_block_;
-  for (uint64_t p = first; p < first + pages_per_block_; ++p) p2l_.Set(p, p2l_.kNone());
+  p2l_.FillNone(first, first + pages_per_block_);
 }
 
 uint32_t Mapping::CountInBlock(Lpn l, uint64_t block) const {

@@ -5,9 +5,9 @@
 //        per Ppn; the out-of-band area of a real page holds the same)
 //
 // Two L2P granularities (MapUnit):
-//   kPage   L2P holds the exact Ppn. Lookup is one table read; the P2L entry
-//           of a page is cleared as soon as its data becomes stale, so
-//           P2L[p] != none  <=>  p holds a valid copy.
+//   kPage   L2P holds the exact Ppn. Lookup is one table read. P2L entries
+//           of stale copies stay until their block is erased (L2P decides
+//           validity), which saves a random write per overwrite.
 //   kBlock  L2P holds only the physical block id (log2(blocks) bits instead
 //           of log2(pages)); Lookup finds the page by scanning the block's
 //           P2L entries (pages_per_block compares). This is what lets a
@@ -73,6 +73,14 @@ class Mapping {
     return unit_ == MapUnit::kPage ? target == p.v : target == p.v / pages_per_block_;
   }
 
+  // Cache hints for batch users (GC scans, preconditioning): the L2P entry
+  // of l, and what IsValid(p) will read.
+  void PrefetchLpn(Lpn l) const { l2p_.Prefetch(l.v); }
+  void PrefetchValidity(flash::Ppn p) const {
+    const uint64_t e = p2l_.Get(p.v);
+    if (e != p2l_.kNone()) l2p_.Prefetch(e);
+  }
+
   // Records that the erased page p now holds l's valid copy.
   // REQUIRES: l unmapped (call Unmap first); p erased since its last use.
   void Map(Lpn l, flash::Ppn p) {
@@ -83,7 +91,7 @@ class Mapping {
   }
   // Drops l's valid copy. `block_still_written`: the old copy's block may
   // still receive pages before its next erase (kBlock mode then clears the
-  // stale P2L entry by a scan; kPage mode always clears it directly).
+  // stale P2L entry by a scan; kPage mode never needs to).
   // REQUIRES: IsMapped(l).
   void Unmap(Lpn l, bool block_still_written);
   // Clears the P2L entries of a block that is being erased.

@@ -65,6 +65,31 @@ class PackedArray {
     std::memcpy(p, &w, sizeof(w));
   }
 
+  // Hints that entry i will be read soon.
+  void Prefetch(uint64_t i) const { __builtin_prefetch(bytes_.data() + ((i * bits_) >> 3)); }
+
+  // Sets entries [first, last) to kNone().
+  void FillNone(uint64_t first, uint64_t last) {
+    DCHECK_LE(first, last);
+    DCHECK_LE(last, size_);
+    uint64_t bit = first * bits_;
+    const uint64_t end = last * bits_;
+    // Leading bits up to a byte boundary, whole bytes, trailing bits.
+    while (bit < end && (bit & 7) != 0) {
+      bytes_[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
+      ++bit;
+    }
+    if (end - bit >= 8) {
+      const uint64_t n = (end - bit) >> 3;
+      std::memset(bytes_.data() + (bit >> 3), 0xFF, n);
+      bit += n << 3;
+    }
+    while (bit < end) {
+      bytes_[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
+      ++bit;
+    }
+  }
+
   // Index of the first entry in [first, last) equal to v, or last.
   uint64_t Find(uint64_t first, uint64_t last, uint64_t v) const {
     for (uint64_t i = first; i < last; ++i) {

@@ -38,6 +38,22 @@ TEST(PackedArray, MatchesReferenceForEveryWidth) {
   }
 }
 
+TEST(PackedArray, FillNoneTouchesOnlyTheRange) {
+  for (unsigned bits : {1u, 3u, 8u, 13u, 21u, 29u}) {
+    for (uint64_t first : {0u, 1u, 5u, 17u}) {
+      for (uint64_t len : {0u, 1u, 2u, 9u, 40u}) {
+        PackedArray a(80, bits);
+        for (uint64_t i = 0; i < 80; ++i) a.Set(i, i % 2);
+        a.FillNone(first, first + len);
+        for (uint64_t i = 0; i < 80; ++i) {
+          const bool in = i >= first && i < first + len;
+          ASSERT_EQ(a.Get(i), in ? a.kNone() : i % 2) << bits << " " << first << " " << len << " " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(PackedArray, FindAndMemory) {
   PackedArray a(64, 13);
   a.Set(40, 77);

@@ -179,6 +179,7 @@ void PageFtl::SubmitWrite(FtlOp* op) {
 
 void PageFtl::IssueWrite(FtlOp* op, uint32_t group, Stream s) {
   const flash::Ppn p = core_.PlaceHostPage(op->lpn, group, s);
+  groups_[group].bg_blocked = false;
   const uint32_t i = AcquireHostSlot(op);
   flash::FlashCommand& c = host_slots_[i].cmd;
   c.kind = flash::FlashOpKind::kProgram;
@@ -234,7 +235,7 @@ void PageFtl::MaybeStartGc(uint32_t group) {
   GroupState& gs = groups_[group];
   if (gs.active) return;
   const bool fg = gs.wait_head != nullptr;
-  if (!fg && !core_.BelowGcThreshold(group)) return;
+  if (!fg && (gs.bg_blocked || !core_.BelowGcThreshold(group))) return;
   const UnitId u = core_.SelectVictim(group);
   if (u == kNoUnit) return;  // retried when a unit fills
   (fg ? gc_runs_fg_ : gc_runs_bg_).Inc();
@@ -253,6 +254,8 @@ void PageFtl::Pump(uint32_t group) {
   // in flight (in-flight sources still count as valid until placed).
   if (gs.in_flight == 0 && blocks.valid(gs.victim) == 0) gs.scan = pages;
   while (!gs.free_slots.empty() && gs.scan < pages) {
+    // Validity checks read random L2P entries: fetch a few pages ahead.
+    if (gs.scan + 8 < pages) core_.mapping().PrefetchValidity(blocks.PpnOf(gs.victim, gs.scan + 8));
     const flash::Ppn src = blocks.PpnOf(gs.victim, gs.scan++);
     const Lpn l = core_.ValidLpnAt(src);
     if (!l.valid()) continue;
@@ -314,9 +317,13 @@ void PageFtl::OnEraseDone(uint32_t group) {
   if (--gs.erases_pending > 0) return;
   core_.EraseUnit(gs.victim);
   UpdateFreeGauge();
-  if (gs.copied == core_.blocks().unit_pages() && gs.wait_head != nullptr) {
-    CHECK_LT(++gs.fruitless, 4 * core_.blocks().units_per_group())
-        << "group " << group << " has no reclaimable space: every candidate is fully valid";
+  if (gs.copied == core_.blocks().unit_pages()) {
+    if (gs.wait_head != nullptr) {
+      CHECK_LT(++gs.fruitless, 4 * core_.blocks().units_per_group())
+          << "group " << group << " has no reclaimable space: every candidate is fully valid";
+    } else {
+      gs.bg_blocked = true;
+    }
   } else {
     gs.fruitless = 0;
   }

@@ -101,7 +101,10 @@ class PageFtl final : public Ftl, public flash::FlashClient {
     uint32_t in_flight = 0;   // busy GC slots
     uint32_t erases_pending = 0;
     uint32_t copied = 0;      // copies placed in this run
-    uint32_t fruitless = 0;   // consecutive runs that freed nothing
+    uint32_t fruitless = 0;   // consecutive foreground runs that freed nothing
+    // A background run freed nothing (every candidate fully valid): no more
+    // background runs until a host write lands in the group.
+    bool bg_blocked = false;
     std::vector<GcSlot> slots;
     std::vector<uint32_t> free_slots;
     std::vector<flash::FlashCommand> erase_cmds;

@@ -1,6 +1,7 @@
 // Timed FTL tests on the FakeFlashArray (fixed latencies, NAND rule checks).
 #include "ftl/page_ftl.h"
 
+#include <cstdio>
 #include <functional>
 #include <memory>
 
@@ -362,6 +363,7 @@ TEST(PageFtl, PreconditionMatchesLongTimedWarmup) {
   };
   const double pre = measure(true);
   const double warm = measure(false);
+  std::printf("WA after functional precondition %.4f, after timed warm-up %.4f\n", pre, warm);
   EXPECT_NEAR(pre / warm, 1.0, 0.03) << "preconditioned " << pre << " vs timed warm-up " << warm;
 }
 

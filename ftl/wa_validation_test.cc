@@ -14,6 +14,9 @@
 // most sensitive to alpha.
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <string>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -69,13 +72,96 @@ WaResult MeasureWa(const std::string& victim, double op, uint32_t blocks, uint32
   return r;
 }
 
-TEST(WaValidation, Explore) {
-  for (double op : {0.07, 0.28}) {
-    for (const char* v : {"fifo", "random", "greedy", "d_choices", "cost_benefit"}) {
-      const WaResult r = MeasureWa(v, op, 2048, 64, 4, 8);
-      std::printf("%-12s op=%.2f alpha_eff=%.5f (nominal %.5f) wa=%.3f fifo=%.3f random=%.3f\n", v, op,
-                  r.alpha_eff, 1 + op, r.wa, FifoWriteAmplification(r.alpha_eff),
-                  RandomWriteAmplification(r.alpha_eff));
+// Every measurement the tests below use, computed once: one plane with the
+// same physical size (131072 pages) at 16, 64 and 256 pages per block.
+struct Key {
+  std::string victim;
+  double op;
+  uint32_t pages_per_block;
+  bool operator<(const Key& o) const {
+    return std::tie(victim, op, pages_per_block) < std::tie(o.victim, o.op, o.pages_per_block);
+  }
+};
+constexpr uint32_t kPhysicalPages = 131072;
+constexpr double kOps[] = {0.07, 0.28};
+constexpr uint32_t kBlockSizes[] = {16, 64, 256};
+
+const WaResult& Get(const std::string& victim, double op, uint32_t b) {
+  static std::map<Key, WaResult> cache;
+  const Key k{victim, op, b};
+  auto it = cache.find(k);
+  if (it == cache.end()) it = cache.emplace(k, MeasureWa(victim, op, kPhysicalPages / b, b, 3, 6)).first;
+  return it->second;
+}
+
+TEST(WaValidation, FifoMatchesLambertWFormula) {
+  for (double op : kOps) {
+    for (uint32_t b : kBlockSizes) {
+      const WaResult& r = Get("fifo", op, b);
+      const double model = FifoWriteAmplification(r.alpha_eff);
+      EXPECT_NEAR(r.wa / model, 1.0, 0.03) << "op " << op << " b " << b << ": measured " << r.wa << " model "
+                                           << model << " (alpha_eff " << r.alpha_eff << ")";
+    }
+  }
+}
+
+TEST(WaValidation, RandomMatchesOneOverSpareFactor) {
+  for (double op : kOps) {
+    const WaResult& r = Get("random", op, 64);
+    const double model = RandomWriteAmplification(r.alpha_eff);
+    EXPECT_NEAR(r.wa / model, 1.0, 0.03) << "op " << op << ": measured " << r.wa << " model " << model;
+  }
+}
+
+TEST(WaValidation, GreedyAtMostFifoAndApproachesItAsBlocksGrow) {
+  for (double op : kOps) {
+    double previous_ratio = 0;
+    for (uint32_t b : kBlockSizes) {
+      const double greedy = Get("greedy", op, b).wa;
+      const double fifo = Get("fifo", op, b).wa;
+      EXPECT_LE(greedy, fifo) << "op " << op << " b " << b;
+      const double ratio = greedy / fifo;
+      EXPECT_GT(ratio, previous_ratio) << "op " << op << " b " << b << ": greedy/fifo must rise with b";
+      previous_ratio = ratio;
+    }
+    EXPECT_GT(previous_ratio, 0.95) << "op " << op << ": at 256 pages per block greedy is within 5% of FIFO";
+  }
+}
+
+TEST(WaValidation, DChoicesCloseToGreedy) {
+  for (double op : kOps) {
+    for (uint32_t b : {64u, 256u}) {
+      const double d10 = Get("d_choices", op, b).wa;
+      const double greedy = Get("greedy", op, b).wa;
+      EXPECT_GE(d10, greedy) << "op " << op << " b " << b;
+      EXPECT_LT(d10 / greedy, 1.06) << "op " << op << " b " << b;
+    }
+    EXPECT_LT(Get("d_choices", op, 64).wa, 0.7 * Get("random", op, 64).wa) << "d = 10 is far better than d = 1";
+  }
+}
+
+TEST(WaValidation, CostBenefitBetweenGreedyAndFifo) {
+  for (double op : kOps) {
+    const double cb = Get("cost_benefit", op, 64).wa;
+    EXPECT_GE(cb, Get("greedy", op, 64).wa) << op;
+    EXPECT_LE(cb, Get("fifo", op, 64).wa) << op;
+  }
+}
+
+TEST(WaValidation, PrintTable) {
+  std::printf("\n%-12s %5s %4s %9s %8s %8s %8s %8s\n", "policy", "OP", "b", "alpha_eff", "WA", "FIFO(a)",
+              "1/Sf(a)", "FIFO(1+OP)");
+  for (double op : kOps) {
+    for (uint32_t b : kBlockSizes) {
+      for (const char* v : {"fifo", "greedy", "d_choices", "random", "cost_benefit"}) {
+        const bool measured_everywhere = std::string(v) == "fifo" || std::string(v) == "greedy" ||
+                                         std::string(v) == "d_choices";
+        if (!measured_everywhere && b != 64) continue;
+        const WaResult& r = Get(v, op, b);
+        std::printf("%-12s %4.0f%% %4u %9.5f %8.3f %8.3f %8.3f %8.3f\n", v, op * 100, b, r.alpha_eff, r.wa,
+                    FifoWriteAmplification(r.alpha_eff), RandomWriteAmplification(r.alpha_eff),
+                    FifoWriteAmplification(1 + op));
+      }
     }
   }
 }
