@@ -1,7 +1,10 @@
 #include "app/commands.h"
 
 #include <algorithm>
+#include <sys/resource.h>
+
 #include <charconv>
+#include <chrono>
 #include <filesystem>
 #include <sstream>
 
@@ -74,6 +77,25 @@ std::string FolderFor(size_t index, const std::string& label) {
 }
 
 }  // namespace
+
+sim::Status CmdBench(const std::string& config_path, const CommandOptions& opts, std::ostream& out) {
+  FS_ASSIGN_OR_RETURN(std::vector<LoadedRun> runs, LoadRuns(config_path, opts));
+  for (const LoadedRun& run : runs) {
+    const auto t0 = std::chrono::steady_clock::now();
+    FS_ASSIGN_OR_RETURN(std::unique_ptr<Experiment> exp, Experiment::Create(run.cfg));
+    const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const RunReport rep = exp->Run(false);
+    struct rusage ru {};
+    getrusage(RUSAGE_SELF, &ru);
+    out << fmt::format(
+        "{}{}{}: setup {:.2f} s | run {:.3f} s wall, {} simulated | {} host I/Os -> {:.0f} host I/Os per "
+        "wall-second | {:.1f} M events/s | peak RSS {:.1f} MiB\n",
+        run.cfg.name, run.sweep_label.empty() ? "" : " ", run.sweep_label, setup, rep.wall_seconds,
+        rep.sim_time.ToString(), rep.host_ios, rep.wall_seconds > 0 ? rep.host_ios / rep.wall_seconds : 0.0,
+        rep.wall_seconds > 0 ? rep.events / rep.wall_seconds / 1e6 : 0.0, ru.ru_maxrss / 1024.0);
+  }
+  return sim::Status::Ok();
+}
 
 sim::Status CmdCheck(const std::string& config_path, const CommandOptions& opts, std::ostream& out) {
   FS_ASSIGN_OR_RETURN(std::vector<LoadedRun> runs, LoadRuns(config_path, opts));

@@ -23,6 +23,10 @@ struct CommandOptions {
 sim::Status CmdRun(const std::string& config_path, const CommandOptions& opts, std::ostream& out);
 sim::Status CmdCheck(const std::string& config_path, const CommandOptions& opts, std::ostream& out);
 sim::Status CmdExplain(const std::string& prefix, std::ostream& out);
+// Runs each point of CONFIG without writing results and reports wall-clock
+// figures: set-up time (including preconditioning), simulated host I/Os per
+// wall-second of the timed run, events per second and peak memory.
+sim::Status CmdBench(const std::string& config_path, const CommandOptions& opts, std::ostream& out);
 sim::Status CmdTraceInfo(const std::string& path, const CommandOptions& opts, std::ostream& out);
 
 }  // namespace app

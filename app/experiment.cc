@@ -80,8 +80,8 @@ sim::Result<std::unique_ptr<Experiment>> Experiment::Create(const ExperimentConf
   sim::StatGroup root = e->stats_.Root();
   const auto& dev = cfg.device;
   s.nand = std::make_unique<flash::NandArray>(&s.queue, dev.geometry, dev.flash, root.Group("flash"));
+  // MakeFtl also preconditions the FTL (untimed) when ftl.precondition is on.
   FS_ASSIGN_OR_RETURN(s.ftl, ftl::MakeFtl(cfg.ftl, s.nand.get(), &s.queue, root.Group("ftl")));
-  if (cfg.ftl.precondition.enabled) s.ftl->Precondition(cfg.ftl.precondition.spec());
   s.ssd = std::make_unique<ssd::Ssd>(&s.queue, dev.ssd, dev.geometry, s.ftl.get(), root.Group("ssd"));
   host::FioGenerator::Env env{&s.queue, s.ssd.get(), root.Group("workload"), cfg.seed, dev.ssd.queues};
   FS_ASSIGN_OR_RETURN(s.fio, host::FioGenerator::Create(cfg.workload.fio, env, "workload.fio"));

@@ -2,6 +2,7 @@
 //
 //   flashstack run CONFIG [--set k=v]... [--out DIR] [--seed N]
 //   flashstack check CONFIG [--set k=v]...
+//   flashstack bench CONFIG [--set k=v]...
 //   flashstack explain [KEY-PREFIX]
 //   flashstack trace-info FILE [--format NAME]
 //
@@ -39,6 +40,10 @@ Usage:
       run_info.json (wall-clock figures).
   flashstack check CONFIG [--set key=value]...
       Validate CONFIG (and overrides) without running it.
+  flashstack bench CONFIG [--set key=value]...
+      Run CONFIG without writing results and report wall-clock figures:
+      set-up time, simulated host I/Os per wall-second, events per second,
+      peak memory (see configs/bench/).
   flashstack explain [KEY-PREFIX]
       List every configuration key with its type, unit, default and meaning.
   flashstack trace-info FILE [--format NAME] [--on_error skip]
@@ -126,9 +131,11 @@ int main(int argc, char** argv) {
   opts.on_error = FLAGS_on_error;
 
   sim::Status st;
-  if (cmd == "run" || cmd == "check") {
+  if (cmd == "run" || cmd == "check" || cmd == "bench") {
     if (args.size() != 1) return UserError(fmt::format("'{}' takes exactly one CONFIG file", cmd));
-    st = cmd == "run" ? app::CmdRun(args[0], opts, std::cout) : app::CmdCheck(args[0], opts, std::cout);
+    if (cmd == "run") st = app::CmdRun(args[0], opts, std::cout);
+    else if (cmd == "check") st = app::CmdCheck(args[0], opts, std::cout);
+    else st = app::CmdBench(args[0], opts, std::cout);
   } else if (cmd == "explain") {
     if (args.size() > 1) return UserError("'explain' takes at most one KEY-PREFIX");
     st = app::CmdExplain(args.empty() ? "" : args[0], std::cout);
@@ -136,7 +143,7 @@ int main(int argc, char** argv) {
     if (args.size() != 1) return UserError("'trace-info' takes exactly one FILE");
     st = app::CmdTraceInfo(args[0], opts, std::cout);
   } else {
-    return UserError(fmt::format("unknown command '{}' (commands: run, check, explain, trace-info)", cmd));
+    return UserError(fmt::format("unknown command '{}' (commands: run, check, bench, explain, trace-info)", cmd));
   }
   if (!st.ok()) {
     std::cerr << "flashstack: error: " << st.message() << "\n";

@@ -59,11 +59,16 @@ void EventQueue::SiftDown(uint32_t i) {
   Entry x = heap_[i];
   for (;;) {
     const uint32_t first = i * kArity + 1;
-    if (first >= n) break;
-    uint32_t best = first;
-    const uint32_t last = first + kArity < n ? first + kArity : n;
-    for (uint32_t c = first + 1; c < last; ++c) {
-      if (Before(heap_[c], heap_[best])) best = c;
+    uint32_t best;
+    if (first + kArity <= n) {
+      // Full set of children: tournament with conditional moves.
+      const uint32_t a = Before(heap_[first + 1], heap_[first]) ? first + 1 : first;
+      const uint32_t b = Before(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
+      best = Before(heap_[b], heap_[a]) ? b : a;
+    } else {
+      if (first >= n) break;
+      best = first;
+      for (uint32_t c = first + 1; c < n; ++c) best = Before(heap_[c], heap_[best]) ? c : best;
     }
     if (!Before(heap_[best], x)) break;
     Place(i, heap_[best]);

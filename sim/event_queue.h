@@ -135,8 +135,10 @@ class EventQueue {
     uint64_t key;  // (priority + 128) << 56 | insertion sequence
     Event* event;
   };
+  // Branch-free: the heap's child selection is the engine's hottest loop
+  // and its outcome is unpredictable.
   static bool Before(const Entry& a, const Entry& b) {
-    return a.when < b.when || (a.when == b.when && a.key < b.key);
+    return (a.when < b.when) | ((a.when == b.when) & (a.key < b.key));
   }
   void SiftUp(uint32_t i);
   void SiftDown(uint32_t i);
