@@ -43,7 +43,9 @@ namespace {
 // Prefixes a component's relative key path ("op: …") with its section.
 sim::Status InSection(const sim::Status& st, std::string_view section) {
   if (st.ok()) return st;
-  return sim::Status::InvalidInput(fmt::format("{}.{}", section, st.message()));
+  const std::string prefix = fmt::format("{}.", section);
+  if (st.message().rfind(prefix, 0) == 0) return st;  // already a full key path
+  return sim::Status::InvalidInput(prefix + st.message());
 }
 }  // namespace
 

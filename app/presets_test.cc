@@ -1,0 +1,77 @@
+// The shipped configs stay valid, and device presets reproduce the figures
+// they were derived from.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "app/commands.h"
+#include "app/experiment.h"
+#include "sim/config.h"
+
+namespace app {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string TempYaml(const std::string& name, const std::string& text) {
+  const fs::path dir = fs::path(::testing::TempDir()) / ("presets_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path p = dir / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+TEST(PresetsTest, EveryShippedConfigValidates) {
+  const fs::path root = fs::path(FLASHSTACK_SOURCE_DIR) / "configs";
+  int checked = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.path().extension() != ".yaml") continue;
+    std::string path = e.path().string();
+    // Device presets are fragments: wrap them in a minimal experiment.
+    if (e.path().parent_path().filename() == "devices") {
+      path = TempYaml(e.path().stem().string() + "_wrapped.yaml",
+                      "include: " + path + "\nworkload:\n  fio:\n    total_ios: 10\n");
+    }
+    std::ostringstream out;
+    const sim::Status st = CmdCheck(path, CommandOptions{}, out);
+    EXPECT_TRUE(st.ok()) << e.path() << ": " << st.message();
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);
+}
+
+// Runs `yaml` (which may include presets) and returns the workload's
+// bandwidth in bytes per simulated second.
+double Bandwidth(const std::string& yaml, const std::vector<std::string>& overrides) {
+  const std::string path = TempYaml("bw.yaml", yaml);
+  auto runs = sim::LoadExperiment(sim::SchemaOf<ExperimentConfig>(), path, overrides);
+  EXPECT_TRUE(runs.ok()) << runs.status().message();
+  ExperimentConfig cfg;
+  EXPECT_TRUE(sim::Bind(sim::SchemaOf<ExperimentConfig>(), runs.value()[0], &cfg).ok());
+  EXPECT_TRUE(ValidateExperiment(cfg).ok()) << ValidateExperiment(cfg).message();
+  auto exp = Experiment::Create(cfg);
+  EXPECT_TRUE(exp.ok()) << exp.status().message();
+  exp.value()->Run(false);
+  return exp.value()->stats().Value("workload.bw");
+}
+
+TEST(PresetsTest, ParafsDeviceMatchesItsPerChannelBandwidths) {
+  // The ParaFS testbed table: 6.55 MB/s write and 49.84 MB/s read per
+  // channel, 34 channels. A smaller block count keeps the test fast.
+  const std::string base = "include: " + std::string(FLASHSTACK_SOURCE_DIR) +
+                           "/configs/devices/parafs.yaml\n"
+                           "device:\n  geometry:\n    blocks_per_plane: 256\n  ssd:\n    queue_depth: 1024\n"
+                           "workload:\n  fio:\n    bs: 8KiB\n    iodepth: 1024\n    total_ios: 30000\n"
+                           "    ramp_time: 20ms\n";
+  const double write = Bandwidth(base, {"workload.fio.rw=randwrite"});
+  EXPECT_NEAR(write / 34, 6.55e6, 0.02 * 6.55e6);
+  const double read = Bandwidth(base, {"workload.fio.rw=randread", "ftl.precondition.enabled=true"});
+  EXPECT_NEAR(read / 34, 49.84e6, 0.05 * 49.84e6);
+}
+
+}  // namespace
+}  // namespace app
