@@ -92,7 +92,8 @@ sim::Result<std::unique_ptr<Experiment>> Experiment::Create(const ExperimentConf
 
 namespace {
 // Prints "sim 12.3ms | 45.6k ios | 1.2M ios/s | ETA 3s" on stderr once per
-// wall second; a daemon event so it never keeps the run alive.
+// wall second after the first three; a daemon event so it never keeps the
+// run alive.
 class ProgressLine final : public sim::Event {
  public:
   ProgressLine(sim::EventQueue* q, const host::FioGenerator* fio, sim::SimTime max_time)
@@ -103,7 +104,8 @@ class ProgressLine final : public sim::Event {
   void Start() { q_->ScheduleIn(this, kStep); }
   void Process() override {
     const auto now = std::chrono::steady_clock::now();
-    if (now - last_ >= std::chrono::seconds(1)) {
+    // Silent for short runs; then one update per wall second.
+    if (now - start_ >= std::chrono::seconds(3) && now - last_ >= std::chrono::seconds(1)) {
       last_ = now;
       const double wall = std::chrono::duration<double>(now - start_).count();
       const uint64_t done = fio_->completed();
