@@ -1,0 +1,171 @@
+// Fibers: stackful simulated threads for synchronous code (SQLite).
+//
+// SQLite calls its VFS through plain synchronous C functions, while every
+// fs::FileSystem call is a coroutine that completes later in simulated
+// time. A Fiber runs such code on its own stack: when the code needs a
+// coroutine's result it calls FiberRuntime::AwaitTask(), which starts the
+// task from the event loop, switches back to the loop, and switches into
+// the fiber again when the task has finished. To the synchronous code the
+// call simply returns, with simulated time advanced.
+//
+// Everything runs on the one OS thread of the EventQueue: the loop and all
+// fibers take turns, a fiber only ever runs inside an event of its own
+// (never re-entrantly inside another component's code), and the order of
+// those events is the queue's deterministic order. Task coroutines always
+// run on the loop's stack, never on a fiber stack, so a fiber's stack holds
+// only the synchronous code's frames.
+//
+// Stacks are boost::context protected fixed-size stacks: mmap'ed with a
+// guard page below, so an overflow faults instead of corrupting memory, and
+// only the pages actually touched consume memory. SQLite needs on the order
+// of 100 KiB in its deepest paths (parser, B-tree balance, VDBE); the
+// default (kDefaultStackBytes) leaves ample room for that plus logging.
+//
+// Lifetime: a fiber should finish (its body return) before the runtime is
+// destroyed. An unfinished fiber (a simulation stopped early) is unwound
+// when the runtime is destroyed: C++ destructors on its stack run, C frames
+// (SQLite) are abandoned, and AwaitTask() CHECK-fails if called while
+// unwinding, so bodies must not do simulated I/O in destructors.
+#pragma once
+
+#include <coroutine>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <boost/context/fiber.hpp>
+#include <glog/logging.h>
+
+#include "sim/event_queue.h"
+#include "sim/task.h"
+#include "sim/time.h"
+
+namespace host::sqlite {
+
+class FiberRuntime;
+
+// One simulated thread with its own stack. Created by FiberRuntime::Spawn;
+// owned by the runtime.
+class Fiber {
+ public:
+  Fiber(const Fiber&) = delete;
+  Fiber& operator=(const Fiber&) = delete;
+  ~Fiber();
+
+  const std::string& name() const { return name_; }
+  bool finished() const { return finished_; }
+  // Simulated time at which the body returned (valid once finished()).
+  sim::SimTime finish_time() const { return finish_time_; }
+  // Number of times the fiber was switched into (a measure of work).
+  uint64_t switches() const { return switches_; }
+
+  // For a coroutine on the loop: `co_await fiber->Join();` resumes when the
+  // body has returned (at once if it already has). One waiter at most.
+  sim::Completion<bool>::Awaiter Join() { return done_.operator co_await(); }
+
+ private:
+  friend class FiberRuntime;
+  Fiber(FiberRuntime* rt, std::string name, std::function<void()> body, size_t stack_bytes);
+
+  // Event handler: switch into the fiber until it yields or finishes.
+  void Enter();
+  // Called on the fiber: switch back to the loop.
+  void Leave();
+  // Called on the loop when an awaited task has finished.
+  void WakeFromTask();
+
+  FiberRuntime* rt_;
+  std::string name_;
+  std::function<void()> body_;
+  boost::context::fiber ctx_;     // the fiber's own continuation (valid while suspended)
+  boost::context::fiber caller_;  // the loop's continuation (valid while the fiber runs)
+  sim::MemberEvent<Fiber, &Fiber::Enter> enter_event_;
+  sim::internal::ResumeEvent start_event_;  // starts an awaited task on the loop
+  sim::Completion<bool> done_;
+  bool finished_ = false;
+  sim::SimTime finish_time_;
+  uint64_t switches_ = 0;
+};
+
+class FiberRuntime {
+ public:
+  static constexpr size_t kDefaultStackBytes = 512 * 1024;
+
+  // `stack_bytes` is the usable stack size of each fiber (rounded up to
+  // pages; a guard page is added). REQUIRES: q outlives the runtime.
+  explicit FiberRuntime(sim::EventQueue* q, size_t stack_bytes = kDefaultStackBytes);
+  FiberRuntime(const FiberRuntime&) = delete;
+  FiberRuntime& operator=(const FiberRuntime&) = delete;
+  // Unwinds unfinished fibers (see the file comment) and deschedules their
+  // events. The queue should have been run dry or Clear()ed before.
+  ~FiberRuntime();
+
+  // Creates a fiber that starts running `body` at the current simulated time
+  // (from an event, after the caller's own code). The fiber is owned by the
+  // runtime and stays valid until the runtime is destroyed.
+  Fiber* Spawn(std::string name, std::function<void()> body);
+
+  // --- Callable only from inside a fiber ---------------------------------
+
+  // Runs `task` on the event loop and blocks the calling fiber until it
+  // completes; returns its value. Simulated time advances by whatever the
+  // task waits. The task starts from an event at now() (after events
+  // already scheduled for this instant at the same priority).
+  template <class T>
+  T AwaitTask(sim::Task<T> task);
+  // Blocks the calling fiber for `d` of simulated time (d >= 0).
+  void Sleep(sim::SimTime d);
+  // Lets every event already scheduled for now run, then continues.
+  void Yield() { Sleep(sim::SimTime::Zero()); }
+
+  // The fiber currently running, or nullptr on the event loop.
+  Fiber* current() const { return current_; }
+  bool InFiber() const { return current_ != nullptr; }
+
+  sim::EventQueue* queue() const { return q_; }
+  size_t stack_bytes() const { return stack_bytes_; }
+  size_t fibers() const { return fibers_.size(); }
+  size_t live_fibers() const;
+
+ private:
+  friend class Fiber;
+  template <class T>
+  static sim::Task<void> Drive(sim::Task<T> task, std::optional<T>* out, Fiber* f);
+  static sim::Task<void> DriveVoid(sim::Task<void> task, Fiber* f);
+  // Hands `driver` to the current fiber's start event and switches to the loop.
+  void BlockOn(sim::Task<void> driver);
+
+  sim::EventQueue* q_;
+  size_t stack_bytes_;
+  Fiber* current_ = nullptr;
+  bool tearing_down_ = false;
+  std::vector<std::unique_ptr<Fiber>> fibers_;
+};
+
+// --- Implementation of the templates --------------------------------------
+
+template <class T>
+sim::Task<void> FiberRuntime::Drive(sim::Task<T> task, std::optional<T>* out, Fiber* f) {
+  out->emplace(co_await task);
+  f->WakeFromTask();
+}
+
+template <class T>
+T FiberRuntime::AwaitTask(sim::Task<T> task) {
+  if constexpr (std::is_void_v<T>) {
+    BlockOn(DriveVoid(std::move(task), current_));
+  } else {
+    std::optional<T> result;
+    BlockOn(Drive<T>(std::move(task), &result, current_));
+    CHECK(result.has_value()) << "fiber resumed before its task finished";
+    return std::move(*result);
+  }
+}
+
+}  // namespace host::sqlite
