@@ -170,4 +170,28 @@ TEST_F(CliTest, TraceInfoSummarizesTheMsrSample) {
   EXPECT_EQ(Cli("trace-info " + bad + " --format msr --on_error skip").code, 0);
 }
 
+TEST_F(CliTest, TraceReplayRunsAndBadTraceLinesAreExitCode2) {
+  const std::string trace = Write("t.csv",
+                                  "128166372003061629,hm,0,Read,4096,4096,1331\n"
+                                  "128166372003161629,hm,0,Write,8192,8192,1331\n"
+                                  "128166372003261629,hm,0,Read,0,4096,1331\n");
+  const std::string cfg = Write("replay.yaml", "include: " + Tiny() +
+                                                   "\nworkload:\n  kind: trace\n  trace:\n    path: t.csv\n"
+                                                   "    reader:\n      format: msr\n");
+  const std::string out = (dir_ / "r").string();
+  Outcome o = Cli("run " + cfg + " --out " + out);
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("3 issued, 3 completed"));
+  EXPECT_THAT(Slurp(fs::path(out) / "stats.json"), HasSubstr("\"workload.read.ios\""));
+  // A malformed line stops the run with file:line and exit code 2 ...
+  Write("t.csv", "128166372003061629,hm,0,Read,4096,4096,1331\n128166372003161629,hm,0,Wrote,8192,8192,1331\n");
+  o = Cli("run " + cfg + " --out " + out);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.out, HasSubstr((dir_ / "t.csv").string() + ":2:"));
+  // ... or, with on_error: skip, is counted and reported.
+  o = Cli("run " + cfg + " --out " + out + " --set workload.trace.reader.on_error=skip");
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("malformed 1"));
+}
+
 }  // namespace

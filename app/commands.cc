@@ -55,6 +55,11 @@ sim::Result<std::vector<LoadedRun>> LoadRuns(const std::string& path, const Comm
       run.cfg.seed = seed;
     }
     if (run.cfg.name.empty()) run.cfg.name = std::filesystem::path(path).stem().string();
+    // A trace path is relative to the file that set it (maybe an include).
+    if (auto it = rc.values.find("workload.trace.path"); it != rc.values.end() && it->second.loc.line > 0) {
+      run.cfg.workload.trace.path = host::ResolveTracePath(
+          run.cfg.workload.trace.path, std::filesystem::path(it->second.loc.file).parent_path().string());
+    }
     FS_RETURN_IF_ERROR(Locate(ValidateExperiment(run.cfg), rc));
     run.sweep_label = rc.sweep_label;
     runs.push_back(std::move(run));
@@ -85,6 +90,7 @@ sim::Status CmdBench(const std::string& config_path, const CommandOptions& opts,
     FS_ASSIGN_OR_RETURN(std::unique_ptr<Experiment> exp, Experiment::Create(run.cfg));
     const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const RunReport rep = exp->Run(false);
+    FS_RETURN_IF_ERROR(exp->status());
     struct rusage ru {};
     getrusage(RUSAGE_SELF, &ru);
     out << fmt::format(
@@ -115,6 +121,7 @@ sim::Status CmdRun(const std::string& config_path, const CommandOptions& opts, s
     if (runs.size() > 1) dir += "/" + FolderFor(i, run.sweep_label);
     FS_ASSIGN_OR_RETURN(std::unique_ptr<Experiment> exp, Experiment::Create(run.cfg));
     const RunReport rep = exp->Run(opts.progress);
+    FS_RETURN_IF_ERROR(exp->status());
     std::string summary = fmt::format("== {}{}{} (seed {}) ==\n", run.cfg.name, run.sweep_label.empty() ? "" : " ",
                                       run.sweep_label, run.cfg.seed);
     summary += exp->Summary();

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ftl/ftl_factory.h"
+#include "host/replay/trace_replayer.h"
 #include "host/workload/fio_generator.h"
 #include "sim/event_queue.h"
 #include "sim/flash/nand_array.h"
@@ -25,8 +26,9 @@ void RunSection::Describe(sim::Schema<RunSection>& s) {
 }
 
 void WorkloadSection::Describe(sim::Schema<WorkloadSection>& s) {
-  s.Choice("kind", &WorkloadSection::kind, "fio", {"fio"}, "Which workload drives the device");
+  s.Choice("kind", &WorkloadSection::kind, "fio", {"fio", "trace"}, "Which workload drives the device");
   s.Section("fio", &WorkloadSection::fio, "fio-like block workload (kind: fio)");
+  s.Section("trace", &WorkloadSection::trace, "Block trace replay (kind: trace)");
 }
 
 void ExperimentConfig::Describe(sim::Schema<ExperimentConfig>& s) {
@@ -53,10 +55,56 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
   FS_RETURN_IF_ERROR(InSection(cfg.device.Validate(), "device"));
   FS_RETURN_IF_ERROR(InSection(cfg.ftl.Validate(cfg.device.geometry), "ftl"));
   const uint64_t capacity = cfg.ftl.LogicalPages(cfg.device.geometry) * cfg.device.geometry.page_size.value;
-  FS_RETURN_IF_ERROR(cfg.workload.fio.Validate(capacity, static_cast<uint32_t>(cfg.device.ssd.sector_size.value),
-                                               "workload.fio"));
+  const auto sector = static_cast<uint32_t>(cfg.device.ssd.sector_size.value);
+  // Only the selected workload's section must be complete.
+  if (cfg.workload.kind == "fio") FS_RETURN_IF_ERROR(cfg.workload.fio.Validate(capacity, sector, "workload.fio"));
+  if (cfg.workload.kind == "trace") {
+    FS_RETURN_IF_ERROR(cfg.workload.trace.Validate(capacity, sector, "workload.trace"));
+  }
   return sim::Status::Ok();
 }
+
+// The driver selected by workload.kind, behind one small interface.
+class Experiment::Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual void Start() = 0;
+  // Host I/Os (or operations) completed so far, and planned in all (0 =
+  // unknown), for the progress line and the wall-clock report.
+  virtual uint64_t completed() const = 0;
+  virtual uint64_t planned() const = 0;
+  virtual sim::Status status() const { return sim::Status::Ok(); }
+  // Extra lines for the summary (e.g. skipped trace lines).
+  virtual std::string Report() const { return ""; }
+};
+
+namespace {
+
+class FioWorkload final : public Experiment::Workload {
+ public:
+  explicit FioWorkload(std::unique_ptr<host::FioGenerator> g) : g_(std::move(g)) {}
+  void Start() override { g_->Start(); }
+  uint64_t completed() const override { return g_->completed(); }
+  uint64_t planned() const override { return g_->plan().total_ios; }
+
+ private:
+  std::unique_ptr<host::FioGenerator> g_;
+};
+
+class TraceWorkload final : public Experiment::Workload {
+ public:
+  explicit TraceWorkload(std::unique_ptr<host::TraceReplayer> r) : r_(std::move(r)) {}
+  void Start() override { r_->Start(); }
+  uint64_t completed() const override { return r_->completed(); }
+  uint64_t planned() const override { return 0; }
+  sim::Status status() const override { return r_->status(); }
+  std::string Report() const override { return r_->Report(); }
+
+ private:
+  std::unique_ptr<host::TraceReplayer> r_;
+};
+
+}  // namespace
 
 // The assembled simulation, bottom-up. Member order is construction order;
 // destruction runs top-down so no component outlives what it points to.
@@ -65,7 +113,7 @@ struct Experiment::Stack {
   std::unique_ptr<flash::NandArray> nand;
   std::unique_ptr<ftl::Ftl> ftl;
   std::unique_ptr<ssd::Ssd> ssd;
-  std::unique_ptr<host::FioGenerator> fio;
+  std::unique_ptr<Workload> workload;
 };
 
 Experiment::Experiment(const ExperimentConfig& cfg) : cfg_(cfg), stack_(std::make_unique<Stack>()) {}
@@ -85,8 +133,18 @@ sim::Result<std::unique_ptr<Experiment>> Experiment::Create(const ExperimentConf
   // MakeFtl also preconditions the FTL (untimed) when ftl.precondition is on.
   FS_ASSIGN_OR_RETURN(s.ftl, ftl::MakeFtl(cfg.ftl, s.nand.get(), &s.queue, root.Group("ftl")));
   s.ssd = std::make_unique<ssd::Ssd>(&s.queue, dev.ssd, dev.geometry, s.ftl.get(), root.Group("ssd"));
-  host::FioGenerator::Env env{&s.queue, s.ssd.get(), root.Group("workload"), cfg.seed, dev.ssd.queues};
-  FS_ASSIGN_OR_RETURN(s.fio, host::FioGenerator::Create(cfg.workload.fio, env, "workload.fio"));
+  if (cfg.workload.kind == "fio") {
+    host::FioGenerator::Env env{&s.queue, s.ssd.get(), root.Group("workload"), cfg.seed, dev.ssd.queues};
+    FS_ASSIGN_OR_RETURN(auto g, host::FioGenerator::Create(cfg.workload.fio, env, "workload.fio"));
+    s.workload = std::make_unique<FioWorkload>(std::move(g));
+  } else if (cfg.workload.kind == "trace") {
+    // workload.trace.path was made absolute when the config was loaded.
+    host::TraceReplayer::Env env{&s.queue, s.ssd.get(), root.Group("workload"), cfg.seed, dev.ssd.queues};
+    FS_ASSIGN_OR_RETURN(auto r, host::TraceReplayer::Create(cfg.workload.trace, env, "", "workload.trace"));
+    s.workload = std::make_unique<TraceWorkload>(std::move(r));
+  } else {
+    return sim::Status::InvalidInput(fmt::format("workload.kind: unsupported '{}'", cfg.workload.kind));
+  }
   return e;
 }
 
@@ -96,8 +154,8 @@ namespace {
 // run alive.
 class ProgressLine final : public sim::Event {
  public:
-  ProgressLine(sim::EventQueue* q, const host::FioGenerator* fio, sim::SimTime max_time)
-      : sim::Event(sim::Priority::kProgress), q_(q), fio_(fio), max_time_(max_time),
+  ProgressLine(sim::EventQueue* q, const Experiment::Workload* w, sim::SimTime max_time)
+      : sim::Event(sim::Priority::kProgress), q_(q), w_(w), max_time_(max_time),
         start_(std::chrono::steady_clock::now()), last_(start_) {
     set_daemon(true);
   }
@@ -108,8 +166,8 @@ class ProgressLine final : public sim::Event {
     if (now - start_ >= std::chrono::seconds(3) && now - last_ >= std::chrono::seconds(1)) {
       last_ = now;
       const double wall = std::chrono::duration<double>(now - start_).count();
-      const uint64_t done = fio_->completed();
-      const uint64_t total = fio_->plan().total_ios;
+      const uint64_t done = w_->completed();
+      const uint64_t total = w_->planned();
       double frac = 0;
       if (total > 0) frac = static_cast<double>(done) / static_cast<double>(total);
       if (max_time_ > sim::SimTime::Zero()) frac = std::max(frac, q_->now().sec() / max_time_.sec());
@@ -128,7 +186,7 @@ class ProgressLine final : public sim::Event {
  private:
   static constexpr sim::SimTime kStep = sim::Us(100);
   sim::EventQueue* q_;
-  const host::FioGenerator* fio_;
+  const Experiment::Workload* w_;
   sim::SimTime max_time_;
   std::chrono::steady_clock::time_point start_, last_;
   bool shown_ = false;
@@ -142,10 +200,10 @@ RunReport Experiment::Run(bool progress) {
   stats_.StartSampling(&s.queue, cfg_.run.stats_interval);
   std::unique_ptr<ProgressLine> line;
   if (progress) {
-    line = std::make_unique<ProgressLine>(&s.queue, s.fio.get(), cfg_.run.max_time);
+    line = std::make_unique<ProgressLine>(&s.queue, s.workload.get(), cfg_.run.max_time);
     line->Start();
   }
-  s.fio->Start();
+  s.workload->Start();
   const sim::SimTime until =
       cfg_.run.max_time > sim::SimTime::Zero() ? s.queue.now() + cfg_.run.max_time : sim::SimTime::Max();
   s.queue.Run(until);
@@ -155,9 +213,11 @@ RunReport Experiment::Run(bool progress) {
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.events = s.queue.events_processed() - ev0;
   r.sim_time = s.queue.now();
-  r.host_ios = s.fio->completed();
+  r.host_ios = s.workload->completed();
   return r;
 }
+
+sim::Status Experiment::status() const { return stack_->workload->status(); }
 
 namespace {
 std::string Human(double v, const char* unit) {
@@ -167,7 +227,8 @@ std::string Human(double v, const char* unit) {
     v /= 1000;
     ++i;
   }
-  return fmt::format("{:.4g} {}{}", v, prefixes[i], unit);
+  const std::string suffix = fmt::format("{}{}", prefixes[i], unit);
+  return suffix.empty() ? fmt::format("{:.4g}", v) : fmt::format("{:.4g} {}", v, suffix);
 }
 
 std::string Latency(const sim::Histogram& h) {
@@ -180,11 +241,10 @@ std::string Latency(const sim::Histogram& h) {
 std::string Experiment::Summary() const {
   const sim::StatsRegistry& st = stats_;
   std::string out;
-  const auto& fio = *stack_->fio;
   out += fmt::format("workload   {} I/Os in {} simulated: {} IOPS, {}\n",
                      static_cast<uint64_t>(st.Value("workload.ios_total")),
-                     sim::Sec(st.Value("workload.measured_time")).ToString(), Human(fio.Iops(), ""),
-                     Human(fio.Bandwidth(), "B/s"));
+                     sim::Sec(st.Value("workload.measured_time")).ToString(), Human(st.Value("workload.iops"), ""),
+                     Human(st.Value("workload.bw"), "B/s"));
   const char* ops[] = {"read", "write", "trim", "flush"};
   for (const char* op : ops) {
     const sim::Histogram* h = st.FindHistogram(fmt::format("workload.{}.lat", op));
@@ -192,9 +252,10 @@ std::string Experiment::Summary() const {
     out += fmt::format("  {:<6}   n={} {}\n", op, h->count(), Latency(*h));
   }
   const double host = st.Value("ftl.host_writes");
-  out += fmt::format("ftl        write amplification {:.3f} (host {} pages, GC copies {}), GC victims {} bg / {} fg, "
+  const std::string wa = host > 0 ? fmt::format("{:.3f}", st.Value("ftl.write_amplification")) : "n/a";
+  out += fmt::format("ftl        write amplification {} (host {} pages, GC copies {}), GC victims {} bg / {} fg, "
                      "erases {}, stalled writes {}\n",
-                     st.Value("ftl.write_amplification"), static_cast<uint64_t>(host),
+                     wa, static_cast<uint64_t>(host),
                      static_cast<uint64_t>(st.Value("ftl.gc_copies")), static_cast<uint64_t>(st.Value("ftl.gc_runs_bg")),
                      static_cast<uint64_t>(st.Value("ftl.gc_runs_fg")), static_cast<uint64_t>(st.Value("ftl.erases")),
                      static_cast<uint64_t>(st.Value("ftl.write_stalls")));
@@ -203,6 +264,7 @@ std::string Experiment::Summary() const {
                        static_cast<uint64_t>(st.Value("ftl.precondition.host_writes")),
                        st.Value("ftl.precondition.write_amplification"));
   }
+  out += stack_->workload->Report();
   out += fmt::format("flash      die utilization {:.1f}% (max {:.1f}%), channel utilization {:.1f}%\n",
                      100 * st.Value("flash.die_utilization"), 100 * st.Value("flash.die_utilization_max"),
                      100 * st.Value("flash.channel_utilization"));

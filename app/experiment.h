@@ -17,6 +17,7 @@
 #include <string>
 
 #include "ftl/ftl_config.h"
+#include "host/replay/trace_replay_config.h"
 #include "host/workload/fio_config.h"
 #include "sim/config.h"
 #include "sim/ssd/device_config.h"
@@ -33,8 +34,9 @@ struct RunSection {
 };
 
 struct WorkloadSection {
-  std::string kind;  // "fio"
+  std::string kind;  // "fio" | "trace"
   host::FioConfig fio;
+  host::TraceReplayConfig trace;
   static void Describe(sim::Schema<WorkloadSection>& s);
 };
 
@@ -72,6 +74,11 @@ class Experiment {
   const sim::StatsRegistry& stats() const { return stats_; }
   // The human summary of the finished run.
   std::string Summary() const;
+  // A workload that stopped on bad input (a malformed trace line in fail
+  // mode, a request beyond the device with fit: error) reports it here.
+  sim::Status status() const;
+
+  class Workload;  // the driver behind workload.kind
 
  private:
   explicit Experiment(const ExperimentConfig& cfg);
