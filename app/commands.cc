@@ -56,7 +56,8 @@ sim::Result<std::vector<LoadedRun>> LoadRuns(const std::string& path, const Comm
     }
     if (run.cfg.name.empty()) run.cfg.name = std::filesystem::path(path).stem().string();
     // A trace path is relative to the file that set it (maybe an include).
-    if (auto it = rc.values.find("workload.trace.path"); it != rc.values.end() && it->second.loc.line > 0) {
+    if (auto it = rc.values.find("workload.trace.path");
+        it != rc.values.end() && it->second.loc.line > 0 && !run.cfg.workload.trace.path.empty()) {
       run.cfg.workload.trace.path = host::ResolveTracePath(
           run.cfg.workload.trace.path, std::filesystem::path(it->second.loc.file).parent_path().string());
     }
