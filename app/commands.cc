@@ -55,12 +55,14 @@ sim::Result<std::vector<LoadedRun>> LoadRuns(const std::string& path, const Comm
       run.cfg.seed = seed;
     }
     if (run.cfg.name.empty()) run.cfg.name = std::filesystem::path(path).stem().string();
-    // A trace path is relative to the file that set it (maybe an include).
-    if (auto it = rc.values.find("workload.trace.path");
-        it != rc.values.end() && it->second.loc.line > 0 && !run.cfg.workload.trace.path.empty()) {
-      run.cfg.workload.trace.path = host::ResolveTracePath(
-          run.cfg.workload.trace.path, std::filesystem::path(it->second.loc.file).parent_path().string());
-    }
+    // Trace paths are relative to the file that set them (maybe an include).
+    auto resolve = [&rc](const char* key, std::string* path) {
+      auto it = rc.values.find(key);
+      if (it == rc.values.end() || it->second.loc.line == 0 || path->empty()) return;
+      *path = host::ResolveTracePath(*path, std::filesystem::path(it->second.loc.file).parent_path().string());
+    };
+    resolve("workload.trace.path", &run.cfg.workload.trace.path);
+    resolve("workload.mobigen.trace", &run.cfg.workload.mobigen.trace);
     FS_RETURN_IF_ERROR(Locate(ValidateExperiment(run.cfg), rc));
     run.sweep_label = rc.sweep_label;
     runs.push_back(std::move(run));

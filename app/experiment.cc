@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ftl/ftl_factory.h"
+#include "host/fsworkload/fs_workload.h"
 #include "host/replay/trace_replayer.h"
 #include "host/workload/fio_generator.h"
 #include "sim/event_queue.h"
@@ -25,10 +26,24 @@ void RunSection::Describe(sim::Schema<RunSection>& s) {
       .Min(1);
 }
 
+void FsSection::Describe(sim::Schema<FsSection>& s) {
+  s.Choice("kind", &FsSection::kind, "none", {"none", "memfs"},
+           "File system for file workloads: none (block workloads only), memfs (in-memory reference model with "
+           "fixed latencies, no device I/O)");
+  s.Section("memfs", &FsSection::memfs, "In-memory reference file system (fs.kind: memfs)");
+}
+
 void WorkloadSection::Describe(sim::Schema<WorkloadSection>& s) {
-  s.Choice("kind", &WorkloadSection::kind, "fio", {"fio", "trace"}, "Which workload drives the device");
+  s.Choice("kind", &WorkloadSection::kind, "fio",
+           {"fio", "trace", "filebench", "fio_files", "postmark", "mobigen", "mobibench"},
+           "What drives the stack: block workloads (fio, trace) or file workloads (the rest, need fs.kind)");
   s.Section("fio", &WorkloadSection::fio, "fio-like block workload (kind: fio)");
   s.Section("trace", &WorkloadSection::trace, "Block trace replay (kind: trace)");
+  s.Section("filebench", &WorkloadSection::filebench, "filebench personality (kind: filebench)");
+  s.Section("fio_files", &WorkloadSection::fio_files, "fio-like workload on files (kind: fio_files)");
+  s.Section("postmark", &WorkloadSection::postmark, "PostMark (kind: postmark)");
+  s.Section("mobigen", &WorkloadSection::mobigen, "MobiGen syscall trace replay (kind: mobigen)");
+  s.Section("mobibench", &WorkloadSection::mobibench, "Mobibench SQLite on real SQLite (kind: mobibench)");
 }
 
 void ExperimentConfig::Describe(sim::Schema<ExperimentConfig>& s) {
@@ -38,6 +53,7 @@ void ExperimentConfig::Describe(sim::Schema<ExperimentConfig>& s) {
   s.Section("run", &ExperimentConfig::run, "Run bounds and statistics sampling");
   s.Section("device", &ExperimentConfig::device, "The simulated SSD");
   s.Section("ftl", &ExperimentConfig::ftl, "Flash translation layer");
+  s.Section("fs", &ExperimentConfig::fs, "File system (for file workloads)");
   s.Section("workload", &ExperimentConfig::workload, "What drives the device");
 }
 
@@ -60,6 +76,15 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
   if (cfg.workload.kind == "fio") FS_RETURN_IF_ERROR(cfg.workload.fio.Validate(capacity, sector, "workload.fio"));
   if (cfg.workload.kind == "trace") {
     FS_RETURN_IF_ERROR(cfg.workload.trace.Validate(capacity, sector, "workload.trace"));
+  }
+  if (cfg.workload.kind == "mobibench") FS_RETURN_IF_ERROR(cfg.workload.mobibench.Validate("workload.mobibench"));
+  if (cfg.workload.is_block() && cfg.fs.kind != "none") {
+    return sim::Status::InvalidInput(fmt::format(
+        "fs.kind: block workload '{}' drives the device directly; set fs.kind: none", cfg.workload.kind));
+  }
+  if (!cfg.workload.is_block() && cfg.fs.kind == "none") {
+    return sim::Status::InvalidInput(
+        fmt::format("workload.kind: file workload '{}' needs a file system; set fs.kind", cfg.workload.kind));
   }
   return sim::Status::Ok();
 }
@@ -104,6 +129,36 @@ class TraceWorkload final : public Experiment::Workload {
   std::unique_ptr<host::TraceReplayer> r_;
 };
 
+// Any FsWorkload (filebench, fio_files, postmark, mobigen).
+class FileWorkload final : public Experiment::Workload {
+ public:
+  explicit FileWorkload(std::unique_ptr<host::FsWorkload> w) : w_(std::move(w)) {}
+  void Start() override { w_->Start(); }
+  uint64_t completed() const override { return w_->ops().total(); }
+  uint64_t planned() const override { return 0; }
+  sim::Status status() const override { return w_->run_status(); }
+
+ private:
+  std::unique_ptr<host::FsWorkload> w_;
+};
+
+class MobibenchWorkload final : public Experiment::Workload {
+ public:
+  explicit MobibenchWorkload(std::unique_ptr<host::sqlite::MobibenchSqlite> w) : w_(std::move(w)) {}
+  void Start() override { w_->Start(); }
+  uint64_t completed() const override { return w_->txns(); }
+  uint64_t planned() const override { return 0; }
+  sim::Status status() const override { return w_->status(); }
+  std::string Report() const override {
+    if (!w_->done()) return "";
+    return fmt::format("sqlite     {} transactions: {:.1f} txn/s, {:.2f} fsyncs/txn, {:.0f} bytes written/txn\n",
+                       w_->txns(), w_->TxnPerSec(), w_->FsyncsPerTxn(), w_->BytesWrittenPerTxn());
+  }
+
+ private:
+  std::unique_ptr<host::sqlite::MobibenchSqlite> w_;
+};
+
 }  // namespace
 
 // The assembled simulation, bottom-up. Member order is construction order;
@@ -113,6 +168,7 @@ struct Experiment::Stack {
   std::unique_ptr<flash::NandArray> nand;
   std::unique_ptr<ftl::Ftl> ftl;
   std::unique_ptr<ssd::Ssd> ssd;
+  std::unique_ptr<fs::FileSystem> fs;  // null for block workloads
   std::unique_ptr<Workload> workload;
 };
 
@@ -143,7 +199,7 @@ sim::Result<std::unique_ptr<Experiment>> Experiment::Create(const ExperimentConf
     FS_ASSIGN_OR_RETURN(auto r, host::TraceReplayer::Create(cfg.workload.trace, env, "", "workload.trace"));
     s.workload = std::make_unique<TraceWorkload>(std::move(r));
   } else {
-    return sim::Status::InvalidInput(fmt::format("workload.kind: unsupported '{}'", cfg.workload.kind));
+    FS_RETURN_IF_ERROR(e->CreateFileStack());
   }
   return e;
 }
@@ -217,6 +273,39 @@ RunReport Experiment::Run(bool progress) {
   return r;
 }
 
+sim::Status Experiment::CreateFileStack() {
+  Stack& s = *stack_;
+  const ExperimentConfig& cfg = cfg_;
+  sim::StatGroup root = stats_.Root();
+  if (cfg.fs.kind == "memfs") {
+    s.fs = std::make_unique<fs::MemFs>(&s.queue, cfg.fs.memfs);
+  } else {
+    return sim::Status::InvalidInput(fmt::format("fs.kind: unsupported '{}'", cfg.fs.kind));
+  }
+  const auto& w = cfg.workload;
+  if (w.kind == "mobibench") {
+    host::sqlite::MobibenchSqlite::Env env{&s.queue, s.fs.get(), root.Group("workload"), cfg.seed};
+    FS_ASSIGN_OR_RETURN(auto m, host::sqlite::MobibenchSqlite::Create(w.mobibench, env, "workload.mobibench"));
+    s.workload = std::make_unique<MobibenchWorkload>(std::move(m));
+    return sim::Status::Ok();
+  }
+  host::FsWorkloadEnv env{&s.queue, s.fs.get(), root.Group("workload"), cfg.seed};
+  std::unique_ptr<host::FsWorkload> fw;
+  if (w.kind == "filebench") {
+    FS_ASSIGN_OR_RETURN(fw, host::FilebenchWorkload::Create(w.filebench, env, "workload.filebench"));
+  } else if (w.kind == "fio_files") {
+    FS_ASSIGN_OR_RETURN(fw, host::FileFioWorkload::Create(w.fio_files, env, "workload.fio_files"));
+  } else if (w.kind == "postmark") {
+    FS_ASSIGN_OR_RETURN(fw, host::PostmarkWorkload::Create(w.postmark, env, "workload.postmark"));
+  } else if (w.kind == "mobigen") {
+    FS_ASSIGN_OR_RETURN(fw, host::MobigenReplay::Create(w.mobigen, env, "workload.mobigen"));
+  } else {
+    return sim::Status::InvalidInput(fmt::format("workload.kind: unsupported '{}'", w.kind));
+  }
+  s.workload = std::make_unique<FileWorkload>(std::move(fw));
+  return sim::Status::Ok();
+}
+
 sim::Status Experiment::status() const { return stack_->workload->status(); }
 
 namespace {
@@ -241,16 +330,32 @@ std::string Latency(const sim::Histogram& h) {
 std::string Experiment::Summary() const {
   const sim::StatsRegistry& st = stats_;
   std::string out;
-  out += fmt::format("workload   {} I/Os in {} simulated: {} IOPS, {}\n",
-                     static_cast<uint64_t>(st.Value("workload.ios_total")),
-                     sim::Sec(st.Value("workload.measured_time")).ToString(), Human(st.Value("workload.iops"), ""),
-                     Human(st.Value("workload.bw"), "B/s"));
-  const char* ops[] = {"read", "write", "trim", "flush"};
-  for (const char* op : ops) {
-    const sim::Histogram* h = st.FindHistogram(fmt::format("workload.{}.lat", op));
-    if (h == nullptr || h->count() == 0) continue;
-    out += fmt::format("  {:<6}   n={} {}\n", op, h->count(), Latency(*h));
+  if (cfg_.workload.is_block()) {
+    out += fmt::format("workload   {} I/Os in {} simulated: {} IOPS, {}\n",
+                       static_cast<uint64_t>(st.Value("workload.ios_total")),
+                       sim::Sec(st.Value("workload.measured_time")).ToString(), Human(st.Value("workload.iops"), ""),
+                       Human(st.Value("workload.bw"), "B/s"));
+    const char* ops[] = {"read", "write", "trim", "flush"};
+    for (const char* op : ops) {
+      const sim::Histogram* h = st.FindHistogram(fmt::format("workload.{}.lat", op));
+      if (h == nullptr || h->count() == 0) continue;
+      out += fmt::format("  {:<9} n={} {}\n", op, h->count(), Latency(*h));
+    }
+  } else if (cfg_.workload.kind != "mobibench") {
+    out += fmt::format("workload   {} ops in {} simulated: {} ops/s, read {}, written {}, {} fsyncs\n",
+                       static_cast<uint64_t>(st.Value("workload.ops")),
+                       sim::Sec(st.Value("workload.measured_time")).ToString(),
+                       Human(st.Value("workload.ops_per_sec"), ""), Human(st.Value("workload.bytes_read"), "B"),
+                       Human(st.Value("workload.bytes_written"), "B"), static_cast<uint64_t>(st.Value("workload.fsyncs")));
+    for (int c = 0; c < host::MeteredFs::kNumCalls; ++c) {
+      const std::string_view name = host::MeteredFs::CallName(static_cast<host::MeteredFs::Call>(c));
+      const sim::Histogram* h = st.FindHistogram(fmt::format("workload.fs.{}.lat", name));
+      if (h == nullptr || h->count() == 0) continue;
+      out += fmt::format("  {:<9} n={} {}\n", name, h->count(), Latency(*h));
+    }
   }
+  out += stack_->workload->Report();
+  if (cfg_.fs.kind == "memfs") return out;  // the device is not used
   const double host = st.Value("ftl.host_writes");
   const std::string wa = host > 0 ? fmt::format("{:.3f}", st.Value("ftl.write_amplification")) : "n/a";
   out += fmt::format("ftl        write amplification {} (host {} pages, GC copies {}), GC victims {} bg / {} fg, "
@@ -264,7 +369,6 @@ std::string Experiment::Summary() const {
                        static_cast<uint64_t>(st.Value("ftl.precondition.host_writes")),
                        st.Value("ftl.precondition.write_amplification"));
   }
-  out += stack_->workload->Report();
   out += fmt::format("flash      die utilization {:.1f}% (max {:.1f}%), channel utilization {:.1f}%\n",
                      100 * st.Value("flash.die_utilization"), 100 * st.Value("flash.die_utilization_max"),
                      100 * st.Value("flash.channel_utilization"));

@@ -5,7 +5,8 @@
 //   run.*                      run bounds, statistics interval
 //   device.{geometry,flash,ssd}.*  the simulated SSD
 //   ftl.*                      the flash translation layer (incl. precondition)
-//   workload.*                 what drives the device (kind + its section)
+//   fs.*                       the file system for file workloads (kind + its section)
+//   workload.*                 what drives the stack (kind + its section)
 //
 // Experiment builds the stack bottom-up (NAND array, FTL, host interface,
 // workload) with dependencies passed through constructors, runs it on one
@@ -16,7 +17,13 @@
 #include <ostream>
 #include <string>
 
+#include "fs/memfs/mem_fs.h"
 #include "ftl/ftl_config.h"
+#include "host/fsworkload/file_fio.h"
+#include "host/fsworkload/filebench_workload.h"
+#include "host/fsworkload/mobigen_replay.h"
+#include "host/fsworkload/postmark.h"
+#include "host/sqlite/mobibench.h"
 #include "host/replay/trace_replay_config.h"
 #include "host/workload/fio_config.h"
 #include "sim/config.h"
@@ -33,10 +40,25 @@ struct RunSection {
   static void Describe(sim::Schema<RunSection>& s);
 };
 
+// The file system between file workloads and the device.
+struct FsSection {
+  std::string kind;  // "none" | "memfs"
+  fs::MemFsConfig memfs;
+  static void Describe(sim::Schema<FsSection>& s);
+};
+
 struct WorkloadSection {
-  std::string kind;  // "fio" | "trace"
+  // Block workloads (fio, trace) drive the device directly; file workloads
+  // (filebench, fio_files, postmark, mobigen, mobibench) need fs.kind.
+  std::string kind;
   host::FioConfig fio;
   host::TraceReplayConfig trace;
+  host::FilebenchConfig filebench;
+  host::FileFioConfig fio_files;
+  host::PostmarkConfig postmark;
+  host::MobigenConfig mobigen;
+  host::sqlite::MobibenchConfig mobibench;
+  bool is_block() const { return kind == "fio" || kind == "trace"; }
   static void Describe(sim::Schema<WorkloadSection>& s);
 };
 
@@ -46,6 +68,7 @@ struct ExperimentConfig {
   RunSection run;
   ssd::DeviceConfig device;
   ftl::FtlConfig ftl;
+  FsSection fs;
   WorkloadSection workload;
   static void Describe(sim::Schema<ExperimentConfig>& s);
 };
@@ -82,6 +105,8 @@ class Experiment {
 
  private:
   explicit Experiment(const ExperimentConfig& cfg);
+  // Builds the file system and the file workload on top of the device.
+  sim::Status CreateFileStack();
   struct Stack;
   ExperimentConfig cfg_;
   sim::StatsRegistry stats_;

@@ -31,10 +31,14 @@ TEST(PresetsTest, EveryShippedConfigValidates) {
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     if (e.path().extension() != ".yaml") continue;
     std::string path = e.path().string();
-    // Device presets are fragments: wrap them in a minimal experiment.
-    if (e.path().parent_path().filename() == "devices") {
+    // Presets are fragments: wrap them in a minimal experiment.
+    const std::string dir = e.path().parent_path().filename().string();
+    if (dir == "devices") {
       path = TempYaml(e.path().stem().string() + "_wrapped.yaml",
                       "include: " + path + "\nworkload:\n  fio:\n    total_ios: 10\n");
+    } else if (dir == "filebench" || dir == "mobibench") {
+      path = TempYaml(dir + "_" + e.path().stem().string() + "_wrapped.yaml",
+                      "include: " + path + "\nfs:\n  kind: memfs\n");
     }
     std::ostringstream out;
     const sim::Status st = CmdCheck(path, CommandOptions{}, out);

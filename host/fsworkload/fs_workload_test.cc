@@ -1,0 +1,361 @@
+#include "host/fsworkload/fs_workload.h"
+
+#include <cmath>
+#include <set>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fs/memfs/mem_fs_test_util.h"
+#include "host/fsworkload/file_fio.h"
+#include "host/fsworkload/filebench_workload.h"
+#include "host/fsworkload/fileset.h"
+#include "host/fsworkload/fs_workload_factory.h"
+#include "host/fsworkload/fsworkload_test_util.h"
+#include "host/fsworkload/gamma.h"
+#include "host/fsworkload/index_set.h"
+#include "host/fsworkload/metered_fs.h"
+#include "host/fsworkload/mobigen_replay.h"
+#include "host/fsworkload/notifier.h"
+#include "host/fsworkload/postmark.h"
+
+namespace host {
+namespace {
+
+using testing::Rig;
+
+// ---------------------------------------------------------------------------
+// MeteredFs
+
+TEST(MeteredFsTest, CountsCallsErrorsLatencyAndBytes) {
+  Rig rig;
+  MeteredFs m(&rig.q, &rig.memfs);
+  sim::StatsRegistry reg;
+  m.Register(reg.Root().Group("fs"));
+  fs::testing::SyncFs s(&rig.q, &m);
+  const fs::Fd fd = s.Open("/f", fs::kRdWr | fs::kCreat).value;
+  s.Write(fd, "hello");
+  s.PwriteZeros(fd, 100, 50);
+  s.Pread(fd, 0, 1000);
+  s.Read(fd, 3);
+  s.Fsync(fd);
+  s.Fdatasync(fd);
+  s.Open("/missing", fs::kRdOnly);
+  s.Close(fd);
+  EXPECT_EQ(m.call(MeteredFs::kOpen).calls.value(), 2u);
+  EXPECT_EQ(m.call(MeteredFs::kOpen).errors.value(), 1u);
+  EXPECT_EQ(m.bytes_written(), 55u);
+  EXPECT_EQ(m.bytes_read(), 153u);  // pread to EOF (150), read at position 5 (3)
+  EXPECT_EQ(m.fsyncs(), 2u);
+  EXPECT_EQ(m.calls_total(), 9u);
+  // MemFs defaults: open 2us, fsync 20us.
+  EXPECT_EQ(m.call(MeteredFs::kOpen).lat.max(), sim::Us(2).ns());
+  EXPECT_EQ(m.call(MeteredFs::kFsync).lat.min(), sim::Us(20).ns());
+  EXPECT_EQ(reg.Value("fs.pwrite.calls"), 1);
+  EXPECT_EQ(reg.Value("fs.open.errors"), 1);
+  EXPECT_NE(reg.FindHistogram("fs.fsync.lat"), nullptr);
+  EXPECT_EQ(MeteredFs::CallName(MeteredFs::kFdatasync), "fdatasync");
+}
+
+// ---------------------------------------------------------------------------
+// FsWorkload life cycle, with a small workload.
+
+class ProbeWorkload final : public FsWorkload {
+ public:
+  ProbeWorkload(FsWorkloadEnv env, uint32_t threads, sim::SimTime run_time, sim::SimTime step)
+      : FsWorkload(std::move(env), threads), step_(step) {
+    op_ = op_stats().Add("step");
+    SetRunTime(run_time);
+    starts_.resize(threads);
+    steps_.resize(threads);
+    first_draw_.resize(threads);
+  }
+  std::vector<sim::SimTime> starts_;
+  std::vector<uint64_t> steps_;
+  std::vector<uint64_t> first_draw_;
+  sim::SimTime setup_end_;
+  bool fail_setup = false;
+  int teardowns = 0;
+  uint64_t stop_after = 0;
+
+ private:
+  sim::Task<void> Setup() override {
+    // Unmeasured work through the raw file system.
+    co_await raw_fs()->Mkdir("/probe");
+    co_await sim::Delay(queue(), sim::Ms(5));
+    setup_end_ = now();
+    if (fail_setup) Abort(sim::Status::IoError("setup failed"));
+  }
+  sim::Task<void> Worker(uint32_t i) override {
+    starts_[i] = now();
+    first_draw_[i] = rng(i).Next();
+    while (!stopping()) {
+      const sim::SimTime t0 = now();
+      fs::FsResult<fs::FileStat> st = co_await fs()->Stat("/probe");
+      co_await SleepUntil(now() + step_);
+      op_stats().Record(op_, now() - t0, 0, st.ok());
+      ++steps_[i];
+      if (stop_after > 0 && steps_[i] >= stop_after) RequestStop();
+    }
+  }
+  sim::Task<void> Teardown() override {
+    ++teardowns;
+    co_return;
+  }
+  sim::SimTime step_;
+  uint32_t op_ = 0;
+};
+
+TEST(FsWorkloadTest, SetupThenWorkersUntilTheDeadline) {
+  Rig rig;
+  ProbeWorkload w(rig.Env(), 3, sim::Ms(10), sim::Us(99));
+  int done_calls = 0;
+  w.SetDoneCallback([&] { ++done_calls; });
+  ASSERT_TRUE(rig.Run(w));
+  EXPECT_EQ(done_calls, 1);
+  EXPECT_EQ(w.teardowns, 1);
+  EXPECT_TRUE(w.run_status().ok());
+  // Workers start together after setup; the measured phase is the run time
+  // (the sleeps are clamped to the deadline).
+  const sim::SimTime setup = sim::Us(5) + sim::Ms(5);  // mkdir + delay
+  EXPECT_EQ(w.setup_end_, setup);
+  for (sim::SimTime s : w.starts_) EXPECT_EQ(s, setup);
+  EXPECT_EQ(w.start_time(), setup);
+  EXPECT_EQ(w.end_time(), setup + sim::Ms(10));
+  EXPECT_DOUBLE_EQ(w.measured_seconds(), 0.010);
+  // Each step: a 1us stat and a 99us sleep: 100 steps per thread.
+  for (uint64_t n : w.steps_) EXPECT_EQ(n, 100u);
+  EXPECT_EQ(rig.Stat("workload.ops"), 300);
+  EXPECT_EQ(rig.Stat("workload.op.step.count"), 300);
+  EXPECT_EQ(rig.Stat("workload.fs.stat.calls"), 300);  // the setup mkdir is not counted
+  EXPECT_EQ(rig.Stat("workload.fs.mkdir.calls"), 0);
+  EXPECT_NEAR(rig.Stat("workload.ops_per_sec"), 30000, 1);
+  EXPECT_DOUBLE_EQ(rig.Stat("workload.measured_time"), 0.010);
+  // Per-thread streams differ and repeat with the seed.
+  EXPECT_EQ(std::set<uint64_t>(w.first_draw_.begin(), w.first_draw_.end()).size(), 3u);
+  Rig rig2;
+  ProbeWorkload w2(rig2.Env(), 3, sim::Ms(10), sim::Us(99));
+  ASSERT_TRUE(rig2.Run(w2));
+  EXPECT_EQ(w2.first_draw_, w.first_draw_);
+  EXPECT_EQ(rig2.Json(), rig.Json());
+}
+
+TEST(FsWorkloadTest, RequestStopEndsTheRunEarly) {
+  Rig rig;
+  ProbeWorkload w(rig.Env(), 2, sim::SimTime::Zero(), sim::Us(10));
+  w.stop_after = 7;
+  ASSERT_TRUE(rig.Run(w));
+  EXPECT_EQ(w.steps_[0] + w.steps_[1], 14u);
+  EXPECT_LE(w.end_time() - w.start_time(), sim::Us(100));
+}
+
+TEST(FsWorkloadTest, AbortInSetupSkipsTheWorkers) {
+  Rig rig;
+  ProbeWorkload w(rig.Env(), 2, sim::Ms(1), sim::Us(10));
+  w.fail_setup = true;
+  ASSERT_TRUE(rig.Run(w));
+  EXPECT_FALSE(w.run_status().ok());
+  EXPECT_EQ(w.run_status().message(), "setup failed");
+  EXPECT_EQ(w.steps_[0] + w.steps_[1], 0u);
+  EXPECT_EQ(w.teardowns, 1);
+}
+
+// ---------------------------------------------------------------------------
+// Notifier
+
+TEST(NotifierTest, WakesEveryWaiterInOrder) {
+  sim::EventQueue q;
+  Notifier n(&q);
+  std::vector<int> woke;
+  auto waiter = [](Notifier* n, std::vector<int>* woke, int id) -> sim::Task<void> {
+    co_await n->Wait();
+    woke->push_back(id);
+  };
+  for (int i = 0; i < 4; ++i) sim::Spawn(&q, waiter(&n, &woke, i));
+  q.Run();
+  EXPECT_TRUE(n.has_waiters());
+  EXPECT_TRUE(woke.empty());
+  n.NotifyAll();
+  EXPECT_FALSE(n.has_waiters());
+  q.Run();
+  EXPECT_EQ(woke, (std::vector<int>{0, 1, 2, 3}));
+}
+
+// ---------------------------------------------------------------------------
+// Gamma samples and the index set
+
+TEST(GammaTest, MeanAndVarianceMatchTheShape) {
+  for (double shape : {0.5, 1.0, 1.5, 4.0}) {
+    sim::Rng rng(11, "gamma");
+    const double mean = 16384;
+    const double scale = mean / shape;
+    const int n = 200000;
+    double sum = 0, sq = 0;
+    for (int i = 0; i < n; ++i) {
+      const double x = GammaSample(rng, shape, scale);
+      ASSERT_GE(x, 0);
+      sum += x;
+      sq += x * x;
+    }
+    const double m = sum / n;
+    const double var = sq / n - m * m;
+    EXPECT_NEAR(m, mean, mean * 0.01) << "shape " << shape;
+    EXPECT_NEAR(var, shape * scale * scale, shape * scale * scale * 0.05) << "shape " << shape;
+  }
+}
+
+TEST(IndexSetTest, MatchesStdSetUnderRandomOperations) {
+  for (uint64_t cap : {1u, 63u, 64u, 65u, 4095u, 4096u, 4097u, 300000u}) {
+    IndexSet s(cap);
+    std::set<uint64_t> ref;
+    sim::Rng rng(cap, "indexset");
+    for (int i = 0; i < 3000; ++i) {
+      const uint64_t k = rng.Uniform(cap);
+      if (rng.Uniform(3) != 0) {
+        EXPECT_EQ(s.Insert(k), ref.insert(k).second);
+      } else {
+        EXPECT_EQ(s.Erase(k), ref.erase(k) == 1);
+      }
+      const uint64_t q = rng.Uniform(cap + 1);
+      auto it = ref.lower_bound(q);
+      const int64_t want = it == ref.end() ? IndexSet::kNone : static_cast<int64_t>(*it);
+      ASSERT_EQ(s.NextAtOrAfter(q), want) << "cap " << cap << " q " << q;
+      const int64_t wrap = want != IndexSet::kNone ? want : (ref.empty() ? IndexSet::kNone : *ref.begin());
+      ASSERT_EQ(s.NextWrap(q), wrap);
+      ASSERT_EQ(s.size(), ref.size());
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Fileset model
+
+FilesetDef Def(uint64_t entries, double width, double mean, double gamma = 1.5) {
+  FilesetDef d;
+  d.name = "set";
+  d.path = "/base";
+  d.entries = entries;
+  d.dirwidth = width;
+  d.size_mean = mean;
+  d.size_gamma = gamma;
+  return d;
+}
+
+TEST(FilesetTest, TreeShapeAndPaths) {
+  Fileset f(Def(1000, 20, 4096), sim::Rng(1, "fs"));
+  EXPECT_EQ(f.file_count(), 1000u);
+  EXPECT_EQ(f.root(), "/base/set");
+  std::string p;
+  f.FilePath(0, &p);
+  EXPECT_THAT(p, ::testing::MatchesRegex("/base/set(/[0-9]{8})+"));
+  // Leaves hold about dirwidth files each.
+  std::set<uint32_t> leaves;
+  for (size_t i = 0; i < f.file_count(); ++i) leaves.insert(f.file(i).dir);
+  const double per_leaf = 1000.0 / static_cast<double>(leaves.size());
+  EXPECT_GT(per_leaf, 8);
+  EXPECT_LT(per_leaf, 50);
+  // Paths are unique.
+  std::set<std::string> paths;
+  for (size_t i = 0; i < f.file_count(); ++i) {
+    f.FilePath(i, &p);
+    paths.insert(p);
+  }
+  EXPECT_EQ(paths.size(), 1000u);
+  // A huge width puts everything in one directory below the root.
+  Fileset flat(Def(100, 1000000, 4096), sim::Rng(1, "flat"));
+  for (size_t i = 0; i < flat.file_count(); ++i) EXPECT_EQ(flat.file(i).dir, flat.file(0).dir);
+  flat.FilePath(99, &p);
+  EXPECT_EQ(p, "/base/set/00000001/00000100");
+}
+
+TEST(FilesetTest, SizesFollowTheDistribution) {
+  Fileset g(Def(20000, 100, 16384), sim::Rng(2, "sizes"));
+  EXPECT_NEAR(static_cast<double>(g.total_bytes()) / 20000, 16384, 16384 * 0.02);
+  uint64_t distinct = 0;
+  for (size_t i = 1; i < 100; ++i) distinct += g.file(i).size != g.file(0).size;
+  EXPECT_GT(distinct, 90u);
+  Fileset fixed(Def(100, 10, 5000, 0), sim::Rng(2, "fixed"));
+  for (size_t i = 0; i < 100; ++i) EXPECT_EQ(fixed.file(i).size, 5000u);
+}
+
+TEST(FilesetTest, PicksRotateAndSkipBusyEntries) {
+  Fileset f(Def(5, 10, 100), sim::Rng(3, "pick"));
+  EXPECT_EQ(f.PickFile(true), Fileset::kNone);  // nothing exists yet
+  for (uint64_t i = 0; i < 5; ++i) {
+    const int64_t e = f.PickFile(false);
+    EXPECT_EQ(e, static_cast<int64_t>(i));  // non-existing entries in rotation
+    f.SetFileExists(e, true);
+  }
+  EXPECT_EQ(f.PickFile(false), Fileset::kNone);
+  EXPECT_EQ(f.existing_files(), 5u);
+  EXPECT_EQ(f.PickFile(true), 0);  // busy until Unbusy
+  EXPECT_EQ(f.PickFile(true), 1);
+  f.Unbusy(1);
+  EXPECT_EQ(f.PickFile(true), 2);
+  f.Unbusy(2);
+  EXPECT_EQ(f.PickFile(true), 3);
+  f.Unbusy(3);
+  EXPECT_EQ(f.PickFile(true), 4);
+  f.Unbusy(4);
+  EXPECT_EQ(f.PickFile(true), 1);  // wraps; 0 is still busy and skipped
+  f.Unbusy(1);
+  EXPECT_FALSE(f.all_files_busy());
+  f.SetFileExists(0, false);
+  EXPECT_EQ(f.existing_files(), 4u);
+  EXPECT_EQ(f.PickFile(false), 0);
+  uint64_t rotor = 3;
+  f.SetFileExists(0, true);
+  EXPECT_EQ(f.PickFile(true, &rotor), 3);  // a private rotor
+  EXPECT_EQ(rotor, 4u);
+}
+
+
+// In-class values of every workload config equal its declared defaults, so
+// a config built in code means the same as an empty YAML section.
+template <class T>
+void ExpectDefaultsInStep() {
+  const T plain;
+  const T declared = sim::MakeDefault<T>();
+  EXPECT_EQ(sim::DumpYaml(sim::SchemaOf<T>(), &plain), sim::DumpYaml(sim::SchemaOf<T>(), &declared));
+}
+
+TEST(WorkloadConfigTest, InClassValuesEqualDeclaredDefaults) {
+  ExpectDefaultsInStep<FilebenchConfig>();
+  ExpectDefaultsInStep<FileFioConfig>();
+  ExpectDefaultsInStep<PostmarkConfig>();
+  ExpectDefaultsInStep<MobigenConfig>();
+}
+
+
+TEST(FsWorkloadFactoryTest, BuildsEveryKindByName) {
+  FsWorkloadSections s;
+  s.filebench.nfiles = 50;
+  s.filebench.nthreads = 2;
+  s.filebench.run_time = sim::Ms(5);
+  s.fio_files.total_ios = 100;
+  s.fio_files.size = sim::MiB(1);
+  s.mobigen.trace = std::string(FLASHSTACK_SHARED_DIR) + "/traces/mobibench/mobigen.out.twitter";
+  s.mobigen.timing = "afap";
+  for (const std::string& kind : FsWorkloadKinds()) {
+    testing::Rig rig;
+    sim::Result<std::unique_ptr<FsWorkload>> w = CreateFsWorkload(kind, s, rig.Env(), "workload");
+    ASSERT_TRUE(w.ok()) << kind << ": " << w.status().message();
+    ASSERT_TRUE(rig.Run(**w)) << kind;
+    EXPECT_TRUE((*w)->run_status().ok()) << kind;
+    EXPECT_GT(rig.Stat("workload.ops"), 0) << kind;
+  }
+  testing::Rig rig;
+  sim::Result<std::unique_ptr<FsWorkload>> bad = CreateFsWorkload("tpcc", s, rig.Env(), "workload");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "workload.kind: unknown file-system workload 'tpcc' (choices: filebench, fio_files, mobigen, postmark)");
+  s.filebench.nthreads = 0;
+  s.filebench.personality = "oltp";
+  s.filebench.set = {"bogus=1"};
+  sim::Result<std::unique_ptr<FsWorkload>> e = CreateFsWorkload("filebench", s, rig.Env(), "workload");
+  ASSERT_FALSE(e.ok());
+  EXPECT_THAT(e.status().message(), ::testing::StartsWith("workload.filebench.set: "));
+}
+
+}  // namespace
+}  // namespace host

@@ -1,0 +1,101 @@
+// MeteredFs: a FileSystem decorator that measures every call a workload
+// makes (calls, errors and latency per call kind; bytes moved; fsyncs).
+//
+// Workloads issue their measured calls through it and their unmeasured
+// setup (fileset preallocation, layout, trace preparation) directly on the
+// file system underneath. Latency is the simulated time from the call to
+// its completion. Bytes count what read/pread returned and what
+// write/pwrite accepted.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "fs/file_system.h"
+#include "sim/event_queue.h"
+#include "sim/stats.h"
+
+namespace host {
+
+class MeteredFs final : public fs::FileSystem {
+ public:
+  enum Call : uint8_t {
+    kOpen,
+    kClose,
+    kRead,
+    kWrite,
+    kPread,
+    kPwrite,
+    kFtruncate,
+    kTruncate,
+    kFsync,
+    kFdatasync,
+    kFstat,
+    kStat,
+    kUnlink,
+    kMkdir,
+    kRmdir,
+    kRename,
+    kReaddir,
+    kSync,
+    kNumCalls
+  };
+  static std::string_view CallName(Call c);
+
+  struct CallStats {
+    sim::Counter calls;
+    sim::Counter errors;
+    sim::Histogram lat;  // ns
+  };
+
+  // `inner` must outlive this object.
+  MeteredFs(sim::EventQueue* q, fs::FileSystem* inner) : q_(q), inner_(inner) {}
+
+  // Registers "<g>.<call>.{calls,errors,lat}" for every call kind.
+  void Register(const sim::StatGroup& g) const;
+
+  const CallStats& call(Call c) const { return calls_[c]; }
+  uint64_t calls_total() const;
+  uint64_t bytes_read() const { return bytes_read_.value(); }
+  uint64_t bytes_written() const { return bytes_written_.value(); }
+  uint64_t fsyncs() const { return calls_[kFsync].calls.value() + calls_[kFdatasync].calls.value(); }
+  const sim::Counter& bytes_read_counter() const { return bytes_read_; }
+  const sim::Counter& bytes_written_counter() const { return bytes_written_; }
+
+  sim::Task<fs::FsResult<fs::Fd>> Open(std::string_view path, uint32_t flags) override;
+  sim::Task<fs::FsStatus> Close(fs::Fd fd) override;
+  sim::Task<fs::FsResult<uint64_t>> Read(fs::Fd fd, std::span<uint8_t> out) override;
+  sim::Task<fs::FsResult<uint64_t>> Write(fs::Fd fd, std::span<const uint8_t> data, uint64_t length) override;
+  sim::Task<fs::FsResult<uint64_t>> Pread(fs::Fd fd, uint64_t offset, std::span<uint8_t> out) override;
+  sim::Task<fs::FsResult<uint64_t>> Pwrite(fs::Fd fd, uint64_t offset, std::span<const uint8_t> data,
+                                           uint64_t length) override;
+  sim::Task<fs::FsStatus> Ftruncate(fs::Fd fd, uint64_t size) override;
+  sim::Task<fs::FsStatus> Truncate(std::string_view path, uint64_t size) override;
+  sim::Task<fs::FsStatus> Fsync(fs::Fd fd) override;
+  sim::Task<fs::FsStatus> Fdatasync(fs::Fd fd) override;
+  sim::Task<fs::FsResult<fs::FileStat>> Fstat(fs::Fd fd) override;
+  sim::Task<fs::FsResult<fs::FileStat>> Stat(std::string_view path) override;
+  sim::Task<fs::FsStatus> Unlink(std::string_view path) override;
+  sim::Task<fs::FsStatus> Mkdir(std::string_view path) override;
+  sim::Task<fs::FsStatus> Rmdir(std::string_view path) override;
+  sim::Task<fs::FsStatus> Rename(std::string_view from, std::string_view to) override;
+  sim::Task<fs::FsResult<std::vector<std::string>>> Readdir(std::string_view path) override;
+  sim::Task<fs::FsStatus> Sync() override;
+
+ private:
+  void Note(Call c, sim::SimTime t0, bool ok) {
+    CallStats& s = calls_[c];
+    s.calls.Inc();
+    if (!ok) s.errors.Inc();
+    s.lat.Record((q_->now() - t0).ns());
+  }
+
+  sim::EventQueue* q_;
+  fs::FileSystem* inner_;
+  std::array<CallStats, kNumCalls> calls_;
+  sim::Counter bytes_read_;
+  sim::Counter bytes_written_;
+};
+
+}  // namespace host
