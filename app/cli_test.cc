@@ -194,4 +194,28 @@ TEST_F(CliTest, TraceReplayRunsAndBadTraceLinesAreExitCode2) {
   EXPECT_THAT(o.out, HasSubstr("malformed 1"));
 }
 
+TEST_F(CliTest, MobigenTwitterReplaysEveryLine) {
+  const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/mobigen_twitter.yaml";
+  if (!fs::exists(std::string(FLASHSTACK_SHARED_DIR) + "/traces/mobibench/mobigen.out.twitter")) {
+    GTEST_SKIP() << "shared samples not present";
+  }
+  const std::string a = (dir_ / "a").string(), b = (dir_ / "b").string();
+  Outcome o = Cli("run " + cfg + " --out " + a);
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("16307 ops"));
+  EXPECT_THAT(o.out, HasSubstr("297 fsyncs"));
+  ASSERT_EQ(Cli("run " + cfg + " --quiet --out " + b).code, 0);
+  EXPECT_EQ(Slurp(fs::path(a) / "stats.json"), Slurp(fs::path(b) / "stats.json"));
+}
+
+TEST_F(CliTest, SqliteRunsAndFileWorkloadsNeedAFileSystem) {
+  const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/sqlite_wal_memfs.yaml";
+  const Outcome o = Cli("run " + cfg + " --out " + (dir_ / "s").string());
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("transactions"));
+  const Outcome e = Cli("check " + cfg + " --set fs.kind=none");
+  EXPECT_EQ(e.code, 2);
+  EXPECT_THAT(e.out, HasSubstr("needs a file system"));
+}
+
 }  // namespace
