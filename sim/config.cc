@@ -137,4 +137,9 @@ std::string DumpYaml(const SchemaNode& root, const void* obj) {
   return out;
 }
 
+Status KeyErrors::operator()(std::string_view key, std::string_view problem) const {
+  std::string full = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  return Status::InvalidInput(full + ": " + std::string(problem));
+}
+
 }  // namespace sim

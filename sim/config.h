@@ -227,6 +227,18 @@ class Schema : public SchemaNode {
   }
 };
 
+// Builds the errors of a section's cross-key Validate(): err("bs", "must be
+// positive") is InvalidInput "<path>.bs: must be positive" ("bs: …" when the
+// section path is empty). The CLI adds the file:line:col of that key.
+class KeyErrors {
+ public:
+  explicit KeyErrors(std::string_view path) : path_(path) {}
+  Status operator()(std::string_view key, std::string_view problem) const;
+
+ private:
+  std::string path_;
+};
+
 // Applies every declared default below `node` to `obj`. CHECK-fails if a
 // declared default does not parse (a bug in a Describe()).
 void ApplyDefaults(const SchemaNode& node, void* obj);

@@ -18,17 +18,6 @@ constexpr uint32_t kMaxIodepth = 65536;
 constexpr uint32_t kMaxBacklog = 1u << 20;
 constexpr uint32_t kMaxLoops = 1000000;
 
-class Errors {
- public:
-  explicit Errors(std::string_view path) : path_(path) {}
-  sim::Status operator()(std::string_view key, std::string_view problem) const {
-    std::string full = path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
-    return sim::Status::InvalidInput(fmt::format("{}: {}", full, problem));
-  }
-
- private:
-  std::string path_;
-};
 
 }  // namespace
 
@@ -76,7 +65,7 @@ void TraceReplayConfig::Describe(sim::Schema<TraceReplayConfig>& s) {
 }
 
 sim::Status TraceReplayConfig::Validate(uint64_t capacity, uint32_t sector_size, std::string_view path) const {
-  const Errors err(path);
+  const sim::KeyErrors err(path);
   CHECK_GT(sector_size, 0u);
   if (this->path.empty()) return err("path", "no trace file given");
   if (!reader.format.empty()) {

@@ -38,18 +38,6 @@ std::string Join(const std::vector<std::string>& v) {
   return s;
 }
 
-// Error builder: "<path>.<key>: <problem>".
-class Errors {
- public:
-  explicit Errors(std::string_view path) : path_(path) {}
-  sim::Status operator()(std::string_view key, std::string_view problem) const {
-    std::string full = path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
-    return sim::Status::InvalidInput(fmt::format("{}: {}", full, problem));
-  }
-
- private:
-  std::string path_;
-};
 
 std::string Pct(double fraction) { return fmt::format("{:.6g}%", fraction * 100.0); }
 
@@ -154,7 +142,7 @@ sim::Status FioConfig::Validate(uint64_t capacity, uint32_t sector_size, std::st
 
 sim::Result<FioPlan> ResolveFio(const FioConfig& cfg, uint64_t capacity, uint32_t sector_size,
                                 std::string_view path) {
-  const Errors err(path);
+  const sim::KeyErrors err(path);
   CHECK_GT(sector_size, 0u);
   FioPlan plan;
 
