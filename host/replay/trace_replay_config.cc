@@ -18,7 +18,6 @@ constexpr uint32_t kMaxIodepth = 65536;
 constexpr uint32_t kMaxBacklog = 1u << 20;
 constexpr uint32_t kMaxLoops = 1000000;
 
-
 }  // namespace
 
 void TraceReplayConfig::Describe(sim::Schema<TraceReplayConfig>& s) {

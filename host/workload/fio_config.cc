@@ -38,7 +38,6 @@ std::string Join(const std::vector<std::string>& v) {
   return s;
 }
 
-
 std::string Pct(double fraction) { return fmt::format("{:.6g}%", fraction * 100.0); }
 
 // "4096 bytes (4KiB)"-style text for messages.
