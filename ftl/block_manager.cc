@@ -19,7 +19,12 @@ BlockManager::BlockManager(const flash::Geometry& geometry)
 
 BlockManager::BlockManager(const flash::Geometry& geometry, uint32_t group_planes,
                            std::vector<uint32_t> plane_order)
-    : geometry_(geometry), group_planes_(group_planes), plane_order_(std::move(plane_order)) {
+    : geometry_(geometry),
+      group_planes_(group_planes),
+      per_plane_(geometry.blocks_per_plane),
+      per_block_(geometry.pages_per_block),
+      planes_(group_planes),
+      plane_order_(std::move(plane_order)) {
   const uint32_t planes = geometry_.planes();
   CHECK_GE(group_planes_, 1u);
   CHECK_EQ(planes % group_planes_, 0u) << "planes per group must divide the plane count";
@@ -106,6 +111,12 @@ void BlockManager::RemoveValid(UnitId u) {
   DCHECK_GT(valid_[u], 0u);
   --valid_[u];
   if (state_[u] == static_cast<uint8_t>(UnitState::kFull) && policy_ != nullptr) policy_->OnValidDecrement(u);
+}
+
+void BlockManager::PrefetchUnit(UnitId u) const {
+  __builtin_prefetch(&valid_[u]);
+  __builtin_prefetch(&state_[u]);
+  if (policy_ != nullptr) policy_->Prefetch(u);
 }
 
 UnitId BlockManager::SelectVictim(uint32_t group) {

@@ -35,6 +35,7 @@
 
 #include <glog/logging.h>
 
+#include "ftl/divisor.h"
 #include "sim/flash/geometry.h"
 
 namespace ftl {
@@ -77,27 +78,27 @@ class BlockManager {
   uint32_t GroupOfPlane(uint32_t plane) const { return group_of_plane_[plane]; }
 
   // --- address translation
-  uint32_t GroupOf(UnitId u) const { return u / geometry_.blocks_per_plane; }
+  uint32_t GroupOf(UnitId u) const { return static_cast<uint32_t>(per_plane_.Div(u)); }
   // Page i (< unit_pages) of unit u.
   flash::Ppn PpnOf(UnitId u, uint32_t i) const {
     if (group_planes_ == 1) {
       return flash::Ppn{BlockIdOf(u, 0) * geometry_.pages_per_block + i};
     }
-    const uint64_t block = BlockIdOf(u, i % group_planes_);
-    return flash::Ppn{block * geometry_.pages_per_block + i / group_planes_};
+    const uint64_t block = BlockIdOf(u, static_cast<uint32_t>(planes_.Mod(i)));
+    return flash::Ppn{block * geometry_.pages_per_block + planes_.Div(i)};
   }
   // Flash block id of member j (< group_planes) of unit u.
   uint64_t BlockIdOf(UnitId u, uint32_t j) const {
     const uint32_t g = GroupOf(u);
-    const uint32_t k = u % geometry_.blocks_per_plane;
+    const uint32_t k = static_cast<uint32_t>(per_plane_.Mod(u));
     return static_cast<uint64_t>(PlaneOf(g, j)) * geometry_.blocks_per_plane + k;
   }
   UnitId UnitOfBlock(uint64_t block) const {
-    const uint32_t plane = static_cast<uint32_t>(block / geometry_.blocks_per_plane);
-    const uint32_t k = static_cast<uint32_t>(block % geometry_.blocks_per_plane);
+    const uint32_t plane = static_cast<uint32_t>(per_plane_.Div(block));
+    const uint32_t k = static_cast<uint32_t>(per_plane_.Mod(block));
     return group_of_plane_[plane] * geometry_.blocks_per_plane + k;
   }
-  UnitId UnitOf(flash::Ppn p) const { return UnitOfBlock(p.v / geometry_.pages_per_block); }
+  UnitId UnitOf(flash::Ppn p) const { return UnitOfBlock(per_block_.Div(p.v)); }
 
   // --- per unit
   UnitState state(UnitId u) const { return static_cast<UnitState>(state_[u]); }
@@ -141,6 +142,9 @@ class BlockManager {
     ++valid_[u];
   }
   void RemoveValid(UnitId u);
+  // Cache hint: RemoveValid(u) will follow soon (the unit's counters and
+  // the policy's entry for it). No effect on results.
+  void PrefetchUnit(UnitId u) const;
   // Asks the policy for a victim of `group` and marks it kVictim; kNoUnit if
   // the group has no candidate.
   UnitId SelectVictim(uint32_t group);
@@ -165,6 +169,9 @@ class BlockManager {
 
   flash::Geometry geometry_;
   uint32_t group_planes_;
+  Divisor per_plane_;  // blocks_per_plane: units per group, blocks per plane
+  Divisor per_block_;  // pages_per_block
+  Divisor planes_;     // group_planes
   uint32_t groups_;
   uint32_t unit_pages_;
   std::vector<uint32_t> plane_order_;

@@ -127,9 +127,14 @@ int64_t FtlCore::CollectOnce(uint32_t group) {
   if (u == kNoUnit) return -1;
   uint32_t remaining = blocks_.valid(u);
   int64_t copied = 0;
-  // Validity checks miss the cache on random L2P entries: look ahead.
-  constexpr uint32_t kAhead = 8;
+  // Validity checks read the victim's P2L entries (a cold but contiguous
+  // range per block: request all of it now) and then random L2P entries
+  // (look ahead far enough for the P2L lines to have arrived).
   const uint32_t pages = blocks_.unit_pages();
+  for (uint32_t j = 0; j < blocks_.group_planes(); ++j) {
+    mapping_.PrefetchP2l(geometry_.FirstPpnOfBlock(blocks_.BlockIdOf(u, j)), geometry_.pages_per_block);
+  }
+  constexpr uint32_t kAhead = 16;
   for (uint32_t i = 0; i < std::min(kAhead, pages); ++i) mapping_.PrefetchValidity(blocks_.PpnOf(u, i));
   for (uint32_t i = 0; remaining > 0 && i < pages; ++i) {
     if (i + kAhead < pages) mapping_.PrefetchValidity(blocks_.PpnOf(u, i + kAhead));
@@ -188,8 +193,12 @@ void FtlCore::Precondition(const PreconditionSpec& spec) {
   if (fill == 0) return;
   const auto overwrites = static_cast<uint64_t>(spec.random_overwrites * static_cast<double>(logical_pages_));
   sim::Rng rng(spec.seed, "ftl.precondition");
-  // Draw a few lpns ahead so their L2P entries are fetched before use.
+  // Draw lpns kAhead writes ahead so their L2P entries are fetched before
+  // use; kUnitAhead writes ahead, read the (by then cached) entry and fetch
+  // what retiring the old copy touches: its unit's counters and victim-list
+  // links, random accesses into tables larger than the L2 cache.
   constexpr uint64_t kAhead = 16;
+  constexpr uint64_t kUnitAhead = 8;
   uint64_t ahead[kAhead];
   for (uint64_t& a : ahead) {
     a = rng.Uniform(fill);
@@ -200,6 +209,8 @@ void FtlCore::Precondition(const PreconditionSpec& spec) {
     const Lpn l{slot};
     slot = rng.Uniform(fill);
     mapping_.PrefetchLpn(Lpn{slot});
+    const uint64_t soon = mapping_.BlockOf(Lpn{ahead[(i + kUnitAhead) % kAhead]});
+    if (soon != kNoBlock) blocks_.PrefetchUnit(blocks_.UnitOfBlock(soon));
     Write(l);
   }
 }

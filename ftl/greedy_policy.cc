@@ -19,10 +19,8 @@ class GreedyPolicy final : public VictimPolicy {
   explicit GreedyPolicy(const VictimPolicyContext& ctx)
       : blocks_(*ctx.blocks),
         buckets_(blocks_.unit_pages() + 1),
-        head_(static_cast<size_t>(blocks_.groups()) * buckets_, kNoUnit),
-        tail_(head_.size(), kNoUnit),
-        prev_(blocks_.units(), kNoUnit),
-        next_(blocks_.units(), kNoUnit),
+        buckets_of_(static_cast<size_t>(blocks_.groups()) * buckets_),
+        links_(blocks_.units()),
         min_(blocks_.groups(), buckets_) {}
 
   void OnUnitFull(UnitId u) override {
@@ -40,54 +38,68 @@ class GreedyPolicy final : public VictimPolicy {
     min_[g] = std::min(min_[g], v);
   }
 
+  void Prefetch(UnitId u) const override { __builtin_prefetch(&links_[u]); }
+
   uint64_t MemoryBytes() const override {
-    return (head_.capacity() + tail_.capacity() + prev_.capacity() + next_.capacity()) * sizeof(UnitId) +
+    return buckets_of_.capacity() * sizeof(Bucket) + links_.capacity() * sizeof(Link) +
            min_.capacity() * sizeof(uint32_t);
   }
 
   UnitId SelectVictim(uint32_t g) override {
     uint32_t& m = min_[g];
     const size_t base = static_cast<size_t>(g) * buckets_;
-    while (m < buckets_ && head_[base + m] == kNoUnit) ++m;
+    while (m < buckets_ && buckets_of_[base + m].head == kNoUnit) ++m;
     if (m == buckets_) return kNoUnit;
-    const UnitId u = head_[base + m];
+    const UnitId u = buckets_of_[base + m].head;
     Unlink(g, m, u);
     return u;
   }
 
  private:
   void PushBack(uint32_t g, uint32_t v, UnitId u) {
-    const size_t b = static_cast<size_t>(g) * buckets_ + v;
-    prev_[u] = tail_[b];
-    next_[u] = kNoUnit;
-    if (tail_[b] == kNoUnit) {
-      head_[b] = u;
+    Bucket& b = buckets_of_[static_cast<size_t>(g) * buckets_ + v];
+    Link& l = links_[u];
+    l.prev = b.tail;
+    l.next = kNoUnit;
+    if (b.tail == kNoUnit) {
+      b.head = u;
     } else {
-      next_[tail_[b]] = u;
+      links_[b.tail].next = u;
     }
-    tail_[b] = u;
+    b.tail = u;
   }
   void Unlink(uint32_t g, uint32_t v, UnitId u) {
-    const size_t b = static_cast<size_t>(g) * buckets_ + v;
-    if (prev_[u] == kNoUnit) {
-      DCHECK_EQ(head_[b], u);
-      head_[b] = next_[u];
+    Bucket& b = buckets_of_[static_cast<size_t>(g) * buckets_ + v];
+    Link& l = links_[u];
+    if (l.prev == kNoUnit) {
+      DCHECK_EQ(b.head, u);
+      b.head = l.next;
     } else {
-      next_[prev_[u]] = next_[u];
+      links_[l.prev].next = l.next;
     }
-    if (next_[u] == kNoUnit) {
-      DCHECK_EQ(tail_[b], u);
-      tail_[b] = prev_[u];
+    if (l.next == kNoUnit) {
+      DCHECK_EQ(b.tail, u);
+      b.tail = l.prev;
     } else {
-      prev_[next_[u]] = prev_[u];
+      links_[l.next].prev = l.prev;
     }
-    prev_[u] = next_[u] = kNoUnit;
+    l.prev = l.next = kNoUnit;
   }
+
+  // Both ends of a list, and both links of a unit, side by side: every
+  // valid-count drop of a candidate relinks it (random units, so each
+  // separate array would cost its own cache miss).
+  struct Bucket {
+    UnitId head = kNoUnit, tail = kNoUnit;
+  };
+  struct Link {
+    UnitId prev = kNoUnit, next = kNoUnit;
+  };
 
   const BlockManager& blocks_;
   uint32_t buckets_;
-  std::vector<UnitId> head_, tail_;  // per (group, valid count)
-  std::vector<UnitId> prev_, next_;  // per unit
+  std::vector<Bucket> buckets_of_;  // per (group, valid count)
+  std::vector<Link> links_;         // per unit
   std::vector<uint32_t> min_;        // per group: no candidate has fewer valid pages
 };
 

@@ -13,6 +13,7 @@ sim::Result<MapUnit> ParseMapUnit(std::string_view name) {
 Mapping::Mapping(uint64_t logical_pages, const flash::Geometry& geometry, MapUnit unit)
     : unit_(unit),
       pages_per_block_(geometry.pages_per_block),
+      per_block_(geometry.pages_per_block),
       l2p_(logical_pages, PackedArray::BitsFor(unit == MapUnit::kPage ? geometry.pages() : geometry.blocks())),
       p2l_(geometry.pages(), PackedArray::BitsFor(logical_pages)) {
   CHECK_GT(logical_pages, 0u);

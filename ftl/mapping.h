@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "ftl/divisor.h"
 #include "ftl/ftl.h"
 #include "ftl/packed_array.h"
 #include "sim/flash/geometry.h"
@@ -55,7 +56,7 @@ class Mapping {
   uint64_t BlockOf(Lpn l) const {
     const uint64_t e = l2p_.Get(l.v);
     if (e == l2p_.kNone()) return kNoBlock;
-    return unit_ == MapUnit::kPage ? e / pages_per_block_ : e;
+    return unit_ == MapUnit::kPage ? per_block_.Div(e) : e;
   }
   // The page holding l's valid copy; kInvalidPpn if unmapped. kBlock mode
   // scans the block's P2L entries.
@@ -70,7 +71,7 @@ class Mapping {
     const uint64_t e = p2l_.Get(p.v);
     if (e == p2l_.kNone()) return false;
     const uint64_t target = l2p_.Get(e);
-    return unit_ == MapUnit::kPage ? target == p.v : target == p.v / pages_per_block_;
+    return unit_ == MapUnit::kPage ? target == p.v : target == per_block_.Div(p.v);
   }
 
   // Cache hints for batch users (GC scans, preconditioning): the L2P entry
@@ -81,12 +82,16 @@ class Mapping {
     if (e != p2l_.kNone()) l2p_.Prefetch(e);
   }
 
+  // The P2L entries of the `count` pages from `first` (a victim block
+  // about to be scanned).
+  void PrefetchP2l(flash::Ppn first, uint64_t count) const { p2l_.PrefetchRange(first.v, first.v + count); }
+
   // Records that the erased page p now holds l's valid copy.
   // REQUIRES: l unmapped (call Unmap first); p erased since its last use.
   void Map(Lpn l, flash::Ppn p) {
     DCHECK(!IsMapped(l));
     DCHECK_EQ(p2l_.Get(p.v), p2l_.kNone());
-    l2p_.Set(l.v, unit_ == MapUnit::kPage ? p.v : p.v / pages_per_block_);
+    l2p_.Set(l.v, unit_ == MapUnit::kPage ? p.v : per_block_.Div(p.v));
     p2l_.Set(p.v, l.v);
   }
   // Drops l's valid copy. `block_still_written`: the old copy's block may
@@ -110,6 +115,7 @@ class Mapping {
  private:
   MapUnit unit_;
   uint64_t pages_per_block_;
+  Divisor per_block_;  // pages_per_block_
   PackedArray l2p_;
   PackedArray p2l_;
 };

@@ -22,6 +22,27 @@
 
 namespace ftl {
 
+// Backing memory for large tables. Mapping tables are read at random
+// (every host write, every GC validity check): with 4 KiB pages nearly each
+// access also misses the TLB, which costs a page walk (two-dimensional
+// under virtualization). Allocations of 2 MiB or more are therefore
+// 2 MiB-aligned and advised to use transparent huge pages (a hint: without
+// kernel support they behave like ordinary memory). Contents and sizes are
+// unaffected.
+void* AllocateTableMemory(size_t bytes);
+void FreeTableMemory(void* p, size_t bytes);
+
+template <class T>
+struct TableAllocator {
+  using value_type = T;
+  TableAllocator() = default;
+  template <class U>
+  TableAllocator(const TableAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(AllocateTableMemory(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) { FreeTableMemory(p, n * sizeof(T)); }
+  friend bool operator==(const TableAllocator&, const TableAllocator&) { return true; }
+};
+
 class PackedArray {
  public:
   static_assert(std::endian::native == std::endian::little, "PackedArray assumes a little-endian host");
@@ -68,6 +89,15 @@ class PackedArray {
   // Hints that entry i will be read soon.
   void Prefetch(uint64_t i) const { __builtin_prefetch(bytes_.data() + ((i * bits_) >> 3)); }
 
+  // Hints that entries [first, last) will be read soon (one hint per cache line).
+  void PrefetchRange(uint64_t first, uint64_t last) const {
+    if (first >= last) return;
+    const uint8_t* p = bytes_.data() + ((first * bits_) >> 3);
+    const uint8_t* end = bytes_.data() + (((last - 1) * bits_) >> 3);
+    for (; p <= end; p += 64) __builtin_prefetch(p);
+    __builtin_prefetch(end);
+  }
+
   // Sets entries [first, last) to kNone().
   void FillNone(uint64_t first, uint64_t last) {
     DCHECK_LE(first, last);
@@ -105,7 +135,7 @@ class PackedArray {
   uint64_t size_ = 0;
   unsigned bits_ = 1;
   uint64_t mask_ = 1;
-  std::vector<uint8_t> bytes_;
+  std::vector<uint8_t, TableAllocator<uint8_t>> bytes_;
 };
 
 }  // namespace ftl

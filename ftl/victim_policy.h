@@ -45,6 +45,8 @@ class VictimPolicy {
   virtual void OnUnitFull(UnitId u) = 0;
   virtual void OnValidDecrement(UnitId u) = 0;
   virtual UnitId SelectVictim(uint32_t group) = 0;
+  // Cache hint: OnValidDecrement(u) may follow soon. No effect on results.
+  virtual void Prefetch(UnitId /*u*/) const {}
   // Bytes held by the policy's tables.
   virtual uint64_t MemoryBytes() const = 0;
 };

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <memory>
+#include <set>
 #include <algorithm>
 #include <tuple>
 #include <vector>
@@ -234,6 +235,104 @@ TEST(EventQueueTest, ClearUnschedulesEverything) {
   EXPECT_FALSE(b.scheduled());
   EXPECT_TRUE(q.empty());
   EXPECT_EQ(q.Run(), 0u);
+}
+
+}  // namespace
+}  // namespace sim
+
+namespace sim {
+namespace {
+
+// Events scheduled at now() take a fast path (per-priority FIFOs beside the
+// heap); their order against heap entries due at the same instant, against
+// each other and under Deschedule must be exactly (time, priority, seq).
+// Handlers here schedule follow-ups, half of them at the current instant,
+// with mixed priorities, and deschedule random pending events; every event
+// run must be the minimum of a brute-force reference set.
+class SameInstantModel {
+ public:
+  using Key = std::tuple<int64_t, int, uint64_t, int>;  // (time, priority, seq, tag)
+
+  void Add(int64_t delay) {
+    static constexpr Priority kPrios[] = {Priority::kCompletion, Priority::kDefault, Priority::kIssue};
+    const Priority p = kPrios[rng_.Uniform(3)];
+    evs_.push_back(std::make_unique<Ev>(this, static_cast<int>(evs_.size()), p));
+    const int64_t t = q_.now().ns() + delay;
+    q_.Schedule(evs_.back().get(), Ns(t));
+    keys_.emplace_back(t, static_cast<int>(p), seq_++, evs_.back()->tag);
+    ref_.insert(keys_.back());
+  }
+  Rng& rng() { return rng_; }
+  EventQueue& q() { return q_; }
+  bool mismatch() const { return mismatch_; }
+  int run() const { return run_; }
+  size_t pending_in_reference() const { return ref_.size(); }
+
+ private:
+  struct Ev final : public Event {
+    Ev(SameInstantModel* m, int t, Priority p) : Event(p), model(m), tag(t) {}
+    void Process() override { model->Ran(tag); }
+    SameInstantModel* model;
+    int tag;
+  };
+
+  void Ran(int tag) {
+    ++run_;
+    if (ref_.empty() || std::get<3>(*ref_.begin()) != tag) mismatch_ = true;
+    ref_.erase(keys_[tag]);
+    if (evs_.size() < 20000) {
+      const int n = static_cast<int>(rng_.Uniform(3));
+      for (int i = 0; i < n; ++i) Add(rng_.Bernoulli(0.5) ? 0 : static_cast<int64_t>(rng_.Uniform(4)));
+    }
+    if (rng_.Bernoulli(0.1)) {
+      Ev* v = evs_[rng_.Uniform(evs_.size())].get();
+      if (v->scheduled()) {
+        q_.Deschedule(v);
+        ref_.erase(keys_[v->tag]);
+      }
+    }
+  }
+
+  EventQueue q_;
+  Rng rng_{7, "test.same_instant"};
+  std::vector<std::unique_ptr<Ev>> evs_;
+  std::set<Key> ref_;
+  std::vector<Key> keys_;
+  uint64_t seq_ = 0;
+  int run_ = 0;
+  bool mismatch_ = false;
+};
+
+TEST(EventQueueTest, SameInstantSchedulingFromHandlersMatchesReferenceOrder) {
+  SameInstantModel m;
+  for (int i = 0; i < 50; ++i) m.Add(static_cast<int64_t>(m.rng().Uniform(3)));
+  m.q().Run();
+  EXPECT_FALSE(m.mismatch());
+  EXPECT_EQ(m.pending_in_reference(), 0u);
+  EXPECT_GT(m.run(), 10000);
+  EXPECT_TRUE(m.q().empty());
+}
+
+TEST(EventQueueTest, ClearAndDescheduleReachSameInstantEvents) {
+  EventQueue q;
+  int ran = 0;
+  FunctionEvent a([&] { ++ran; }), b([&] { ++ran; }), c([&] { ++ran; }, Priority::kIssue);
+  q.Schedule(&a, q.now());
+  q.Schedule(&b, q.now());
+  q.Schedule(&c, q.now());
+  EXPECT_EQ(q.next_time(), q.now());
+  q.Deschedule(&a);  // the head of its FIFO
+  EXPECT_FALSE(a.scheduled());
+  EXPECT_EQ(q.pending(), 2u);
+  EXPECT_TRUE(q.Step());
+  EXPECT_EQ(ran, 1);
+  EXPECT_FALSE(b.scheduled());
+  q.Clear();
+  EXPECT_FALSE(c.scheduled());
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.next_time(), SimTime::Max());
+  EXPECT_EQ(q.Run(), 0u);
+  EXPECT_EQ(ran, 1);
 }
 
 }  // namespace

@@ -47,7 +47,15 @@ FlashCommand* CommandList::TakePartner(const FlashCommand& lead, const PartnerRu
       --size_;
       return c;
     }
-    if (program) blocked_planes |= bit;
+    if (program) {
+      blocked_planes |= bit;
+      // Only a program on a plane neither taken nor blocked could still
+      // match a program lead.
+      if (lead.kind == FlashOpKind::kProgram && rule.die_planes != 0 &&
+          ((rule.taken_planes | blocked_planes) & rule.die_planes) == rule.die_planes) {
+        break;
+      }
+    }
   }
   return nullptr;
 }

@@ -62,6 +62,9 @@ struct PartnerRule {
   uint32_t taken_planes = 0;  // bit per plane already in the operation
   bool same_block = false;
   uint32_t scan = 16;         // queued commands examined at most
+  // Bit per plane of the die, or 0 if unknown. Lets a program search stop
+  // once every plane is taken or blocked (nothing later can match).
+  uint32_t die_planes = 0;
   // Same kind, a plane not yet taken, same page offset (reads, programs),
   // and the same block offset when same_block.
   bool Matches(const FlashCommand& lead, const FlashCommand& c) const {

@@ -1,6 +1,7 @@
 #include "sim/flash/nand_array.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 #include <fmt/format.h>
@@ -41,6 +42,9 @@ enum class Io : uint8_t {
 
 int SourceIndex(CmdSource s) { return static_cast<int>(s); }
 int KindIndex(FlashOpKind k) { return static_cast<int>(k); }
+
+// log2(v) for a power of two, else -1.
+int Log2(uint32_t v) { return std::has_single_bit(v) ? std::countr_zero(v) : -1; }
 
 }  // namespace
 
@@ -283,6 +287,7 @@ void NandArray::Die::FormGroup(Group* g, FlashCommand* lead) {
     rule.taken_planes = 1u << lead->addr.plane;
     rule.same_block = cfg.multi_plane.same_block;
     rule.scan = cfg.multi_plane.scan;
+    rule.die_planes = (1u << geo.planes_per_die) - 1;
     while (g->n < geo.planes_per_die) {
       FlashCommand* c = array_->scheduler_->TakePartner(id_, *lead, rule);
       if (c == nullptr) break;
@@ -303,10 +308,10 @@ void NandArray::Die::FormGroup(Group* g, FlashCommand* lead) {
     array_->wait_[KindIndex(c->kind)].Record((now - c->submit_time).ns());
     switch (c->kind) {
       case FlashOpKind::kRead:
-        t = std::max(t, cfg.timing.ReadTime(c->addr.page));
+        t = std::max(t, array_->read_time_[c->addr.page]);
         break;
       case FlashOpKind::kProgram:
-        t = std::max(t, cfg.timing.ProgramTime(c->addr.page));
+        t = std::max(t, array_->program_time_[c->addr.page]);
         break;
       case FlashOpKind::kErase:
         t = cfg.timing.t_erase;
@@ -449,6 +454,24 @@ NandArray::NandArray(sim::EventQueue* events, const Geometry& geometry, const Fl
   CHECK(st.ok()) << "invalid flash config: " << st.message();
   t_xfer_ = sim::TransferTime(geometry_.page_size.value, config_.timing.channel_rate.bytes_per_sec);
   t_cmd_ = config_.timing.cmd_overhead;
+  const int page_bits = Log2(geometry_.pages_per_block), block_bits = Log2(geometry_.blocks_per_plane),
+            plane_bits = Log2(geometry_.planes_per_die), die_bits = Log2(geometry_.dies_per_chip),
+            chip_bits = Log2(geometry_.chips_per_channel);
+  pow2_ = page_bits >= 0 && block_bits >= 0 && plane_bits >= 0 && die_bits >= 0 && chip_bits >= 0;
+  if (pow2_) {
+    shift_block_ = page_bits;
+    shift_plane_ = shift_block_ + block_bits;
+    shift_die_ = shift_plane_ + plane_bits;
+    shift_chip_ = die_bits;
+    shift_channel_ = die_bits + chip_bits;
+  }
+  // Per page offset: FlashTimingConfig derives the page type on every call.
+  read_time_.resize(geometry_.pages_per_block);
+  program_time_.resize(geometry_.pages_per_block);
+  for (uint32_t i = 0; i < geometry_.pages_per_block; ++i) {
+    read_time_[i] = config_.timing.ReadTime(i);
+    program_time_[i] = config_.timing.ProgramTime(i);
+  }
   DieSchedulerContext ctx;
   ctx.geometry = &geometry_;
   ctx.config = &config_;
@@ -476,8 +499,23 @@ void NandArray::Submit(FlashCommand* cmd) {
   CHECK(cmd->ppn.v < geometry_.pages()) << "ppn " << cmd->ppn.v << " out of range";
   CHECK(cmd->client != nullptr);
   cmd->submit_time = events_->now();
-  cmd->addr = geometry_.ToAddr(cmd->ppn);
-  cmd->die = geometry_.DieId(cmd->addr.channel, cmd->addr.chip, cmd->addr.die);
+  if (pow2_) {
+    // Same fields as Geometry::ToAddr, by shifts: it divides by five
+    // run-time sizes, and every command passes here.
+    const uint64_t v = cmd->ppn.v;
+    FlashAddr& a = cmd->addr;
+    a.page = static_cast<uint32_t>(v & (geometry_.pages_per_block - 1));
+    a.block = static_cast<uint32_t>((v >> shift_block_) & (geometry_.blocks_per_plane - 1));
+    a.plane = static_cast<uint32_t>((v >> shift_plane_) & (geometry_.planes_per_die - 1));
+    const uint64_t die_id = v >> shift_die_;
+    a.die = static_cast<uint32_t>(die_id & (geometry_.dies_per_chip - 1));
+    a.chip = static_cast<uint32_t>((die_id >> shift_chip_) & (geometry_.chips_per_channel - 1));
+    a.channel = static_cast<uint32_t>(die_id >> shift_channel_);
+    cmd->die = static_cast<uint32_t>(die_id);
+  } else {
+    cmd->addr = geometry_.ToAddr(cmd->ppn);
+    cmd->die = geometry_.DieId(cmd->addr.channel, cmd->addr.chip, cmd->addr.die);
+  }
   cmd->next = nullptr;
   scheduler_->Enqueue(cmd->die, cmd);
   dies_[cmd->die]->OnSubmit();

@@ -99,6 +99,14 @@ class NandArray final : public FlashArray, private DieSchedulerHost {
   const FlashConfig config_;
   sim::SimTime t_xfer_;
   sim::SimTime t_cmd_;
+  // Submit's address decoding when every size below the channel is a power
+  // of two: ppn bit offsets of block, plane, die id; die id bit offsets of
+  // chip and channel.
+  bool pow2_ = false;
+  int shift_block_ = 0, shift_plane_ = 0, shift_die_ = 0, shift_chip_ = 0, shift_channel_ = 0;
+  // tR and tPROG by page offset in the block (the page type's timing).
+  std::vector<sim::SimTime> read_time_;
+  std::vector<sim::SimTime> program_time_;
   std::unique_ptr<DieScheduler> scheduler_;
   std::vector<std::unique_ptr<Die>> dies_;
   std::vector<std::unique_ptr<Channel>> channels_;

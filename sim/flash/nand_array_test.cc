@@ -431,5 +431,40 @@ TEST_F(NandArrayTest, DestroyingWithCommandsInFlightIsSafe) {
   EXPECT_TRUE(client_.done.empty());
 }
 
+// Submit decodes each ppn (by shifts when every size below the channel is a
+// power of two): the address and die id must match Geometry::ToAddr for
+// every page, for power-of-two and other geometries alike.
+TEST_F(NandArrayTest, SubmitDecodesEveryPpnLikeGeometry) {
+  for (const bool pow2 : {true, false}) {
+    Geometry g = testing::TinyGeometry();
+    g.channels = 3;
+    g.dies_per_chip = 2;
+    if (!pow2) {
+      g.chips_per_channel = 3;
+      g.blocks_per_plane = 5;
+      g.pages_per_block = 12;
+    }
+    sim::EventQueue eq;
+    sim::StatsRegistry stats;
+    NandArray array(&eq, g, cfg_, stats.Root().Group("flash"));
+    for (uint64_t p = 0; p < g.pages(); p += 7) {
+      FlashCommand c;
+      c.kind = FlashOpKind::kRead;
+      c.ppn = Ppn{p};
+      c.client = &client_;
+      array.Submit(&c);
+      const FlashAddr want = g.ToAddr(c.ppn);
+      EXPECT_EQ(c.addr.channel, want.channel) << p;
+      EXPECT_EQ(c.addr.chip, want.chip) << p;
+      EXPECT_EQ(c.addr.die, want.die) << p;
+      EXPECT_EQ(c.addr.plane, want.plane) << p;
+      EXPECT_EQ(c.addr.block, want.block) << p;
+      EXPECT_EQ(c.addr.page, want.page) << p;
+      EXPECT_EQ(c.die, g.DieId(want.channel, want.chip, want.die)) << p;
+      eq.Run();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace flash
