@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "ftl/ftl_factory.h"
+#include "fs/f2fs/f2fs.h"
+#include "fs/f2fs/image.h"
 #include "host/fsworkload/fs_workload.h"
 #include "host/replay/trace_replayer.h"
 #include "host/workload/fio_generator.h"
@@ -27,10 +29,13 @@ void RunSection::Describe(sim::Schema<RunSection>& s) {
 }
 
 void FsSection::Describe(sim::Schema<FsSection>& s) {
-  s.Choice("kind", &FsSection::kind, "none", {"none", "memfs"},
+  s.Choice("kind", &FsSection::kind, "none", {"none", "memfs", "f2fs"},
            "File system for file workloads: none (block workloads only), memfs (in-memory reference model with "
-           "fixed latencies, no device I/O)");
+           "fixed latencies, no device I/O), f2fs (the F2FS model on the simulated SSD)");
+  s.Param("volume", &FsSection::volume, "0",
+          "f2fs: size of the formatted volume from the start of the device; 0 = the whole device");
   s.Section("memfs", &FsSection::memfs, "In-memory reference file system (fs.kind: memfs)");
+  s.Section("f2fs", &FsSection::f2fs, "F2FS model (fs.kind: f2fs)");
 }
 
 void WorkloadSection::Describe(sim::Schema<WorkloadSection>& s) {
@@ -78,6 +83,16 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
     FS_RETURN_IF_ERROR(cfg.workload.trace.Validate(capacity, sector, "workload.trace"));
   }
   if (cfg.workload.kind == "mobibench") FS_RETURN_IF_ERROR(cfg.workload.mobibench.Validate("workload.mobibench"));
+  if (cfg.fs.kind == "f2fs") {
+    FS_RETURN_IF_ERROR(InSection(cfg.fs.f2fs.Validate(), "fs.f2fs"));
+    if (cfg.fs.volume.value > capacity) {
+      return sim::Status::InvalidInput(fmt::format("fs.volume: {} bytes exceed the device's {} bytes",
+                                                   cfg.fs.volume.value, capacity));
+    }
+    if (cfg.fs.volume.value % 4096 != 0) {
+      return sim::Status::InvalidInput("fs.volume: must be a multiple of the 4 KiB F2FS block");
+    }
+  }
   if (cfg.workload.is_block() && cfg.fs.kind != "none") {
     return sim::Status::InvalidInput(fmt::format(
         "fs.kind: block workload '{}' drives the device directly; set fs.kind: none", cfg.workload.kind));
@@ -168,7 +183,8 @@ struct Experiment::Stack {
   std::unique_ptr<flash::NandArray> nand;
   std::unique_ptr<ftl::Ftl> ftl;
   std::unique_ptr<ssd::Ssd> ssd;
-  std::unique_ptr<fs::FileSystem> fs;  // null for block workloads
+  std::unique_ptr<fs::f2fs::Image> image;  // what is on flash, for fs.kind f2fs
+  std::unique_ptr<fs::FileSystem> fs;      // null for block workloads
   std::unique_ptr<Workload> workload;
 };
 
@@ -279,6 +295,8 @@ sim::Status Experiment::CreateFileStack() {
   sim::StatGroup root = stats_.Root();
   if (cfg.fs.kind == "memfs") {
     s.fs = std::make_unique<fs::MemFs>(&s.queue, cfg.fs.memfs);
+  } else if (cfg.fs.kind == "f2fs") {
+    FS_RETURN_IF_ERROR(MountF2fs());
   } else {
     return sim::Status::InvalidInput(fmt::format("fs.kind: unsupported '{}'", cfg.fs.kind));
   }
@@ -303,6 +321,29 @@ sim::Status Experiment::CreateFileStack() {
     return sim::Status::InvalidInput(fmt::format("workload.kind: unsupported '{}'", w.kind));
   }
   s.workload = std::make_unique<FileWorkload>(std::move(fw));
+  return sim::Status::Ok();
+}
+
+// mkfs (untimed), then mount on the simulated clock: the run's time starts
+// when the mount has read the checkpoint, NAT, SIT and SSA.
+sim::Status Experiment::MountF2fs() {
+  Stack& s = *stack_;
+  const uint64_t volume = cfg_.fs.volume.value > 0 ? cfg_.fs.volume.value : s.ssd->capacity() / 4096 * 4096;
+  s.image = std::make_unique<fs::f2fs::Image>(volume / 4096);
+  FS_RETURN_IF_ERROR(InSection(fs::f2fs::F2fs::Format(cfg_.fs.f2fs, volume, s.image.get()), "fs.f2fs"));
+  fs::f2fs::F2fs::Env env;
+  env.events = &s.queue;
+  env.device = s.ssd.get();
+  env.image = s.image.get();
+  env.stats = stats_.Root().Group("fs");
+  const sim::StatsRegistry* stats = &stats_;
+  env.device_write_amplification = [stats] { return stats->Value("ftl.write_amplification"); };
+  sim::Result<std::unique_ptr<fs::f2fs::F2fs>> mounted = sim::Status::InvalidInput("fs.f2fs: mount did not finish");
+  auto mount = [&]() -> sim::Task<> { mounted = co_await fs::f2fs::F2fs::Mount(cfg_.fs.f2fs, env); };
+  sim::Spawn(&s.queue, mount());
+  s.queue.Run();
+  if (!mounted.ok()) return mounted.status();
+  s.fs = std::move(mounted).value();
   return sim::Status::Ok();
 }
 
@@ -356,6 +397,23 @@ std::string Experiment::Summary() const {
   }
   out += stack_->workload->Report();
   if (cfg_.fs.kind == "memfs") return out;  // the device is not used
+  if (cfg_.fs.kind == "f2fs") {
+    out += fmt::format("f2fs       FS write amplification {:.3f}, end to end {:.3f}; {} checkpoints; GC {} victims "
+                       "({} blocks moved)\n",
+                       st.Value("fs.write_amplification"), st.Value("fs.write_amplification_end_to_end"),
+                       static_cast<uint64_t>(st.Value("fs.cp.count")),
+                       static_cast<uint64_t>(st.Value("fs.gc.victims_bg") + st.Value("fs.gc.victims_fg")),
+                       static_cast<uint64_t>(st.Value("fs.gc.moved_bg") + st.Value("fs.gc.moved_fg")));
+    const char* parts[] = {"total", "data", "node", "flush"};
+    for (const char* part : parts) {
+      const sim::Histogram* h = st.FindHistogram(fmt::format("fs.fsync.lat_{}", part));
+      if (h == nullptr || h->count() == 0) continue;
+      out += fmt::format("  fsync {:<5} n={} {}\n", part, h->count(), Latency(*h));
+    }
+    if (const sim::Histogram* h = st.FindHistogram("fs.fsync.nodes_visited"); h != nullptr && h->count() > 0) {
+      out += fmt::format("  fsync node pages visited: mean {:.1f}, max {}\n", h->mean(), h->max());
+    }
+  }
   const double host = st.Value("ftl.host_writes");
   const std::string wa = host > 0 ? fmt::format("{:.3f}", st.Value("ftl.write_amplification")) : "n/a";
   out += fmt::format("ftl        write amplification {} (host {} pages, GC copies {}), GC victims {} bg / {} fg, "

@@ -17,6 +17,7 @@
 #include <ostream>
 #include <string>
 
+#include "fs/f2fs/f2fs_config.h"
 #include "fs/memfs/mem_fs.h"
 #include "ftl/ftl_config.h"
 #include "host/fsworkload/file_fio.h"
@@ -42,8 +43,10 @@ struct RunSection {
 
 // The file system between file workloads and the device.
 struct FsSection {
-  std::string kind;  // "none" | "memfs"
+  std::string kind;  // "none" | "memfs" | "f2fs"
+  sim::Bytes volume;  // formatted size; 0 = the whole device
   fs::MemFsConfig memfs;
+  fs::f2fs::F2fsConfig f2fs;
   static void Describe(sim::Schema<FsSection>& s);
 };
 
@@ -107,6 +110,7 @@ class Experiment {
   explicit Experiment(const ExperimentConfig& cfg);
   // Builds the file system and the file workload on top of the device.
   sim::Status CreateFileStack();
+  sim::Status MountF2fs();
   struct Stack;
   ExperimentConfig cfg_;
   sim::StatsRegistry stats_;

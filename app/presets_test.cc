@@ -36,6 +36,9 @@ TEST(PresetsTest, EveryShippedConfigValidates) {
     if (dir == "devices") {
       path = TempYaml(e.path().stem().string() + "_wrapped.yaml",
                       "include: " + path + "\nworkload:\n  fio:\n    total_ios: 10\n");
+    } else if (dir == "f2fs") {
+      path = TempYaml(dir + "_" + e.path().stem().string() + "_wrapped.yaml",
+                      "include: " + path + "\nworkload:\n  kind: fio_files\n  fio_files:\n    total_ios: 10\n");
     } else if (dir == "filebench" || dir == "mobibench") {
       path = TempYaml(dir + "_" + e.path().stem().string() + "_wrapped.yaml",
                       "include: " + path + "\nfs:\n  kind: memfs\n");

@@ -1,0 +1,658 @@
+// F2fs: construction, statistics and the FileSystem API operations.
+#include "fs/f2fs/f2fs.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace fs::f2fs {
+
+namespace {
+const char* kOpNames[] = {"open",  "close",   "read",  "write",  "pread",  "pwrite", "ftruncate",
+                          "truncate", "fsync", "fdatasync", "fstat", "stat", "unlink", "mkdir",
+                          "rmdir", "rename", "readdir", "sync"};
+const char* kIoNames[] = {"data", "dentry", "node", "meta", "cp", "gc_data", "gc_node"};
+const char* kCpReasonNames[] = {"sync", "umount", "fsync", "gc", "background", "recovery"};
+}  // namespace
+
+F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
+    : cfg_(cfg),
+      layout_(layout),
+      q_(env.events),
+      dev_(env.device),
+      image_(env.image),
+      stat_group_(env.stats),
+      device_wa_(env.device_write_amplification),
+      dirty_wq_(env.events),
+      wb_wq_(env.events),
+      cp_lock_(env.events),
+      cp_wq_(env.events),
+      io_wq_(env.events),
+      gc_lock_(env.events),
+      flusher_timer_(env.events),
+      gc_timer_(env.events),
+      discard_timer_(env.events),
+      threads_wq_(env.events) {
+  sm_ = std::make_unique<SegmentManager>(layout_, static_cast<int>(cfg_.active_logs));
+  nat_ = std::make_unique<NatTable>(layout_.max_nid, layout_.nat_blocks);
+  sit_bitmap_.assign(layout_.sit_blocks, false);
+  static const char* kBits[] = {"force", "ssr", "util", "ssr_util", "fsync", "async"};
+  for (const std::string& b : cfg_.ipu_policy)
+    for (int i = 0; i < 6; ++i)
+      if (b == kBits[i]) ipu_bits_[i] = true;
+  auto bg = MakeVictimPolicy(cfg_.gc.bg_policy, cfg_.gc);
+  auto fg = MakeVictimPolicy(cfg_.gc.fg_policy, cfg_.gc);
+  CHECK(bg.ok() && fg.ok()) << "victim policies validated by the config schema";
+  bg_policy_ = std::move(bg).value();
+  fg_policy_ = std::move(fg).value();
+  page_limit_ = std::max<uint64_t>(64, cfg_.page_cache.memory.value / kBlockSize);
+  RegisterStats();
+}
+
+F2fs::~F2fs() {
+  PowerCut();
+  flusher_thread_.Destroy();
+  gc_thread_.Destroy();
+  discard_thread_.Destroy();
+}
+
+void F2fs::PowerCut() {
+  dead_ = true;
+  cp_lock_.Kill();
+  gc_lock_.Kill();
+  dirty_wq_.Kill();
+  wb_wq_.Kill();
+  cp_wq_.Kill();
+  io_wq_.Kill();
+  threads_wq_.Kill();
+  for (auto& [ino, in] : inodes_) in->lock.Kill();
+  for (auto& in : freed_inodes_) in->lock.Kill();
+  flusher_timer_.Cancel();
+  gc_timer_.Cancel();
+  discard_timer_.Cancel();
+}
+
+void F2fs::RegisterStats() {
+  // A group with an empty prefix (e.g. the default Env) registers nothing.
+  const sim::StatGroup& g = stat_group_;
+  if (g.prefix().empty()) return;
+  for (int i = 0; i < static_cast<int>(Op::kCount); ++i)
+    g.Group("op").Add(&stats_.op_lat[i], std::string(kOpNames[i]) + ".lat", "ns",
+                      std::string("latency of ") + kOpNames[i]);
+  sim::StatGroup fsync = g.Group("fsync");
+  fsync.Add(&stats_.fsync_total, "lat_total", "ns", "fsync/fdatasync latency inside the file system");
+  fsync.Add(&stats_.fsync_data, "lat_data", "ns", "fsync phase 1: writing and waiting for the file's data");
+  fsync.Add(&stats_.fsync_node, "lat_node", "ns",
+            "fsync phase 2: finding (CPU per page visited) and writing the file's dirty nodes");
+  fsync.Add(&stats_.fsync_flush, "lat_flush", "ns", "fsync phase 3: device cache flush");
+  fsync.Add(&stats_.fsync_cp, "lat_checkpoint", "ns", "fsyncs that needed a checkpoint: its duration");
+  fsync.Add(&stats_.fsync_visited, "nodes_visited", "pages", "dirty node pages visited per fsync node lookup");
+  fsync.Add(&stats_.fsync_nodes_visited, "nodes_visited_total", "pages", "dirty node pages visited by fsyncs");
+  fsync.Add(&stats_.fsync_nodes_written, "nodes_written", "blocks", "node blocks written by fsyncs");
+  fsync.Add(&stats_.fsync_checkpoints, "checkpoints", "count", "fsyncs that wrote a checkpoint");
+  fsync.Add(&stats_.fsync_calls, "calls", "count", "fsync and fdatasync calls");
+  sim::StatGroup cp = g.Group("cp");
+  cp.Add(&stats_.cp_count, "count", "count", "checkpoints written");
+  for (int i = 0; i < static_cast<int>(CpReason::kCount); ++i)
+    cp.Add(&stats_.cp_by_reason[i], std::string("reason.") + kCpReasonNames[i], "count",
+           std::string("checkpoints triggered by ") + kCpReasonNames[i]);
+  cp.Add(&stats_.cp_duration, "duration", "ns", "checkpoint duration (lock held exclusive)");
+  cp.Add(&stats_.cp_stall, "stall", "ns", "per operation: time waiting for cp_rwsem held by a checkpoint");
+  cp.Add(&stats_.cp_stall_ns, "stall_total", "ns", "total time operations stalled behind checkpoints");
+  cp.Add(&stats_.cp_blocks, "blocks", "blocks", "blocks written by checkpoints (nodes, dentries, meta, pack)");
+  sim::StatGroup io = g.Group("io");
+  for (int i = 0; i < static_cast<int>(Io::kCount); ++i) {
+    io.Add(&stats_.blocks_written[i], std::string("written.") + kIoNames[i], "blocks",
+           std::string("4 KiB blocks written: ") + kIoNames[i]);
+    io.Add(&stats_.blocks_read[i], std::string("read.") + kIoNames[i], "blocks",
+           std::string("4 KiB blocks read: ") + kIoNames[i]);
+  }
+  io.Add(&stats_.flushes, "flushes", "count", "device cache flushes");
+  io.Add(&stats_.fua_writes, "fua_writes", "count", "FUA writes");
+  io.Add(&stats_.discards, "discards", "count", "discard requests");
+  io.Add(&stats_.discard_blocks, "discard_blocks", "blocks", "blocks discarded");
+  sim::StatGroup app = g.Group("app");
+  app.Add(&stats_.app_bytes_written, "bytes_written", "bytes", "bytes written by applications");
+  app.Add(&stats_.app_bytes_read, "bytes_read", "bytes", "bytes read by applications");
+  sim::StatGroup alloc = g.Group("alloc");
+  alloc.Add(&stats_.ipu_blocks, "ipu_blocks", "blocks", "data blocks updated in place");
+  alloc.Add(&stats_.opu_blocks, "opu_blocks", "blocks", "data blocks written out of place");
+  alloc.Add(&stats_.ssr_blocks, "ssr_blocks", "blocks", "blocks written into dirty segments (SSR)");
+  sim::StatGroup gc = g.Group("gc");
+  gc.Add(&stats_.gc_bg_calls, "bg_calls", "count", "background cleaning rounds");
+  gc.Add(&stats_.gc_fg_calls, "fg_calls", "count", "foreground cleaning calls");
+  gc.Add(&stats_.gc_victims_bg, "victims_bg", "count", "sections cleaned in background");
+  gc.Add(&stats_.gc_victims_fg, "victims_fg", "count", "sections cleaned in foreground");
+  gc.Add(&stats_.gc_moved_bg, "moved_bg", "blocks", "blocks moved by background cleaning");
+  gc.Add(&stats_.gc_moved_fg, "moved_fg", "blocks", "blocks moved by foreground cleaning");
+  gc.Add(&stats_.gc_sections_freed, "sections_freed", "count", "sections emptied by cleaning");
+  sim::StatGroup rec = g.Group("recovery");
+  rec.Add(&stats_.recovered_inodes, "inodes", "count", "inodes recovered by roll-forward");
+  rec.Add(&stats_.recovered_dnodes, "dnodes", "count", "dnodes replayed by roll-forward");
+  rec.Add(&stats_.recovered_dentries, "dentries", "count", "dentries re-linked by roll-forward");
+  rec.Add(&stats_.orphans_freed, "inodes_freed", "count", "unlinked inodes released");
+  sim::StatGroup pc = g.Group("page_cache");
+  pc.Add(&stats_.evicted_pages, "evicted", "pages", "clean pages evicted by the memory limit");
+  pc.Add(&stats_.throttled_writes, "throttled_writes", "count", "writes throttled by dirty_ratio");
+  g.AddFormula([this] { return static_cast<double>(blocks_written()); }, "blocks_written", "blocks",
+               "all blocks the file system wrote to the device");
+  g.AddFormula(
+      [this] {
+        const double app = static_cast<double>(stats_.app_bytes_written.value()) / kBlockSize;
+        return app > 0 ? static_cast<double>(blocks_written()) / app : 0.0;
+      },
+      "write_amplification", "ratio",
+      "FS-layer write amplification: blocks written to the device (data, nodes, metadata, checkpoints, "
+      "cleaning) / application blocks written; end to end = this x the device's (FTL) write amplification");
+  if (device_wa_) {
+    g.AddFormula(
+        [this] {
+          const double app = static_cast<double>(stats_.app_bytes_written.value()) / kBlockSize;
+          return app > 0 ? static_cast<double>(blocks_written()) / app * device_wa_() : 0.0;
+        },
+        "write_amplification_end_to_end", "ratio",
+        "end-to-end write amplification: FS-layer write amplification x the device's");
+  }
+  g.AddSeries([this] { return static_cast<double>(dirty_nids_.size()); }, sim::StatGroup::SeriesKind::kValue,
+              "dirty_nodes", "pages", "dirty node pages");
+  g.AddSeries([this] { return static_cast<double>(dirty_data_pages_); }, sim::StatGroup::SeriesKind::kValue,
+              "dirty_data", "pages", "dirty data pages");
+  g.AddSeries([this] { return static_cast<double>(sm_->free_segments()); }, sim::StatGroup::SeriesKind::kValue,
+              "free_segments", "segments", "free segments");
+}
+
+uint64_t F2fs::blocks_written() const {
+  uint64_t n = 0;
+  for (const auto& c : stats_.blocks_written) n += c.value();
+  return n;
+}
+
+uint64_t F2fs::gc_moved_blocks() const { return stats_.gc_moved_bg.value() + stats_.gc_moved_fg.value(); }
+
+F2fs::OpScope::~OpScope() {
+  if (fs_->dead_) return;
+  fs_->stats_.op_lat[static_cast<int>(op_)].Record((fs_->q_->now() - start_).ns());
+  fs_->last_op_time_ = fs_->q_->now();
+}
+
+sim::Task<void> F2fs::Cpu(sim::SimTime d) {
+  if (d > sim::SimTime::Zero()) co_await sim::Delay(q_, d);
+}
+
+bool F2fs::IsIdle(sim::SimTime interval) const {
+  return ios_in_flight_ == 0 && q_->now() - last_op_time_ >= interval;
+}
+
+sim::Task<SharedLock> F2fs::LockOp() {
+  const sim::SimTime t0 = q_->now();
+  co_await cp_lock_.LockShared();
+  const sim::SimTime waited = q_->now() - t0;
+  if (waited > sim::SimTime::Zero()) {
+    stats_.cp_stall.Record(waited.ns());
+    stats_.cp_stall_ns.Inc(static_cast<uint64_t>(waited.ns()));
+  }
+  co_return SharedLock(&cp_lock_);
+}
+
+sim::Task<void> F2fs::BalanceFs() {
+  if (HasNotEnoughFreeSecs(0, 0)) co_await Gc(/*foreground=*/true, /*from_thread=*/false);
+}
+
+FsResult<F2fs::OpenFile*> F2fs::GetFd(Fd fd) {
+  if (fd < 0 || static_cast<size_t>(fd) >= fds_.size() || !fds_[fd].inode)
+    return FsResult<OpenFile*>{nullptr, Errno::kBadF};
+  return FsResult<OpenFile*>{&fds_[fd], Errno::kOk};
+}
+
+FileStat F2fs::StatOf(const Inode* inode) const {
+  const InodeFields& f = I(inode);
+  FileStat s;
+  s.ino = inode->ino.v;
+  s.size = f.size;
+  s.blocks = f.data_blocks;
+  s.nlink = f.links;
+  s.is_dir = f.is_dir;
+  s.mtime = f.mtime;
+  return s;
+}
+
+// ---- Open / close.
+
+sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
+  OpScope op(this, Op::kOpen);
+  co_await Cpu(cfg_.cpu.syscall);
+  const bool want_write = (flags & (kWrOnly | kRdWr)) != 0;
+  if (flags & kCreat) co_await BalanceFs();
+  ParentRef p = co_await LookupParent(path);
+  if (p.err != Errno::kOk) co_return FsResult<Fd>{-1, p.err};
+  InodeRef target;
+  if (p.name.empty()) {
+    if ((flags & kCreat) && (flags & kExcl)) co_return FsResult<Fd>{-1, Errno::kExist};
+    if (want_write) co_return FsResult<Fd>{-1, Errno::kIsDir};
+    target = InodeRef(this, p.dir.get());
+  } else {
+    Inode* dir = p.dir.get();
+    if (!I(dir).is_dir) co_return FsResult<Fd>{-1, Errno::kNotDir};
+    co_await dir->lock.LockExclusive();
+    ExclusiveLock g(&dir->lock);
+    std::optional<DentryLoc> loc = co_await DirLookup(dir, p.name);
+    if (!loc) {
+      if (!(flags & kCreat)) co_return FsResult<Fd>{-1, Errno::kNoEnt};
+      SharedLock cp = co_await LockOp();
+      FsResult<Inode*> r = co_await NewInode(dir, p.name, /*is_dir=*/false);
+      if (!r.ok()) co_return FsResult<Fd>{-1, r.err};
+      InodeRef created(this, r.value);
+      const Errno e = co_await AddLink(dir, p.name, r.value->ino, FileType::kRegular);
+      if (e != Errno::kOk) {
+        co_await DropLink(r.value);
+        co_await FreeInode(r.value);
+        co_return FsResult<Fd>{-1, e};
+      }
+      target = std::move(created);
+    } else {
+      if ((flags & kCreat) && (flags & kExcl)) co_return FsResult<Fd>{-1, Errno::kExist};
+      Inode* in = co_await GetInode(loc->ino);
+      CHECK(in != nullptr) << "dentry to a missing inode " << loc->ino.v;
+      target = InodeRef(this, in);
+      if (I(in).is_dir && want_write) co_return FsResult<Fd>{-1, Errno::kIsDir};
+    }
+  }
+  Inode* in = target.get();
+  if ((flags & kDirectory) && !I(in).is_dir) co_return FsResult<Fd>{-1, Errno::kNotDir};
+  if ((flags & kTrunc) && want_write && !I(in).is_dir && I(in).size > 0) {
+    co_await in->lock.LockExclusive();
+    ExclusiveLock g(&in->lock);
+    const Errno e = co_await DoTruncate(in, 0);
+    if (e != Errno::kOk) co_return FsResult<Fd>{-1, e};
+  }
+  Fd fd;
+  if (!free_fds_.empty()) {
+    fd = *free_fds_.begin();
+    free_fds_.erase(free_fds_.begin());
+  } else {
+    fd = static_cast<Fd>(fds_.size());
+    fds_.emplace_back();
+  }
+  fds_[fd] = OpenFile{in, 0, flags};
+  ++in->refs;  // the open file's reference
+  co_return FsResult<Fd>{fd, Errno::kOk};
+}
+
+sim::Task<FsStatus> F2fs::Close(Fd fd) {
+  OpScope op(this, Op::kClose);
+  co_await Cpu(cfg_.cpu.syscall);
+  FsResult<OpenFile*> of = GetFd(fd);
+  if (!of.ok()) co_return FsStatus{false, of.err};
+  Inode* in = of.value->inode;
+  fds_[fd] = OpenFile{};
+  free_fds_.insert(fd);
+  CHECK_GT(in->refs, 0u);
+  --in->refs;
+  if (in->refs == 0) {
+    if (in->unlinked) co_await ReleaseInode(in);
+    else MaybeEvictInode(in);
+  }
+  co_return FsStatus{true, Errno::kOk};
+}
+
+// ---- Data.
+
+sim::Task<FsResult<uint64_t>> F2fs::DoPread(Fd fd, int64_t offset, std::span<uint8_t> out, Op op) {
+  OpScope scope(this, op);
+  co_await Cpu(cfg_.cpu.syscall);
+  FsResult<OpenFile*> of = GetFd(fd);
+  if (!of.ok()) co_return FsResult<uint64_t>{0, of.err};
+  if (of.value->flags & kWrOnly) co_return FsResult<uint64_t>{0, Errno::kBadF};
+  InodeRef ref(this, of.value->inode);
+  Inode* in = ref.get();
+  if (I(in).is_dir) co_return FsResult<uint64_t>{0, Errno::kIsDir};
+  co_await in->lock.LockShared();
+  SharedLock g(&in->lock);
+  const uint64_t off = offset < 0 ? fds_[fd].pos : static_cast<uint64_t>(offset);
+  uint64_t n = 0;
+  const Errno e = co_await DoRead(in, off, out, &n);
+  if (offset < 0 && fds_[fd].inode == in) fds_[fd].pos = off + n;
+  co_return FsResult<uint64_t>{n, e};
+}
+
+sim::Task<FsResult<uint64_t>> F2fs::DoPwrite(Fd fd, int64_t offset, std::span<const uint8_t> data,
+                                             uint64_t length, Op op) {
+  OpScope scope(this, op);
+  co_await Cpu(cfg_.cpu.syscall);
+  if (!data.empty() && data.size() != length) co_return FsResult<uint64_t>{0, Errno::kInval};
+  FsResult<OpenFile*> of = GetFd(fd);
+  if (!of.ok()) co_return FsResult<uint64_t>{0, of.err};
+  const uint32_t flags = of.value->flags;
+  if (!(flags & (kWrOnly | kRdWr))) co_return FsResult<uint64_t>{0, Errno::kBadF};
+  InodeRef ref(this, of.value->inode);
+  Inode* in = ref.get();
+  if (I(in).is_dir) co_return FsResult<uint64_t>{0, Errno::kIsDir};
+  co_await BalanceFs();
+  co_await BalanceDirtyPages();
+  co_await in->lock.LockExclusive();
+  ExclusiveLock g(&in->lock);
+  uint64_t off;
+  if (offset >= 0) off = static_cast<uint64_t>(offset);
+  else off = (flags & kAppend) ? I(in).size : fds_[fd].pos;
+  uint64_t n = 0;
+  const Errno e = co_await DoWrite(in, off, data, length, &n);
+  if (offset < 0 && fds_[fd].inode == in) fds_[fd].pos = off + n;
+  if (n > 0 && (flags & kSync)) {
+    const Errno se = co_await SyncFile(in, false);
+    if (se != Errno::kOk) co_return FsResult<uint64_t>{n, se};
+  }
+  co_return FsResult<uint64_t>{n, n > 0 ? Errno::kOk : e};
+}
+
+sim::Task<FsResult<uint64_t>> F2fs::Read(Fd fd, std::span<uint8_t> out) { return DoPread(fd, -1, out, Op::kRead); }
+
+sim::Task<FsResult<uint64_t>> F2fs::Pread(Fd fd, uint64_t offset, std::span<uint8_t> out) {
+  return DoPread(fd, static_cast<int64_t>(offset), out, Op::kPread);
+}
+
+sim::Task<FsResult<uint64_t>> F2fs::Write(Fd fd, std::span<const uint8_t> data, uint64_t length) {
+  return DoPwrite(fd, -1, data, length, Op::kWrite);
+}
+
+sim::Task<FsResult<uint64_t>> F2fs::Pwrite(Fd fd, uint64_t offset, std::span<const uint8_t> data, uint64_t length) {
+  return DoPwrite(fd, static_cast<int64_t>(offset), data, length, Op::kPwrite);
+}
+
+sim::Task<FsStatus> F2fs::Ftruncate(Fd fd, uint64_t size) {
+  OpScope scope(this, Op::kFtruncate);
+  co_await Cpu(cfg_.cpu.syscall);
+  FsResult<OpenFile*> of = GetFd(fd);
+  if (!of.ok()) co_return FsStatus{false, of.err};
+  if (!(of.value->flags & (kWrOnly | kRdWr))) co_return FsStatus{false, Errno::kInval};
+  InodeRef ref(this, of.value->inode);
+  Inode* in = ref.get();
+  if (I(in).is_dir) co_return FsStatus{false, Errno::kIsDir};
+  co_await BalanceFs();
+  co_await in->lock.LockExclusive();
+  ExclusiveLock g(&in->lock);
+  const Errno e = co_await DoTruncate(in, size);
+  co_return FsStatus{e == Errno::kOk, e};
+}
+
+sim::Task<FsStatus> F2fs::Truncate(std::string_view path, uint64_t size) {
+  OpScope scope(this, Op::kTruncate);
+  co_await Cpu(cfg_.cpu.syscall);
+  FsResult<Nid> r = co_await LookupPath(path);
+  if (!r.ok()) co_return FsStatus{false, r.err};
+  Inode* in0 = co_await GetInode(r.value);
+  if (!in0) co_return FsStatus{false, Errno::kNoEnt};
+  InodeRef ref(this, in0);
+  Inode* in = ref.get();
+  if (I(in).is_dir) co_return FsStatus{false, Errno::kIsDir};
+  co_await BalanceFs();
+  co_await in->lock.LockExclusive();
+  ExclusiveLock g(&in->lock);
+  const Errno e = co_await DoTruncate(in, size);
+  co_return FsStatus{e == Errno::kOk, e};
+}
+
+sim::Task<FsStatus> F2fs::DoFsync(Fd fd, bool datasync, Op op) {
+  OpScope scope(this, op);
+  co_await Cpu(cfg_.cpu.syscall);
+  FsResult<OpenFile*> of = GetFd(fd);
+  if (!of.ok()) co_return FsStatus{false, of.err};
+  InodeRef ref(this, of.value->inode);
+  Inode* in = ref.get();
+  co_await in->lock.LockExclusive();
+  ExclusiveLock g(&in->lock);
+  const Errno e = co_await SyncFile(in, datasync);
+  co_return FsStatus{e == Errno::kOk, e};
+}
+
+sim::Task<FsStatus> F2fs::Fsync(Fd fd) { return DoFsync(fd, false, Op::kFsync); }
+sim::Task<FsStatus> F2fs::Fdatasync(Fd fd) { return DoFsync(fd, true, Op::kFdatasync); }
+
+sim::Task<FsResult<FileStat>> F2fs::Fstat(Fd fd) {
+  OpScope scope(this, Op::kFstat);
+  co_await Cpu(cfg_.cpu.syscall);
+  FsResult<OpenFile*> of = GetFd(fd);
+  if (!of.ok()) co_return FsResult<FileStat>{{}, of.err};
+  co_return FsResult<FileStat>{StatOf(of.value->inode), Errno::kOk};
+}
+
+sim::Task<FsResult<FileStat>> F2fs::Stat(std::string_view path) {
+  OpScope scope(this, Op::kStat);
+  co_await Cpu(cfg_.cpu.syscall);
+  FsResult<Nid> r = co_await LookupPath(path);
+  if (!r.ok()) co_return FsResult<FileStat>{{}, r.err};
+  Inode* in = co_await GetInode(r.value);
+  if (!in) co_return FsResult<FileStat>{{}, Errno::kNoEnt};
+  co_return FsResult<FileStat>{StatOf(in), Errno::kOk};
+}
+
+// ---- Namespace.
+
+sim::Task<FsStatus> F2fs::Mkdir(std::string_view path) {
+  OpScope scope(this, Op::kMkdir);
+  co_await Cpu(cfg_.cpu.syscall);
+  co_await BalanceFs();
+  ParentRef p = co_await LookupParent(path);
+  if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
+  if (p.name.empty()) co_return FsStatus{false, Errno::kExist};
+  Inode* dir = p.dir.get();
+  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
+  co_await dir->lock.LockExclusive();
+  ExclusiveLock g(&dir->lock);
+  if (co_await DirLookup(dir, p.name)) co_return FsStatus{false, Errno::kExist};
+  SharedLock cp = co_await LockOp();
+  FsResult<Inode*> r = co_await NewInode(dir, p.name, /*is_dir=*/true);
+  if (!r.ok()) co_return FsStatus{false, r.err};
+  InodeRef created(this, r.value);
+  const Errno e = co_await AddLink(dir, p.name, r.value->ino, FileType::kDir);
+  if (e != Errno::kOk) {
+    co_await DropLink(r.value);
+    co_await FreeInode(r.value);
+    co_return FsStatus{false, e};
+  }
+  ++MutI(dir).links;
+  co_return FsStatus{true, Errno::kOk};
+}
+
+sim::Task<FsStatus> F2fs::Unlink(std::string_view path) {
+  OpScope scope(this, Op::kUnlink);
+  co_await Cpu(cfg_.cpu.syscall);
+  co_await BalanceFs();
+  ParentRef p = co_await LookupParent(path);
+  if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
+  if (p.name.empty()) co_return FsStatus{false, Errno::kIsDir};
+  Inode* dir = p.dir.get();
+  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
+  co_await dir->lock.LockExclusive();
+  ExclusiveLock g(&dir->lock);
+  std::optional<DentryLoc> loc = co_await DirLookup(dir, p.name);
+  if (!loc) co_return FsStatus{false, Errno::kNoEnt};
+  if (loc->type == FileType::kDir) co_return FsStatus{false, Errno::kIsDir};
+  Inode* t0 = co_await GetInode(loc->ino);
+  CHECK(t0 != nullptr);
+  InodeRef t(this, t0);
+  co_await t->lock.LockExclusive();
+  ExclusiveLock tg(&t->lock);
+  SharedLock cp = co_await LockOp();
+  loc = co_await DirLookup(dir, p.name);
+  CHECK(loc.has_value());
+  co_await RemoveLink(dir, *loc);
+  co_await DropLink(t.get());
+  if (t->unlinked && t->refs == 1) co_await FreeInode(t.get());
+  co_return FsStatus{true, Errno::kOk};
+}
+
+sim::Task<FsStatus> F2fs::Rmdir(std::string_view path) {
+  OpScope scope(this, Op::kRmdir);
+  co_await Cpu(cfg_.cpu.syscall);
+  co_await BalanceFs();
+  ParentRef p = co_await LookupParent(path);
+  if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
+  if (p.name.empty()) co_return FsStatus{false, Errno::kInval};
+  Inode* dir = p.dir.get();
+  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
+  co_await dir->lock.LockExclusive();
+  ExclusiveLock g(&dir->lock);
+  std::optional<DentryLoc> loc = co_await DirLookup(dir, p.name);
+  if (!loc) co_return FsStatus{false, Errno::kNoEnt};
+  if (loc->type != FileType::kDir) co_return FsStatus{false, Errno::kNotDir};
+  Inode* t0 = co_await GetInode(loc->ino);
+  CHECK(t0 != nullptr);
+  InodeRef t(this, t0);
+  co_await t->lock.LockExclusive();
+  ExclusiveLock tg(&t->lock);
+  if (!co_await DirEmpty(t.get())) co_return FsStatus{false, Errno::kNotEmpty};
+  SharedLock cp = co_await LockOp();
+  loc = co_await DirLookup(dir, p.name);
+  CHECK(loc.has_value());
+  co_await RemoveLink(dir, *loc);
+  co_await DropLink(t.get());
+  --MutI(dir).links;
+  if (t->unlinked && t->refs == 1) co_await FreeInode(t.get());
+  co_return FsStatus{true, Errno::kOk};
+}
+
+sim::Task<FsStatus> F2fs::Rename(std::string_view from, std::string_view to) {
+  OpScope scope(this, Op::kRename);
+  co_await Cpu(cfg_.cpu.syscall);
+  co_await BalanceFs();
+  ParentRef pf = co_await LookupParent(from);
+  if (pf.err != Errno::kOk) co_return FsStatus{false, pf.err};
+  ParentRef pt = co_await LookupParent(to);
+  if (pt.err != Errno::kOk) co_return FsStatus{false, pt.err};
+  if (pf.name.empty() || pt.name.empty()) co_return FsStatus{false, Errno::kInval};
+  Inode* df = pf.dir.get();
+  Inode* dt = pt.dir.get();
+  if (!I(df).is_dir || !I(dt).is_dir) co_return FsStatus{false, Errno::kNotDir};
+  // Lock the parents in inode order.
+  Inode* first = df->ino.v <= dt->ino.v ? df : dt;
+  Inode* second = first == df ? dt : df;
+  co_await first->lock.LockExclusive();
+  ExclusiveLock g1(&first->lock);
+  ExclusiveLock g2;
+  if (second != first) {
+    co_await second->lock.LockExclusive();
+    g2 = ExclusiveLock(&second->lock);
+  }
+  std::optional<DentryLoc> lf = co_await DirLookup(df, pf.name);
+  if (!lf) co_return FsStatus{false, Errno::kNoEnt};
+  std::optional<DentryLoc> lt = co_await DirLookup(dt, pt.name);
+  if (lt && lt->ino == lf->ino) co_return FsStatus{true, Errno::kOk};
+  const bool src_dir = lf->type == FileType::kDir;
+  Inode* s0 = co_await GetInode(lf->ino);
+  CHECK(s0 != nullptr);
+  InodeRef src(this, s0);
+  if (src_dir) {
+    // The target directory must not be the source or inside it.
+    Nid cur = dt->ino;
+    while (true) {
+      if (cur == src->ino) co_return FsStatus{false, Errno::kInval};
+      if (cur == kRootIno) break;
+      Inode* c = co_await GetInode(cur);
+      CHECK(c != nullptr);
+      cur = I(c).pino;
+    }
+  }
+  InodeRef dst;
+  if (lt) {
+    Inode* d0 = co_await GetInode(lt->ino);
+    CHECK(d0 != nullptr);
+    dst = InodeRef(this, d0);
+    const bool dst_dir = I(d0).is_dir;
+    if (src_dir && !dst_dir) co_return FsStatus{false, Errno::kNotDir};
+    if (!src_dir && dst_dir) co_return FsStatus{false, Errno::kIsDir};
+    if (dst_dir && !co_await DirEmpty(d0)) co_return FsStatus{false, Errno::kNotEmpty};
+  }
+  SharedLock cp = co_await LockOp();
+  const FileType type = src_dir ? FileType::kDir : FileType::kRegular;
+  if (lt) {
+    lt = co_await DirLookup(dt, pt.name);
+    CHECK(lt.has_value());
+    co_await SetLink(dt, *lt, src->ino, type);
+    co_await DropLink(dst.get());
+    if (I(dst.get()).is_dir) --MutI(dt).links;
+  } else {
+    const Errno e = co_await AddLink(dt, pt.name, src->ino, type);
+    if (e != Errno::kOk) co_return FsStatus{false, e};
+  }
+  lf = co_await DirLookup(df, pf.name);
+  CHECK(lf.has_value());
+  co_await RemoveLink(df, *lf);
+  if (src_dir) {
+    if (df != dt) {
+      std::optional<DentryLoc> dd = co_await DirLookup(src.get(), "..");
+      CHECK(dd.has_value()) << "directory without '..'";
+      co_await SetLink(src.get(), *dd, dt->ino, FileType::kDir);
+      --MutI(df).links;
+      ++MutI(dt).links;
+    }
+    InodeFields& f = MutI(src.get());
+    f.pino = dt->ino;
+    f.name = pt.name;
+  } else {
+    InodeFields& f = MutI(src.get());
+    f.lost_pino = true;
+    src->cur_pino = dt->ino;
+    src->cur_name = pt.name;
+  }
+  MutI(src.get()).ctime = q_->now();
+  if (dst && dst->unlinked && dst->refs == 1) co_await FreeInode(dst.get());
+  co_return FsStatus{true, Errno::kOk};
+}
+
+sim::Task<FsResult<std::vector<std::string>>> F2fs::Readdir(std::string_view path) {
+  OpScope scope(this, Op::kReaddir);
+  co_await Cpu(cfg_.cpu.syscall);
+  FsResult<Nid> r = co_await LookupPath(path);
+  if (!r.ok()) co_return FsResult<std::vector<std::string>>{{}, r.err};
+  Inode* in0 = co_await GetInode(r.value);
+  if (!in0) co_return FsResult<std::vector<std::string>>{{}, Errno::kNoEnt};
+  InodeRef ref(this, in0);
+  if (!I(in0).is_dir) co_return FsResult<std::vector<std::string>>{{}, Errno::kNotDir};
+  co_await in0->lock.LockShared();
+  SharedLock g(&in0->lock);
+  std::vector<std::pair<std::string, Dentry>> l = co_await ListDir(in0);
+  std::vector<std::string> names;
+  names.reserve(l.size());
+  for (auto& e : l) names.push_back(std::move(e.first));
+  co_return FsResult<std::vector<std::string>>{std::move(names), Errno::kOk};
+}
+
+sim::Task<FsStatus> F2fs::Sync() {
+  OpScope scope(this, Op::kSync);
+  co_await Cpu(cfg_.cpu.syscall);
+  std::vector<Nid> inos;
+  for (const auto& [ino, in] : inodes_)
+    if (in->dirty_pages > 0 && !I(in.get()).is_dir) inos.push_back(in->ino);
+  std::sort(inos.begin(), inos.end());
+  for (Nid ino : inos) {
+    Inode* in = FindInode(ino);
+    if (!in) continue;
+    InodeRef ref(this, in);
+    co_await WritebackInode(in, UINT64_MAX, true);
+  }
+  co_await Checkpoint(CpReason::kSync);
+  co_return FsStatus{true, Errno::kOk};
+}
+
+sim::Task<FsStatus> F2fs::Unmount() {
+  stopping_ = true;
+  flusher_timer_.Kick();
+  gc_timer_.Kick();
+  discard_timer_.Kick();
+  while (threads_running_ > 0 && !dead_) co_await threads_wq_.Wait();
+  std::vector<Nid> inos;
+  for (const auto& [ino, in] : inodes_)
+    if (in->dirty_pages > 0 && !I(in.get()).is_dir) inos.push_back(in->ino);
+  std::sort(inos.begin(), inos.end());
+  for (Nid ino : inos) {
+    Inode* in = FindInode(ino);
+    if (!in) continue;
+    InodeRef ref(this, in);
+    co_await WritebackInode(in, UINT64_MAX, true);
+  }
+  co_await Checkpoint(CpReason::kUmount);
+  co_await WaitAllWrites();
+  co_return FsStatus{true, Errno::kOk};
+}
+
+}  // namespace fs::f2fs

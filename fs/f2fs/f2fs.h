@@ -1,0 +1,634 @@
+// F2fs: the F2FS file-system model on a simulated block device.
+//
+// Construction:
+//   Image image(volume_bytes / 4096);                 // what is on flash
+//   F2fs::Format(cfg, volume_bytes, &image);          // mkfs (untimed)
+//   F2fs::Env env;  // events, device, image, stats (e.g. Root().Group("fs"))
+//   auto fs = co_await F2fs::Mount(cfg, env);         // Result<unique_ptr<F2fs>>
+//   ... workloads call the fs::FileSystem API from simulated threads ...
+//   co_await fs->Unmount();                           // optional clean stop
+// (Build the Env outside the co_await expression: GCC 12 destroys aggregate
+// temporaries inside co_await arguments twice.) Destroy the F2fs only after
+// Unmount() returned or after EventQueue::Clear() (a power cut): its device
+// requests must not complete after it is gone.
+//
+// What is modelled (kernel names in parentheses; Linux 5.15 behaviour):
+// - Layout and mkfs formulas (layout.h); NAT/SIT with two copies and
+//   version bitmaps, NAT/SIT journals in the current-segment summaries,
+//   SSA; six active logs with the kernel's temperature rules
+//   (__get_segment_type_{2,4,6}); LFS, SSR (f2fs_need_SSR) and in-place
+//   updates (ipu_policy, min_fsync_blocks, min_ipu_util, cold files).
+// - Inodes with 873 usable addresses, direct/indirect/double-indirect
+//   nodes, inline data (converted with an immediate data write) and inline
+//   dentries, multi-level hash directories with 214-slot dentry blocks,
+//   block reservation (NEW_ADDR) at write time, orphan inodes.
+// - Page cache with dirty tracking, a memory limit (clean pages evicted
+//   LRU), writer throttling (dirty_ratio) and a flusher thread
+//   (dirty_background_ratio, dirty_expire, writeback interval).
+// - Checkpoint (f2fs_write_checkpoint): cp_rwsem taken exclusive so file
+//   operations stall, dirty dentry pages and all dirty node pages written,
+//   NAT/SIT flushed to journals or blocks, SSA blocks, CP pack, cache flush
+//   and FUA commit block; prefree segments become free and freed nids
+//   reusable; discards follow. Triggers: fsync needing it, cleaning,
+//   sync/umount, and the background checks (dirty nodes/NATs, prefree,
+//   cp_interval when idle), run by the flusher and cleaning threads.
+// - fsync (f2fs_do_sync_file): data write-and-wait (including writes other
+//   threads started), the checkpoint cases of need_do_checkpoint, dirty
+//   dnodes written with FSYNC (and DENT) marks to the warm node log and
+//   waited for with every earlier warm-node write, merged cache flush. The
+//   dirty node lookup either scans all dirty node pages (kernel) or uses a
+//   per-file dirty node list; its CPU cost is charged per page visited.
+// - Cleaning: background thread (cost-benefit/greedy/ATGC victim policies,
+//   idle-triggered, the kernel's sleep-time adaptation and
+//   has_enough_invalid_blocks) and foreground (greedy) from
+//   f2fs_balance_fs; valid blocks move to the cold data log (ATGC log with
+//   the atgc option).
+// - Persistence: every write hands its block object to the Image; mount
+//   picks the newest valid CP pack, loads NAT/SIT/SSA, frees orphans and runs
+//   roll-forward recovery of fsynced dnodes (f2fs_recover_fsync_data).
+//
+// Documented deviations: a checkpoint waits for every write in flight
+// (data included) before its cache flush, so a checkpoint never references
+// a data block whose write may still be lost; cleaning moves blocks
+// synchronously in both modes (background GC in the kernel only marks pages
+// dirty); node pages are written only by checkpoints, fsync and cleaning;
+// roll-forward recovery drops blocks beyond the recovered i_size and leaves
+// a name held by a directory alone (the fsynced file is then released);
+// the dentry hash is the model's own string hash; xattrs, hard links,
+// compression, encryption and quota are not modelled.
+//
+// Concurrency: operations are coroutines; locks mirror the kernel's
+// (cp_rwsem shared by every modifying operation and exclusive for a
+// checkpoint; per-inode i_rwsem; one cleaner at a time). Bookkeeping
+// happens in synchronous sections between suspension points.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "fs/f2fs/f2fs_config.h"
+#include "fs/f2fs/image.h"
+#include "fs/f2fs/layout.h"
+#include "fs/f2fs/nat_table.h"
+#include "fs/f2fs/on_disk.h"
+#include "fs/f2fs/segment_manager.h"
+#include "fs/f2fs/sync_primitives.h"
+#include "fs/f2fs/victim_policy.h"
+#include "fs/file_system.h"
+#include "sim/block_device.h"
+#include "sim/event_queue.h"
+#include "sim/stats.h"
+#include "sim/status.h"
+#include "sim/task.h"
+
+namespace fs::f2fs {
+
+class F2fs final : public FileSystem, private sim::BlockClient {
+ public:
+  struct Env {
+    sim::EventQueue* events = nullptr;
+    sim::BlockDevice* device = nullptr;  // sector size 512 or 4096
+    Image* image = nullptr;              // outlives the F2fs
+    sim::StatGroup stats{nullptr, ""};   // e.g. registry.Root().Group("fs")
+    // Optional: the device's write amplification (e.g. the FTL's), for the
+    // end-to-end formula fs.write_amplification_end_to_end.
+    std::function<double()> device_write_amplification;
+  };
+
+  // Why a checkpoint runs (stats and skip rules).
+  enum class CpReason : uint8_t { kSync, kUmount, kFsync, kGc, kBackground, kRecovery, kCount };
+
+  // Observer of checkpoints (crash tests): Begin is called once the
+  // checkpoint holds cp_rwsem (the state it persists is fixed), Committed
+  // once its commit block is durable.
+  class Listener {
+   public:
+    virtual ~Listener() = default;
+    virtual void OnCheckpointBegin(uint64_t cp_ver) {}
+    virtual void OnCheckpointCommitted(uint64_t cp_ver) {}
+  };
+
+  // mkfs.f2fs: writes a fresh volume of `device_bytes` into `image`
+  // (durable, untimed). InvalidInput if the device is too small or the
+  // config is invalid.
+  static sim::Status Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* image);
+
+  // Mounts the volume in env.image: reads the newest valid checkpoint and
+  // the NAT/SIT/SSA through the device, frees orphan inodes, runs
+  // roll-forward recovery (then a checkpoint if anything was recovered) and
+  // starts the background threads. InvalidInput if no valid checkpoint.
+  static sim::Task<sim::Result<std::unique_ptr<F2fs>>> Mount(const F2fsConfig& cfg, Env env);
+
+  ~F2fs() override;
+  F2fs(const F2fs&) = delete;
+  F2fs& operator=(const F2fs&) = delete;
+
+  // ---- FileSystem.
+  sim::Task<FsResult<Fd>> Open(std::string_view path, uint32_t flags) override;
+  sim::Task<FsStatus> Close(Fd fd) override;
+  sim::Task<FsResult<uint64_t>> Read(Fd fd, std::span<uint8_t> out) override;
+  sim::Task<FsResult<uint64_t>> Write(Fd fd, std::span<const uint8_t> data, uint64_t length) override;
+  sim::Task<FsResult<uint64_t>> Pread(Fd fd, uint64_t offset, std::span<uint8_t> out) override;
+  sim::Task<FsResult<uint64_t>> Pwrite(Fd fd, uint64_t offset, std::span<const uint8_t> data,
+                                       uint64_t length) override;
+  sim::Task<FsStatus> Ftruncate(Fd fd, uint64_t size) override;
+  sim::Task<FsStatus> Truncate(std::string_view path, uint64_t size) override;
+  sim::Task<FsStatus> Fsync(Fd fd) override;
+  sim::Task<FsStatus> Fdatasync(Fd fd) override;
+  sim::Task<FsResult<FileStat>> Fstat(Fd fd) override;
+  sim::Task<FsResult<FileStat>> Stat(std::string_view path) override;
+  sim::Task<FsStatus> Unlink(std::string_view path) override;
+  sim::Task<FsStatus> Mkdir(std::string_view path) override;
+  sim::Task<FsStatus> Rmdir(std::string_view path) override;
+  sim::Task<FsStatus> Rename(std::string_view from, std::string_view to) override;
+  // Names in the directory (without "." and ".."), in on-disk order.
+  sim::Task<FsResult<std::vector<std::string>>> Readdir(std::string_view path) override;
+  // sync(2): writes back all dirty data, then a checkpoint.
+  sim::Task<FsStatus> Sync() override;
+
+  // ---- Extras.
+  // Clean unmount: stops the background threads, writes back everything
+  // and writes an umount checkpoint. No call may follow.
+  sim::Task<FsStatus> Unmount();
+  // Runs a checkpoint now (F2FS_IOC_WRITE_CHECKPOINT).
+  sim::Task<void> WriteCheckpointNow() { return Checkpoint(CpReason::kSync); }
+  // Runs one cleaning round (F2FS_IOC_GARBAGE_COLLECT); returns the number
+  // of victim sections cleaned (0: no victim).
+  sim::Task<uint32_t> GarbageCollect(bool foreground) { return Gc(foreground, /*from_thread=*/false); }
+  // echo 3 > drop_caches: drops every clean, unused page.
+  void DropCaches();
+  // fsck: verifies NAT <-> nodes, SIT counts <-> valid blocks, SSA <->
+  // owners, no double allocation, directory structure, link counts and
+  // space accounting, on the current state (cached pages win over flash).
+  // Synchronous; call between operations.
+  sim::Status Check() const;
+  // Power cut: from now on nothing is scheduled or woken; the caller clears
+  // the event queue and destroys this object (and the threads calling it).
+  void PowerCut();
+  void set_listener(Listener* l) { listener_ = l; }
+
+  // ---- Introspection.
+  const Layout& layout() const { return layout_; }
+  const F2fsConfig& config() const { return cfg_; }
+  uint64_t checkpoint_version() const { return cp_ver_; }
+  // Version of the checkpoint the mount loaded (before any recovery checkpoint).
+  uint64_t mounted_checkpoint_version() const { return mounted_cp_ver_; }
+  uint64_t checkpoints() const { return stats_.cp_count.value(); }
+  const SegmentManager& segments() const { return *sm_; }
+  const NatTable& nat() const { return *nat_; }
+  uint64_t dirty_node_pages() const { return dirty_nids_.size(); }
+  uint64_t dirty_data_pages() const { return dirty_data_pages_; }
+  uint64_t cached_pages() const { return cached_pages_; }
+  uint64_t valid_block_count() const { return valid_block_count_; }
+  uint64_t free_user_blocks() const {
+    return layout_.user_block_count > valid_block_count_ ? layout_.user_block_count - valid_block_count_ : 0;
+  }
+  uint64_t blocks_written() const;
+  uint64_t app_blocks_written() const { return stats_.app_bytes_written.value() / kBlockSize; }
+  uint64_t recovered_dnodes() const { return stats_.recovered_dnodes.value(); }
+  uint64_t gc_moved_blocks() const;
+  uint64_t ipu_blocks() const { return stats_.ipu_blocks.value(); }
+  uint64_t ssr_allocations() const { return stats_.ssr_blocks.value(); }
+  const sim::Histogram& fsync_latency() const { return stats_.fsync_total; }
+  const sim::Histogram& fsync_nodes_visited() const { return stats_.fsync_visited; }
+
+ private:
+  enum class Op : uint8_t {
+    kOpen, kClose, kRead, kWrite, kPread, kPwrite, kFtruncate, kTruncate, kFsync, kFdatasync, kFstat,
+    kStat, kUnlink, kMkdir, kRmdir, kRename, kReaddir, kSync, kCount
+  };
+  // Block I/O categories for statistics.
+  enum class Io : uint8_t { kData, kDentry, kNode, kMeta, kCp, kGcData, kGcNode, kCount };
+
+  // ---- Pages.
+  struct Page {
+    enum class Kind : uint8_t { kData, kNode };
+    explicit Page(Kind k) : kind(k) {}
+    virtual ~Page() = default;
+    Kind kind;
+    bool dirty = false;
+    bool zombie = false;  // detached from its owner, freed when writeback ends
+    bool in_lru = false;
+    uint16_t writeback = 0;
+    uint16_t pin = 0;
+    Page* lru_prev = nullptr;
+    Page* lru_next = nullptr;
+  };
+  struct DataPage : Page {
+    DataPage() : Page(Kind::kData) {}
+    Nid ino;
+    uint64_t index = 0;
+    std::shared_ptr<DataBlock> bytes;    // regular file; null = zeros
+    std::shared_ptr<DentryBlock> dents;  // directory
+  };
+  struct NodePage : Page {
+    NodePage() : Page(Kind::kNode) {}
+    Nid nid;
+    std::shared_ptr<NodeBlock> blk;
+    NodePage* dprev = nullptr;  // per-inode dirty node list
+    NodePage* dnext = nullptr;
+    bool on_ino_list = false;
+  };
+
+  // ---- In-memory inodes (f2fs_inode_info).
+  struct Inode {
+    explicit Inode(sim::EventQueue* q) : lock(q) {}
+    Nid ino;
+    NodePage* ipage = nullptr;  // pinned while the Inode exists
+    RwLock lock;                // i_rwsem
+    uint32_t refs = 0;          // open files + operations in progress
+    bool unlinked = false;      // no link left; freed at the last reference (orphan)
+    bool freed = false;         // blocks and nodes released; deleted at the last reference
+    std::map<uint64_t, std::unique_ptr<DataPage>> pages;
+    std::set<uint64_t> dirty_index;  // indices of dirty pages
+    uint64_t dirty_pages = 0;
+    // Flusher list (inodes with dirty data pages, oldest first).
+    bool on_wb_list = false;
+    sim::SimTime dirtied_when;
+    // Per-file dirty node list.
+    NodePage* dirty_nodes = nullptr;
+    uint32_t dirty_node_count = 0;
+    // FI_* flags.
+    bool append_write = false;
+    bool update_write = false;
+    bool need_ipu = false;
+    bool time_dirty = false;
+    bool trans_dir = false;  // directory entries changed since the last checkpoint
+    uint64_t ra_next = UINT64_MAX;  // next page of a sequential read stream
+    // Where a renamed file now lives (i_pino/i_name are fixed by the next
+    // fsync's checkpoint, like try_to_fix_pino).
+    Nid cur_pino;
+    std::string cur_name;
+    uint32_t fsyncs_in_flight = 0;
+    uint32_t wb_writes = 0;  // data block writes of this file in flight (any writer)
+  };
+
+  struct OpenFile {
+    Inode* inode = nullptr;
+    uint64_t pos = 0;
+    uint32_t flags = 0;
+  };
+
+  // ---- I/O.
+  struct IoBatch {
+    explicit IoBatch(sim::EventQueue* q) : done(q) {}
+    uint32_t pending = 0;
+    bool waiting = false;
+    sim::Completion<bool> done;
+  };
+  struct IoReq : sim::BlockRequest {
+    Io kind = Io::kData;
+    IoBatch* batch = nullptr;
+    uint64_t flush_marker = 0;
+    std::vector<uint64_t> write_ids;
+    std::vector<Page*> pages;
+    std::vector<uint32_t> inos;       // per block: file whose data it is (0: none)
+    std::vector<uint64_t> node_seqs;  // warm-node writes: their sequence numbers
+    IoReq* next_free = nullptr;
+  };
+  // Merges contiguous block writes into requests of at most max_io bytes.
+  class WriteBatcher {
+   public:
+    WriteBatcher(F2fs* fs, Io kind, IoBatch* batch) : fs_(fs), kind_(kind), batch_(batch) {}
+    ~WriteBatcher() { Flush(); }
+    // `ino`: the file whose data block this is; `node_seq`: a warm-node
+    // write's sequence number (0: neither).
+    void Add(BlockAddr a, BlockPtr content, Page* page, Nid ino = kNullNid, uint64_t node_seq = 0);
+    void Flush();
+    void set_kind(Io k) {
+      if (k != kind_) Flush();
+      kind_ = k;
+    }
+
+   private:
+    F2fs* fs_;
+    Io kind_;
+    IoBatch* batch_;
+    BlockAddr start_;
+    std::vector<BlockPtr> contents_;
+    std::vector<Page*> pages_;
+    std::vector<uint32_t> inos_;
+    std::vector<uint64_t> seqs_;
+  };
+
+  struct DnodeRef {
+    NodePage* np = nullptr;  // null: no dnode (hole) or error
+    uint32_t ofs = 0;
+    Errno err = Errno::kOk;
+  };
+  class InodeRef;
+  struct ParentRef;
+  struct DentryLoc {
+    Nid ino;
+    FileType type = FileType::kUnknown;
+    int64_t block = -1;  // dentry block index, -1 = inline
+    int slot = -1;
+  };
+  // Holds a reference on an Inode for the duration of an operation.
+  class InodeRef {
+   public:
+    InodeRef() = default;
+    InodeRef(F2fs* fs, Inode* i) : fs_(fs), i_(i) {
+      if (i_) ++i_->refs;
+    }
+    InodeRef(InodeRef&& o) noexcept : fs_(o.fs_), i_(o.i_) { o.i_ = nullptr; }
+    InodeRef& operator=(InodeRef&& o) noexcept;
+    ~InodeRef();
+    Inode* get() const { return i_; }
+    Inode* operator->() const { return i_; }
+    explicit operator bool() const { return i_ != nullptr; }
+
+   private:
+    F2fs* fs_ = nullptr;
+    Inode* i_ = nullptr;
+  };
+  struct ParentRef {
+    InodeRef dir;
+    std::string name;
+    Errno err = Errno::kOk;
+  };
+  // Records one operation's latency (and its syscall CPU cost) on scope exit.
+  class OpScope {
+   public:
+    OpScope(F2fs* fs, Op op) : fs_(fs), op_(op), start_(fs->q_->now()) { fs->last_op_time_ = start_; }
+    ~OpScope();
+
+   private:
+    F2fs* fs_;
+    Op op_;
+    sim::SimTime start_;
+  };
+
+  struct Stats {
+    std::array<sim::Histogram, static_cast<int>(Op::kCount)> op_lat;
+    sim::Histogram fsync_total, fsync_data, fsync_node, fsync_flush, fsync_cp, fsync_visited;
+    sim::Counter fsync_nodes_visited, fsync_nodes_written, fsync_checkpoints, fsync_calls;
+    sim::Counter cp_count;
+    std::array<sim::Counter, static_cast<int>(CpReason::kCount)> cp_by_reason;
+    sim::Histogram cp_duration, cp_stall;
+    sim::Counter cp_stall_ns, cp_blocks;
+    std::array<sim::Counter, static_cast<int>(Io::kCount)> blocks_written, blocks_read;
+    sim::Counter flushes, fua_writes, discards, discard_blocks;
+    sim::Counter app_bytes_written, app_bytes_read;
+    sim::Counter ipu_blocks, opu_blocks, ssr_blocks;
+    sim::Counter gc_bg_calls, gc_fg_calls, gc_victims_bg, gc_victims_fg, gc_moved_bg, gc_moved_fg,
+        gc_sections_freed;
+    sim::Counter recovered_inodes, recovered_dnodes, recovered_dentries, orphans_freed;
+    sim::Counter evicted_pages, throttled_writes;
+  };
+
+  F2fs(const F2fsConfig& cfg, const Layout& layout, Env env);
+  void RegisterStats();
+  static bool IsRegular(const NodeBlock& b) { return b.inode && !b.inode->is_dir; }
+
+  // ---- CPU and time.
+  sim::Task<void> Cpu(sim::SimTime d);
+  bool IsIdle(sim::SimTime interval) const;
+
+  // ---- Device I/O (f2fs_io.cc).
+  IoReq* AllocReq();
+  void FreeReq(IoReq* r);
+  void SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::vector<Page*>& pages, Io kind,
+                   IoBatch* batch, bool fua, const std::vector<uint32_t>* inos = nullptr,
+                   const std::vector<uint64_t>* node_seqs = nullptr);
+  // Waits until every warm-node write submitted up to now has completed
+  // (f2fs_wait_on_node_pages_writeback): the roll-forward chain has no hole.
+  sim::Task<void> WaitWarmNodeWrites();
+  void SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch);
+  void SubmitTrim(BlockAddr start, uint32_t count);
+  // Reads `addrs` (merging contiguous runs) and waits.
+  sim::Task<void> ReadBlocks(const std::vector<BlockAddr>& addrs, Io kind);
+  sim::Task<void> ReadBlock(BlockAddr a, Io kind);
+  sim::Task<void> WaitBatch(IoBatch& b);
+  sim::Task<void> IssueFlush();  // merged cache flush (flush_merge)
+  sim::Task<void> WaitAllWrites();
+  void OnBlockComplete(sim::BlockRequest* req) override;
+  void PageWritebackDone(Page* p);
+
+  // ---- Page cache (f2fs_data.cc).
+  void Pin(Page* p);
+  void Unpin(Page* p);  // frees a zombie page once unpinned and written
+  void LruAdd(Page* p);
+  void LruRemove(Page* p);
+  void LruTouch(Page* p);
+  void MaybeLru(Page* p);
+  void AccountNewPage();
+  void EvictIfNeeded();
+  DataPage* FindDataPage(Inode* inode, uint64_t index);
+  DataPage* NewDataPage(Inode* inode, uint64_t index);
+  void DropDataPage(Inode* inode, uint64_t index);
+  void SetDataPageDirty(Inode* inode, DataPage* p);
+  void ClearDataPageDirty(Inode* inode, DataPage* p);
+  DataBlock& MutBytes(DataPage* p);
+  DentryBlock& MutDents(DataPage* p);
+  sim::Task<void> BalanceDirtyPages();
+  // Writes back up to `max_pages` dirty pages of `inode` in index order
+  // (f2fs_write_cache_pages); with `wait`, waits for their completion.
+  sim::Task<void> WritebackInode(Inode* inode, uint64_t max_pages, bool wait, bool from_cp = false);
+  // Allocates/locates the page's block (IPU or OPU) and queues its write.
+  sim::Task<Errno> WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteBatcher& wb);
+  LogType DataLogType(const Inode* inode, bool hot, bool gc) const;
+  bool ShouldIpu(const Inode* inode) const;
+  sim::Task<void> FlusherThread();
+  // Reads pages [first, last] of a regular file (read-ahead extends `last`).
+  // With `pinned`, the pages of [first, last] are returned pinned (the
+  // caller unpins them), so read-ahead cannot evict them before use.
+  sim::Task<Errno> ReadPages(Inode* inode, uint64_t first, uint64_t last,
+                             std::vector<DataPage*>* pinned = nullptr);
+  sim::Task<Errno> DoRead(Inode* inode, uint64_t offset, std::span<uint8_t> out, uint64_t* done);
+  sim::Task<Errno> DoWrite(Inode* inode, uint64_t offset, std::span<const uint8_t> data, uint64_t length,
+                           uint64_t* done);
+  sim::Task<Errno> ConvertInlineData(Inode* inode);
+  sim::Task<Errno> DoTruncate(Inode* inode, uint64_t size);
+  // Reserves a block (NEW_ADDR) for page `index` if it has none.
+  sim::Task<Errno> ReserveBlock(Inode* inode, uint64_t index);
+
+  // ---- Nodes (f2fs_node.cc).
+  NodePage* FindNode(Nid nid);
+  sim::Task<NodePage*> LoadNode(Nid nid);  // cache or device; null if the NAT has no address
+  NodePage* InsertNode(Nid nid, std::shared_ptr<NodeBlock> blk);
+  NodeBlock& MutNode(NodePage* np);
+  void SetNodeDirty(NodePage* np, Inode* owner);
+  void ClearNodeDirty(NodePage* np);
+  void RemoveNodePage(NodePage* np);
+  Inode* OwnerOf(const NodePage* np);
+  // New node of inode `inode` with node offset `ofs`: nid allocated (NEW_ADDR), page dirty.
+  NodePage* NewNode(Inode* inode, NodeKind kind, uint32_t ofs, Errno* err);
+  void FreeNode(NodePage* np);
+  void FreeNodeByNid(Nid nid, BlockAddr addr);
+  bool TryGetDnodeCached(Inode* inode, uint64_t index, DnodeRef* out);
+  sim::Task<DnodeRef> GetDnode(Inode* inode, uint64_t index, bool alloc);
+  LogType NodeLogType(const NodePage* np) const;
+  // Queues a node write (__write_node_page). marks: fsync/dent footer bits.
+  void WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBatcher& wb);
+  // Frees data blocks >= `from` and the nodes that only covered them.
+  sim::Task<Errno> TruncateBlocks(Inode* inode, uint64_t from);
+  sim::Task<bool> TruncateSubtree(Inode* inode, Nid nid, int depth, uint64_t first, uint64_t from);
+  void TruncateDnodeRange(Inode* inode, NodePage* np, uint32_t from_slot);
+  void ReleaseDataAddr(Inode* inode, NodePage* np, uint32_t slot);
+  bool NeedSsr() const;
+  bool HasNotEnoughFreeSecs(uint32_t freed, uint32_t needed) const;
+  bool IncValidBlocks(uint64_t n);
+  void DecValidBlocks(uint64_t n);
+
+  // ---- Inodes and namespace (f2fs_dir.cc).
+  Inode* FindInode(Nid ino);
+  sim::Task<Inode*> GetInode(Nid ino);
+  void MaybeEvictInode(Inode* inode);
+  const InodeFields& I(const Inode* inode) const { return *inode->ipage->blk->inode; }
+  InodeFields& MutI(Inode* inode);
+  NodeBlock& MutInodeBlock(Inode* inode);
+  sim::Task<ParentRef> LookupParent(std::string_view path);
+  sim::Task<FsResult<Nid>> LookupPath(std::string_view path);
+  sim::Task<std::optional<DentryLoc>> DirLookup(Inode* dir, std::string_view name);
+  sim::Task<DataPage*> GetDentryPage(Inode* dir, uint64_t index, bool create, Errno* err);
+  sim::Task<Errno> AddLink(Inode* dir, std::string_view name, Nid ino, FileType type);
+  sim::Task<Errno> RemoveLink(Inode* dir, const DentryLoc& loc);
+  sim::Task<Errno> SetLink(Inode* dir, const DentryLoc& loc, Nid ino, FileType type);
+  sim::Task<Errno> ConvertInlineDir(Inode* dir);
+  sim::Task<FsResult<Inode*>> NewInode(Inode* dir, std::string_view name, bool is_dir);
+  sim::Task<Errno> DropLink(Inode* inode);  // links--; frees or orphans at zero
+  sim::Task<void> FreeInode(Inode* inode);
+  sim::Task<void> ReleaseInode(Inode* inode);  // drops the last reference of an unlinked inode
+  sim::Task<bool> DirEmpty(Inode* dir);
+  sim::Task<std::vector<std::pair<std::string, Dentry>>> ListDir(Inode* dir);
+  void TouchDir(Inode* dir);
+  FsResult<OpenFile*> GetFd(Fd fd);
+  sim::Task<FsStatus> DoFsync(Fd fd, bool datasync, Op op);
+  sim::Task<FsResult<uint64_t>> DoPwrite(Fd fd, int64_t offset, std::span<const uint8_t> data, uint64_t length,
+                                         Op op);
+  sim::Task<FsResult<uint64_t>> DoPread(Fd fd, int64_t offset, std::span<uint8_t> out, Op op);
+  FileStat StatOf(const Inode* inode) const;
+  sim::Task<SharedLock> LockOp();  // f2fs_lock_op (cp_rwsem shared), measuring stalls
+  sim::Task<void> BalanceFs();     // f2fs_balance_fs: foreground GC when space is short
+
+  // ---- fsync (f2fs_fsync.cc).
+  sim::Task<Errno> SyncFile(Inode* inode, bool datasync);
+  int NeedDoCheckpoint(Inode* inode) const;
+  bool NeedDentryMark(Nid ino) const;
+  bool NeedInodeBlockUpdate(Nid ino) const;
+  // Writes the file's dirty dnodes with fsync marks; returns nodes written.
+  sim::Task<uint32_t> FsyncNodePages(Inode* inode, IoBatch* batch);
+
+  // ---- Checkpoint (f2fs_checkpoint.cc).
+  sim::Task<void> Checkpoint(CpReason reason);
+  sim::Task<void> DoCheckpoint(CpReason reason);
+  bool FsDirty() const;
+  bool NeedBackgroundCheckpoint() const;
+  sim::Task<void> BalanceFsBg();  // f2fs_balance_fs_bg
+  sim::Task<void> DiscardThread();
+  sim::Task<void> WriteMetaBlocks(std::vector<std::pair<BlockAddr, BlockPtr>>& blocks, Io kind, IoBatch* batch);
+
+  // ---- Cleaning (f2fs_gc.cc).
+  sim::Task<uint32_t> Gc(bool foreground, bool from_thread);
+  sim::Task<uint32_t> CleanSection(uint32_t sec, bool foreground);
+  sim::Task<void> GcThread();
+  bool HasEnoughInvalidBlocks() const;
+
+  // ---- Mount and recovery (f2fs_mount.cc).
+  sim::Task<sim::Status> LoadCheckpoint();
+  sim::Task<void> RecoverOrphans(const std::vector<Nid>& orphans);
+  sim::Task<sim::Status> RecoverFsyncData();
+  void StartThreads();
+
+  // ---- State.
+  const F2fsConfig cfg_;
+  const Layout layout_;
+  sim::EventQueue* q_;
+  sim::BlockDevice* dev_;
+  Image* image_;
+  sim::StatGroup stat_group_;
+  Listener* listener_ = nullptr;
+  std::function<double()> device_wa_;
+  bool dead_ = false;
+  bool stopping_ = false;
+
+  std::unique_ptr<SegmentManager> sm_;
+  std::unique_ptr<NatTable> nat_;
+  std::vector<SitJournalEntry> sit_journal_;
+  std::vector<bool> sit_bitmap_;
+  std::unique_ptr<VictimPolicy> bg_policy_;
+  std::unique_ptr<VictimPolicy> fg_policy_;
+  std::array<bool, 8> ipu_bits_{};  // by bit index (force, ssr, util, ssr_util, fsync, async)
+
+  // Nodes and inodes.
+  std::unordered_map<uint32_t, std::unique_ptr<NodePage>> nodes_;
+  std::set<uint32_t> dirty_nids_;  // global dirty node set (the node mapping's dirty tag)
+  std::unordered_map<uint32_t, std::unique_ptr<Inode>> inodes_;
+  std::set<uint32_t> orphans_;
+  std::vector<OpenFile> fds_;
+  std::set<Fd> free_fds_;
+
+  // Page cache.
+  Page* lru_head_ = nullptr;  // least recently used
+  Page* lru_tail_ = nullptr;
+  uint64_t cached_pages_ = 0;
+  uint64_t dirty_data_pages_ = 0;
+  uint64_t dirty_dentry_pages_ = 0;
+  uint64_t page_limit_ = 0;
+  std::vector<std::unique_ptr<Page>> zombies_;
+  std::deque<Nid> wb_list_;  // inodes with dirty data, in dirtying order (may hold stale entries)
+  std::set<uint32_t> dirty_dirs_;  // directories with dirty dentry pages
+  std::vector<std::unique_ptr<Inode>> freed_inodes_;  // freed, still referenced
+  WaitQueue dirty_wq_;       // writers throttled by dirty_ratio
+  WaitQueue wb_wq_;          // page writeback completions
+
+  // Space accounting (total_valid_block_count: data + NEW reservations + nodes).
+  uint64_t valid_block_count_ = 0;
+  uint32_t valid_inode_count_ = 0;
+  uint64_t alloc_since_cp_ = 0;
+
+  // Checkpoint.
+  RwLock cp_lock_;  // cp_rwsem
+  uint64_t cp_ver_ = 0;
+  uint64_t mounted_cp_ver_ = 0;
+  bool cp_running_ = false;
+  uint64_t cp_started_ = 0;
+  uint64_t cp_completed_ = 0;
+  WaitQueue cp_wq_;
+  sim::SimTime last_cp_time_;
+  sim::SimTime last_op_time_;
+  bool need_cp_ = false;  // SBI_NEED_CP
+  std::deque<SegmentManager::DiscardRange> discards_;
+
+  // I/O.
+  IoReq* free_reqs_ = nullptr;
+  std::vector<std::unique_ptr<IoReq>> all_reqs_;
+  uint64_t writes_in_flight_ = 0;
+  uint64_t warm_node_seq_ = 0;
+  std::set<uint64_t> warm_node_inflight_;
+  uint64_t ios_in_flight_ = 0;
+  WaitQueue io_wq_;
+  bool flush_inflight_ = false;
+  std::vector<sim::Completion<bool>*> flush_waiters_cur_;
+  std::vector<sim::Completion<bool>*> flush_waiters_next_;
+
+  // Cleaning.
+  RwLock gc_lock_;
+  uint32_t last_victim_bg_ = 0;
+  uint32_t last_victim_fg_ = 0;
+
+  // Background threads.
+  DaemonTimer flusher_timer_;
+  DaemonTimer gc_timer_;
+  DaemonTimer discard_timer_;
+  OwnedThread flusher_thread_;
+  OwnedThread gc_thread_;
+  OwnedThread discard_thread_;
+  uint32_t threads_running_ = 0;
+  WaitQueue threads_wq_;
+
+  Stats stats_;
+};
+
+}  // namespace fs::f2fs

@@ -1,0 +1,309 @@
+// Sequence tests of the F2FS model's API, with fsck after every step.
+#include <algorithm>
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "fs/f2fs/f2fs_test_util.h"
+
+namespace fs::f2fs {
+namespace {
+
+using testing::Pattern;
+using testing::Stack;
+
+class F2fsApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override { s_.FormatAndMount(); }
+  F2fs& fs() { return s_.fs(); }
+  template <class T>
+  T Run(sim::Task<T> t) {
+    return s_.Run(std::move(t));
+  }
+  void Check() { s_.ExpectCheck(); }
+
+  Fd OpenOk(const std::string& p, uint32_t flags) {
+    FsResult<Fd> r = Run(fs().Open(p, flags));
+    EXPECT_TRUE(r.ok()) << p << ": " << ErrnoName(r.err);
+    return r.value;
+  }
+  void WriteAt(Fd fd, uint64_t off, const std::vector<uint8_t>& d) {
+    FsResult<uint64_t> r = Run(fs().Pwrite(fd, off, d, d.size()));
+    ASSERT_TRUE(r.ok()) << ErrnoName(r.err);
+    ASSERT_EQ(r.value, d.size());
+  }
+  std::vector<uint8_t> ReadAt(Fd fd, uint64_t off, size_t n) {
+    std::vector<uint8_t> out(n, 0xEE);
+    FsResult<uint64_t> r = Run(fs().Pread(fd, off, out));
+    EXPECT_TRUE(r.ok());
+    out.resize(r.value);
+    return out;
+  }
+
+  Stack s_;
+};
+
+TEST_F(F2fsApiTest, FreshVolumeIsConsistent) {
+  Check();
+  FsResult<FileStat> st = Run(fs().Stat("/"));
+  ASSERT_TRUE(st.ok());
+  EXPECT_TRUE(st.value.is_dir);
+  EXPECT_EQ(st.value.nlink, 2u);
+  FsResult<std::vector<std::string>> l = Run(fs().Readdir("/"));
+  ASSERT_TRUE(l.ok());
+  EXPECT_TRUE(l.value.empty());
+}
+
+TEST_F(F2fsApiTest, CreateWriteReadInlineAndRegular) {
+  const Fd fd = OpenOk("/a", kCreat | kRdWr);
+  Check();
+  const auto small = Pattern(1000, 1);
+  WriteAt(fd, 0, small);
+  Check();
+  EXPECT_EQ(ReadAt(fd, 0, 2000), small);
+  FsResult<FileStat> st = Run(fs().Fstat(fd));
+  EXPECT_EQ(st.value.size, 1000u);
+  EXPECT_EQ(st.value.blocks, 0u);  // inline
+  // Grow beyond the inline area: converted to a data block.
+  const auto big = Pattern(20000, 2);
+  WriteAt(fd, 3000, big);
+  Check();
+  std::vector<uint8_t> want(23000, 0);
+  std::copy(small.begin(), small.end(), want.begin());
+  std::copy(big.begin(), big.end(), want.begin() + 3000);
+  EXPECT_EQ(ReadAt(fd, 0, 30000), want);
+  st = Run(fs().Fstat(fd));
+  EXPECT_EQ(st.value.size, 23000u);
+  EXPECT_EQ(st.value.blocks, 6u);
+  ASSERT_TRUE(Run(fs().Close(fd)).ok());
+  Check();
+}
+
+TEST_F(F2fsApiTest, ErrorsAreErrnos) {
+  EXPECT_EQ(Run(fs().Open("/nope", kRdOnly)).err, Errno::kNoEnt);
+  EXPECT_EQ(Run(fs().Open("/nope/x", kCreat | kRdWr)).err, Errno::kNoEnt);
+  const Fd fd = OpenOk("/f", kCreat | kWrOnly);
+  EXPECT_EQ(Run(fs().Open("/f", kCreat | kExcl | kRdWr)).err, Errno::kExist);
+  EXPECT_EQ(Run(fs().Open("/f/x", kCreat | kRdWr)).err, Errno::kNotDir);
+  EXPECT_EQ(Run(fs().Mkdir("/f")).err, Errno::kExist);
+  EXPECT_EQ(Run(fs().Rmdir("/f")).err, Errno::kNotDir);
+  std::vector<uint8_t> buf(10);
+  EXPECT_EQ(Run(fs().Pread(fd, 0, buf)).err, Errno::kBadF);  // write-only
+  EXPECT_EQ(Run(fs().Pread(99, 0, buf)).err, Errno::kBadF);
+  ASSERT_TRUE(Run(fs().Mkdir("/d")).ok());
+  EXPECT_EQ(Run(fs().Unlink("/d")).err, Errno::kIsDir);
+  EXPECT_EQ(Run(fs().Open("/d", kRdWr)).err, Errno::kIsDir);
+  const Fd f2 = OpenOk("/d/x", kCreat | kRdWr);
+  EXPECT_EQ(Run(fs().Rmdir("/d")).err, Errno::kNotEmpty);
+  EXPECT_EQ(Run(fs().Open(std::string("/") + std::string(300, 'n'), kCreat | kRdWr)).err, Errno::kNameTooLong);
+  EXPECT_EQ(Run(fs().Rename("/d", "/d/x/y")).err, Errno::kNotDir);
+  ASSERT_TRUE(Run(fs().Mkdir("/d/sub")).ok());
+  EXPECT_EQ(Run(fs().Rename("/d", "/d/sub/inside")).err, Errno::kInval);
+  Run(fs().Close(fd));
+  Run(fs().Close(f2));
+  Check();
+}
+
+TEST_F(F2fsApiTest, NamespaceOperations) {
+  ASSERT_TRUE(Run(fs().Mkdir("/a")).ok());
+  ASSERT_TRUE(Run(fs().Mkdir("/a/b")).ok());
+  Check();
+  Fd fd = OpenOk("/a/b/f", kCreat | kRdWr);
+  WriteAt(fd, 0, Pattern(9000, 3));
+  Run(fs().Close(fd));
+  Check();
+  EXPECT_EQ(Run(fs().Stat("/a")).value.nlink, 3u);
+  // Rename a file across directories, over an existing file.
+  fd = OpenOk("/a/g", kCreat | kRdWr);
+  WriteAt(fd, 0, Pattern(100, 4));
+  Run(fs().Close(fd));
+  ASSERT_TRUE(Run(fs().Rename("/a/b/f", "/a/g")).ok());
+  Check();
+  EXPECT_EQ(Run(fs().Stat("/a/b/f")).err, Errno::kNoEnt);
+  EXPECT_EQ(Run(fs().Stat("/a/g")).value.size, 9000u);
+  // Rename a directory to another parent.
+  ASSERT_TRUE(Run(fs().Mkdir("/c")).ok());
+  ASSERT_TRUE(Run(fs().Rename("/a/b", "/c/b2")).ok());
+  Check();
+  EXPECT_EQ(Run(fs().Stat("/a")).value.nlink, 2u);
+  EXPECT_EQ(Run(fs().Stat("/c")).value.nlink, 3u);
+  FsResult<std::vector<std::string>> l = Run(fs().Readdir("/c"));
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l.value, std::vector<std::string>{"b2"});
+  ASSERT_TRUE(Run(fs().Rmdir("/c/b2")).ok());
+  ASSERT_TRUE(Run(fs().Unlink("/a/g")).ok());
+  Check();
+  EXPECT_EQ(Run(fs().Stat("/c")).value.nlink, 2u);
+  ASSERT_TRUE(Run(fs().Rmdir("/a")).ok());
+  ASSERT_TRUE(Run(fs().Rmdir("/c")).ok());
+  Check();
+  EXPECT_TRUE(Run(fs().Readdir("/")).value.empty());
+  // Everything freed except the root.
+  Run(fs().Sync());
+  Check();
+  EXPECT_EQ(fs().valid_block_count(), 1u);
+}
+
+TEST_F(F2fsApiTest, DirectoryGrowsThroughHashLevels) {
+  ASSERT_TRUE(Run(fs().Mkdir("/d")).ok());
+  const int n = 1500;  // 182 inline, then 214 per block over several levels
+  for (int i = 0; i < n; ++i) {
+    const std::string p = "/d/file_with_a_longish_name_" + std::to_string(i);
+    FsResult<Fd> r = Run(fs().Open(p, kCreat | kRdWr));
+    ASSERT_TRUE(r.ok()) << p;
+    Run(fs().Close(r.value));
+    if (i % 250 == 0) Check();
+  }
+  Check();
+  FsResult<std::vector<std::string>> l = Run(fs().Readdir("/d"));
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l.value.size(), static_cast<size_t>(n));
+  FsResult<FileStat> st = Run(fs().Stat("/d"));
+  EXPECT_GT(st.value.size, 4u * kBlockSize);  // several levels of buckets
+  for (int i = 0; i < n; i += 7) {
+    ASSERT_TRUE(Run(fs().Stat("/d/file_with_a_longish_name_" + std::to_string(i))).ok()) << i;
+  }
+  for (int i = 0; i < n; i += 2) ASSERT_TRUE(Run(fs().Unlink("/d/file_with_a_longish_name_" + std::to_string(i))).ok());
+  Check();
+  EXPECT_EQ(Run(fs().Readdir("/d")).value.size(), static_cast<size_t>(n / 2));
+  s_.Remount();
+  s_.ExpectCheck();
+  EXPECT_EQ(Run(s_.fs().Readdir("/d")).value.size(), static_cast<size_t>(n / 2));
+  EXPECT_TRUE(Run(s_.fs().Stat("/d/file_with_a_longish_name_1")).ok());
+  EXPECT_EQ(Run(s_.fs().Stat("/d/file_with_a_longish_name_2")).err, Errno::kNoEnt);
+}
+
+TEST_F(F2fsApiTest, LargeFileThroughDoubleIndirectNodes) {
+  const Fd fd = OpenOk("/big", kCreat | kRdWr);
+  // Blocks in the inode, both direct nodes, an indirect node and the
+  // double-indirect range (sparse: only a few blocks are written).
+  const uint64_t d = kAddrsPerBlock, ind = d * kNidsPerBlock;
+  const uint64_t idxs[] = {0, 870, 873, 873 + d, 873 + 2 * d, 873 + 2 * d + ind + 5, 873 + 2 * d + 2 * ind + 3,
+                           873 + 2 * d + 2 * ind + ind * 3 + d * 7 + 11};
+  uint32_t seed = 10;
+  for (uint64_t idx : idxs) WriteAt(fd, idx * kBlockSize + 17, Pattern(5000, seed++));
+  Check();
+  seed = 10;
+  for (uint64_t idx : idxs) EXPECT_EQ(ReadAt(fd, idx * kBlockSize + 17, 5000), Pattern(5000, seed++)) << idx;
+  // A hole reads as zeros.
+  EXPECT_EQ(ReadAt(fd, 100 * kBlockSize, 10), std::vector<uint8_t>(10, 0));
+  ASSERT_TRUE(Run(fs().Fsync(fd)).ok());
+  Check();
+  s_.Remount();
+  s_.ExpectCheck();
+  const Fd fd2 = s_.Run(s_.fs().Open("/big", kRdWr)).value;
+  seed = 10;
+  for (uint64_t idx : idxs) {
+    std::vector<uint8_t> out(5000);
+    ASSERT_EQ(s_.Run(s_.fs().Pread(fd2, idx * kBlockSize + 17, out)).value, 5000u);
+    EXPECT_EQ(out, Pattern(5000, seed++)) << idx;
+  }
+  // Truncate back into the indirect range frees the double-indirect tree.
+  ASSERT_TRUE(s_.Run(s_.fs().Ftruncate(fd2, (873 + 2 * d + 10) * kBlockSize)).ok());
+  s_.ExpectCheck();
+  ASSERT_TRUE(s_.Run(s_.fs().Ftruncate(fd2, 0)).ok());
+  s_.ExpectCheck();
+  EXPECT_EQ(s_.Run(s_.fs().Fstat(fd2)).value.blocks, 0u);
+  s_.Run(s_.fs().Close(fd2));
+  s_.Run(s_.fs().Sync());
+  s_.ExpectCheck();
+}
+
+TEST_F(F2fsApiTest, TruncateAndAppend) {
+  const Fd fd = OpenOk("/t", kCreat | kRdWr | kAppend);
+  const auto a = Pattern(10000, 5);
+  ASSERT_EQ(Run(fs().Write(fd, a, a.size())).value, a.size());
+  ASSERT_EQ(Run(fs().Write(fd, a, a.size())).value, a.size());
+  EXPECT_EQ(Run(fs().Fstat(fd)).value.size, 20000u);
+  ASSERT_TRUE(Run(fs().Ftruncate(fd, 5000)).ok());
+  Check();
+  std::vector<uint8_t> want(a.begin(), a.begin() + 5000);
+  EXPECT_EQ(ReadAt(fd, 0, 10000), want);
+  ASSERT_TRUE(Run(fs().Ftruncate(fd, 9000)).ok());  // extend: zeros
+  want.resize(9000, 0);
+  EXPECT_EQ(ReadAt(fd, 0, 10000), want);
+  ASSERT_TRUE(Run(fs().Truncate("/t", 0)).ok());
+  EXPECT_EQ(ReadAt(fd, 0, 100).size(), 0u);
+  // Synthetic (empty-span) writes read back as zeros and store no bytes.
+  ASSERT_EQ(Run(fs().Pwrite(fd, 0, {}, 3 * kBlockSize)).value, 3 * kBlockSize);
+  EXPECT_EQ(ReadAt(fd, 0, 3 * kBlockSize), std::vector<uint8_t>(3 * kBlockSize, 0));
+  Run(fs().Close(fd));
+  Check();
+}
+
+TEST_F(F2fsApiTest, SequentialReadWriteRead) {
+  const Fd fd = OpenOk("/s", kCreat | kRdWr);
+  const auto a = Pattern(1 << 20, 6);
+  ASSERT_EQ(Run(fs().Write(fd, a, a.size())).value, a.size());
+  ASSERT_TRUE(Run(fs().Fsync(fd)).ok());
+  Check();
+  fs().DropCaches();
+  std::vector<uint8_t> out(a.size());
+  FsResult<uint64_t> r = Run(fs().Read(fd, out));  // from position 1 MiB: EOF
+  EXPECT_EQ(r.value, 0u);
+  size_t got = 0;
+  while (got < a.size()) {
+    std::vector<uint8_t> chunk(64 * 1024);
+    FsResult<uint64_t> rr = Run(fs().Pread(fd, got, chunk));
+    ASSERT_TRUE(rr.ok());
+    ASSERT_GT(rr.value, 0u);
+    std::copy(chunk.begin(), chunk.begin() + rr.value, out.begin() + got);
+    got += rr.value;
+  }
+  EXPECT_EQ(out, a);
+  Run(fs().Close(fd));
+}
+
+TEST_F(F2fsApiTest, UnlinkOpenFileIsAnOrphanUntilClose) {
+  const Fd fd = OpenOk("/o", kCreat | kRdWr);
+  WriteAt(fd, 0, Pattern(50000, 7));
+  ASSERT_TRUE(Run(fs().Unlink("/o")).ok());
+  Check();
+  EXPECT_EQ(Run(fs().Stat("/o")).err, Errno::kNoEnt);
+  EXPECT_EQ(ReadAt(fd, 0, 50000), Pattern(50000, 7));
+  Run(fs().Sync());  // the orphan is in the checkpoint
+  Check();
+  ASSERT_TRUE(Run(fs().Close(fd)).ok());
+  Check();
+  Run(fs().Sync());
+  EXPECT_EQ(fs().valid_block_count(), 1u);
+}
+
+TEST_F(F2fsApiTest, RemountKeepsEverythingAfterSync) {
+  ASSERT_TRUE(Run(fs().Mkdir("/x")).ok());
+  for (int i = 0; i < 50; ++i) {
+    const Fd fd = OpenOk("/x/f" + std::to_string(i), kCreat | kRdWr);
+    WriteAt(fd, 0, Pattern(static_cast<size_t>(100 + i * 700), static_cast<uint32_t>(i)));
+    Run(fs().Close(fd));
+  }
+  Run(fs().Sync());
+  Check();
+  s_.Remount();
+  s_.ExpectCheck();
+  for (int i = 0; i < 50; ++i) {
+    const Fd fd = s_.Run(s_.fs().Open("/x/f" + std::to_string(i), kRdOnly)).value;
+    const size_t n = static_cast<size_t>(100 + i * 700);
+    std::vector<uint8_t> out(n + 10);
+    ASSERT_EQ(s_.Run(s_.fs().Pread(fd, 0, out)).value, n);
+    out.resize(n);
+    EXPECT_EQ(out, Pattern(n, static_cast<uint32_t>(i))) << i;
+    s_.Run(s_.fs().Close(fd));
+  }
+}
+
+TEST_F(F2fsApiTest, StatsAreRegistered) {
+  const Fd fd = OpenOk("/w", kCreat | kRdWr);
+  WriteAt(fd, 0, Pattern(40000, 8));
+  ASSERT_TRUE(Run(fs().Fsync(fd)).ok());
+  Run(fs().Close(fd));
+  const sim::StatsRegistry& st = s_.stats();
+  EXPECT_TRUE(st.Has("fs.op.fsync.lat"));
+  EXPECT_EQ(st.FindHistogram("fs.fsync.lat_total")->count(), 1u);
+  EXPECT_GE(st.Value("fs.io.written.data"), 10);
+  EXPECT_GE(st.Value("fs.io.written.node"), 1);
+  EXPECT_GT(st.Value("fs.write_amplification"), 1.0);
+  EXPECT_EQ(st.Value("fs.app.bytes_written"), 40000);
+}
+
+}  // namespace
+}  // namespace fs::f2fs

@@ -1,0 +1,309 @@
+// Checkpoint (f2fs_write_checkpoint), its background triggers
+// (f2fs_balance_fs_bg) and the discard thread.
+#include <algorithm>
+
+#include "fs/f2fs/f2fs.h"
+
+namespace fs::f2fs {
+
+bool F2fs::FsDirty() const {
+  return !dirty_nids_.empty() || nat_->dirty_count() > 0 || !sm_->dirty_sit().empty() || dirty_dentry_pages_ > 0 ||
+         !sm_->DirtySsaSegments().empty() || sm_->prefree_segments() > 0;
+}
+
+sim::Task<void> F2fs::Checkpoint(CpReason reason) {
+  // Requests arriving while a checkpoint runs need the next one (its state
+  // may predate them); concurrent requesters share it (checkpoint_merge).
+  const uint64_t target = cp_started_ + 1;
+  while (cp_completed_ < target && !dead_) {
+    if (!cp_running_) {
+      cp_running_ = true;
+      ++cp_started_;
+      co_await DoCheckpoint(reason);
+      ++cp_completed_;
+      cp_running_ = false;
+      cp_wq_.NotifyAll();
+    } else {
+      co_await cp_wq_.Wait();
+    }
+  }
+}
+
+sim::Task<void> F2fs::WriteMetaBlocks(std::vector<std::pair<BlockAddr, BlockPtr>>& blocks, Io kind,
+                                      IoBatch* batch) {
+  std::sort(blocks.begin(), blocks.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  WriteBatcher wb(this, kind, batch);
+  for (auto& [a, c] : blocks) wb.Add(a, std::move(c), nullptr);
+  wb.Flush();
+  stats_.cp_blocks.Inc(blocks.size());
+  co_return;
+}
+
+sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
+  const bool umount = reason == CpReason::kUmount;
+  const bool skip = !umount && reason != CpReason::kRecovery && !FsDirty() && orphans_.empty();
+  if (skip) co_return;
+  const sim::SimTime t0 = q_->now();
+  // block_operations: every operation taking cp_rwsem now waits.
+  co_await cp_lock_.LockExclusive();
+  ExclusiveLock all(&cp_lock_);
+  if (dead_) co_return;
+  const uint64_t new_ver = cp_ver_ + 1;
+  if (listener_) listener_->OnCheckpointBegin(new_ver);
+  co_await Cpu(cfg_.cpu.checkpoint_fixed);
+
+  IoBatch batch(q_);
+  // 1. Dirty dentry pages of every directory (f2fs_sync_dirty_inodes(DIR_INODE)).
+  {
+    std::vector<uint32_t> dirs(dirty_dirs_.begin(), dirty_dirs_.end());
+    for (uint32_t ino : dirs) {
+      Inode* d = FindInode(Nid{ino});
+      if (!d) continue;
+      co_await WritebackInode(d, UINT64_MAX, /*wait=*/false, /*from_cp=*/true);
+    }
+  }
+  // 2. Inode metadata (f2fs_sync_inode_meta): lazily kept times go to the inode pages.
+  for (auto& [ino, in] : inodes_) {
+    if (in->time_dirty && !in->freed) {
+      MutI(in.get()).mtime = q_->now();
+      in->time_dirty = false;
+    }
+  }
+  // 3. All dirty node pages (f2fs_sync_node_pages): indirect nodes, directory
+  //    dnodes, file dnodes; fsync/dentry marks cleared.
+  {
+    WriteBatcher wb(this, Io::kNode, &batch);
+    for (int step = 0; step < 3; ++step) {
+      std::vector<NodePage*> pages;
+      for (uint32_t nid : dirty_nids_) {
+        NodePage* np = nodes_.at(nid).get();
+        const NodeBlock& b = *np->blk;
+        const bool take = step == 0 ? !b.IsDnode() : step == 1 ? (b.IsDnode() && !b.footer.cold)
+                                                               : (b.IsDnode() && b.footer.cold);
+        if (take) pages.push_back(np);
+      }
+      for (NodePage* np : pages) WriteNodePage(np, false, false, wb);
+    }
+    wb.Flush();
+  }
+  CHECK(dirty_nids_.empty()) << "dirty nodes left after the checkpoint's node pass";
+  // Every write in flight (data included) completes before the flush, so
+  // the checkpoint never points at a block whose write could still be lost.
+  co_await WaitBatch(batch);
+  co_await WaitAllWrites();
+  if (dead_) co_return;
+
+  // 4. NAT and SIT (f2fs_flush_nat_entries / f2fs_flush_sit_entries).
+  std::vector<std::pair<BlockAddr, BlockPtr>> meta;
+  const NatTable::FlushPlan nat_plan = nat_->PlanFlush(umount);
+  for (uint32_t b : nat_plan.blocks) {
+    auto nb = std::make_shared<NatBlock>(nat_->BuildBlock(b));
+    meta.emplace_back(layout_.NatBlockAddr(b, nat_->BitmapBit(b)), std::move(nb));
+  }
+  {
+    const std::vector<SegNo>& dirty = sm_->dirty_sit();
+    auto in_journal = [&](SegNo s) {
+      for (const SitJournalEntry& j : sit_journal_)
+        if (j.segno == s) return true;
+      return false;
+    };
+    size_t need = 0;
+    for (SegNo s : dirty)
+      if (!in_journal(s)) ++need;
+    std::vector<uint32_t> blocks;
+    if (umount || sit_journal_.size() + need > kSitJournalEntries) {
+      // Journal too small: everything (journal included) goes to SIT blocks.
+      for (const SitJournalEntry& j : sit_journal_) blocks.push_back(j.segno.v / kSitEntriesPerBlock);
+      sit_journal_.clear();
+      for (SegNo s : dirty) blocks.push_back(s.v / kSitEntriesPerBlock);
+    } else {
+      for (SegNo s : dirty) {
+        bool updated = false;
+        for (SitJournalEntry& j : sit_journal_) {
+          if (j.segno == s) {
+            j.entry = sm_->RawEntry(s);
+            updated = true;
+          }
+        }
+        if (!updated) sit_journal_.push_back(SitJournalEntry{s, sm_->RawEntry(s)});
+      }
+    }
+    std::sort(blocks.begin(), blocks.end());
+    blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+    for (uint32_t b : blocks) {
+      auto sb = std::make_shared<SitBlock>();
+      for (uint32_t k = 0; k < kSitEntriesPerBlock; ++k) {
+        const uint32_t s = b * kSitEntriesPerBlock + k;
+        if (s >= sm_->main_segments()) break;
+        sb->entries[k] = sm_->RawEntry(SegNo{s});
+      }
+      sit_bitmap_[b] = !sit_bitmap_[b];
+      meta.emplace_back(layout_.SitBlockAddr(b, sit_bitmap_[b]), std::move(sb));
+    }
+  }
+  // 5. SSA blocks of segments the logs have left.
+  for (SegNo s : sm_->DirtySsaSegments()) {
+    auto sb = std::make_shared<SummaryBlock>();
+    const BlockAddr start = layout_.SegStart(s);
+    for (uint32_t i = 0; i < kBlocksPerSeg; ++i) sb->entries[i] = sm_->SummaryOf(BlockAddr{start.v + i});
+    const uint8_t t = sm_->seg(s).type;
+    sb->is_node = t != 0xFF && IsNodeLog(static_cast<LogType>(t));
+    meta.emplace_back(layout_.SsaBlockAddr(s), std::move(sb));
+    sm_->ClearSsaDirty(s);
+  }
+  IoBatch meta_batch(q_);
+  co_await WriteMetaBlocks(meta, Io::kMeta, &meta_batch);
+
+  // 6. The checkpoint pack (do_checkpoint).
+  auto cp = std::make_shared<CheckpointBlock>();
+  cp->cp_ver = new_ver;
+  cp->user_block_count = layout_.user_block_count;
+  cp->valid_block_count = valid_block_count_;
+  cp->rsvd_segment_count = layout_.reserved_segments;
+  cp->overprov_segment_count = layout_.overprov_segments;
+  cp->free_segment_count = sm_->free_segments();
+  for (int l = 0; l < kNumPersistentLogs; ++l) {
+    const SegmentManager::CurSeg& c = sm_->curseg(static_cast<LogType>(l));
+    cp->cursegs[l] = CurSegState{c.segno, static_cast<uint16_t>(c.next_blkoff), c.ssr};
+  }
+  cp->umount = umount;
+  cp->valid_node_count = nat_->valid_nodes();
+  cp->valid_inode_count = valid_inode_count_;
+  cp->next_free_nid = nat_->next_scan();
+  cp->sit_bitmap = sit_bitmap_;
+  cp->nat_bitmap = nat_->bitmap();
+  std::vector<Nid> orphans;
+  for (uint32_t o : orphans_) orphans.push_back(Nid{o});
+  cp->orphan_present = !orphans.empty();
+  cp->orphan_blocks = static_cast<uint32_t>((orphans.size() + kOrphansPerBlock - 1) / kOrphansPerBlock);
+  // Data summaries: compacted into 1-3 blocks by the number of entries.
+  uint64_t entries = 0;
+  for (LogType t : {LogType::kHotData, LogType::kWarmData, LogType::kColdData})
+    entries += sm_->LogActive(t) ? sm_->curseg(t).next_blkoff : 0;
+  cp->data_sum_blocks = entries <= kCompactFirstEntries                            ? 1
+                        : entries - kCompactFirstEntries <= kCompactNextEntries ? 2
+                                                                                 : 3;
+  const uint32_t node_sum_blocks = umount ? 3 : 0;
+  cp->cp_pack_start_sum = 1 + cp->orphan_blocks;
+  cp->cp_pack_total_block_count = 2 + cp->orphan_blocks + cp->data_sum_blocks + node_sum_blocks;
+  cp->checksum = cp->Checksum();
+
+  auto sum = std::make_shared<CpSummaryBlock>();
+  {
+    const LogType dl[3] = {LogType::kHotData, LogType::kWarmData, LogType::kColdData};
+    for (int i = 0; i < 3; ++i) sum->data[i] = sm_->CursegSummaries(dl[i]);
+    sum->nat_journal = nat_->journal();
+    sum->sit_journal = sit_journal_;
+    if (umount) {
+      const LogType nl[3] = {LogType::kHotNode, LogType::kWarmNode, LogType::kColdNode};
+      sum->has_node = true;
+      for (int i = 0; i < 3; ++i) sum->node[i] = sm_->CursegSummaries(nl[i]);
+    }
+  }
+  const int pack = static_cast<int>(new_ver % 2);
+  const BlockAddr base = layout_.CpPackAddr(pack);
+  std::vector<std::pair<BlockAddr, BlockPtr>> pack_blocks;
+  pack_blocks.emplace_back(base, cp);
+  uint32_t off = 1;
+  for (uint32_t i = 0; i < cp->orphan_blocks; ++i) {
+    auto ob = std::make_shared<OrphanBlock>();
+    for (size_t k = i * kOrphansPerBlock; k < std::min(orphans.size(), size_t{(i + 1) * kOrphansPerBlock}); ++k)
+      ob->inos.push_back(orphans[k]);
+    pack_blocks.emplace_back(BlockAddr{base.v + off++}, std::move(ob));
+  }
+  for (uint32_t i = 0; i < cp->data_sum_blocks + node_sum_blocks; ++i) {
+    if (i == 0) {
+      pack_blocks.emplace_back(BlockAddr{base.v + off++}, sum);
+    } else {
+      auto cont = std::make_shared<CpSummaryBlock>();
+      cont->continuation = true;
+      pack_blocks.emplace_back(BlockAddr{base.v + off++}, std::move(cont));
+    }
+  }
+  co_await WriteMetaBlocks(pack_blocks, Io::kCp, &meta_batch);
+  co_await WaitBatch(meta_batch);
+  if (dead_) co_return;
+  // commit_checkpoint: cache flush, then the second CP block with FUA.
+  co_await IssueFlush();
+  {
+    IoBatch commit(q_);
+    std::vector<BlockPtr> c = {cp};
+    std::vector<Page*> none = {nullptr};
+    SubmitWrite(BlockAddr{base.v + cp->cp_pack_total_block_count - 1}, c, none, Io::kCp, &commit, /*fua=*/true);
+    stats_.cp_blocks.Inc();
+    co_await WaitBatch(commit);
+  }
+  if (dead_) co_return;
+
+  // 7. The checkpoint is durable: prefree segments become free, freed nids
+  //    become allocatable (PlanFlush), discards are queued.
+  cp_ver_ = new_ver;
+  last_cp_time_ = q_->now();
+  alloc_since_cp_ = 0;
+  need_cp_ = false;
+  std::vector<SegmentManager::DiscardRange> d = sm_->CommitCheckpoint(cfg_.discard.granularity);
+  if (cfg_.discard.enabled) {
+    for (const auto& r : d) discards_.push_back(r);
+    if (!discards_.empty()) discard_timer_.Kick();
+  }
+  for (auto& [ino, in] : inodes_) in->trans_dir = false;
+  stats_.cp_count.Inc();
+  stats_.cp_by_reason[static_cast<int>(reason)].Inc();
+  stats_.cp_duration.Record((q_->now() - t0).ns());
+  if (listener_) listener_->OnCheckpointCommitted(new_ver);
+  all.Release();
+  // Idle clean inodes may leave memory now.
+  std::vector<Inode*> idle;
+  for (auto& [ino, in] : inodes_)
+    if (in->refs == 0) idle.push_back(in.get());
+  for (Inode* in : idle) MaybeEvictInode(in);
+}
+
+bool F2fs::NeedBackgroundCheckpoint() const {
+  if (!cfg_.checkpoint.background) return false;
+  const bool excess_nats =
+      static_cast<double>(nat_->dirty_count()) >= cfg_.checkpoint.dirty_nats_ratio.value * layout_.max_nid;
+  const bool excess_nodes = dirty_nids_.size() >= cfg_.checkpoint.dirty_nodes_threshold;
+  if (!IsIdle(cfg_.checkpoint.idle_interval) && !excess_nats && !excess_nodes) return false;
+  const uint32_t reclaim = std::min<uint32_t>(
+      static_cast<uint32_t>(cfg_.checkpoint.prefree_ratio.value * sm_->main_segments()), 4096);
+  const bool excess_prefree = sm_->prefree_segments() > reclaim;
+  const bool time_over = q_->now() - last_cp_time_ >= cfg_.checkpoint.interval;
+  return (excess_prefree || excess_nats || excess_nodes || time_over) && FsDirty();
+}
+
+sim::Task<void> F2fs::BalanceFsBg() {
+  // Unlinked inodes nobody references any more are released first.
+  std::vector<Nid> orphans;
+  for (uint32_t o : orphans_) orphans.push_back(Nid{o});
+  for (Nid o : orphans) {
+    Inode* in = FindInode(o);
+    if (in && in->refs == 0 && in->unlinked && !in->freed) co_await ReleaseInode(in);
+  }
+  if (NeedBackgroundCheckpoint()) co_await Checkpoint(CpReason::kBackground);
+}
+
+sim::Task<void> F2fs::DiscardThread() {
+  ++threads_running_;
+  while (!stopping_ && !dead_) {
+    co_await discard_timer_.Sleep(discards_.empty() ? cfg_.discard.max_interval : cfg_.discard.min_interval);
+    if (stopping_ || dead_) break;
+    for (uint32_t i = 0; i < cfg_.discard.max_requests && !discards_.empty(); ++i) {
+      const SegmentManager::DiscardRange r = discards_.front();
+      discards_.pop_front();
+      // A block reused since the checkpoint must not be discarded.
+      uint32_t k = 0;
+      while (k < r.len) {
+        while (k < r.len && sm_->BlockValid(BlockAddr{r.start.v + k})) ++k;
+        uint32_t j = k;
+        while (j < r.len && !sm_->BlockValid(BlockAddr{r.start.v + j})) ++j;
+        if (j > k) SubmitTrim(BlockAddr{r.start.v + k}, j - k);
+        k = j;
+      }
+    }
+  }
+  --threads_running_;
+  threads_wq_.NotifyAll();
+}
+
+}  // namespace fs::f2fs

@@ -1,0 +1,114 @@
+// F2fsConfig: every knob of the F2FS model (mkfs geometry, mount options,
+// checkpoint/GC/discard/writeback thresholds, simulated CPU costs). Defaults
+// are the kernel's (Linux 5.15 fs/f2fs, f2fs-tools mkfs); see the
+// description of each key (`flashstack explain`) for the source.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/config.h"
+#include "sim/status.h"
+#include "sim/time.h"
+#include "sim/units.h"
+
+namespace fs::f2fs {
+
+// mkfs.f2fs parameters.
+struct MkfsConfig {
+  uint32_t segs_per_sec;
+  uint32_t secs_per_zone;
+  double overprovision;  // percent; 0 = choose the ratio maximising user space
+  std::vector<std::string> cold_extensions;
+  std::vector<std::string> hot_extensions;
+  static void Describe(sim::Schema<MkfsConfig>& s);
+};
+
+struct CheckpointConfig {
+  sim::SimTime interval;        // cp_interval
+  sim::SimTime idle_interval;   // REQ_TIME idle before periodic work
+  uint32_t dirty_nodes_threshold;  // pages (excess_dirty_nodes)
+  sim::Ratio dirty_nats_ratio;     // of max nid (excess_dirty_nats)
+  sim::Ratio prefree_ratio;        // of main segments, capped at 4096 (excess_prefree_segs)
+  bool background;                 // run the f2fs_balance_fs_bg triggers
+  static void Describe(sim::Schema<CheckpointConfig>& s);
+};
+
+struct GcConfig {
+  bool background;
+  std::string bg_policy;  // victim policy of background GC
+  std::string fg_policy;  // victim policy of foreground GC
+  sim::SimTime min_sleep;
+  sim::SimTime max_sleep;
+  sim::SimTime no_gc_sleep;
+  sim::SimTime idle_interval;
+  uint32_t max_victim_search;
+  // ATGC (age-threshold GC).
+  sim::SimTime atgc_age_threshold;
+  sim::Ratio atgc_candidate_ratio;
+  uint32_t atgc_max_candidates;
+  uint32_t atgc_age_weight;  // percent
+  static void Describe(sim::Schema<GcConfig>& s);
+};
+
+struct DiscardConfig {
+  bool enabled;
+  uint32_t max_requests;  // per round
+  uint32_t granularity;   // blocks; smaller free runs are not discarded
+  sim::SimTime min_interval;
+  sim::SimTime max_interval;
+  static void Describe(sim::Schema<DiscardConfig>& s);
+};
+
+// Linux page cache and writeback (vm.dirty_* sysctls).
+struct PageCacheConfig {
+  sim::Bytes memory;  // page cache limit (data, dentry and node pages)
+  sim::Ratio dirty_background_ratio;
+  sim::Ratio dirty_ratio;
+  sim::SimTime dirty_expire;
+  sim::SimTime writeback_interval;
+  sim::Bytes readahead;
+  static void Describe(sim::Schema<PageCacheConfig>& s);
+};
+
+// Simulated CPU time of file-system code paths.
+struct CpuCostConfig {
+  sim::SimTime syscall;             // fixed cost of every API call
+  sim::SimTime memcpy_page;         // copying 4 KiB between user and page cache
+  sim::SimTime dentry_block_search; // searching one dentry block (or inline area)
+  sim::SimTime node_lookup;         // one step of a node-tree walk
+  sim::SimTime fsync_scan_page;     // one dirty node page visited by the fsync node lookup
+  sim::SimTime checkpoint_fixed;    // fixed CPU part of a checkpoint
+  sim::SimTime gc_block;            // per block checked/moved by cleaning
+  static void Describe(sim::Schema<CpuCostConfig>& s);
+};
+
+struct F2fsConfig {
+  MkfsConfig mkfs;
+  uint32_t active_logs;                 // 2, 4 or 6
+  std::string mode;                     // adaptive | lfs
+  std::vector<std::string> ipu_policy;  // force, ssr, util, ssr_util, fsync, async
+  uint32_t min_fsync_blocks;
+  sim::Ratio min_ipu_util;
+  uint32_t min_hot_blocks;
+  std::string fsync_mode;               // posix | strict | nobarrier
+  std::string fsync_node_lookup;        // scan (kernel) | list (per-file dirty node list)
+  bool inline_data;
+  bool inline_dentry;
+  bool fastboot;
+  bool atgc;                            // age-threshold GC for migration (ATGC log)
+  uint32_t io_queue;                    // device submission queue used by the FS
+  sim::Bytes max_io;                    // largest merged request
+  CheckpointConfig checkpoint;
+  GcConfig gc;
+  DiscardConfig discard;
+  PageCacheConfig page_cache;
+  CpuCostConfig cpu;
+
+  static void Describe(sim::Schema<F2fsConfig>& s);
+  // Cross-key checks; messages name the key ("active_logs: ...").
+  sim::Status Validate() const;
+};
+
+}  // namespace fs::f2fs

@@ -1,0 +1,596 @@
+// Data pages: page cache (LRU, memory limit, dirty accounting), buffered
+// read and write paths, block reservation, writeback and the flusher.
+#include <algorithm>
+#include <cstring>
+
+#include "fs/f2fs/f2fs.h"
+
+namespace fs::f2fs {
+
+// ---- LRU and memory.
+
+void F2fs::LruAdd(Page* p) {
+  CHECK(!p->in_lru);
+  p->in_lru = true;
+  p->lru_next = nullptr;
+  p->lru_prev = lru_tail_;
+  if (lru_tail_) lru_tail_->lru_next = p; else lru_head_ = p;
+  lru_tail_ = p;
+}
+
+void F2fs::LruRemove(Page* p) {
+  if (!p->in_lru) return;
+  if (p->lru_prev) p->lru_prev->lru_next = p->lru_next; else lru_head_ = p->lru_next;
+  if (p->lru_next) p->lru_next->lru_prev = p->lru_prev; else lru_tail_ = p->lru_prev;
+  p->lru_prev = p->lru_next = nullptr;
+  p->in_lru = false;
+}
+
+void F2fs::LruTouch(Page* p) {
+  if (!p->in_lru || p == lru_tail_) return;
+  LruRemove(p);
+  LruAdd(p);
+}
+
+void F2fs::MaybeLru(Page* p) {
+  if (!p->dirty && p->writeback == 0 && p->pin == 0 && !p->zombie && !p->in_lru) LruAdd(p);
+}
+
+void F2fs::Pin(Page* p) {
+  ++p->pin;
+  LruRemove(p);
+}
+
+void F2fs::Unpin(Page* p) {
+  CHECK_GT(p->pin, 0);
+  --p->pin;
+  if (p->zombie) {
+    if (p->pin == 0 && p->writeback == 0) {
+      auto it = std::find_if(zombies_.begin(), zombies_.end(), [&](const auto& z) { return z.get() == p; });
+      CHECK(it != zombies_.end());
+      zombies_.erase(it);
+    }
+    return;
+  }
+  MaybeLru(p);
+}
+
+void F2fs::AccountNewPage() {
+  ++cached_pages_;
+  EvictIfNeeded();
+}
+
+void F2fs::EvictIfNeeded() {
+  while (cached_pages_ > page_limit_ && lru_head_) {
+    Page* p = lru_head_;
+    LruRemove(p);
+    stats_.evicted_pages.Inc();
+    if (p->kind == Page::Kind::kNode) {
+      NodePage* np = static_cast<NodePage*>(p);
+      CHECK(!np->dirty && np->writeback == 0 && np->pin == 0);
+      RemoveNodePage(np);
+      continue;
+    }
+    DataPage* dp = static_cast<DataPage*>(p);
+    Inode* inode = FindInode(dp->ino);
+    CHECK(inode != nullptr) << "cached page of unknown inode " << dp->ino.v;
+    inode->pages.erase(dp->index);
+    --cached_pages_;
+  }
+}
+
+void F2fs::DropCaches() {
+  const uint64_t saved = page_limit_;
+  page_limit_ = 0;
+  EvictIfNeeded();
+  page_limit_ = saved;
+  std::vector<Inode*> idle;
+  for (auto& [ino, in] : inodes_) idle.push_back(in.get());
+  for (Inode* in : idle) MaybeEvictInode(in);
+  // Inode pages unpinned by the inode eviction above are now evictable too.
+  page_limit_ = 0;
+  EvictIfNeeded();
+  page_limit_ = saved;
+}
+
+// ---- Data pages.
+
+F2fs::DataPage* F2fs::FindDataPage(Inode* inode, uint64_t index) {
+  auto it = inode->pages.find(index);
+  if (it == inode->pages.end()) return nullptr;
+  LruTouch(it->second.get());
+  return it->second.get();
+}
+
+F2fs::DataPage* F2fs::NewDataPage(Inode* inode, uint64_t index) {
+  CHECK(!inode->pages.count(index));
+  AccountNewPage();
+  auto p = std::make_unique<DataPage>();
+  p->ino = inode->ino;
+  p->index = index;
+  DataPage* raw = p.get();
+  inode->pages[index] = std::move(p);
+  MaybeLru(raw);
+  return raw;
+}
+
+void F2fs::DropDataPage(Inode* inode, uint64_t index) {
+  auto it = inode->pages.find(index);
+  if (it == inode->pages.end()) return;
+  DataPage* p = it->second.get();
+  ClearDataPageDirty(inode, p);
+  LruRemove(p);
+  std::unique_ptr<DataPage> owned = std::move(it->second);
+  inode->pages.erase(it);
+  --cached_pages_;
+  if (owned->writeback > 0 || owned->pin > 0) {
+    owned->zombie = true;
+    zombies_.push_back(std::move(owned));
+  }
+}
+
+void F2fs::SetDataPageDirty(Inode* inode, DataPage* p) {
+  if (p->dirty) return;
+  p->dirty = true;
+  LruRemove(p);
+  ++inode->dirty_pages;
+  inode->dirty_index.insert(p->index);
+  if (I(inode).is_dir) {
+    ++dirty_dentry_pages_;
+    dirty_dirs_.insert(inode->ino.v);
+    return;
+  }
+  ++dirty_data_pages_;
+  if (!inode->on_wb_list) {
+    inode->on_wb_list = true;
+    inode->dirtied_when = q_->now();
+    wb_list_.push_back(inode->ino);
+  }
+  const double bg = static_cast<double>(page_limit_) * cfg_.page_cache.dirty_background_ratio.value;
+  if (static_cast<double>(dirty_data_pages_) > bg) flusher_timer_.Kick();
+}
+
+void F2fs::ClearDataPageDirty(Inode* inode, DataPage* p) {
+  if (!p->dirty) return;
+  p->dirty = false;
+  --inode->dirty_pages;
+  inode->dirty_index.erase(p->index);
+  if (I(inode).is_dir) {
+    --dirty_dentry_pages_;
+    if (inode->dirty_pages == 0) dirty_dirs_.erase(inode->ino.v);
+  } else {
+    --dirty_data_pages_;
+    if (inode->dirty_pages == 0) inode->on_wb_list = false;
+    const double limit = static_cast<double>(page_limit_) * cfg_.page_cache.dirty_ratio.value;
+    if (dirty_wq_.has_waiters() && static_cast<double>(dirty_data_pages_) <= limit) dirty_wq_.NotifyAll();
+  }
+  MaybeLru(p);
+}
+
+DataBlock& F2fs::MutBytes(DataPage* p) {
+  if (!p->bytes) p->bytes = std::make_shared<DataBlock>();
+  else if (p->bytes.use_count() > 1) p->bytes = std::make_shared<DataBlock>(*p->bytes);
+  return *p->bytes;
+}
+
+DentryBlock& F2fs::MutDents(DataPage* p) {
+  if (!p->dents) p->dents = std::make_shared<DentryBlock>();
+  else if (p->dents.use_count() > 1) p->dents = std::make_shared<DentryBlock>(*p->dents);
+  return *p->dents;
+}
+
+// ---- Reads.
+
+sim::Task<Errno> F2fs::ReadPages(Inode* inode, uint64_t first, uint64_t last, std::vector<DataPage*>* pinned) {
+  const uint64_t size = I(inode).size;
+  const uint64_t eof_page = size == 0 ? 0 : (size - 1) / kBlockSize;
+  const uint64_t want_last = last;
+  if (inode->ra_next == first) {
+    const uint64_t ra = std::max<uint64_t>(1, cfg_.page_cache.readahead.value / kBlockSize);
+    last = std::max(last, std::min(eof_page, first + ra - 1));
+  }
+  inode->ra_next = last + 1;
+  auto take = [&](uint64_t idx, DataPage* p) {
+    if (pinned && idx <= want_last) {
+      Pin(p);
+      pinned->push_back(p);
+    }
+  };
+  std::vector<std::pair<uint64_t, BlockAddr>> todo;
+  for (uint64_t idx = first; idx <= last; ++idx) {
+    if (DataPage* p = FindDataPage(inode, idx)) {
+      take(idx, p);
+      continue;
+    }
+    DnodeRef dn;
+    if (!TryGetDnodeCached(inode, idx, &dn)) dn = co_await GetDnode(inode, idx, false);
+    if (DataPage* p = FindDataPage(inode, idx)) {
+      take(idx, p);
+      continue;
+    }
+    const BlockAddr a = dn.np ? dn.np->blk->Addr(dn.ofs) : kNullAddr;
+    if (!IsValidBlkaddr(a)) {
+      take(idx, NewDataPage(inode, idx));  // hole or reserved block: zeros
+      continue;
+    }
+    todo.emplace_back(idx, a);
+  }
+  if (todo.empty()) co_return Errno::kOk;
+  std::vector<BlockAddr> addrs;
+  for (const auto& t : todo) addrs.push_back(t.second);
+  co_await ReadBlocks(addrs, Io::kData);
+  for (const auto& [idx, a] : todo) {
+    if (DataPage* p = FindDataPage(inode, idx)) {
+      take(idx, p);
+      continue;
+    }
+    DnodeRef dn;
+    if (TryGetDnodeCached(inode, idx, &dn) && dn.np && dn.np->blk->Addr(dn.ofs) != a) continue;  // moved: retry later
+    DataPage* p = NewDataPage(inode, idx);
+    const BlockPtr& c = image_->Read(a);
+    if (c) {
+      CHECK(c->type == BlockData::Type::kData) << "data block " << a.v << " holds another block type";
+      p->bytes = std::const_pointer_cast<DataBlock>(std::static_pointer_cast<const DataBlock>(c));
+    }
+    take(idx, p);
+  }
+  co_return Errno::kOk;
+}
+
+sim::Task<Errno> F2fs::DoRead(Inode* inode, uint64_t offset, std::span<uint8_t> out, uint64_t* done) {
+  *done = 0;
+  const uint64_t size = I(inode).size;
+  if (offset >= size || out.empty()) co_return Errno::kOk;
+  const uint64_t n = std::min<uint64_t>(out.size(), size - offset);
+  if (I(inode).inline_data) {
+    const std::vector<uint8_t>& d = inode->ipage->blk->inline_data;
+    for (uint64_t i = 0; i < n; ++i) out[i] = offset + i < d.size() ? d[offset + i] : 0;
+    *done = n;
+    co_await Cpu(cfg_.cpu.memcpy_page);
+    co_return Errno::kOk;
+  }
+  const uint64_t first = offset / kBlockSize, last = (offset + n - 1) / kBlockSize;
+  // Pin the pages while they are read and copied.
+  std::vector<DataPage*> pinned;
+  std::vector<DataPage*> pages(last - first + 1, nullptr);
+  for (uint64_t idx = first; idx <= last; ++idx) {
+    if (DataPage* p = FindDataPage(inode, idx)) {
+      Pin(p);
+      pinned.push_back(p);
+      pages[idx - first] = p;
+    }
+  }
+  for (int round = 0;; ++round) {
+    uint64_t missing = UINT64_MAX;
+    for (uint64_t idx = first; idx <= last && missing == UINT64_MAX; ++idx)
+      if (!pages[idx - first]) missing = idx;
+    if (missing == UINT64_MAX) break;
+    CHECK_LT(round, 100) << "read of page " << missing << " keeps missing";
+    std::vector<DataPage*> got;
+    co_await ReadPages(inode, missing, last, &got);
+    for (DataPage* p : got) {
+      pinned.push_back(p);
+      if (p->index >= first && p->index <= last && !pages[p->index - first]) pages[p->index - first] = p;
+    }
+  }
+  for (uint64_t pos = offset; pos < offset + n;) {
+    DataPage* p = pages[pos / kBlockSize - first];
+    const uint64_t in_page = pos % kBlockSize;
+    const uint64_t len = std::min<uint64_t>(kBlockSize - in_page, offset + n - pos);
+    if (p->bytes) std::memcpy(out.data() + (pos - offset), p->bytes->bytes.data() + in_page, len);
+    else std::memset(out.data() + (pos - offset), 0, len);
+    pos += len;
+  }
+  for (DataPage* p : pinned) Unpin(p);
+  *done = n;
+  stats_.app_bytes_read.Inc(n);
+  co_await Cpu(cfg_.cpu.memcpy_page * static_cast<int64_t>(last - first + 1));
+  co_return Errno::kOk;
+}
+
+// ---- Writes.
+
+sim::Task<Errno> F2fs::ReserveBlock(Inode* inode, uint64_t index) {
+  DnodeRef dn;
+  if (!TryGetDnodeCached(inode, index, &dn) || !dn.np) dn = co_await GetDnode(inode, index, true);
+  if (!dn.np) co_return dn.err == Errno::kOk ? Errno::kNoSpc : dn.err;
+  if (dn.np->blk->Addr(dn.ofs) != kNullAddr) co_return Errno::kOk;
+  if (!IncValidBlocks(1)) co_return Errno::kNoSpc;
+  MutNode(dn.np).SetAddr(dn.ofs, kNewAddr);
+  SetNodeDirty(dn.np, inode);
+  ++MutI(inode).data_blocks;
+  co_return Errno::kOk;
+}
+
+sim::Task<Errno> F2fs::ConvertInlineData(Inode* inode) {
+  const std::vector<uint8_t> content = inode->ipage->blk->inline_data;
+  const Errno e = co_await ReserveBlock(inode, 0);
+  if (e != Errno::kOk) co_return e;
+  DataPage* p = FindDataPage(inode, 0);
+  if (!p) p = NewDataPage(inode, 0);
+  if (!content.empty()) {
+    DataBlock& b = MutBytes(p);
+    std::memcpy(b.bytes.data(), content.data(), std::min<size_t>(content.size(), kBlockSize));
+  }
+  SetDataPageDirty(inode, p);
+  // f2fs_convert_inline_page: the page is written (hot data log) and waited
+  // for before the inline data goes, so the data stays consistent on flash.
+  {
+    Pin(p);
+    IoBatch batch(q_);
+    {
+      WriteBatcher wb(this, Io::kData, &batch);
+      const Errno we = co_await WriteDataPage(inode, p, /*hot=*/true, wb);
+      wb.Flush();
+      if (we != Errno::kOk) {
+        Unpin(p);
+        co_return we;
+      }
+    }
+    co_await WaitBatch(batch);
+    Unpin(p);
+  }
+  NodeBlock& ib = MutInodeBlock(inode);
+  ib.inline_data.clear();
+  ib.inode->inline_data = false;
+  co_return Errno::kOk;
+}
+
+sim::Task<Errno> F2fs::DoWrite(Inode* inode, uint64_t offset, std::span<const uint8_t> data, uint64_t length,
+                               uint64_t* done) {
+  *done = 0;
+  if (length == 0) co_return Errno::kOk;
+  const uint64_t end = offset + length;
+  if (end > MaxFileBlocks() * kBlockSize) co_return Errno::kFBig;
+  SharedLock cp = co_await LockOp();
+  if (I(inode).inline_data) {
+    if (end <= kMaxInlineData) {
+      NodeBlock& b = MutInodeBlock(inode);
+      const uint64_t new_size = std::max<uint64_t>(b.inode->size, end);
+      if (b.inline_data.size() < new_size) b.inline_data.resize(new_size, 0);
+      if (data.empty()) std::memset(b.inline_data.data() + offset, 0, length);
+      else std::memcpy(b.inline_data.data() + offset, data.data(), length);
+      b.inode->size = new_size;
+      b.inode->mtime = q_->now();
+      *done = length;
+      stats_.app_bytes_written.Inc(length);
+      co_await Cpu(cfg_.cpu.memcpy_page);
+      co_return Errno::kOk;
+    }
+    const Errno e = co_await ConvertInlineData(inode);
+    if (e != Errno::kOk) co_return e;
+  }
+  const uint64_t first = offset / kBlockSize, last = (end - 1) / kBlockSize;
+  const uint64_t old_size = I(inode).size;
+  uint64_t pos = offset;
+  Errno err = Errno::kOk;
+  for (uint64_t idx = first; idx <= last; ++idx) {
+    const uint64_t in_page = pos % kBlockSize;
+    const uint64_t len = std::min<uint64_t>(kBlockSize - in_page, end - pos);
+    const bool partial = len < kBlockSize;
+    // Read-modify-write of a partly overwritten page that exists on flash.
+    if (partial && !inode->pages.count(idx) && idx * kBlockSize < old_size) {
+      co_await ReadPages(inode, idx, idx);
+      inode->ra_next = UINT64_MAX;
+    }
+    err = co_await ReserveBlock(inode, idx);
+    if (err != Errno::kOk) break;
+    DataPage* p = FindDataPage(inode, idx);
+    if (!p) {
+      if (partial && idx * kBlockSize < old_size) {
+        // Evicted since the read: read again.
+        co_await ReadPages(inode, idx, idx);
+        p = FindDataPage(inode, idx);
+        CHECK(p != nullptr);
+      } else {
+        p = NewDataPage(inode, idx);
+      }
+    }
+    if (data.empty()) {
+      if (!partial) {
+        p->bytes.reset();
+      } else if (p->bytes) {
+        std::memset(MutBytes(p).bytes.data() + in_page, 0, len);
+      }
+    } else {
+      std::memcpy(MutBytes(p).bytes.data() + in_page, data.data() + (pos - offset), len);
+    }
+    SetDataPageDirty(inode, p);
+    pos += len;
+  }
+  const uint64_t written = pos - offset;
+  *done = written;
+  if (written > 0) {
+    stats_.app_bytes_written.Inc(written);
+    if (offset + written > I(inode).size) {
+      InodeFields& f = MutI(inode);
+      f.size = offset + written;
+      f.mtime = q_->now();
+    } else {
+      inode->time_dirty = true;
+    }
+  }
+  co_await Cpu(cfg_.cpu.memcpy_page * static_cast<int64_t>(last - first + 1));
+  co_return written > 0 ? Errno::kOk : err;
+}
+
+sim::Task<Errno> F2fs::DoTruncate(Inode* inode, uint64_t size) {
+  const uint64_t old = I(inode).size;
+  if (size > MaxFileBlocks() * kBlockSize) co_return Errno::kFBig;
+  SharedLock cp = co_await LockOp();
+  if (I(inode).inline_data) {
+    if (size <= kMaxInlineData) {
+      NodeBlock& b = MutInodeBlock(inode);
+      b.inline_data.resize(std::min<uint64_t>(b.inline_data.size(), size));
+      b.inode->size = size;
+      b.inode->mtime = q_->now();
+      co_return Errno::kOk;
+    }
+    const Errno e = co_await ConvertInlineData(inode);
+    if (e != Errno::kOk) co_return e;
+  }
+  if (size < old) {
+    const uint64_t from = (size + kBlockSize - 1) / kBlockSize;
+    // Zero the tail of a partial last page (truncate_partial_data_page).
+    if (size % kBlockSize) {
+      const uint64_t idx = size / kBlockSize;
+      DnodeRef dn;
+      if (!TryGetDnodeCached(inode, idx, &dn)) dn = co_await GetDnode(inode, idx, false);
+      const bool exists = dn.np && dn.np->blk->Addr(dn.ofs) != kNullAddr;
+      if (exists && !inode->pages.count(idx)) co_await ReadPages(inode, idx, idx);
+      DataPage* p = FindDataPage(inode, idx);
+      if (p && p->bytes) {
+        std::memset(MutBytes(p).bytes.data() + size % kBlockSize, 0, kBlockSize - size % kBlockSize);
+        SetDataPageDirty(inode, p);
+      }
+    }
+    // Drop cached pages beyond the new end.
+    std::vector<uint64_t> drop;
+    for (auto it = inode->pages.lower_bound(from); it != inode->pages.end(); ++it) drop.push_back(it->first);
+    for (uint64_t idx : drop) DropDataPage(inode, idx);
+    co_await TruncateBlocks(inode, from);
+  }
+  InodeFields& f = MutI(inode);
+  f.size = size;
+  f.mtime = q_->now();
+  co_return Errno::kOk;
+}
+
+// ---- Writeback.
+
+LogType F2fs::DataLogType(const Inode* inode, bool hot, bool gc) const {
+  if (cfg_.active_logs == 2) return LogType::kHotData;
+  const InodeFields& f = I(inode);
+  if (cfg_.active_logs == 4) return f.is_dir ? LogType::kHotData : LogType::kColdData;
+  if (gc) return cfg_.atgc ? LogType::kAtgcData : LogType::kColdData;
+  if (f.cold) return LogType::kColdData;
+  if (f.hot || hot) return LogType::kHotData;
+  return LogType::kWarmData;
+}
+
+bool F2fs::ShouldIpu(const Inode* inode) const {
+  if (cfg_.mode == "lfs") return false;
+  const InodeFields& f = I(inode);
+  if (f.is_dir) return false;
+  if (f.cold) return true;
+  const double util = static_cast<double>(valid_block_count_) / static_cast<double>(layout_.user_block_count);
+  const bool util_over = util > cfg_.min_ipu_util.value;
+  if (ipu_bits_[0]) return true;                           // force
+  if (ipu_bits_[1] && NeedSsr()) return true;              // ssr
+  if (ipu_bits_[2] && util_over) return true;              // util
+  if (ipu_bits_[3] && NeedSsr() && util_over) return true; // ssr_util
+  if (ipu_bits_[4] && inode->need_ipu) return true;        // fsync
+  return false;
+}
+
+sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteBatcher& wb) {
+  const uint64_t idx = p->index;
+  DnodeRef dn;
+  if (!TryGetDnodeCached(inode, idx, &dn) || !dn.np) {
+    Pin(p);
+    dn = co_await GetDnode(inode, idx, true);
+    Unpin(p);
+  }
+  if (!dn.np) co_return dn.err == Errno::kOk ? Errno::kNoSpc : dn.err;
+  if (!p->dirty || p->zombie) co_return Errno::kOk;
+  const bool is_dir = I(inode).is_dir;
+  const BlockAddr old = dn.np->blk->Addr(dn.ofs);
+  BlockPtr content = is_dir ? BlockPtr(p->dents) : BlockPtr(p->bytes);
+  BlockAddr addr;
+  if (IsValidBlkaddr(old) && p->writeback == 0 && ShouldIpu(inode)) {
+    addr = old;
+    sm_->Touch(old, q_->now());
+    inode->update_write = true;
+    stats_.ipu_blocks.Inc();
+  } else {
+    if (old == kNullAddr) {
+      if (!IncValidBlocks(1)) co_return Errno::kNoSpc;
+      ++MutI(inode).data_blocks;
+    }
+    const LogType t = DataLogType(inode, hot, false);
+    if (sm_->curseg(t).ssr) stats_.ssr_blocks.Inc();
+    addr = sm_->Allocate(t, Summary{dn.np->nid, static_cast<uint16_t>(dn.ofs), 0}, q_->now(), NeedSsr());
+    if (IsValidBlkaddr(old)) sm_->Invalidate(old);
+    MutNode(dn.np).SetAddr(dn.ofs, addr);
+    SetNodeDirty(dn.np, inode);
+    inode->append_write = true;
+    ++alloc_since_cp_;
+    stats_.opu_blocks.Inc();
+  }
+  ClearDataPageDirty(inode, p);
+  LruRemove(p);
+  ++p->writeback;
+  ++inode->wb_writes;
+  wb.Add(addr, std::move(content), p, inode->ino);
+  co_return Errno::kOk;
+}
+
+sim::Task<void> F2fs::WritebackInode(Inode* inode, uint64_t max_pages, bool wait, bool from_cp) {
+  if (inode->dirty_pages == 0) co_return;
+  InodeRef ref(this, inode);
+  IoBatch batch(q_);
+  {
+    SharedLock cp;
+    if (!from_cp) cp = co_await LockOp();
+    const bool hot = inode->dirty_pages <= cfg_.min_hot_blocks;
+    WriteBatcher wb(this, I(inode).is_dir ? Io::kDentry : Io::kData, wait ? &batch : nullptr);
+    std::vector<uint64_t> idxs;
+    for (uint64_t idx : inode->dirty_index) {
+      if (idxs.size() >= max_pages) break;
+      idxs.push_back(idx);
+    }
+    for (uint64_t idx : idxs) {
+      DataPage* p = FindDataPage(inode, idx);
+      if (!p || !p->dirty) continue;
+      const Errno e = co_await WriteDataPage(inode, p, hot, wb);
+      if (e != Errno::kOk) break;
+    }
+    wb.Flush();
+  }
+  if (wait) co_await WaitBatch(batch);
+}
+
+sim::Task<void> F2fs::BalanceDirtyPages() {
+  const double limit = static_cast<double>(page_limit_) * cfg_.page_cache.dirty_ratio.value;
+  if (static_cast<double>(dirty_data_pages_) <= limit) co_return;
+  stats_.throttled_writes.Inc();
+  while (static_cast<double>(dirty_data_pages_) > limit && !dead_ && !stopping_) {
+    flusher_timer_.Kick();
+    co_await dirty_wq_.Wait();
+  }
+}
+
+sim::Task<void> F2fs::FlusherThread() {
+  ++threads_running_;
+  constexpr uint64_t kChunk = 1024;  // pages per inode per pass (MAX_WRITEBACK_PAGES-like)
+  while (!stopping_ && !dead_) {
+    co_await flusher_timer_.Sleep(cfg_.page_cache.writeback_interval);
+    if (stopping_ || dead_) break;
+    const double bg = static_cast<double>(page_limit_) * cfg_.page_cache.dirty_background_ratio.value;
+    size_t n = wb_list_.size();
+    while (n-- > 0 && !wb_list_.empty() && !dead_) {
+      const Nid ino = wb_list_.front();
+      wb_list_.pop_front();
+      Inode* in = FindInode(ino);
+      if (!in || !in->on_wb_list) continue;
+      if (in->dirty_pages == 0) {
+        in->on_wb_list = false;
+        continue;
+      }
+      const bool expired = in->dirtied_when + cfg_.page_cache.dirty_expire <= q_->now();
+      const bool over = static_cast<double>(dirty_data_pages_) > bg;
+      if (!expired && !over) {
+        wb_list_.push_front(ino);
+        break;
+      }
+      InodeRef ref(this, in);
+      co_await WritebackInode(in, kChunk, false);
+      if (in->dirty_pages > 0 && in->on_wb_list) wb_list_.push_back(ino);
+    }
+    if (!dead_) co_await BalanceFsBg();
+  }
+  --threads_running_;
+  threads_wq_.NotifyAll();
+}
+
+}  // namespace fs::f2fs

@@ -1,0 +1,505 @@
+// Inodes in memory and directories: path lookup, multi-level hash dentry
+// blocks (f2fs_find_entry / f2fs_add_regular_entry), inline dentries and
+// their conversion, link/unlink, inode creation and freeing.
+#include <algorithm>
+
+#include "fs/f2fs/f2fs.h"
+
+namespace fs::f2fs {
+
+namespace {
+
+uint32_t DirBuckets(uint32_t level) {
+  return level < kMaxDirHashDepth / 2 ? 1u << level : 1u << (kMaxDirHashDepth / 2 - 1);
+}
+uint32_t BucketBlocks(uint32_t level) { return level < kMaxDirHashDepth / 2 ? 2 : 4; }
+uint64_t DirBlockIndex(uint32_t level, uint32_t bucket) {
+  uint64_t bidx = 0;
+  for (uint32_t i = 0; i < level; ++i) bidx += uint64_t{DirBuckets(i)} * BucketBlocks(i);
+  return bidx + uint64_t{bucket} * BucketBlocks(level);
+}
+
+std::vector<std::string_view> SplitPath(std::string_view path) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < path.size()) {
+    while (i < path.size() && path[i] == '/') ++i;
+    size_t j = i;
+    while (j < path.size() && path[j] != '/') ++j;
+    if (j > i) {
+      std::string_view c = path.substr(i, j - i);
+      if (c != ".") out.push_back(c);
+    }
+    i = j;
+  }
+  return out;
+}
+
+bool HasExtension(std::string_view name, const std::vector<std::string>& exts) {
+  for (const std::string& e : exts) {
+    if (name.size() > e.size() + 1 && name[name.size() - e.size() - 1] == '.' &&
+        name.substr(name.size() - e.size()) == e)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// ---- Inode objects.
+
+F2fs::InodeRef& F2fs::InodeRef::operator=(InodeRef&& o) noexcept {
+  if (this != &o) {
+    this->~InodeRef();
+    fs_ = o.fs_;
+    i_ = o.i_;
+    o.i_ = nullptr;
+  }
+  return *this;
+}
+
+F2fs::InodeRef::~InodeRef() {
+  if (!i_) return;
+  Inode* in = i_;
+  i_ = nullptr;
+  CHECK_GT(in->refs, 0u);
+  if (--in->refs > 0 || fs_->dead_) return;
+  if (in->freed) {
+    auto& v = fs_->freed_inodes_;
+    auto it = std::find_if(v.begin(), v.end(), [&](const auto& p) { return p.get() == in; });
+    CHECK(it != v.end());
+    v.erase(it);
+  }
+  // An unlinked inode without references stays an orphan until a later
+  // sweep (or mount) frees it; a clean idle inode may leave memory.
+}
+
+F2fs::Inode* F2fs::FindInode(Nid ino) {
+  auto it = inodes_.find(ino.v);
+  return it == inodes_.end() ? nullptr : it->second.get();
+}
+
+sim::Task<F2fs::Inode*> F2fs::GetInode(Nid ino) {
+  if (Inode* in = FindInode(ino)) co_return in;
+  if (!nat_->Valid(ino) || !nat_->Get(ino).in_use) co_return nullptr;
+  NodePage* np = co_await LoadNode(ino);
+  if (Inode* in = FindInode(ino)) co_return in;
+  if (!np || !np->blk->IsInode()) co_return nullptr;
+  auto in = std::make_unique<Inode>(q_);
+  in->ino = ino;
+  in->ipage = np;
+  Pin(np);
+  Inode* raw = in.get();
+  inodes_[ino.v] = std::move(in);
+  co_return raw;
+}
+
+void F2fs::MaybeEvictInode(Inode* in) {
+  if (in->ino == kRootIno || in->refs > 0 || in->unlinked || in->freed || I(in).lost_pino) return;
+  if (!in->pages.empty() || in->dirty_node_count > 0 || in->time_dirty || !in->lock.idle() || in->wb_writes > 0)
+    return;
+  if (in->ipage->dirty || in->ipage->writeback > 0) return;
+  NodePage* ip = in->ipage;
+  inodes_.erase(in->ino.v);
+  Unpin(ip);
+}
+
+NodeBlock& F2fs::MutInodeBlock(Inode* inode) {
+  NodeBlock& b = MutNode(inode->ipage);
+  SetNodeDirty(inode->ipage, inode);
+  return b;
+}
+
+InodeFields& F2fs::MutI(Inode* inode) { return *MutInodeBlock(inode).inode; }
+
+void F2fs::TouchDir(Inode* dir) {
+  InodeFields& f = MutI(dir);
+  f.mtime = q_->now();
+  f.ctime = q_->now();
+  dir->trans_dir = true;
+}
+
+// ---- Lookup.
+
+sim::Task<F2fs::ParentRef> F2fs::LookupParent(std::string_view path) {
+  ParentRef r;
+  const std::vector<std::string_view> comps = SplitPath(path);
+  Inode* root = co_await GetInode(kRootIno);
+  CHECK(root != nullptr) << "root inode missing";
+  InodeRef cur(this, root);
+  if (comps.empty()) {
+    r.dir = std::move(cur);
+    r.name = "";
+    co_return r;
+  }
+  for (size_t i = 0; i + 1 < comps.size(); ++i) {
+    const std::string_view c = comps[i];
+    if (c.size() > kMaxNameLen) {
+      r.err = Errno::kNameTooLong;
+      co_return r;
+    }
+    Nid next;
+    if (c == "..") {
+      next = I(cur.get()).pino.v ? I(cur.get()).pino : kRootIno;
+      if (cur->ino == kRootIno) next = kRootIno;
+    } else {
+      std::optional<DentryLoc> loc;
+      {
+        Inode* d = cur.get();
+        co_await d->lock.LockShared();
+        SharedLock g(&d->lock);
+        loc = co_await DirLookup(d, c);
+      }
+      if (!loc) {
+        r.err = Errno::kNoEnt;
+        co_return r;
+      }
+      if (loc->type != FileType::kDir) {
+        r.err = Errno::kNotDir;
+        co_return r;
+      }
+      next = loc->ino;
+    }
+    Inode* n = co_await GetInode(next);
+    if (!n) {
+      r.err = Errno::kNoEnt;
+      co_return r;
+    }
+    cur = InodeRef(this, n);
+  }
+  const std::string_view last = comps.back();
+  if (last.size() > kMaxNameLen) {
+    r.err = Errno::kNameTooLong;
+    co_return r;
+  }
+  if (last == "..") {
+    r.err = Errno::kInval;
+    co_return r;
+  }
+  r.dir = std::move(cur);
+  r.name = std::string(last);
+  co_return r;
+}
+
+sim::Task<FsResult<Nid>> F2fs::LookupPath(std::string_view path) {
+  ParentRef p = co_await LookupParent(path);
+  if (p.err != Errno::kOk) co_return FsResult<Nid>{Nid{}, p.err};
+  if (p.name.empty()) co_return FsResult<Nid>{kRootIno, Errno::kOk};
+  Inode* d = p.dir.get();
+  if (!I(d).is_dir) co_return FsResult<Nid>{Nid{}, Errno::kNotDir};
+  co_await d->lock.LockShared();
+  SharedLock g(&d->lock);
+  std::optional<DentryLoc> loc = co_await DirLookup(d, p.name);
+  if (!loc) co_return FsResult<Nid>{Nid{}, Errno::kNoEnt};
+  co_return FsResult<Nid>{loc->ino, Errno::kOk};
+}
+
+sim::Task<F2fs::DataPage*> F2fs::GetDentryPage(Inode* dir, uint64_t index, bool create, Errno* err) {
+  if (DataPage* p = FindDataPage(dir, index)) co_return p;
+  DnodeRef dn;
+  if (!TryGetDnodeCached(dir, index, &dn) || (!dn.np && create)) dn = co_await GetDnode(dir, index, create);
+  if (DataPage* p = FindDataPage(dir, index)) co_return p;
+  if (!dn.np) {
+    if (create && err) *err = dn.err == Errno::kOk ? Errno::kNoSpc : dn.err;
+    co_return nullptr;
+  }
+  const BlockAddr a = dn.np->blk->Addr(dn.ofs);
+  if (a == kNullAddr) {
+    if (!create) co_return nullptr;
+    if (!IncValidBlocks(1)) {
+      if (err) *err = Errno::kNoSpc;
+      co_return nullptr;
+    }
+    MutNode(dn.np).SetAddr(dn.ofs, kNewAddr);
+    SetNodeDirty(dn.np, dir);
+    InodeFields& f = MutI(dir);
+    ++f.data_blocks;
+    if (f.size < (index + 1) * kBlockSize) f.size = (index + 1) * kBlockSize;
+    DataPage* p = NewDataPage(dir, index);
+    p->dents = std::make_shared<DentryBlock>();
+    SetDataPageDirty(dir, p);
+    co_return p;
+  }
+  if (a == kNewAddr) {
+    DataPage* p = NewDataPage(dir, index);
+    p->dents = std::make_shared<DentryBlock>();
+    co_return p;
+  }
+  co_await ReadBlock(a, Io::kDentry);
+  if (DataPage* p = FindDataPage(dir, index)) co_return p;
+  const BlockPtr& c = image_->Read(a);
+  CHECK(c && c->type == BlockData::Type::kDentry) << "dentry block " << a.v << " of dir " << dir->ino.v
+                                                  << " is not a dentry block";
+  DataPage* p = NewDataPage(dir, index);
+  p->dents = std::const_pointer_cast<DentryBlock>(std::static_pointer_cast<const DentryBlock>(c));
+  co_return p;
+}
+
+sim::Task<std::optional<F2fs::DentryLoc>> F2fs::DirLookup(Inode* dir, std::string_view name) {
+  const uint32_t hash = DentryHash(name);
+  if (I(dir).inline_dentry) {
+    co_await Cpu(cfg_.cpu.dentry_block_search);
+    const DentryArray& d = *dir->ipage->blk->inline_dents;
+    const int s = d.Find(name, hash);
+    if (s < 0) co_return std::nullopt;
+    co_return DentryLoc{d.dentries[s].ino, d.dentries[s].type, -1, s};
+  }
+  const uint32_t depth = I(dir).current_depth;
+  int64_t searched = 0;
+  std::optional<DentryLoc> found;
+  for (uint32_t level = 0; level < depth && !found; ++level) {
+    const uint32_t nb = DirBuckets(level), nblk = BucketBlocks(level);
+    const uint64_t bidx = DirBlockIndex(level, hash % nb);
+    for (uint64_t b = bidx; b < bidx + nblk; ++b) {
+      DataPage* p = co_await GetDentryPage(dir, b, false, nullptr);
+      if (!p) continue;
+      ++searched;
+      const int s = p->dents->d.Find(name, hash);
+      if (s >= 0) {
+        found = DentryLoc{p->dents->d.dentries[s].ino, p->dents->d.dentries[s].type, static_cast<int64_t>(b), s};
+        break;
+      }
+    }
+  }
+  co_await Cpu(cfg_.cpu.dentry_block_search * std::max<int64_t>(1, searched));
+  co_return found;
+}
+
+sim::Task<Errno> F2fs::ConvertInlineDir(Inode* dir) {
+  auto blk = std::make_shared<DentryBlock>();
+  const DentryArray& src = *dir->ipage->blk->inline_dents;
+  src.ForEach([&](uint32_t s, const Dentry& d) {
+    blk->d.Insert(static_cast<int>(s), src.NameAt(s), d.hash, d.ino, d.type);
+  });
+  // Block 0 is i_addr[0] of the inode.
+  if (!IncValidBlocks(1)) co_return Errno::kNoSpc;
+  NodeBlock& ib = MutInodeBlock(dir);
+  ib.SetAddr(0, kNewAddr);
+  ib.inline_dents.reset();
+  ib.inode->inline_dentry = false;
+  ib.inode->current_depth = 1;
+  ++ib.inode->data_blocks;
+  if (ib.inode->size < kBlockSize) ib.inode->size = kBlockSize;
+  DropDataPage(dir, 0);
+  DataPage* p = NewDataPage(dir, 0);
+  p->dents = std::move(blk);
+  SetDataPageDirty(dir, p);
+  co_return Errno::kOk;
+}
+
+sim::Task<Errno> F2fs::AddLink(Inode* dir, std::string_view name, Nid ino, FileType type) {
+  const uint32_t hash = DentryHash(name);
+  const uint32_t slots = DentryArray::SlotsFor(name.size());
+  dir->trans_dir = true;
+  if (I(dir).inline_dentry) {
+    co_await Cpu(cfg_.cpu.dentry_block_search);
+    const int s = dir->ipage->blk->inline_dents->FindRoom(slots);
+    if (s >= 0) {
+      MutInodeBlock(dir).inline_dents->Insert(s, name, hash, ino, type);
+      TouchDir(dir);
+      co_return Errno::kOk;
+    }
+    const Errno e = co_await ConvertInlineDir(dir);
+    if (e != Errno::kOk) co_return e;
+  }
+  int64_t searched = 0;
+  for (uint32_t level = 0;; ++level) {
+    if (level >= kMaxDirHashDepth) co_return Errno::kNoSpc;
+    if (level == I(dir).current_depth) MutI(dir).current_depth = level + 1;
+    const uint32_t nb = DirBuckets(level), nblk = BucketBlocks(level);
+    const uint64_t bidx = DirBlockIndex(level, hash % nb);
+    for (uint64_t b = bidx; b < bidx + nblk; ++b) {
+      Errno err = Errno::kOk;
+      DataPage* p = co_await GetDentryPage(dir, b, true, &err);
+      if (!p) co_return err == Errno::kOk ? Errno::kNoSpc : err;
+      ++searched;
+      const int s = p->dents->d.FindRoom(slots);
+      if (s < 0) continue;
+      MutDents(p).d.Insert(s, name, hash, ino, type);
+      SetDataPageDirty(dir, p);
+      TouchDir(dir);
+      co_await Cpu(cfg_.cpu.dentry_block_search * searched);
+      co_return Errno::kOk;
+    }
+  }
+}
+
+sim::Task<Errno> F2fs::RemoveLink(Inode* dir, const DentryLoc& loc) {
+  dir->trans_dir = true;
+  if (loc.block < 0) {
+    MutInodeBlock(dir).inline_dents->Remove(loc.slot);
+    TouchDir(dir);
+    co_return Errno::kOk;
+  }
+  DataPage* p = co_await GetDentryPage(dir, static_cast<uint64_t>(loc.block), false, nullptr);
+  CHECK(p != nullptr) << "dentry block " << loc.block << " of dir " << dir->ino.v << " vanished";
+  MutDents(p).d.Remove(loc.slot);
+  if (loc.block != 0 && p->dents->d.Empty()) {
+    // An empty dentry block is punched (f2fs_delete_entry).
+    const uint64_t idx = static_cast<uint64_t>(loc.block);
+    DropDataPage(dir, idx);
+    DnodeRef dn;
+    if (!TryGetDnodeCached(dir, idx, &dn)) dn = co_await GetDnode(dir, idx, false);
+    if (dn.np) ReleaseDataAddr(dir, dn.np, dn.ofs);
+  } else {
+    SetDataPageDirty(dir, p);
+  }
+  TouchDir(dir);
+  co_return Errno::kOk;
+}
+
+sim::Task<Errno> F2fs::SetLink(Inode* dir, const DentryLoc& loc, Nid ino, FileType type) {
+  dir->trans_dir = true;
+  if (loc.block < 0) {
+    Dentry& d = MutInodeBlock(dir).inline_dents->dentries[loc.slot];
+    d.ino = ino;
+    d.type = type;
+    TouchDir(dir);
+    co_return Errno::kOk;
+  }
+  DataPage* p = co_await GetDentryPage(dir, static_cast<uint64_t>(loc.block), false, nullptr);
+  CHECK(p != nullptr);
+  Dentry& d = MutDents(p).d.dentries[loc.slot];
+  d.ino = ino;
+  d.type = type;
+  SetDataPageDirty(dir, p);
+  TouchDir(dir);
+  co_return Errno::kOk;
+}
+
+sim::Task<FsResult<F2fs::Inode*>> F2fs::NewInode(Inode* dir, std::string_view name, bool is_dir) {
+  if (!IncValidBlocks(1)) co_return FsResult<Inode*>{nullptr, Errno::kNoSpc};
+  std::optional<Nid> nid = nat_->AllocNid(kNullNid);
+  if (!nid) {
+    DecValidBlocks(1);
+    co_return FsResult<Inode*>{nullptr, Errno::kNoSpc};
+  }
+  auto blk = std::make_shared<NodeBlock>();
+  blk->kind = NodeKind::kInode;
+  blk->footer.nid = *nid;
+  blk->footer.ino = *nid;
+  blk->footer.ofs = 0;
+  blk->footer.cold = !is_dir;
+  InodeFields f;
+  f.is_dir = is_dir;
+  f.links = is_dir ? 2 : 1;
+  f.pino = dir->ino;
+  f.name = std::string(name);
+  f.mtime = f.ctime = q_->now();
+  f.generation = nid->v;
+  if (is_dir) {
+    f.inline_dentry = cfg_.inline_dentry;
+  } else {
+    f.inline_data = cfg_.inline_data;
+    f.cold = HasExtension(name, cfg_.mkfs.cold_extensions);
+    f.hot = !f.cold && HasExtension(name, cfg_.mkfs.hot_extensions);
+  }
+  blk->inode = std::move(f);
+  if (is_dir && cfg_.inline_dentry) {
+    blk->inline_dents.emplace(kInlineDentrySlots);
+    blk->inline_dents->Insert(0, ".", 0, *nid, FileType::kDir);
+    blk->inline_dents->Insert(1, "..", 0, dir->ino, FileType::kDir);
+  }
+  NodePage* np = InsertNode(*nid, std::move(blk));
+  auto in = std::make_unique<Inode>(q_);
+  in->ino = *nid;
+  in->ipage = np;
+  Pin(np);
+  Inode* raw = in.get();
+  inodes_[nid->v] = std::move(in);
+  SetNodeDirty(np, raw);
+  ++valid_inode_count_;
+  if (is_dir && !cfg_.inline_dentry) {
+    Errno err = Errno::kOk;
+    DataPage* p = co_await GetDentryPage(raw, 0, true, &err);
+    if (!p) co_return FsResult<Inode*>{nullptr, err};
+    DentryBlock& d = MutDents(p);
+    d.d.Insert(0, ".", 0, *nid, FileType::kDir);
+    d.d.Insert(1, "..", 0, dir->ino, FileType::kDir);
+    MutI(raw).current_depth = 1;
+  }
+  co_return FsResult<Inode*>{raw, Errno::kOk};
+}
+
+sim::Task<bool> F2fs::DirEmpty(Inode* dir) {
+  std::vector<std::pair<std::string, Dentry>> l = co_await ListDir(dir);
+  co_return l.empty();
+}
+
+sim::Task<std::vector<std::pair<std::string, Dentry>>> F2fs::ListDir(Inode* dir) {
+  std::vector<std::pair<std::string, Dentry>> out;
+  auto take = [&](const DentryArray& d) {
+    d.ForEach([&](uint32_t s, const Dentry& e) {
+      const std::string_view n = d.NameAt(s);
+      if (n == "." || n == "..") return;
+      out.emplace_back(std::string(n), e);
+    });
+  };
+  if (I(dir).inline_dentry) {
+    take(*dir->ipage->blk->inline_dents);
+    co_await Cpu(cfg_.cpu.dentry_block_search);
+    co_return out;
+  }
+  const uint64_t nblocks = (I(dir).size + kBlockSize - 1) / kBlockSize;
+  int64_t searched = 0;
+  for (uint64_t b = 0; b < nblocks; ++b) {
+    DataPage* p = co_await GetDentryPage(dir, b, false, nullptr);
+    if (!p) continue;
+    ++searched;
+    take(p->dents->d);
+  }
+  co_await Cpu(cfg_.cpu.dentry_block_search * std::max<int64_t>(1, searched));
+  co_return out;
+}
+
+sim::Task<Errno> F2fs::DropLink(Inode* inode) {
+  InodeFields& f = MutI(inode);
+  f.ctime = q_->now();
+  if (f.is_dir) {
+    f.links = 0;
+  } else {
+    CHECK_GT(f.links, 0u);
+    --f.links;
+  }
+  if (f.links == 0) {
+    inode->unlinked = true;
+    orphans_.insert(inode->ino.v);
+  }
+  co_return Errno::kOk;
+}
+
+sim::Task<void> F2fs::FreeInode(Inode* inode) {
+  CHECK(inode->unlinked && !inode->freed);
+  InodeRef ref(this, inode);
+  // Data pages first (no writeback needed: the blocks are freed).
+  std::vector<uint64_t> idxs;
+  for (const auto& [idx, p] : inode->pages) idxs.push_back(idx);
+  for (uint64_t idx : idxs) DropDataPage(inode, idx);
+  if (!I(inode).inline_data && !I(inode).inline_dentry) co_await TruncateBlocks(inode, 0);
+  // The inode block itself.
+  NodePage* ip = inode->ipage;
+  const uint64_t dblocks = I(inode).data_blocks;
+  CHECK_EQ(dblocks, 0u) << "inode " << inode->ino.v << " still owns data blocks";
+  // Remaining dirty nodes of this inode are the inode page only.
+  inode->freed = true;
+  orphans_.erase(inode->ino.v);
+  dirty_dirs_.erase(inode->ino.v);
+  --valid_inode_count_;
+  ip->pin = ip->pin - 1;  // the Inode's pin; RemoveNodePage decides about zombies
+  FreeNode(ip);
+  inode->ipage = nullptr;
+  auto it = inodes_.find(inode->ino.v);
+  CHECK(it != inodes_.end());
+  freed_inodes_.push_back(std::move(it->second));
+  inodes_.erase(it);
+  stats_.orphans_freed.Inc();
+}
+
+sim::Task<void> F2fs::ReleaseInode(Inode* inode) {
+  InodeRef ref(this, inode);
+  if (!inode->unlinked || inode->freed || inode->refs != 1) co_return;
+  SharedLock cp = co_await LockOp();
+  if (inode->unlinked && !inode->freed && inode->refs == 1) co_await FreeInode(inode);
+}
+
+}  // namespace fs::f2fs

@@ -1,0 +1,162 @@
+// fsync (f2fs_do_sync_file): data write-and-wait, the checkpoint cases of
+// need_do_checkpoint, the file's dirty dnodes written with FSYNC/DENT marks
+// to the warm node log (f2fs_fsync_node_pages), and a merged cache flush.
+#include <algorithm>
+
+#include "fs/f2fs/f2fs.h"
+
+namespace fs::f2fs {
+
+namespace {
+enum CpNeed : int {
+  kNoCp = 0, kNonRegular, kHardlink, kSbNeedCp, kWrongPino, kNoSpaceRollForward, kParentNotCheckpointed,
+  kFastboot, kSpecLogNum, kRecoverDir
+};
+}  // namespace
+
+bool F2fs::NeedDentryMark(Nid ino) const {
+  const NatTable::Entry& e = nat_->Get(ino);
+  return !e.checkpointed && !e.fsynced_inode;
+}
+
+bool F2fs::NeedInodeBlockUpdate(Nid ino) const {
+  const NatTable::Entry& e = nat_->Get(ino);
+  return !(e.last_fsync && (e.checkpointed || e.fsynced_inode));
+}
+
+int F2fs::NeedDoCheckpoint(Inode* inode) const {
+  const InodeFields& f = I(inode);
+  if (f.is_dir) return kNonRegular;
+  if (f.links != 1) return kHardlink;
+  if (need_cp_) return kSbNeedCp;
+  if (f.lost_pino) return kWrongPino;
+  // f2fs_space_for_roll_forward: blocks allocated since the checkpoint must
+  // fit the user space (recovery replays them on top of the checkpoint).
+  if (valid_block_count_ + alloc_since_cp_ > layout_.user_block_count) return kNoSpaceRollForward;
+  const Nid pino = f.pino;
+  if (!nat_->Valid(pino) || !nat_->Get(pino).checkpointed) return kParentNotCheckpointed;
+  if (cfg_.fastboot) return kFastboot;
+  if (cfg_.active_logs == 2) return kSpecLogNum;
+  if (cfg_.fsync_mode == "strict" && NeedDentryMark(inode->ino)) {
+    Inode* parent = const_cast<F2fs*>(this)->FindInode(pino);
+    if (parent && parent->trans_dir) return kRecoverDir;
+  }
+  return kNoCp;
+}
+
+sim::Task<uint32_t> F2fs::FsyncNodePages(Inode* inode, IoBatch* batch) {
+  // The lookup: the kernel walks every dirty page of the node mapping and
+  // skips those of other inodes; the per-file list visits only this file's.
+  const uint64_t visited = cfg_.fsync_node_lookup == "list" ? inode->dirty_node_count : dirty_nids_.size();
+  stats_.fsync_visited.Record(static_cast<int64_t>(visited));
+  stats_.fsync_nodes_visited.Inc(visited);
+  co_await Cpu(cfg_.cpu.fsync_scan_page * static_cast<int64_t>(visited));
+  SharedLock cp = co_await LockOp();
+  std::vector<NodePage*> todo;
+  for (NodePage* np = inode->dirty_nodes; np; np = np->dnext) {
+    if (np->blk->IsDnode() && np->blk->footer.cold) todo.push_back(np);
+  }
+  // Written in nid order, as the scan of the node mapping finds them.
+  std::sort(todo.begin(), todo.end(), [](const NodePage* a, const NodePage* b) { return a->nid < b->nid; });
+  WriteBatcher wb(this, Io::kNode, batch);
+  for (NodePage* np : todo) {
+    const bool dent = np->blk->IsInode() && NeedDentryMark(inode->ino);
+    WriteNodePage(np, /*fsync_mark=*/true, dent, wb);
+  }
+  uint32_t written = static_cast<uint32_t>(todo.size());
+  // f2fs_need_inode_block_update: the last node written for this inode must
+  // carry the fsync mark (and a never-checkpointed inode must have been
+  // fsynced), else the inode block is written again with it. Done under the
+  // same cp_rwsem hold so no checkpoint slips in between.
+  if (NeedInodeBlockUpdate(inode->ino)) {
+    MutInodeBlock(inode);
+    WriteNodePage(inode->ipage, /*fsync_mark=*/true, NeedDentryMark(inode->ino), wb);
+    ++written;
+  }
+  wb.Flush();
+  stats_.fsync_nodes_written.Inc(written);
+  co_return written;
+}
+
+sim::Task<Errno> F2fs::SyncFile(Inode* inode, bool datasync) {
+  stats_.fsync_calls.Inc();
+  const sim::SimTime t0 = q_->now();
+  ++inode->fsyncs_in_flight;
+  struct Done {
+    Inode* in;
+    ~Done() { --in->fsyncs_in_flight; }
+  } done{inode};
+  bool go_write = false;
+  sim::SimTime t_data = t0, t_node = t0;
+  if (I(inode).is_dir) {
+    go_write = true;
+  } else {
+    // Small fsyncs and fdatasync update in place (FI_NEED_IPU).
+    if (datasync || inode->dirty_pages <= cfg_.min_fsync_blocks) inode->need_ipu = true;
+    co_await WritebackInode(inode, UINT64_MAX, /*wait=*/true);
+    // filemap_fdatawait: data writes of this file submitted by others (the
+    // flusher, cleaning) complete too before the nodes point at them durably.
+    while (inode->wb_writes > 0 && !dead_) co_await wb_wq_.Wait();
+    inode->need_ipu = false;
+    t_data = q_->now();
+    stats_.fsync_data.Record((t_data - t0).ns());
+    if (I(inode).inline_data && inode->ipage->dirty) go_write = true;
+    if (!datasync && inode->time_dirty) {
+      SharedLock cp = co_await LockOp();
+      MutI(inode).mtime = q_->now();
+      inode->time_dirty = false;
+    }
+    if (inode->ipage->dirty) go_write = true;
+    if (!go_write && !inode->append_write) {
+      if (inode->dirty_node_count > 0) {
+        go_write = true;
+      } else if (inode->update_write) {
+        goto flush_out;
+      } else {
+        stats_.fsync_total.Record((q_->now() - t0).ns());
+        co_return Errno::kOk;
+      }
+    }
+    go_write = true;
+  }
+  if (go_write) {
+    const int reason = NeedDoCheckpoint(inode);
+    if (reason != kNoCp) {
+      const sim::SimTime tc = q_->now();
+      co_await Checkpoint(CpReason::kFsync);
+      stats_.fsync_cp.Record((q_->now() - tc).ns());
+      stats_.fsync_checkpoints.Inc();
+      // try_to_fix_pino: the checkpoint made the namespace durable.
+      if (I(inode).lost_pino && inode->cur_pino != kNullNid) {
+        SharedLock cp = co_await LockOp();
+        InodeFields& f = MutI(inode);
+        f.pino = inode->cur_pino;
+        f.name = inode->cur_name;
+        f.lost_pino = false;
+      }
+      inode->append_write = false;
+      inode->update_write = false;
+      stats_.fsync_total.Record((q_->now() - t0).ns());
+      co_return Errno::kOk;
+    }
+    const sim::SimTime tn0 = q_->now();
+    IoBatch batch(q_);
+    co_await FsyncNodePages(inode, &batch);
+    co_await WaitBatch(batch);
+    co_await WaitWarmNodeWrites();
+    inode->append_write = false;
+    t_node = q_->now();
+    stats_.fsync_node.Record((t_node - tn0).ns());
+  }
+flush_out:
+  if (cfg_.fsync_mode != "nobarrier") {
+    const sim::SimTime tf = q_->now();
+    co_await IssueFlush();
+    stats_.fsync_flush.Record((q_->now() - tf).ns());
+  }
+  inode->update_write = false;
+  stats_.fsync_total.Record((q_->now() - t0).ns());
+  co_return Errno::kOk;
+}
+
+}  // namespace fs::f2fs

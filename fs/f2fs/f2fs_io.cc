@@ -1,0 +1,239 @@
+// Device I/O of the F2FS model: request pool, merged writes, reads, merged
+// cache flushes, completions feeding the Image.
+#include <algorithm>
+
+#include "fs/f2fs/f2fs.h"
+
+namespace fs::f2fs {
+
+F2fs::IoReq* F2fs::AllocReq() {
+  if (!free_reqs_) {
+    all_reqs_.push_back(std::make_unique<IoReq>());
+    return all_reqs_.back().get();
+  }
+  IoReq* r = free_reqs_;
+  free_reqs_ = r->next_free;
+  return r;
+}
+
+void F2fs::FreeReq(IoReq* r) {
+  r->write_ids.clear();
+  r->pages.clear();
+  r->inos.clear();
+  r->node_seqs.clear();
+  r->batch = nullptr;
+  r->fua = false;
+  r->next_free = free_reqs_;
+  free_reqs_ = r;
+}
+
+void F2fs::WriteBatcher::Add(BlockAddr a, BlockPtr content, Page* page, Nid ino, uint64_t node_seq) {
+  if (!contents_.empty() &&
+      (a.v != start_.v + contents_.size() || (contents_.size() + 1) * kBlockSize > fs_->cfg_.max_io.value)) {
+    Flush();
+  }
+  if (contents_.empty()) start_ = a;
+  contents_.push_back(std::move(content));
+  pages_.push_back(page);
+  inos_.push_back(ino.v);
+  seqs_.push_back(node_seq);
+}
+
+void F2fs::WriteBatcher::Flush() {
+  if (contents_.empty()) return;
+  fs_->SubmitWrite(start_, contents_, pages_, kind_, batch_, false, &inos_, &seqs_);
+  contents_.clear();
+  pages_.clear();
+  inos_.clear();
+  seqs_.clear();
+}
+
+void F2fs::SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::vector<Page*>& pages, Io kind,
+                       IoBatch* batch, bool fua, const std::vector<uint32_t>* inos,
+                       const std::vector<uint64_t>* node_seqs) {
+  if (dead_) return;
+  IoReq* r = AllocReq();
+  const uint32_t n = static_cast<uint32_t>(contents.size());
+  r->op = sim::BlockOp::kWrite;
+  r->offset = uint64_t{start.v} * kBlockSize;
+  r->length = uint64_t{n} * kBlockSize;
+  r->fua = fua;
+  r->queue = cfg_.io_queue;
+  r->client = this;
+  r->kind = kind;
+  r->batch = batch;
+  for (uint32_t i = 0; i < n; ++i) r->write_ids.push_back(image_->Submit(BlockAddr{start.v + i}, contents[i]));
+  r->pages.assign(pages.begin(), pages.end());
+  if (inos) {
+    for (uint32_t ino : *inos)
+      if (ino) r->inos.push_back(ino);
+  }
+  if (node_seqs) {
+    for (uint64_t q : *node_seqs)
+      if (q) r->node_seqs.push_back(q);
+  }
+  if (batch) ++batch->pending;
+  ++writes_in_flight_;
+  ++ios_in_flight_;
+  stats_.blocks_written[static_cast<int>(kind)].Inc(n);
+  if (fua) stats_.fua_writes.Inc();
+  dev_->Submit(r);
+}
+
+void F2fs::SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch) {
+  if (dead_) return;
+  IoReq* r = AllocReq();
+  r->op = sim::BlockOp::kRead;
+  r->offset = uint64_t{start.v} * kBlockSize;
+  r->length = uint64_t{count} * kBlockSize;
+  r->queue = cfg_.io_queue;
+  r->client = this;
+  r->kind = kind;
+  r->batch = batch;
+  if (batch) ++batch->pending;
+  ++ios_in_flight_;
+  stats_.blocks_read[static_cast<int>(kind)].Inc(count);
+  dev_->Submit(r);
+}
+
+void F2fs::SubmitTrim(BlockAddr start, uint32_t count) {
+  if (dead_) return;
+  IoReq* r = AllocReq();
+  r->op = sim::BlockOp::kTrim;
+  r->offset = uint64_t{start.v} * kBlockSize;
+  r->length = uint64_t{count} * kBlockSize;
+  r->queue = cfg_.io_queue;
+  r->client = this;
+  r->kind = Io::kMeta;
+  ++ios_in_flight_;
+  stats_.discards.Inc();
+  stats_.discard_blocks.Inc(count);
+  dev_->Submit(r);
+}
+
+sim::Task<void> F2fs::WaitBatch(IoBatch& b) {
+  if (b.pending == 0) co_return;
+  b.waiting = true;
+  co_await b.done;
+}
+
+sim::Task<void> F2fs::ReadBlocks(const std::vector<BlockAddr>& addrs, Io kind) {
+  if (addrs.empty()) co_return;
+  IoBatch b(q_);
+  const uint32_t max_blocks = static_cast<uint32_t>(cfg_.max_io.value / kBlockSize);
+  size_t i = 0;
+  while (i < addrs.size()) {
+    size_t j = i + 1;
+    while (j < addrs.size() && addrs[j].v == addrs[j - 1].v + 1 && j - i < max_blocks) ++j;
+    SubmitRead(addrs[i], static_cast<uint32_t>(j - i), kind, &b);
+    i = j;
+  }
+  co_await WaitBatch(b);
+}
+
+sim::Task<void> F2fs::ReadBlock(BlockAddr a, Io kind) {
+  const std::vector<BlockAddr> v(1, a);
+  co_await ReadBlocks(v, kind);
+}
+
+sim::Task<void> F2fs::IssueFlush() {
+  sim::Completion<bool> c(q_);
+  auto start = [this] {
+    flush_inflight_ = true;
+    IoReq* r = AllocReq();
+    r->op = sim::BlockOp::kFlush;
+    r->offset = 0;
+    r->length = 0;
+    r->queue = cfg_.io_queue;
+    r->client = this;
+    r->kind = Io::kMeta;
+    r->flush_marker = image_->FlushBegin();
+    ++ios_in_flight_;
+    stats_.flushes.Inc();
+    dev_->Submit(r);
+  };
+  if (dead_) co_return;
+  if (!flush_inflight_) {
+    flush_waiters_cur_.push_back(&c);
+    start();
+  } else {
+    flush_waiters_next_.push_back(&c);
+  }
+  co_await c;
+}
+
+sim::Task<void> F2fs::WaitWarmNodeWrites() {
+  const uint64_t mine = warm_node_seq_;
+  while (!dead_ && !warm_node_inflight_.empty() && *warm_node_inflight_.begin() <= mine) co_await wb_wq_.Wait();
+}
+
+sim::Task<void> F2fs::WaitAllWrites() {
+  while (writes_in_flight_ > 0 && !dead_) co_await io_wq_.Wait();
+}
+
+void F2fs::PageWritebackDone(Page* p) {
+  CHECK_GT(p->writeback, 0);
+  --p->writeback;
+  if (p->writeback > 0) return;
+  if (p->zombie) {
+    if (p->pin > 0) return;
+    auto it = std::find_if(zombies_.begin(), zombies_.end(), [&](const auto& z) { return z.get() == p; });
+    CHECK(it != zombies_.end());
+    zombies_.erase(it);
+    return;
+  }
+  MaybeLru(p);
+}
+
+void F2fs::OnBlockComplete(sim::BlockRequest* req) {
+  IoReq* r = static_cast<IoReq*>(req);
+  --ios_in_flight_;
+  if (dead_) return;
+  switch (r->op) {
+    case sim::BlockOp::kWrite: {
+      for (uint64_t id : r->write_ids) image_->Complete(id, r->fua);
+      for (Page* p : r->pages)
+        if (p) PageWritebackDone(p);
+      for (uint32_t ino : r->inos) {
+        Inode* in = FindInode(Nid{ino});
+        if (in && in->wb_writes > 0) --in->wb_writes;
+      }
+      for (uint64_t q : r->node_seqs) warm_node_inflight_.erase(q);
+      --writes_in_flight_;
+      if (writes_in_flight_ == 0) io_wq_.NotifyAll();
+      if (wb_wq_.has_waiters()) wb_wq_.NotifyAll();
+      break;
+    }
+    case sim::BlockOp::kFlush: {
+      image_->FlushEnd(r->flush_marker);
+      std::vector<sim::Completion<bool>*> done;
+      done.swap(flush_waiters_cur_);
+      for (auto* c : done) c->Complete(true);
+      flush_inflight_ = false;
+      if (!flush_waiters_next_.empty()) {
+        flush_waiters_cur_.swap(flush_waiters_next_);
+        flush_inflight_ = true;
+        IoReq* f = AllocReq();
+        f->op = sim::BlockOp::kFlush;
+        f->offset = 0;
+        f->length = 0;
+        f->queue = cfg_.io_queue;
+        f->client = this;
+        f->kind = Io::kMeta;
+        f->flush_marker = image_->FlushBegin();
+        ++ios_in_flight_;
+        stats_.flushes.Inc();
+        dev_->Submit(f);
+      }
+      break;
+    }
+    case sim::BlockOp::kRead:
+    case sim::BlockOp::kTrim:
+      break;
+  }
+  IoBatch* b = r->batch;
+  FreeReq(r);
+  if (b && --b->pending == 0 && b->waiting) b->done.Complete(true);
+}
+
+}  // namespace fs::f2fs

@@ -1,0 +1,513 @@
+// Format (mkfs), mount (checkpoint selection, NAT/SIT/SSA loading), orphan
+// release and roll-forward recovery (f2fs_recover_fsync_data).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "fs/f2fs/f2fs.h"
+
+namespace fs::f2fs {
+
+namespace {
+
+template <class T>
+const T* As(const BlockPtr& p, BlockData::Type t) {
+  return p && p->type == t ? static_cast<const T*>(p.get()) : nullptr;
+}
+
+}  // namespace
+
+sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* image) {
+  FS_RETURN_IF_ERROR(cfg.Validate());
+  LayoutParams lp;
+  lp.device_bytes = device_bytes;
+  lp.segs_per_sec = cfg.mkfs.segs_per_sec;
+  lp.secs_per_zone = cfg.mkfs.secs_per_zone;
+  lp.overprovision_pct = cfg.mkfs.overprovision;
+  FS_ASSIGN_OR_RETURN(Layout l, ComputeLayout(lp));
+  if (image->blocks() < l.block_count)
+    return sim::Status::InvalidInput(
+        fmt::format("image of {} blocks is smaller than the device ({} blocks)", image->blocks(), l.block_count));
+  auto sb = std::make_shared<SuperBlock>();
+  sb->block_count = l.block_count;
+  sb->segs_per_sec = l.segs_per_sec;
+  sb->secs_per_zone = l.secs_per_zone;
+  sb->overprovision_pct = l.overprovision_pct;
+  sb->cold_extensions = cfg.mkfs.cold_extensions;
+  sb->hot_extensions = cfg.mkfs.hot_extensions;
+  image->WriteDurable(BlockAddr{0}, sb);
+  image->WriteDurable(BlockAddr{1}, sb);
+
+  auto seg_of = [&](LogType t) { return l.init_curseg[static_cast<int>(t)]; };
+  const BlockAddr root_addr = l.SegStart(seg_of(LogType::kHotNode));
+  // The root directory.
+  auto root = std::make_shared<NodeBlock>();
+  root->kind = NodeKind::kInode;
+  root->footer.nid = kRootIno;
+  root->footer.ino = kRootIno;
+  root->footer.cp_ver = 1;
+  root->footer.next_blkaddr = BlockAddr{root_addr.v + 1};
+  InodeFields f;
+  f.is_dir = true;
+  f.links = 2;
+  f.pino = kRootIno;
+  f.name = "/";
+  f.inline_dentry = cfg.inline_dentry;
+  root->inode = f;
+  BlockAddr dent_addr = kNullAddr;
+  if (cfg.inline_dentry) {
+    root->inline_dents.emplace(kInlineDentrySlots);
+    root->inline_dents->Insert(0, ".", 0, kRootIno, FileType::kDir);
+    root->inline_dents->Insert(1, "..", 0, kRootIno, FileType::kDir);
+  } else {
+    dent_addr = l.SegStart(seg_of(LogType::kHotData));
+    auto d = std::make_shared<DentryBlock>();
+    d->d.Insert(0, ".", 0, kRootIno, FileType::kDir);
+    d->d.Insert(1, "..", 0, kRootIno, FileType::kDir);
+    image->WriteDurable(dent_addr, d);
+    root->SetAddr(0, dent_addr);
+    root->inode->size = kBlockSize;
+    root->inode->data_blocks = 1;
+    root->inode->current_depth = 1;
+  }
+  image->WriteDurable(root_addr, root);
+  // NAT: the root entry in NAT block 0 (copy 0).
+  auto nat = std::make_shared<NatBlock>();
+  nat->entries[kRootIno.v] = RawNatEntry{0, kRootIno, root_addr};
+  image->WriteDurable(l.NatBlockAddr(0, false), nat);
+
+  // The first checkpoint pack (version 1), with the SIT of the six logs in
+  // the SIT journal and the node summaries (umount checkpoint).
+  auto cp = std::make_shared<CheckpointBlock>();
+  cp->cp_ver = 1;
+  cp->user_block_count = l.user_block_count;
+  cp->valid_block_count = cfg.inline_dentry ? 1 : 2;
+  cp->rsvd_segment_count = l.reserved_segments;
+  cp->overprov_segment_count = l.overprov_segments;
+  cp->free_segment_count = l.segment_count_main - kNumPersistentLogs;
+  for (int t = 0; t < kNumPersistentLogs; ++t) cp->cursegs[t] = CurSegState{l.init_curseg[t], 0, false};
+  cp->cursegs[static_cast<int>(LogType::kHotNode)].blkoff = 1;
+  if (!cfg.inline_dentry) cp->cursegs[static_cast<int>(LogType::kHotData)].blkoff = 1;
+  cp->umount = true;
+  cp->valid_node_count = 1;
+  cp->valid_inode_count = 1;
+  cp->next_free_nid = Nid{kRootIno.v + 1};
+  cp->sit_bitmap.assign(l.sit_blocks, false);
+  cp->nat_bitmap.assign(l.nat_blocks, false);
+  cp->data_sum_blocks = 1;
+  cp->cp_pack_start_sum = 1;
+  cp->cp_pack_total_block_count = 2 + 1 + 3;
+  cp->checksum = cp->Checksum();
+  auto sum = std::make_shared<CpSummaryBlock>();
+  for (int i = 0; i < 3; ++i) {
+    sum->data[i].assign(kBlocksPerSeg, Summary{});
+    sum->node[i].assign(kBlocksPerSeg, Summary{});
+  }
+  sum->node[0][0] = Summary{kRootIno, 0, 0};
+  if (!cfg.inline_dentry) sum->data[0][0] = Summary{kRootIno, 0, 0};
+  sum->has_node = true;
+  for (int t = 0; t < kNumPersistentLogs; ++t) {
+    RawSitEntry e;
+    e.type = static_cast<uint8_t>(t);
+    const LogType lt = static_cast<LogType>(t);
+    if (lt == LogType::kHotNode || (lt == LogType::kHotData && !cfg.inline_dentry)) {
+      e.valid = 1;
+      e.map.set(0);
+    }
+    sum->sit_journal.push_back(SitJournalEntry{l.init_curseg[t], e});
+  }
+  const BlockAddr base = l.CpPackAddr(static_cast<int>(cp->cp_ver % 2));
+  image->WriteDurable(base, cp);
+  image->WriteDurable(BlockAddr{base.v + 1}, sum);
+  for (uint32_t i = 2; i < 5; ++i) {
+    auto cont = std::make_shared<CpSummaryBlock>();
+    cont->continuation = true;
+    image->WriteDurable(BlockAddr{base.v + i}, cont);
+  }
+  image->WriteDurable(BlockAddr{base.v + 5}, cp);
+  return sim::Status::Ok();
+}
+
+sim::Task<sim::Result<std::unique_ptr<F2fs>>> F2fs::Mount(const F2fsConfig& cfg, Env env) {
+  sim::Status st = cfg.Validate();
+  if (!st.ok()) co_return st;
+  const SuperBlock* sb = As<SuperBlock>(env.image->Read(BlockAddr{0}), BlockData::Type::kSuper);
+  if (!sb) co_return sim::Status::InvalidInput("no F2FS superblock on the device (format it first)");
+  LayoutParams lp;
+  lp.device_bytes = sb->block_count * kBlockSize;
+  lp.segs_per_sec = sb->segs_per_sec;
+  lp.secs_per_zone = sb->secs_per_zone;
+  lp.overprovision_pct = sb->overprovision_pct;
+  sim::Result<Layout> layout = ComputeLayout(lp);
+  if (!layout.ok()) co_return layout.status();
+  if (env.device->capacity() < layout->block_count * kBlockSize)
+    co_return sim::Status::InvalidInput("device smaller than the formatted volume");
+  F2fsConfig c = cfg;
+  c.mkfs.cold_extensions = sb->cold_extensions;
+  c.mkfs.hot_extensions = sb->hot_extensions;
+  c.mkfs.segs_per_sec = sb->segs_per_sec;
+  c.mkfs.secs_per_zone = sb->secs_per_zone;
+  std::unique_ptr<F2fs> fs(new F2fs(c, *layout, env));
+  st = co_await fs->LoadCheckpoint();
+  if (!st.ok()) co_return st;
+  co_return fs;
+}
+
+sim::Task<sim::Status> F2fs::LoadCheckpoint() {
+  // ---- Pick the newest valid checkpoint pack.
+  co_await ReadBlock(layout_.CpPackAddr(0), Io::kCp);
+  co_await ReadBlock(layout_.CpPackAddr(1), Io::kCp);
+  std::shared_ptr<const CheckpointBlock> best;
+  int best_pack = -1;
+  for (int pack = 0; pack < 2; ++pack) {
+    const BlockAddr base = layout_.CpPackAddr(pack);
+    const BlockPtr first_ptr = image_->Read(base);
+    const auto* first = As<CheckpointBlock>(first_ptr, BlockData::Type::kCheckpoint);
+    if (!first || first->checksum != first->Checksum()) continue;
+    if (first->cp_pack_total_block_count < 2 || first->cp_pack_total_block_count > kBlocksPerSeg) continue;
+    const BlockAddr last_addr{base.v + first->cp_pack_total_block_count - 1};
+    co_await ReadBlock(last_addr, Io::kCp);
+    const auto* last = As<CheckpointBlock>(image_->Read(last_addr), BlockData::Type::kCheckpoint);
+    if (!last || last->cp_ver != first->cp_ver || last->checksum != last->Checksum() ||
+        last->checksum != first->checksum)
+      continue;
+    if (!best || first->cp_ver > best->cp_ver) {
+      best = std::static_pointer_cast<const CheckpointBlock>(first_ptr);
+      best_pack = pack;
+    }
+  }
+  if (!best) co_return sim::Status::InvalidInput("no valid checkpoint pack on the device");
+  const CheckpointBlock& cp = *best;
+  const BlockAddr base = layout_.CpPackAddr(best_pack);
+  {
+    std::vector<BlockAddr> rest;
+    for (uint32_t i = 1; i + 1 < cp.cp_pack_total_block_count; ++i) rest.push_back(BlockAddr{base.v + i});
+    co_await ReadBlocks(rest, Io::kCp);
+  }
+  std::vector<Nid> orphans;
+  for (uint32_t i = 0; i < cp.orphan_blocks; ++i) {
+    const auto* ob = As<OrphanBlock>(image_->Read(BlockAddr{base.v + 1 + i}), BlockData::Type::kOrphan);
+    if (!ob) co_return sim::Status::InvalidInput("checkpoint orphan block missing");
+    orphans.insert(orphans.end(), ob->inos.begin(), ob->inos.end());
+  }
+  const BlockPtr sum_ptr = image_->Read(BlockAddr{base.v + cp.cp_pack_start_sum});
+  const auto* sum = As<CpSummaryBlock>(sum_ptr, BlockData::Type::kCpSummary);
+  if (!sum || sum->continuation) co_return sim::Status::InvalidInput("checkpoint summary block missing");
+
+  // ---- NAT: the valid copy of every NAT block, then the journal.
+  nat_->LoadBitmap(cp.nat_bitmap);
+  {
+    std::vector<BlockAddr> addrs;
+    for (uint32_t i = 0; i < layout_.nat_blocks; ++i) addrs.push_back(layout_.NatBlockAddr(i, cp.nat_bitmap[i]));
+    co_await ReadBlocks(addrs, Io::kMeta);
+    for (uint32_t i = 0; i < layout_.nat_blocks; ++i) {
+      const auto* nb = As<NatBlock>(image_->Read(addrs[i]), BlockData::Type::kNat);
+      if (!nb) continue;
+      for (uint32_t k = 0; k < kNatEntriesPerBlock; ++k) {
+        const uint32_t nid = i * kNatEntriesPerBlock + k;
+        if (nid <= kMetaIno.v || nid >= layout_.max_nid) continue;
+        if (nb->entries[k].addr != kNullAddr) nat_->Load(Nid{nid}, nb->entries[k]);
+      }
+    }
+  }
+  nat_->LoadJournal(sum->nat_journal);
+  nat_->SetNextScan(cp.next_free_nid);
+
+  // ---- SIT: the valid copy of every SIT block, then the journal.
+  sit_bitmap_ = cp.sit_bitmap;
+  {
+    std::vector<BlockAddr> addrs;
+    for (uint32_t i = 0; i < layout_.sit_blocks; ++i) addrs.push_back(layout_.SitBlockAddr(i, sit_bitmap_[i]));
+    co_await ReadBlocks(addrs, Io::kMeta);
+    for (uint32_t i = 0; i < layout_.sit_blocks; ++i) {
+      const auto* b = As<SitBlock>(image_->Read(addrs[i]), BlockData::Type::kSit);
+      if (!b) continue;
+      for (uint32_t k = 0; k < kSitEntriesPerBlock; ++k) {
+        const uint32_t s = i * kSitEntriesPerBlock + k;
+        if (s >= layout_.segment_count_main) break;
+        sm_->LoadSit(SegNo{s}, b->entries[k]);
+      }
+    }
+  }
+  sit_journal_ = sum->sit_journal;
+  for (const SitJournalEntry& j : sit_journal_) sm_->LoadSit(j.segno, j.entry);
+
+  // ---- SSA, then the logs and their summaries.
+  {
+    std::vector<BlockAddr> addrs;
+    for (uint32_t s = 0; s < layout_.segment_count_main; ++s) addrs.push_back(layout_.SsaBlockAddr(SegNo{s}));
+    co_await ReadBlocks(addrs, Io::kMeta);
+    for (uint32_t s = 0; s < layout_.segment_count_main; ++s) {
+      const auto* b = As<SummaryBlock>(image_->Read(addrs[s]), BlockData::Type::kSummary);
+      if (!b) continue;
+      const BlockAddr start = layout_.SegStart(SegNo{s});
+      for (uint32_t i = 0; i < kBlocksPerSeg; ++i) sm_->SetSummary(BlockAddr{start.v + i}, b->entries[i]);
+    }
+  }
+  for (int t = 0; t < kNumPersistentLogs; ++t) sm_->SetCurseg(static_cast<LogType>(t), cp.cursegs[t]);
+  const LogType dl[3] = {LogType::kHotData, LogType::kWarmData, LogType::kColdData};
+  const LogType nl[3] = {LogType::kHotNode, LogType::kWarmNode, LogType::kColdNode};
+  for (int i = 0; i < 3; ++i) {
+    const SegNo s = cp.cursegs[static_cast<int>(dl[i])].segno;
+    const BlockAddr start = layout_.SegStart(s);
+    for (uint32_t k = 0; k < sum->data[i].size() && k < kBlocksPerSeg; ++k)
+      sm_->SetSummary(BlockAddr{start.v + k}, sum->data[i][k]);
+  }
+  for (int i = 0; i < 3; ++i) {
+    const CurSegState& c = cp.cursegs[static_cast<int>(nl[i])];
+    const BlockAddr start = layout_.SegStart(c.segno);
+    if (sum->has_node) {
+      for (uint32_t k = 0; k < sum->node[i].size() && k < kBlocksPerSeg; ++k)
+        sm_->SetSummary(BlockAddr{start.v + k}, sum->node[i][k]);
+      continue;
+    }
+    // Node summaries of the active node segments come from the node footers
+    // (restore_node_summary).
+    std::vector<BlockAddr> addrs;
+    for (uint32_t k = 0; k < kBlocksPerSeg; ++k) {
+      if (!sm_->seg(c.segno).cur_map.test(k)) continue;
+      addrs.push_back(BlockAddr{start.v + k});
+    }
+    co_await ReadBlocks(addrs, Io::kNode);
+    for (BlockAddr a : addrs) {
+      const auto* nb = As<NodeBlock>(image_->Read(a), BlockData::Type::kNode);
+      if (nb) sm_->SetSummary(a, Summary{nb->footer.nid, 0, 0});
+    }
+  }
+  sm_->FinishLoad();
+  valid_block_count_ = cp.valid_block_count;
+  valid_inode_count_ = cp.valid_inode_count;
+  cp_ver_ = cp.cp_ver;
+  mounted_cp_ver_ = cp.cp_ver;
+  cp_completed_ = cp_started_ = 0;
+  last_cp_time_ = q_->now();
+  last_op_time_ = q_->now();
+  // ---- Orphans, roll-forward recovery, then a checkpoint if anything changed.
+  co_await RecoverOrphans(orphans);
+  const uint64_t rec0 = stats_.recovered_dnodes.value() + stats_.recovered_inodes.value();
+  sim::Status st = co_await RecoverFsyncData();
+  if (!st.ok()) co_return st;
+  const bool recovered = stats_.recovered_dnodes.value() + stats_.recovered_inodes.value() > rec0;
+  if (recovered || !orphans.empty()) co_await Checkpoint(CpReason::kRecovery);
+  if (cfg_.atgc) sm_->OpenLog(LogType::kAtgcData);
+  StartThreads();
+  co_return sim::Status::Ok();
+}
+
+sim::Task<void> F2fs::RecoverOrphans(const std::vector<Nid>& orphans) {
+  for (Nid ino : orphans) {
+    Inode* in = co_await GetInode(ino);
+    if (!in) continue;
+    in->unlinked = true;
+    orphans_.insert(ino.v);
+    SharedLock cp = co_await LockOp();
+    co_await FreeInode(in);
+  }
+}
+
+sim::Task<sim::Status> F2fs::RecoverFsyncData() {
+  struct Entry {
+    BlockAddr last_fsync;
+    BlockAddr last_dentry;
+  };
+  std::map<uint32_t, Entry> entries;
+  std::set<uint32_t> created;  // inodes that did not exist at the checkpoint
+  std::vector<BlockAddr> chain;
+  std::set<uint32_t> visited;
+  // ---- Pass 1 (find_fsync_dnodes): follow the warm node chain from the
+  //      checkpoint's write position while the cp_ver matches.
+  BlockAddr blk = sm_->NextAddr(LogType::kWarmNode);
+  while (layout_.InMain(blk) && !visited.count(blk.v)) {
+    co_await ReadBlock(blk, Io::kNode);
+    const BlockPtr ptr = image_->Read(blk);
+    const auto* node = As<NodeBlock>(ptr, BlockData::Type::kNode);
+    if (!node || node->footer.cp_ver != cp_ver_) break;
+    visited.insert(blk.v);
+    chain.push_back(blk);
+    if (node->footer.fsync && node->IsDnode()) {
+      const Nid ino = node->footer.ino;
+      auto it = entries.find(ino.v);
+      if (it == entries.end()) {
+        const bool exists = nat_->Valid(ino) && nat_->Get(ino).in_use && IsValidBlkaddr(nat_->Get(ino).addr);
+        if (!exists) {
+          if (!(node->IsInode() && node->footer.dent && nat_->Valid(ino))) {
+            blk = node->footer.next_blkaddr;
+            continue;
+          }
+          // A new file (f2fs_recover_inode_page): its nid is taken now, before
+          // recovery allocates any other node.
+          if (nat_->Get(ino).in_use || nat_->Get(ino).pending_free) {
+            blk = node->footer.next_blkaddr;
+            continue;
+          }
+          nat_->AllocSpecific(ino, ino);
+          valid_block_count_ += 1;  // recovery proceeds even over the user limit
+          auto nb = std::make_shared<NodeBlock>();
+          nb->kind = NodeKind::kInode;
+          nb->footer = node->footer;
+          nb->footer.fsync = nb->footer.dent = false;
+          nb->inode = node->inode;
+          nb->inode->size = 0;
+          nb->inode->data_blocks = 0;
+          nb->inode->links = 1;
+          nb->inode->i_nid = {};
+          nb->inline_data.clear();
+          NodePage* np = InsertNode(ino, std::move(nb));
+          auto in = std::make_unique<Inode>(q_);
+          in->ino = ino;
+          in->ipage = np;
+          Pin(np);
+          Inode* raw = in.get();
+          inodes_[ino.v] = std::move(in);
+          SetNodeDirty(np, raw);
+          ++valid_inode_count_;
+          created.insert(ino.v);
+          stats_.recovered_inodes.Inc();
+        }
+        it = entries.emplace(ino.v, Entry{}).first;
+      }
+      it->second.last_fsync = blk;
+      if (node->IsInode() && node->footer.dent) it->second.last_dentry = blk;
+    }
+    blk = node->footer.next_blkaddr;
+  }
+  if (entries.empty()) co_return sim::Status::Ok();
+  // Blocks of the chain stay untouched until the recovery checkpoint.
+  for (BlockAddr b : chain) sm_->ReserveSegment(layout_.SegOf(b));
+
+  // ---- Pass 2 (recover_data): replay the chain in order.
+  SharedLock cp = co_await LockOp();
+  std::set<uint32_t> touched;
+  std::set<uint32_t> unlinked_new;  // recovered new files that could not be re-linked
+  std::set<uint32_t> named;
+  for (BlockAddr b : chain) {
+    const BlockPtr ptr = image_->Read(b);
+    const auto* node = As<NodeBlock>(ptr, BlockData::Type::kNode);
+    CHECK(node != nullptr);
+    const Nid ino = node->footer.ino;
+    auto it = entries.find(ino.v);
+    if (it == entries.end()) continue;
+    const Entry e = it->second;
+    Inode* in0 = co_await GetInode(ino);
+    if (!in0) {
+      entries.erase(it);
+      continue;
+    }
+    InodeRef ref(this, in0);
+    Inode* in = ref.get();
+    touched.insert(ino.v);
+    if (node->IsInode()) {
+      // recover_inode: size, times and inline data follow the fsynced inode.
+      NodeBlock& ib = MutInodeBlock(in);
+      ib.inode->size = node->inode->size;
+      ib.inode->mtime = node->inode->mtime;
+      ib.inode->ctime = node->inode->ctime;
+      if (node->inode->inline_data && ib.inode->inline_data) ib.inline_data = node->inline_data;
+      if (!node->inode->inline_data && ib.inode->inline_data) {
+        ib.inode->inline_data = false;
+        ib.inline_data.clear();
+      }
+      if (e.last_dentry == b) {
+        const Nid pino = node->inode->pino;
+        const std::string name = node->inode->name;
+        Inode* dir0 = co_await GetInode(pino);
+        if (dir0 && I(dir0).is_dir) {
+          InodeRef dir(this, dir0);
+          std::optional<DentryLoc> loc = co_await DirLookup(dir0, name);
+          bool relink = true;
+          if (loc && loc->ino != in->ino) {
+            if (loc->type == FileType::kDir) {
+              // A directory holds the name (its rename was not checkpointed):
+              // the directory stays and the file is not re-linked.
+              relink = false;
+            } else {
+              // recover_dentry: another file holds the name; it loses the link.
+              Inode* other0 = co_await GetInode(loc->ino);
+              if (other0) {
+                InodeRef other(this, other0);
+                co_await RemoveLink(dir0, *loc);
+                co_await DropLink(other0);
+                if (other0->unlinked && other0->refs == 1) co_await FreeInode(other0);
+              }
+              loc.reset();
+            }
+          }
+          if (relink && !loc) {
+            const Errno err = co_await AddLink(dir0, name, in->ino, FileType::kRegular);
+            if (err == Errno::kOk) stats_.recovered_dentries.Inc();
+            else relink = false;
+          }
+          if (relink) {
+            named.insert(in->ino.v);
+            unlinked_new.erase(in->ino.v);
+          } else if (created.count(in->ino.v) && !named.count(in->ino.v)) {
+            unlinked_new.insert(in->ino.v);
+          }
+        } else if (created.count(in->ino.v) && !named.count(in->ino.v)) {
+          unlinked_new.insert(in->ino.v);
+        }
+      }
+    }
+    // do_recover_data: the dnode's addresses, by file offset.
+    if (!(node->IsInode() && node->inode->inline_data) && !I(in).inline_data) {
+      const uint64_t start = StartBlockOfDnode(node->footer.ofs);
+      const uint32_t n = node->AddrSlots();
+      for (uint32_t s = 0; s < n; ++s) {
+        const BlockAddr dest = node->Addr(s);
+        const uint64_t index = start + s;
+        DnodeRef dn;
+        if (!TryGetDnodeCached(in, index, &dn) || (!dn.np && dest != kNullAddr))
+          dn = co_await GetDnode(in, index, dest != kNullAddr);
+        if (!dn.np) continue;
+        const BlockAddr src = dn.np->blk->Addr(dn.ofs);
+        if (src == dest) continue;
+        if (dest == kNullAddr) {
+          ReleaseDataAddr(in, dn.np, dn.ofs);
+          continue;
+        }
+        if (dest != kNewAddr && (!layout_.InMain(dest) || sm_->BlockValid(dest))) continue;
+        if (src == kNullAddr) {
+          valid_block_count_ += 1;
+          ++MutI(in).data_blocks;
+        } else if (IsValidBlkaddr(src)) {
+          sm_->Invalidate(src);
+        }
+        if (dest != kNewAddr)
+          sm_->MarkValid(dest, Summary{dn.np->nid, static_cast<uint16_t>(dn.ofs), 0}, q_->now());
+        MutNode(dn.np).SetAddr(dn.ofs, dest);
+        SetNodeDirty(dn.np, in);
+      }
+    }
+    stats_.recovered_dnodes.Inc();
+    if (e.last_fsync == b) entries.erase(ino.v);
+  }
+  // Files left without a name are released like orphans.
+  for (uint32_t ino : unlinked_new) {
+    Inode* in = FindInode(Nid{ino});
+    if (!in || in->unlinked || I(in).links == 0) continue;
+    touched.erase(ino);
+    co_await DropLink(in);
+    if (in->unlinked && in->refs == 0) co_await FreeInode(in);
+  }
+  // Blocks beyond the recovered size are dropped.
+  for (uint32_t ino : touched) {
+    Inode* in = FindInode(Nid{ino});
+    if (!in || I(in).inline_data) continue;
+    InodeRef ref(this, in);
+    co_await TruncateBlocks(in, (I(in).size + kBlockSize - 1) / kBlockSize);
+  }
+  cp.Release();
+  // No log may overwrite what recovery adopted before the checkpoint.
+  sm_->MoveAllLogsToNewSegments();
+  co_return sim::Status::Ok();
+}
+
+void F2fs::StartThreads() {
+  flusher_thread_.Start(q_, FlusherThread());
+  if (cfg_.gc.background) gc_thread_.Start(q_, GcThread());
+  if (cfg_.discard.enabled) discard_thread_.Start(q_, DiscardThread());
+}
+
+}  // namespace fs::f2fs

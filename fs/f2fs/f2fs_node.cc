@@ -1,0 +1,329 @@
+// Node pages: cache, dirty tracking (global set and per-file lists), the
+// node-tree walk (f2fs_get_dnode_of_data), node writes (__write_node_page)
+// and truncation (f2fs_truncate_blocks).
+#include <algorithm>
+
+#include "fs/f2fs/f2fs.h"
+
+namespace fs::f2fs {
+
+F2fs::NodePage* F2fs::FindNode(Nid nid) {
+  auto it = nodes_.find(nid.v);
+  if (it == nodes_.end()) return nullptr;
+  LruTouch(it->second.get());
+  return it->second.get();
+}
+
+F2fs::NodePage* F2fs::InsertNode(Nid nid, std::shared_ptr<NodeBlock> blk) {
+  CHECK(!nodes_.count(nid.v)) << "node " << nid.v << " cached twice";
+  AccountNewPage();
+  auto np = std::make_unique<NodePage>();
+  np->nid = nid;
+  np->blk = std::move(blk);
+  NodePage* raw = np.get();
+  nodes_[nid.v] = std::move(np);
+  MaybeLru(raw);
+  return raw;
+}
+
+sim::Task<F2fs::NodePage*> F2fs::LoadNode(Nid nid) {
+  if (NodePage* np = FindNode(nid)) co_return np;
+  const BlockAddr addr = nat_->Get(nid).addr;
+  if (!IsValidBlkaddr(addr)) co_return nullptr;
+  co_await ReadBlock(addr, Io::kNode);
+  if (NodePage* np = FindNode(nid)) co_return np;  // loaded meanwhile
+  const BlockAddr now_addr = nat_->Get(nid).addr;
+  if (!IsValidBlkaddr(now_addr)) co_return nullptr;  // freed meanwhile
+  const BlockPtr& content = image_->Read(now_addr);
+  CHECK(content && content->type == BlockData::Type::kNode) << "nid " << nid.v << " at " << now_addr.v
+                                                            << " is not a node block";
+  auto blk = std::const_pointer_cast<NodeBlock>(std::static_pointer_cast<const NodeBlock>(content));
+  CHECK(blk->footer.nid == nid) << "node footer nid " << blk->footer.nid.v << " != " << nid.v;
+  co_return InsertNode(nid, std::move(blk));
+}
+
+NodeBlock& F2fs::MutNode(NodePage* np) {
+  if (np->blk.use_count() > 1) np->blk = std::make_shared<NodeBlock>(*np->blk);
+  return *np->blk;
+}
+
+F2fs::Inode* F2fs::OwnerOf(const NodePage* np) { return FindInode(np->blk->footer.ino); }
+
+void F2fs::SetNodeDirty(NodePage* np, Inode* owner) {
+  if (np->dirty) return;
+  np->dirty = true;
+  LruRemove(np);
+  dirty_nids_.insert(np->nid.v);
+  if (owner) {
+    np->dprev = nullptr;
+    np->dnext = owner->dirty_nodes;
+    if (owner->dirty_nodes) owner->dirty_nodes->dprev = np;
+    owner->dirty_nodes = np;
+    np->on_ino_list = true;
+    ++owner->dirty_node_count;
+  }
+}
+
+void F2fs::ClearNodeDirty(NodePage* np) {
+  if (!np->dirty) return;
+  np->dirty = false;
+  dirty_nids_.erase(np->nid.v);
+  if (np->on_ino_list) {
+    Inode* owner = OwnerOf(np);
+    CHECK(owner != nullptr) << "dirty node " << np->nid.v << " without its inode";
+    if (np->dprev) np->dprev->dnext = np->dnext; else owner->dirty_nodes = np->dnext;
+    if (np->dnext) np->dnext->dprev = np->dprev;
+    np->dprev = np->dnext = nullptr;
+    np->on_ino_list = false;
+    --owner->dirty_node_count;
+  }
+  MaybeLru(np);
+}
+
+void F2fs::RemoveNodePage(NodePage* np) {
+  ClearNodeDirty(np);
+  LruRemove(np);
+  auto it = nodes_.find(np->nid.v);
+  CHECK(it != nodes_.end() && it->second.get() == np);
+  std::unique_ptr<NodePage> owned = std::move(it->second);
+  nodes_.erase(it);
+  --cached_pages_;
+  if (owned->writeback > 0 || owned->pin > 0) {
+    owned->zombie = true;
+    zombies_.push_back(std::move(owned));
+  }
+}
+
+F2fs::NodePage* F2fs::NewNode(Inode* inode, NodeKind kind, uint32_t ofs, Errno* err) {
+  if (!IncValidBlocks(1)) {
+    *err = Errno::kNoSpc;
+    return nullptr;
+  }
+  std::optional<Nid> nid = nat_->AllocNid(inode->ino);
+  if (!nid) {
+    DecValidBlocks(1);
+    *err = Errno::kNoSpc;
+    return nullptr;
+  }
+  auto blk = std::make_shared<NodeBlock>();
+  blk->kind = kind;
+  blk->footer.nid = *nid;
+  blk->footer.ino = inode->ino;
+  blk->footer.ofs = ofs;
+  blk->footer.cold = !I(inode).is_dir;
+  NodePage* np = InsertNode(*nid, std::move(blk));
+  SetNodeDirty(np, inode);
+  return np;
+}
+
+void F2fs::FreeNodeByNid(Nid nid, BlockAddr addr) {
+  if (IsValidBlkaddr(addr)) sm_->Invalidate(addr);
+  nat_->Free(nid);
+  DecValidBlocks(1);
+}
+
+void F2fs::FreeNode(NodePage* np) {
+  FreeNodeByNid(np->nid, nat_->Get(np->nid).addr);
+  RemoveNodePage(np);
+}
+
+bool F2fs::TryGetDnodeCached(Inode* inode, uint64_t index, DnodeRef* out) {
+  const NodePath path = GetNodePath(index);
+  if (path.level == 0) {
+    *out = DnodeRef{inode->ipage, path.offsets[0]};
+    return true;
+  }
+  Nid nid = I(inode).i_nid[path.offsets[0]];
+  for (int l = 1; l <= path.level; ++l) {
+    if (nid == kNullNid) {
+      *out = DnodeRef{};
+      return true;
+    }
+    auto it = nodes_.find(nid.v);
+    if (it == nodes_.end()) return false;
+    NodePage* np = it->second.get();
+    if (l == path.level) {
+      LruTouch(np);
+      *out = DnodeRef{np, path.offsets[l]};
+      return true;
+    }
+    nid = np->blk->Child(path.offsets[l]);
+  }
+  return false;
+}
+
+sim::Task<F2fs::DnodeRef> F2fs::GetDnode(Inode* inode, uint64_t index, bool alloc) {
+  DnodeRef r;
+  if (TryGetDnodeCached(inode, index, &r) && (r.np || !alloc)) co_return r;
+  const NodePath path = GetNodePath(index);
+  co_await Cpu(cfg_.cpu.node_lookup * path.level);
+  if (path.level == 0) co_return DnodeRef{inode->ipage, path.offsets[0]};
+  NodePage* parent = inode->ipage;
+  Nid nid = I(inode).i_nid[path.offsets[0]];
+  for (int l = 1; l <= path.level; ++l) {
+    const NodeKind kind = l == path.level                   ? NodeKind::kDirect
+                          : (path.level == 3 && l == 1)     ? NodeKind::kDoubleIndirect
+                                                            : NodeKind::kIndirect;
+    NodePage* np = nullptr;
+    if (nid == kNullNid) {
+      if (!alloc) co_return DnodeRef{};
+      Errno err = Errno::kOk;
+      np = NewNode(inode, kind, path.node_ofs[l], &err);
+      if (!np) co_return DnodeRef{nullptr, 0, err};
+      if (l == 1) {
+        MutI(inode).i_nid[path.offsets[0]] = np->nid;
+      } else {
+        MutNode(parent).SetChild(path.offsets[l - 1], np->nid);
+        SetNodeDirty(parent, inode);
+      }
+    } else {
+      np = co_await LoadNode(nid);
+      CHECK(np != nullptr) << "node " << nid.v << " of inode " << inode->ino.v << " missing";
+    }
+    if (l == path.level) co_return DnodeRef{np, path.offsets[l]};
+    parent = np;
+    nid = np->blk->Child(path.offsets[l]);
+  }
+  co_return DnodeRef{};
+}
+
+LogType F2fs::NodeLogType(const NodePage* np) const {
+  if (cfg_.active_logs == 2) return LogType::kHotNode;
+  const NodeBlock& b = *np->blk;
+  if (b.IsDnode() && b.footer.cold) return LogType::kWarmNode;
+  if (cfg_.active_logs == 4) return LogType::kColdNode;
+  return b.IsDnode() ? LogType::kHotNode : LogType::kColdNode;
+}
+
+void F2fs::WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBatcher& wb) {
+  const LogType t = NodeLogType(np);
+  const Nid nid = np->nid;
+  const BlockAddr old = nat_->Get(nid).addr;
+  NodeBlock& b = MutNode(np);
+  if (sm_->curseg(t).ssr) stats_.ssr_blocks.Inc();
+  const BlockAddr addr = sm_->Allocate(t, Summary{nid, 0, nat_->Get(nid).version}, q_->now(), NeedSsr());
+  b.footer.cp_ver = cp_ver_;
+  b.footer.next_blkaddr = sm_->NextAddr(t);
+  b.footer.fsync = fsync_mark;
+  b.footer.dent = dent_mark;
+  if (IsValidBlkaddr(old)) sm_->Invalidate(old);
+  nat_->SetAddr(nid, b.footer.ino, addr, fsync_mark);
+  ++alloc_since_cp_;
+  ClearNodeDirty(np);
+  LruRemove(np);
+  ++np->writeback;
+  uint64_t seq = 0;
+  if (t == LogType::kWarmNode) {
+    seq = ++warm_node_seq_;
+    warm_node_inflight_.insert(seq);
+  }
+  wb.Add(addr, np->blk, np, kNullNid, seq);
+}
+
+void F2fs::ReleaseDataAddr(Inode* inode, NodePage* np, uint32_t slot) {
+  const BlockAddr a = np->blk->Addr(slot);
+  if (a == kNullAddr) return;
+  if (IsValidBlkaddr(a)) sm_->Invalidate(a);
+  DecValidBlocks(1);
+  MutNode(np).SetAddr(slot, kNullAddr);
+  SetNodeDirty(np, inode);
+  InodeFields& f = MutI(inode);
+  CHECK_GT(f.data_blocks, 0u);
+  --f.data_blocks;
+}
+
+void F2fs::TruncateDnodeRange(Inode* inode, NodePage* np, uint32_t from_slot) {
+  const uint32_t n = np->blk->AddrSlots();
+  for (uint32_t s = from_slot; s < n; ++s)
+    if (np->blk->slots[s] != 0) ReleaseDataAddr(inode, np, s);
+}
+
+sim::Task<bool> F2fs::TruncateSubtree(Inode* inode, Nid nid, int depth, uint64_t first, uint64_t from) {
+  NodePage* np = co_await LoadNode(nid);
+  CHECK(np != nullptr) << "truncating missing node " << nid.v;
+  if (depth == 0) {
+    const uint32_t start = from > first ? static_cast<uint32_t>(from - first) : 0;
+    TruncateDnodeRange(inode, np, start);
+    if (start == 0) {
+      FreeNode(np);
+      co_return true;
+    }
+    co_return false;
+  }
+  Pin(np);
+  const uint64_t span = depth == 1 ? uint64_t{kAddrsPerBlock} : uint64_t{kAddrsPerBlock} * kNidsPerBlock;
+  bool all = first >= from;
+  for (uint32_t i = 0; i < kNidsPerBlock; ++i) {
+    const Nid child = np->blk->Child(i);
+    if (child == kNullNid) continue;
+    const uint64_t cfirst = first + i * span;
+    if (cfirst + span <= from) continue;
+    const bool freed = co_await TruncateSubtree(inode, child, depth - 1, cfirst, from);
+    if (freed) {
+      MutNode(np).SetChild(i, kNullNid);
+      SetNodeDirty(np, inode);
+    } else {
+      all = false;
+    }
+  }
+  if (first < from) {
+    // Children before `from` keep this node alive.
+    for (uint32_t i = 0; i < kNidsPerBlock && all; ++i)
+      if (np->blk->Child(i) != kNullNid) all = false;
+  }
+  if (all) FreeNode(np);  // pinned: becomes a zombie until Unpin
+  Unpin(np);
+  co_return all;
+}
+
+sim::Task<Errno> F2fs::TruncateBlocks(Inode* inode, uint64_t from) {
+  if (from < kUsableAddrsPerInode) TruncateDnodeRange(inode, inode->ipage, static_cast<uint32_t>(from));
+  const uint64_t d = kAddrsPerBlock, ind = d * kNidsPerBlock, dind = ind * kNidsPerBlock;
+  const uint64_t firsts[5] = {kUsableAddrsPerInode, kUsableAddrsPerInode + d, kUsableAddrsPerInode + 2 * d,
+                              kUsableAddrsPerInode + 2 * d + ind, kUsableAddrsPerInode + 2 * d + 2 * ind};
+  const uint64_t spans[5] = {d, d, ind, ind, dind};
+  const int depths[5] = {0, 0, 1, 1, 2};
+  for (int k = 0; k < 5; ++k) {
+    const Nid nid = I(inode).i_nid[k];
+    if (nid == kNullNid || firsts[k] + spans[k] <= from) continue;
+    const bool freed = co_await TruncateSubtree(inode, nid, depths[k], firsts[k], from);
+    if (freed) MutI(inode).i_nid[k] = kNullNid;
+  }
+  co_return Errno::kOk;
+}
+
+bool F2fs::IncValidBlocks(uint64_t n) {
+  if (valid_block_count_ + n > layout_.user_block_count) return false;
+  valid_block_count_ += n;
+  alloc_since_cp_ += n;
+  return true;
+}
+
+void F2fs::DecValidBlocks(uint64_t n) {
+  CHECK_GE(valid_block_count_, n);
+  valid_block_count_ -= n;
+}
+
+namespace {
+uint32_t SecsFor(uint64_t pages, uint32_t blocks_per_sec) {
+  return static_cast<uint32_t>((pages + blocks_per_sec - 1) / blocks_per_sec);
+}
+}  // namespace
+
+bool F2fs::NeedSsr() const {
+  if (cfg_.mode == "lfs") return false;
+  const uint32_t bps = layout_.blocks_per_sec();
+  const uint32_t node_secs = SecsFor(dirty_nids_.size(), bps);
+  const uint32_t dent_secs = SecsFor(dirty_dentry_pages_, bps);
+  const uint32_t rsvd = layout_.reserved_sections();
+  return sm_->free_sections() <= node_secs + 2 * dent_secs + rsvd + rsvd;
+}
+
+bool F2fs::HasNotEnoughFreeSecs(uint32_t freed, uint32_t needed) const {
+  const uint32_t bps = layout_.blocks_per_sec();
+  const uint32_t node_secs = SecsFor(dirty_nids_.size(), bps);
+  const uint32_t dent_secs = SecsFor(dirty_dentry_pages_, bps);
+  return sm_->free_sections() + freed <= node_secs + 2 * dent_secs + layout_.reserved_sections() + needed;
+}
+
+}  // namespace fs::f2fs

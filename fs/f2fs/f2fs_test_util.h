@@ -1,0 +1,160 @@
+// Test helpers for the F2FS model: a small stack (event queue, fixed-latency
+// device, flash image, file system) and a way to run a coroutine to its end.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "fs/f2fs/f2fs.h"
+#include "fs/f2fs/f2fs_config.h"
+#include "fs/f2fs/fixed_latency_device.h"
+#include "fs/f2fs/image.h"
+#include "sim/config.h"
+#include "sim/event_queue.h"
+#include "sim/stats.h"
+#include "sim/task.h"
+
+namespace fs::f2fs::testing {
+
+inline F2fsConfig TestConfig() {
+  F2fsConfig c = sim::MakeDefault<F2fsConfig>();
+  c.page_cache.memory = sim::MiB(64);
+  return c;
+}
+
+// Runs `task` on `q` until it finishes (CHECK-fails if the simulation runs
+// dry first) and returns its result.
+template <class T>
+T RunTask(sim::EventQueue& q, sim::Task<T> task) {
+  std::optional<T> result;
+  bool done = false;
+  auto body = [&]() -> sim::Task<void> {
+    result.emplace(co_await std::move(task));
+    done = true;
+  };
+  sim::Task<void> t = body();
+  auto h = t.Release();
+  h.resume();
+  while (!done) {
+    if (!q.Step()) break;
+  }
+  CHECK(done) << "task did not finish: the simulation ran out of events";
+  h.destroy();
+  return std::move(*result);
+}
+inline void RunTask(sim::EventQueue& q, sim::Task<void> task) {
+  bool done = false;
+  auto body = [&]() -> sim::Task<void> {
+    co_await std::move(task);
+    done = true;
+  };
+  sim::Task<void> t = body();
+  auto h = t.Release();
+  h.resume();
+  while (!done) {
+    if (!q.Step()) break;
+  }
+  CHECK(done) << "task did not finish: the simulation ran out of events";
+  h.destroy();
+}
+
+// Event queue + device + image + file system.
+class Stack {
+ public:
+  explicit Stack(uint64_t bytes = 256ull << 20, F2fsConfig cfg = TestConfig()) : cfg_(std::move(cfg)) {
+    dcfg_.capacity = bytes;
+    image_ = std::make_unique<Image>(bytes / kBlockSize);
+    NewDevice();
+  }
+  ~Stack() { Teardown(); }
+
+  sim::EventQueue& q() { return *q_; }
+  Image& image() { return *image_; }
+  F2fs& fs() { return *fs_; }
+  F2fs* fs_ptr() { return fs_.get(); }
+  F2fsConfig& cfg() { return cfg_; }
+  sim::StatsRegistry& stats() { return *stats_; }
+  FixedLatencyDevice& device() { return *dev_; }
+
+  void Format() { CHECK(F2fs::Format(cfg_, dcfg_.capacity, image_.get()).ok()); }
+  sim::Status Mount() {
+    F2fs::Env env;
+    env.events = q_.get();
+    env.device = dev_.get();
+    env.image = image_.get();
+    env.stats = stats_->Root().Group("fs");
+    auto r = RunTask(*q_, F2fs::Mount(cfg_, env));
+    if (!r.ok()) return r.status();
+    fs_ = std::move(r).value();
+    return sim::Status::Ok();
+  }
+  void FormatAndMount() {
+    Format();
+    sim::Status st = Mount();
+    CHECK(st.ok()) << st.message();
+  }
+  // Clean unmount, then a new instance on the same image.
+  void Remount() {
+    RunTask(*q_, fs_->Unmount());
+    Teardown();
+    NewDevice();
+    sim::Status st = Mount();
+    CHECK(st.ok()) << st.message();
+  }
+  // Power cut: volatile writes survive per `keep`; Mount() may follow.
+  void PowerCut(const std::function<bool(BlockAddr, bool)>& keep) {
+    if (fs_) fs_->PowerCut();
+    q_->Clear();
+    fs_.reset();
+    image_->PowerCut(keep);
+    Teardown();
+    NewDevice();
+  }
+  void Teardown() {
+    if (fs_) fs_->PowerCut();
+    if (q_) q_->Clear();
+    fs_.reset();
+    dev_.reset();
+  }
+  template <class T>
+  T Run(sim::Task<T> t) {
+    return RunTask(*q_, std::move(t));
+  }
+  void Run(sim::Task<void> t) { RunTask(*q_, std::move(t)); }
+
+  void ExpectCheck() {
+    sim::Status st = fs_->Check();
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+
+ private:
+  void NewDevice() {
+    q_ = std::make_unique<sim::EventQueue>();
+    stats_ = std::make_unique<sim::StatsRegistry>();
+    dev_ = std::make_unique<FixedLatencyDevice>(q_.get(), dcfg_);
+  }
+  F2fsConfig cfg_;
+  FixedLatencyDeviceConfig dcfg_;
+  std::unique_ptr<Image> image_;
+  std::unique_ptr<sim::EventQueue> q_;
+  std::unique_ptr<sim::StatsRegistry> stats_;
+  std::unique_ptr<FixedLatencyDevice> dev_;
+  std::unique_ptr<F2fs> fs_;
+};
+
+inline std::vector<uint8_t> Pattern(size_t n, uint32_t seed) {
+  std::vector<uint8_t> v(n);
+  uint32_t x = seed * 2654435761u + 1;
+  for (size_t i = 0; i < n; ++i) {
+    x = x * 1664525u + 1013904223u;
+    v[i] = static_cast<uint8_t>(x >> 24);
+  }
+  return v;
+}
+
+}  // namespace fs::f2fs::testing

@@ -1,0 +1,91 @@
+// Volume layout as mkfs.f2fs computes it (f2fs-tools mkfs/f2fs_format.c,
+// f2fs_prepare_super_block, and get_best_overprovision):
+//
+//   | SB (2 copies, padded to a zone) | CP (2 segs) | SIT (2 copies) |
+//   | NAT (2 copies, interleaved per segment) | SSA (padded to a zone) | Main |
+//
+//   segment_count   = (device bytes - zone-aligned SB area) / 2 MiB
+//   SIT segments    = 2 * ceil(ceil(segment_count / 55) / 512)
+//   NAT segments    = 2 * ceil(ceil((segment_count - CP - SIT) * 512 / 455) / 512),
+//                     capped so the NAT+SIT version bitmaps fit the CP block
+//   SSA segments    = ceil(((segment_count - CP - SIT - NAT) + 1) / 512), then
+//                     padded so CP..SSA is a whole number of zones
+//   main segments   = rest, rounded down to whole sections
+//   overprovision   = the ratio maximising user space when not given:
+//                     candidates 10..95 step 5 % below 256 main segments,
+//                     0.01..10 step 0.01 % otherwise;
+//                     reserved = (2 * (100 / ovp + 1) + 6) * segs_per_sec,
+//                     ovp segs = (main - reserved) * ovp / 100 + reserved,
+//                     user blocks = (main - ovp segs) * 512.
+// Initial cursegs (non-heap allocation): hot node 0, warm node 1, cold node
+// 2, hot data 3, cold data 4, warm data 5 (in zone units).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "fs/f2fs/on_disk.h"
+#include "sim/status.h"
+
+namespace fs::f2fs {
+
+struct LayoutParams {
+  uint64_t device_bytes = 0;
+  uint32_t segs_per_sec = 1;
+  uint32_t secs_per_zone = 1;
+  double overprovision_pct = 0;  // 0: choose as mkfs does
+};
+
+struct Layout {
+  uint64_t block_count = 0;   // device blocks
+  uint32_t segs_per_sec = 1;
+  uint32_t secs_per_zone = 1;
+  uint32_t segment0_blkaddr = 0;  // = cp_blkaddr
+  uint32_t segment_count = 0;     // segments from segment0 to the end
+  uint32_t segment_count_ckpt = 2;
+  uint32_t segment_count_sit = 0;
+  uint32_t segment_count_nat = 0;
+  uint32_t segment_count_ssa = 0;
+  uint32_t segment_count_main = 0;
+  uint32_t section_count = 0;
+  uint32_t cp_blkaddr = 0;
+  uint32_t sit_blkaddr = 0;
+  uint32_t nat_blkaddr = 0;
+  uint32_t ssa_blkaddr = 0;
+  uint32_t main_blkaddr = 0;
+  uint32_t sit_blocks = 0;  // SIT blocks per copy (covering the main segments)
+  uint32_t nat_blocks = 0;  // NAT blocks per copy
+  uint32_t max_nid = 0;
+  double overprovision_pct = 0;
+  uint32_t reserved_segments = 0;
+  uint32_t overprov_segments = 0;
+  uint64_t user_block_count = 0;
+  std::array<SegNo, kNumPersistentLogs> init_curseg{};  // by LogType
+
+  uint32_t blocks_per_sec() const { return segs_per_sec * kBlocksPerSeg; }
+  uint32_t main_blocks() const { return segment_count_main * kBlocksPerSeg; }
+  uint32_t reserved_sections() const { return reserved_segments / segs_per_sec; }
+  bool InMain(BlockAddr a) const { return a.v >= main_blkaddr && a.v < main_blkaddr + main_blocks(); }
+  SegNo SegOf(BlockAddr a) const { return SegNo{(a.v - main_blkaddr) / kBlocksPerSeg}; }
+  uint32_t OffInSeg(BlockAddr a) const { return (a.v - main_blkaddr) % kBlocksPerSeg; }
+  BlockAddr SegStart(SegNo s) const { return BlockAddr{main_blkaddr + s.v * kBlocksPerSeg}; }
+  uint32_t SecOf(SegNo s) const { return s.v / segs_per_sec; }
+  uint32_t ZoneOfSec(uint32_t sec) const { return sec / secs_per_zone; }
+  BlockAddr CpPackAddr(int pack) const { return BlockAddr{cp_blkaddr + static_cast<uint32_t>(pack) * kBlocksPerSeg}; }
+  // Address of NAT block `i` in copy `copy` (copies interleave per segment).
+  BlockAddr NatBlockAddr(uint32_t i, bool copy) const {
+    const uint32_t seg = i / kBlocksPerSeg, off = i % kBlocksPerSeg;
+    return BlockAddr{nat_blkaddr + (2 * seg + (copy ? 1 : 0)) * kBlocksPerSeg + off};
+  }
+  BlockAddr SitBlockAddr(uint32_t i, bool copy) const {
+    return BlockAddr{sit_blkaddr + (copy ? segment_count_sit / 2 * kBlocksPerSeg : 0) + i};
+  }
+  BlockAddr SsaBlockAddr(SegNo s) const { return BlockAddr{ssa_blkaddr + s.v}; }
+};
+
+// The layout mkfs.f2fs would create on a device of params.device_bytes.
+// InvalidInput when the device is too small (fewer than 7 zones, or main
+// segments cannot hold the reserved segments), or parameters are out of range.
+sim::Result<Layout> ComputeLayout(const LayoutParams& params);
+
+}  // namespace fs::f2fs

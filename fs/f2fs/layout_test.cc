@@ -1,0 +1,111 @@
+#include "fs/f2fs/layout.h"
+
+#include <gtest/gtest.h>
+
+#include "fs/f2fs/on_disk.h"
+
+namespace fs::f2fs {
+namespace {
+
+TEST(LayoutTest, SmallVolumeFollowsMkfsFormulas) {
+  auto l = ComputeLayout({256ull << 20, 1, 1, 0});
+  ASSERT_TRUE(l.ok()) << l.status().message();
+  EXPECT_EQ(l->segment0_blkaddr, 512u);  // SB area padded to one zone
+  EXPECT_EQ(l->segment_count, 127u);
+  EXPECT_EQ(l->segment_count_ckpt, 2u);
+  EXPECT_EQ(l->segment_count_sit, 2u);
+  EXPECT_EQ(l->segment_count_nat, 2u);
+  EXPECT_EQ(l->segment_count_ssa, 1u);
+  EXPECT_EQ(l->segment_count_main, 120u);
+  EXPECT_EQ(l->main_blkaddr, 512u + 7 * 512);
+  // Below 256 main segments mkfs tries 10..95 % in steps of 5: 15 % is best here.
+  EXPECT_DOUBLE_EQ(l->overprovision_pct, 15);
+  EXPECT_EQ(l->reserved_segments, 22u);  // (2 * (100/15 + 1) + 6) = 21.33 -> 22 (section aligned)
+  EXPECT_EQ(l->overprov_segments, static_cast<uint32_t>((120 - 22) * 15 / 100.0) + 22);
+  EXPECT_EQ(l->user_block_count, uint64_t{120 - l->overprov_segments} * 512);
+  EXPECT_EQ(l->max_nid, 512u * 455);
+}
+
+TEST(LayoutTest, SixteenGibMatchesTheReferenceExample) {
+  auto l = ComputeLayout({16ull << 30, 1, 1, 0});
+  ASSERT_TRUE(l.ok());
+  // Reference worked example: ~8191 segments: CP 2, SIT 2, NAT 36, SSA 16, main ~8135.
+  EXPECT_EQ(l->segment_count, 8191u);
+  EXPECT_EQ(l->segment_count_sit, 2u);
+  EXPECT_EQ(l->segment_count_nat, 36u);
+  EXPECT_EQ(l->segment_count_ssa, 16u);
+  EXPECT_EQ(l->segment_count_main, 8135u);
+  EXPECT_NEAR(l->overprovision_pct, 1.57, 0.05);
+  EXPECT_NEAR(l->reserved_segments, 134.5, 1.5);
+}
+
+TEST(LayoutTest, TooSmallDeviceIsAnError) {
+  EXPECT_FALSE(ComputeLayout({16ull << 20, 1, 1, 0}).ok());
+  EXPECT_FALSE(ComputeLayout({256ull << 20, 0, 1, 0}).ok());
+}
+
+TEST(LayoutTest, SectionsAndZonesAlignMain) {
+  auto l = ComputeLayout({1ull << 30, 4, 2, 0});
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->segment_count_main % 4, 0u);
+  EXPECT_EQ((l->main_blkaddr - l->segment0_blkaddr) / 512 % 8, 0u);
+  EXPECT_EQ(l->reserved_segments % 4, 0u);
+  EXPECT_EQ(l->init_curseg[static_cast<int>(LogType::kWarmNode)].v, 8u);
+}
+
+TEST(NodePathTest, LevelsAndOffsets) {
+  EXPECT_EQ(GetNodePath(0).level, 0);
+  EXPECT_EQ(GetNodePath(872).level, 0);
+  NodePath p = GetNodePath(873);
+  EXPECT_EQ(p.level, 1);
+  EXPECT_EQ(p.offsets[0], 0u);
+  EXPECT_EQ(p.node_ofs[1], 1u);
+  p = GetNodePath(873 + 1018);
+  EXPECT_EQ(p.offsets[0], 1u);
+  EXPECT_EQ(p.node_ofs[1], 2u);
+  p = GetNodePath(873 + 2 * 1018 + 1018 * 5 + 7);
+  EXPECT_EQ(p.level, 2);
+  EXPECT_EQ(p.node_ofs[1], 3u);
+  EXPECT_EQ(p.offsets[1], 5u);
+  EXPECT_EQ(p.node_ofs[2], 9u);
+  EXPECT_EQ(p.offsets[2], 7u);
+  const uint64_t dind = 873 + 2 * 1018 + 2ull * 1018 * 1018;
+  p = GetNodePath(dind + 1018ull * 1018 * 2 + 1018 * 3 + 4);
+  EXPECT_EQ(p.level, 3);
+  EXPECT_EQ(p.offsets[1], 2u);
+  EXPECT_EQ(p.offsets[2], 3u);
+  EXPECT_EQ(p.offsets[3], 4u);
+  // Every dnode offset maps back to its first block.
+  const std::vector<uint64_t> starts = {0, 873, 873 + 1018, 873 + 2036 + 5 * 1018, 873 + 2036 + 1018ull * 1018 + 1018,
+                                       dind, dind + 1018ull * 1018 * 2 + 1018 * 3};
+  for (uint64_t idx : starts) {
+    const NodePath q = GetNodePath(idx);
+    const uint32_t ofs = q.node_ofs[q.level];
+    EXPECT_TRUE(IsDnodeOffset(ofs));
+    EXPECT_EQ(StartBlockOfDnode(ofs), idx - q.offsets[q.level]) << idx;
+  }
+  EXPECT_FALSE(IsDnodeOffset(3));
+  EXPECT_FALSE(IsDnodeOffset(4 + 1018));
+  EXPECT_FALSE(IsDnodeOffset(5 + 2036));
+  EXPECT_FALSE(IsDnodeOffset(6 + 2036));
+}
+
+TEST(DentryArrayTest, InsertFindRemove) {
+  DentryArray d(kDentrySlotsPerBlock);
+  const std::string long_name(20, 'x');  // 3 slots
+  const int s = d.FindRoom(3);
+  ASSERT_EQ(s, 0);
+  d.Insert(s, long_name, DentryHash(long_name), Nid{9}, FileType::kRegular);
+  EXPECT_EQ(d.Find(long_name, DentryHash(long_name)), 0);
+  EXPECT_EQ(d.FindRoom(1), 3);
+  d.Insert(3, "a", DentryHash("a"), Nid{10}, FileType::kDir);
+  EXPECT_EQ(d.UsedEntries(), 2u);
+  d.Remove(0);
+  EXPECT_EQ(d.Find(long_name, DentryHash(long_name)), -1);
+  EXPECT_EQ(d.FindRoom(3), 0);
+  EXPECT_EQ(kInlineDentrySlots, 182u);
+  EXPECT_EQ(kMaxInlineData, 3488u);
+}
+
+}  // namespace
+}  // namespace fs::f2fs

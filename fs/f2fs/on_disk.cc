@@ -1,0 +1,188 @@
+#include "fs/f2fs/on_disk.h"
+
+#include <cstring>
+
+#include <glog/logging.h>
+
+namespace fs::f2fs {
+
+std::string_view LogTypeName(LogType t) {
+  switch (t) {
+    case LogType::kHotData: return "hot_data";
+    case LogType::kWarmData: return "warm_data";
+    case LogType::kColdData: return "cold_data";
+    case LogType::kHotNode: return "hot_node";
+    case LogType::kWarmNode: return "warm_node";
+    case LogType::kColdNode: return "cold_node";
+    case LogType::kAtgcData: return "atgc_data";
+  }
+  return "?";
+}
+
+int DentryArray::Find(std::string_view name, uint32_t hash) const {
+  for (uint32_t s = 0; s < nr_slots;) {
+    if (!used[s]) { ++s; continue; }
+    const Dentry& d = dentries[s];
+    if (d.hash == hash && d.name_len == name.size() && NameAt(s) == name) return static_cast<int>(s);
+    s += std::max<uint32_t>(1, SlotsFor(d.name_len));
+  }
+  return -1;
+}
+
+int DentryArray::FindRoom(uint32_t slots) const {
+  uint32_t run = 0;
+  for (uint32_t s = 0; s < nr_slots; ++s) {
+    if (used[s]) {
+      run = 0;
+      continue;
+    }
+    if (++run == slots) return static_cast<int>(s + 1 - slots);
+  }
+  return -1;
+}
+
+void DentryArray::Insert(int slot, std::string_view name, uint32_t hash, Nid ino, FileType type) {
+  const uint32_t n = std::max<uint32_t>(1, SlotsFor(name.size()));
+  CHECK_GE(slot, 0);
+  CHECK_LE(static_cast<uint32_t>(slot) + n, nr_slots);
+  for (uint32_t i = 0; i < n; ++i) {
+    CHECK(!used[slot + i]) << "dentry slot in use";
+    used[slot + i] = 1;
+  }
+  dentries[slot] = Dentry{hash, ino, static_cast<uint16_t>(name.size()), type};
+  // Names longer than one slot continue into the following slots' name bytes.
+  std::memcpy(&names[static_cast<size_t>(slot) * kSlotLen], name.data(), name.size());
+}
+
+void DentryArray::Remove(int slot) {
+  CHECK(used[slot]);
+  const uint32_t n = std::max<uint32_t>(1, SlotsFor(dentries[slot].name_len));
+  for (uint32_t i = 0; i < n; ++i) used[slot + i] = 0;
+  dentries[slot] = Dentry{};
+}
+
+bool DentryArray::Empty() const {
+  for (uint8_t u : used)
+    if (u) return false;
+  return true;
+}
+
+uint32_t DentryArray::UsedEntries() const {
+  uint32_t n = 0;
+  ForEach([&](uint32_t, const Dentry&) { ++n; });
+  return n;
+}
+
+uint32_t DentryHash(std::string_view name) {
+  if (name == "." || name == "..") return 0;
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (char c : name) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 16777619u;
+  }
+  return h & 0x7FFFFFFFu;  // the collision bit (bit 31) stays clear
+}
+
+uint64_t CheckpointBlock::Checksum() const {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+  };
+  mix(cp_ver);
+  mix(user_block_count);
+  mix(valid_block_count);
+  mix(rsvd_segment_count);
+  mix(overprov_segment_count);
+  mix(free_segment_count);
+  for (const auto& c : cursegs) {
+    mix(c.segno.v);
+    mix(c.blkoff);
+    mix(c.ssr);
+  }
+  mix(umount);
+  mix(orphan_present);
+  mix(cp_pack_total_block_count);
+  mix(cp_pack_start_sum);
+  mix(data_sum_blocks);
+  mix(orphan_blocks);
+  mix(valid_node_count);
+  mix(valid_inode_count);
+  mix(next_free_nid.v);
+  for (bool b : sit_bitmap) mix(b);
+  for (bool b : nat_bitmap) mix(b);
+  return h;
+}
+
+namespace {
+constexpr uint64_t kDirect = kAddrsPerBlock;
+constexpr uint64_t kIndirect = kDirect * kNidsPerBlock;
+constexpr uint64_t kDIndirect = kIndirect * kNidsPerBlock;
+constexpr uint32_t kInd1Ofs = 3;
+constexpr uint32_t kInd2Ofs = 4 + kNidsPerBlock;            // 1022
+constexpr uint32_t kDindOfs = 5 + 2 * kNidsPerBlock;        // 2041
+}  // namespace
+
+uint64_t MaxFileBlocks() { return kUsableAddrsPerInode + 2 * kDirect + 2 * kIndirect + kDIndirect; }
+
+NodePath GetNodePath(uint64_t block) {
+  NodePath p;
+  if (block < kUsableAddrsPerInode) {
+    p.level = 0;
+    p.offsets[0] = static_cast<uint32_t>(block);
+    return p;
+  }
+  block -= kUsableAddrsPerInode;
+  if (block < 2 * kDirect) {
+    const uint32_t which = static_cast<uint32_t>(block / kDirect);  // 0 or 1
+    p.level = 1;
+    p.offsets[0] = which;
+    p.node_ofs[1] = 1 + which;
+    p.offsets[1] = static_cast<uint32_t>(block % kDirect);
+    return p;
+  }
+  block -= 2 * kDirect;
+  if (block < 2 * kIndirect) {
+    const uint32_t which = static_cast<uint32_t>(block / kIndirect);  // 0 or 1
+    block %= kIndirect;
+    p.level = 2;
+    p.offsets[0] = 2 + which;
+    p.node_ofs[1] = which == 0 ? kInd1Ofs : kInd2Ofs;
+    p.offsets[1] = static_cast<uint32_t>(block / kDirect);
+    p.node_ofs[2] = p.node_ofs[1] + 1 + p.offsets[1];
+    p.offsets[2] = static_cast<uint32_t>(block % kDirect);
+    return p;
+  }
+  block -= 2 * kIndirect;
+  CHECK_LT(block, kDIndirect) << "file block beyond the double-indirect range";
+  p.level = 3;
+  p.offsets[0] = 4;
+  p.node_ofs[1] = kDindOfs;
+  p.offsets[1] = static_cast<uint32_t>(block / kIndirect);
+  p.node_ofs[2] = kDindOfs + 1 + p.offsets[1] * (kNidsPerBlock + 1);
+  p.offsets[2] = static_cast<uint32_t>((block / kDirect) % kNidsPerBlock);
+  p.node_ofs[3] = p.node_ofs[2] + 1 + p.offsets[2];
+  p.offsets[3] = static_cast<uint32_t>(block % kDirect);
+  return p;
+}
+
+bool IsDnodeOffset(uint32_t ofs) {
+  if (ofs == kInd1Ofs || ofs == kInd2Ofs || ofs == kDindOfs) return false;
+  if (ofs > kDindOfs) return (ofs - kDindOfs - 1) % (kNidsPerBlock + 1) != 0;
+  return true;
+}
+
+uint64_t StartBlockOfDnode(uint32_t ofs) {
+  CHECK(IsDnodeOffset(ofs));
+  if (ofs == 0) return 0;
+  if (ofs <= 2) return kUsableAddrsPerInode + (ofs - 1) * kDirect;
+  const uint64_t base_ind = kUsableAddrsPerInode + 2 * kDirect;
+  if (ofs < kInd2Ofs) return base_ind + (ofs - kInd1Ofs - 1) * kDirect;
+  if (ofs < kDindOfs) return base_ind + kIndirect + (ofs - kInd2Ofs - 1) * kDirect;
+  const uint64_t r = ofs - kDindOfs - 1;
+  const uint64_t i = r / (kNidsPerBlock + 1);
+  const uint64_t j = r % (kNidsPerBlock + 1) - 1;
+  return base_ind + 2 * kIndirect + (i * kNidsPerBlock + j) * kDirect;
+}
+
+}  // namespace fs::f2fs

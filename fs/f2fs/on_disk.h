@@ -1,0 +1,347 @@
+// F2FS on-disk vocabulary: constants, address types and the block formats.
+//
+// The model keeps what is on flash as structured C++ objects, one per 4 KiB
+// block, instead of serialized bytes: a NodeBlock holds its footer and its
+// address slots, a NatBlock its 455 entries, and so on. Each object is
+// immutable once handed to the device (shared by pointer between the page
+// cache and the flash image, cloned on the next modification), so a write
+// costs no byte copy and a data block written with "content does not matter"
+// costs nothing at all (a null pointer reads back as zeros).
+//
+// Sizes follow the kernel's formats (include/linux/f2fs_fs.h): 4 KiB blocks,
+// 512-block segments, 923 inode address slots of which 873 are usable with
+// the default inline xattr area, 1018 slots per direct/indirect node, 455
+// NAT and 55 SIT entries per block, 38/6 NAT/SIT journal entries in a
+// current-segment summary, 214 dentries per dentry block, 182 inline
+// dentries, 3,488 bytes of inline data. Field encodings (bit packing, CRCs)
+// are not reproduced: a checksum field stands for the CRC of a CP block.
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <compare>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace fs::f2fs {
+
+inline constexpr uint32_t kBlockSize = 4096;
+inline constexpr uint32_t kBlocksPerSeg = 512;
+inline constexpr uint32_t kAddrsPerInode = 923;      // DEF_ADDRS_PER_INODE
+inline constexpr uint32_t kInlineXattrAddrs = 50;    // DEFAULT_INLINE_XATTR_ADDRS
+inline constexpr uint32_t kUsableAddrsPerInode = kAddrsPerInode - kInlineXattrAddrs;  // 873
+inline constexpr uint32_t kAddrsPerBlock = 1018;     // ADDRS_PER_BLOCK
+inline constexpr uint32_t kNidsPerBlock = 1018;      // NIDS_PER_BLOCK
+inline constexpr uint32_t kNatEntriesPerBlock = 455;
+inline constexpr uint32_t kSitEntriesPerBlock = 55;
+inline constexpr uint32_t kNatJournalEntries = 38;
+inline constexpr uint32_t kSitJournalEntries = 6;
+inline constexpr uint32_t kOrphansPerBlock = 1020;
+inline constexpr uint32_t kDentrySlotsPerBlock = 214;  // NR_DENTRY_IN_BLOCK
+inline constexpr uint32_t kSlotLen = 8;                // name bytes per dentry slot
+inline constexpr uint32_t kMaxInlineData = 4 * (kAddrsPerInode - kInlineXattrAddrs - 1);  // 3488
+inline constexpr uint32_t kInlineDentrySlots = kMaxInlineData * 8 / ((11 + kSlotLen) * 8 + 1);  // 182
+inline constexpr uint32_t kMaxNameLen = 255;
+inline constexpr uint32_t kMaxDirHashDepth = 63;
+// Summary entries that fit a compacted data-summary block besides the two
+// journals, and per further block (SUM_ENTRY_SIZE 7, SUM_FOOTER_SIZE 5).
+inline constexpr uint32_t kCompactFirstEntries = (kBlockSize - 2 * 507 - 5) / 7;  // 439
+inline constexpr uint32_t kCompactNextEntries = (kBlockSize - 5) / 7;              // 584
+
+// A block address on the volume (4 KiB units from the start of the device).
+struct BlockAddr {
+  uint32_t v = 0;
+  constexpr auto operator<=>(const BlockAddr&) const = default;
+};
+inline constexpr BlockAddr kNullAddr{0};            // no block (hole)
+inline constexpr BlockAddr kNewAddr{0xFFFFFFFFu};   // reserved, not yet written
+constexpr bool IsValidBlkaddr(BlockAddr a) { return a != kNullAddr && a != kNewAddr; }
+
+// A node id: index into the NAT. Inode numbers are the nids of inode blocks.
+struct Nid {
+  uint32_t v = 0;
+  constexpr auto operator<=>(const Nid&) const = default;
+};
+inline constexpr Nid kNullNid{0};
+inline constexpr Nid kNodeIno{1};
+inline constexpr Nid kMetaIno{2};
+inline constexpr Nid kRootIno{3};
+
+// A segment number in the main area (0 = first main segment).
+struct SegNo {
+  uint32_t v = 0;
+  constexpr auto operator<=>(const SegNo&) const = default;
+};
+inline constexpr SegNo kNullSegNo{0xFFFFFFFFu};
+
+// The six active logs (curseg types), in the kernel's order, plus the
+// in-memory log used for age-threshold GC migration.
+enum class LogType : uint8_t { kHotData, kWarmData, kColdData, kHotNode, kWarmNode, kColdNode, kAtgcData };
+inline constexpr int kNumLogs = 7;
+inline constexpr int kNumPersistentLogs = 6;
+constexpr bool IsNodeLog(LogType t) { return t == LogType::kHotNode || t == LogType::kWarmNode || t == LogType::kColdNode; }
+std::string_view LogTypeName(LogType t);
+
+// ---------------------------------------------------------------------------
+// Block objects.
+
+struct BlockData {
+  enum class Type : uint8_t {
+    kData, kDentry, kNode, kNat, kSit, kSummary, kCheckpoint, kCpSummary, kOrphan, kSuper
+  };
+  explicit BlockData(Type t) : type(t) {}
+  virtual ~BlockData() = default;
+  BlockData(const BlockData&) = default;
+  BlockData& operator=(const BlockData&) = default;
+  Type type;
+};
+using BlockPtr = std::shared_ptr<const BlockData>;
+
+// User data (regular files). A null BlockPtr stands for a block of zeros.
+struct DataBlock final : BlockData {
+  DataBlock() : BlockData(Type::kData) { bytes.fill(0); }
+  std::array<uint8_t, kBlockSize> bytes;
+};
+
+enum class FileType : uint8_t { kUnknown = 0, kRegular = 1, kDir = 2 };
+
+struct Dentry {
+  uint32_t hash = 0;
+  Nid ino;
+  uint16_t name_len = 0;
+  FileType type = FileType::kUnknown;
+};
+
+// A dentry area: `nr_slots` slots, each a Dentry plus 8 name bytes; a name
+// of n bytes takes ceil(n/8) consecutive slots (the first holds the Dentry).
+// Used for dentry blocks (214 slots) and inline dentries (182 slots).
+struct DentryArray {
+  explicit DentryArray(uint32_t slots = kDentrySlotsPerBlock)
+      : nr_slots(slots), used(slots, 0), dentries(slots), names(static_cast<size_t>(slots) * kSlotLen, 0) {}
+  uint32_t nr_slots;
+  std::vector<uint8_t> used;  // bitmap, one byte per slot
+  std::vector<Dentry> dentries;
+  std::vector<char> names;
+
+  static uint32_t SlotsFor(size_t name_len) { return static_cast<uint32_t>((name_len + kSlotLen - 1) / kSlotLen); }
+  std::string_view NameAt(uint32_t slot) const {
+    return std::string_view(&names[static_cast<size_t>(slot) * kSlotLen], dentries[slot].name_len);
+  }
+  // Slot of `name` or -1.
+  int Find(std::string_view name, uint32_t hash) const;
+  // First run of `slots` free slots or -1.
+  int FindRoom(uint32_t slots) const;
+  void Insert(int slot, std::string_view name, uint32_t hash, Nid ino, FileType type);
+  void Remove(int slot);
+  bool Empty() const;  // no slot used
+  uint32_t UsedEntries() const;
+  // Calls fn(slot, dentry) for every entry, in slot order.
+  template <class Fn>
+  void ForEach(Fn&& fn) const {
+    for (uint32_t s = 0; s < nr_slots;) {
+      if (!used[s]) { ++s; continue; }
+      fn(s, dentries[s]);
+      s += std::max<uint32_t>(1, SlotsFor(dentries[s].name_len));
+    }
+  }
+};
+
+// A directory data block.
+struct DentryBlock final : BlockData {
+  DentryBlock() : BlockData(Type::kDentry) {}
+  DentryArray d{kDentrySlotsPerBlock};
+};
+
+// Dentry name hash (the model's own 31-bit string hash; "." and ".." hash
+// to 0 as in F2FS).
+uint32_t DentryHash(std::string_view name);
+
+enum class NodeKind : uint8_t { kInode, kDirect, kIndirect, kDoubleIndirect };
+
+struct NodeFooter {
+  Nid nid;
+  Nid ino;
+  uint32_t ofs = 0;  // node offset in the file's node tree (0 = inode)
+  bool cold = false;   // dnode of a regular file (goes to the warm node log)
+  bool fsync = false;  // written by fsync: roll-forward recovers it
+  bool dent = false;   // inode whose dentry roll-forward must re-link
+  uint64_t cp_ver = 0;
+  BlockAddr next_blkaddr;  // next block of this log (roll-forward chain)
+};
+
+// Inode fields the model keeps (i_mode, i_links, i_size, i_pino, i_name,
+// i_inline, i_current_depth, i_advise, times, i_nid[5]).
+struct InodeFields {
+  bool is_dir = false;
+  uint32_t links = 1;
+  uint64_t size = 0;
+  uint64_t data_blocks = 0;  // data block addresses allocated or reserved
+  Nid pino;                  // parent directory (for roll-forward)
+  std::string name;          // name in the parent (for roll-forward)
+  bool inline_data = false;
+  bool inline_dentry = false;
+  uint32_t current_depth = 0;  // directory hash levels in use
+  bool cold = false;           // cold file (cold extension): cold data log + IPU
+  bool hot = false;            // hot file (hot extension)
+  bool lost_pino = false;      // renamed since pino/name were recorded (FADVISE_LOST_PINO)
+  sim::SimTime mtime;
+  sim::SimTime ctime;
+  uint32_t generation = 0;
+  std::array<Nid, 5> i_nid{};  // direct, direct, indirect, indirect, double indirect
+};
+
+// Inode, direct node or (double-)indirect node.
+struct NodeBlock final : BlockData {
+  NodeBlock() : BlockData(Type::kNode) { slots.fill(0); }
+  NodeFooter footer;
+  NodeKind kind = NodeKind::kDirect;
+  // Data block addresses (inode: i_addr[0..872]; direct node: 1018) or
+  // child nids (indirect nodes), as raw 32-bit values.
+  std::array<uint32_t, kAddrsPerBlock> slots;
+  std::optional<InodeFields> inode;       // kInode only
+  std::vector<uint8_t> inline_data;       // inline file data (size <= kMaxInlineData)
+  std::optional<DentryArray> inline_dents;  // inline directory
+
+  bool IsInode() const { return kind == NodeKind::kInode; }
+  bool IsDnode() const { return kind == NodeKind::kInode || kind == NodeKind::kDirect; }
+  uint32_t AddrSlots() const { return kind == NodeKind::kInode ? kUsableAddrsPerInode : kAddrsPerBlock; }
+  BlockAddr Addr(uint32_t i) const { return BlockAddr{slots[i]}; }
+  void SetAddr(uint32_t i, BlockAddr a) { slots[i] = a.v; }
+  Nid Child(uint32_t i) const { return Nid{slots[i]}; }
+  void SetChild(uint32_t i, Nid n) { slots[i] = n.v; }
+};
+
+struct RawNatEntry {
+  uint8_t version = 0;
+  Nid ino;
+  BlockAddr addr;
+};
+struct NatBlock final : BlockData {
+  NatBlock() : BlockData(Type::kNat) {}
+  std::array<RawNatEntry, kNatEntriesPerBlock> entries{};
+};
+
+struct RawSitEntry {
+  uint16_t valid = 0;
+  uint8_t type = 0xFF;  // LogType of the log that wrote the segment
+  std::bitset<kBlocksPerSeg> map;
+  int64_t mtime_ns = 0;
+};
+struct SitBlock final : BlockData {
+  SitBlock() : BlockData(Type::kSit) {}
+  std::array<RawSitEntry, kSitEntriesPerBlock> entries{};
+};
+
+// Owner of a main-area block: data -> (dnode nid, slot in it); node -> (nid, 0).
+struct Summary {
+  Nid nid;
+  uint16_t ofs_in_node = 0;
+  uint8_t version = 0;
+  constexpr bool operator==(const Summary&) const = default;
+};
+// One SSA block (the summary of one main segment).
+struct SummaryBlock final : BlockData {
+  SummaryBlock() : BlockData(Type::kSummary) {}
+  bool is_node = false;
+  std::array<Summary, kBlocksPerSeg> entries{};
+};
+
+struct NatJournalEntry {
+  Nid nid;
+  RawNatEntry entry;
+};
+struct SitJournalEntry {
+  SegNo segno;
+  RawSitEntry entry;
+};
+
+// The summaries kept inside a checkpoint pack: the three data cursegs (with
+// the NAT journal of HOT_DATA and the SIT journal of COLD_DATA) and, on
+// umount, the three node cursegs. Stored whole in the first of the pack's
+// summary blocks; the other summary blocks of the pack hold an empty
+// continuation object (they exist for the I/O count).
+struct CpSummaryBlock final : BlockData {
+  CpSummaryBlock() : BlockData(Type::kCpSummary) {}
+  bool continuation = false;
+  std::array<std::vector<Summary>, 3> data;  // entries [0, blkoff) per data curseg
+  std::vector<NatJournalEntry> nat_journal;
+  std::vector<SitJournalEntry> sit_journal;
+  bool has_node = false;
+  std::array<std::vector<Summary>, 3> node;
+};
+
+struct OrphanBlock final : BlockData {
+  OrphanBlock() : BlockData(Type::kOrphan) {}
+  std::vector<Nid> inos;
+};
+
+struct CurSegState {
+  SegNo segno;
+  uint16_t blkoff = 0;
+  bool ssr = false;  // allocation mode of the log
+};
+
+// The checkpoint block (#1 and #2 of a pack carry the same object).
+struct CheckpointBlock final : BlockData {
+  CheckpointBlock() : BlockData(Type::kCheckpoint) {}
+  uint64_t cp_ver = 0;
+  uint64_t user_block_count = 0;
+  uint64_t valid_block_count = 0;
+  uint32_t rsvd_segment_count = 0;
+  uint32_t overprov_segment_count = 0;
+  uint32_t free_segment_count = 0;
+  std::array<CurSegState, kNumPersistentLogs> cursegs{};  // by LogType
+  bool umount = false;
+  bool orphan_present = false;
+  uint32_t cp_pack_total_block_count = 0;
+  uint32_t cp_pack_start_sum = 0;    // offset of the first summary block in the pack
+  uint32_t data_sum_blocks = 0;
+  uint32_t orphan_blocks = 0;
+  uint32_t valid_node_count = 0;
+  uint32_t valid_inode_count = 0;
+  Nid next_free_nid;
+  std::vector<bool> sit_bitmap;  // per SIT block: which copy is valid
+  std::vector<bool> nat_bitmap;  // per NAT block: which copy is valid
+  uint64_t checksum = 0;         // Checksum() at write time (stands for the CRC)
+
+  uint64_t Checksum() const;
+};
+
+struct Layout;
+// The superblock (blocks 0 and 1): the geometry mkfs chose.
+struct SuperBlock final : BlockData {
+  SuperBlock() : BlockData(Type::kSuper) {}
+  uint64_t block_count = 0;
+  uint32_t segs_per_sec = 1;
+  uint32_t secs_per_zone = 1;
+  double overprovision_pct = 0;
+  std::vector<std::string> cold_extensions;
+  std::vector<std::string> hot_extensions;
+};
+
+// Node-tree geometry: where file block `index` lives. level 0: in the inode
+// (slot = index); 1: direct node under i_nid[nid_slot]; 2: via an indirect
+// node; 3: via the double-indirect node. `offsets` are the slot indices
+// along the path (inode i_nid slot, then child slots), `node_ofs` the node
+// offsets (footer.ofs) of the nodes along the path.
+struct NodePath {
+  int level = 0;
+  std::array<uint32_t, 4> offsets{};
+  std::array<uint32_t, 4> node_ofs{};
+};
+// REQUIRES: index < MaxFileBlocks().
+NodePath GetNodePath(uint64_t index);
+uint64_t MaxFileBlocks();
+// First file block index covered by the dnode with node offset `ofs`
+// (0 for the inode). REQUIRES: ofs is a dnode offset.
+uint64_t StartBlockOfDnode(uint32_t ofs);
+// True if a node offset denotes a direct node or the inode.
+bool IsDnodeOffset(uint32_t ofs);
+
+}  // namespace fs::f2fs

@@ -1,0 +1,347 @@
+#include "fs/f2fs/segment_manager.h"
+
+#include <glog/logging.h>
+
+namespace fs::f2fs {
+
+SegmentManager::SegmentManager(const Layout& layout, int active_logs)
+    : layout_(layout),
+      sit_(layout.segment_count_main),
+      free_(layout.segment_count_main, 0),
+      curseg_of_(layout.segment_count_main, 0xFF),
+      sit_dirty_(layout.segment_count_main, 0),
+      ssa_dirty_(layout.segment_count_main, 0),
+      ssa_(layout.main_blocks()) {
+  (void)active_logs;
+}
+
+void SegmentManager::LoadSit(SegNo s, const RawSitEntry& e) {
+  SegEntry& se = sit_[s.v];
+  total_valid_ -= se.valid;
+  se.valid = e.valid;
+  se.type = e.type;
+  se.mtime_ns = e.mtime_ns;
+  se.cur_map = e.map;
+  se.ckpt_map = e.map;
+  se.ckpt_valid = e.valid;
+  CHECK_EQ(se.cur_map.count(), se.valid) << "SIT entry of segment " << s.v << " inconsistent";
+  total_valid_ += se.valid;
+}
+
+void SegmentManager::SetCurseg(LogType t, const CurSegState& c) {
+  CurSeg& cs = cur_[static_cast<int>(t)];
+  if (cs.segno != kNullSegNo) curseg_of_[cs.segno.v] = 0xFF;
+  cs.segno = c.segno;
+  cs.next_blkoff = c.blkoff;
+  cs.ssr = c.ssr;
+  if (c.segno != kNullSegNo) {
+    CHECK_LT(c.segno.v, sit_.size());
+    curseg_of_[c.segno.v] = static_cast<uint8_t>(t);
+  }
+}
+
+void SegmentManager::FinishLoad() {
+  free_segments_ = 0;
+  free_sections_ = 0;
+  prefree_ = 0;
+  for (uint32_t s = 0; s < sit_.size(); ++s) {
+    const bool f = sit_[s].valid == 0 && curseg_of_[s] == 0xFF;
+    free_[s] = f;
+    if (f) ++free_segments_;
+  }
+  for (uint32_t sec = 0; sec < layout_.section_count; ++sec)
+    if (SectionFree(sec)) ++free_sections_;
+}
+
+bool SegmentManager::SectionFree(uint32_t sec) const {
+  for (uint32_t i = 0; i < layout_.segs_per_sec; ++i)
+    if (!free_[sec * layout_.segs_per_sec + i]) return false;
+  return true;
+}
+
+void SegmentManager::SetFree(SegNo s, bool f) {
+  if (static_cast<bool>(free_[s.v]) == f) return;
+  const uint32_t sec = layout_.SecOf(s);
+  const bool sec_before = SectionFree(sec);
+  free_[s.v] = f;
+  if (f) ++free_segments_; else --free_segments_;
+  const bool sec_after = SectionFree(sec);
+  if (sec_before != sec_after) {
+    if (sec_after) ++free_sections_; else --free_sections_;
+  }
+}
+
+void SegmentManager::MarkSitDirty(SegNo s) {
+  if (!sit_dirty_[s.v]) {
+    sit_dirty_[s.v] = 1;
+    dirty_sit_list_.push_back(s);
+  }
+}
+
+BlockAddr SegmentManager::NextAddr(LogType t) const {
+  const CurSeg& c = cur_[static_cast<int>(t)];
+  CHECK(c.segno != kNullSegNo) << "log " << LogTypeName(t) << " not active";
+  return BlockAddr{layout_.SegStart(c.segno).v + c.next_blkoff};
+}
+
+uint32_t SegmentManager::NextFreeSlot(SegNo s, uint32_t from) const {
+  const SegEntry& e = sit_[s.v];
+  for (uint32_t i = from; i < kBlocksPerSeg; ++i)
+    if (!e.cur_map.test(i) && !e.ckpt_map.test(i)) return i;
+  return kBlocksPerSeg;
+}
+
+uint32_t SegmentManager::SsrFreeSlots(SegNo s) const {
+  const SegEntry& e = sit_[s.v];
+  return kBlocksPerSeg - static_cast<uint32_t>((e.cur_map | e.ckpt_map).count());
+}
+
+void SegmentManager::UpdateValid(BlockAddr a, int delta, sim::SimTime now) {
+  CHECK(layout_.InMain(a)) << "block " << a.v << " outside the main area";
+  const SegNo s = layout_.SegOf(a);
+  const uint32_t off = layout_.OffInSeg(a);
+  SegEntry& e = sit_[s.v];
+  const bool pre_before = IsPrefree(s);
+  if (delta > 0) {
+    CHECK(!e.cur_map.test(off)) << "block " << a.v << " allocated twice";
+    e.cur_map.set(off);
+    ++e.valid;
+    if (!e.ckpt_map.test(off)) {
+      e.ckpt_map.set(off);
+      ++e.ckpt_valid;
+    }
+    ++total_valid_;
+    e.mtime_ns = (e.mtime_ns * (e.valid - 1) + now.ns()) / e.valid;
+    if (free_[s.v]) SetFree(s, false);
+  } else {
+    CHECK(e.cur_map.test(off)) << "invalidating block " << a.v << " that is not valid";
+    e.cur_map.reset(off);
+    --e.valid;
+    --total_valid_;
+  }
+  const bool pre_after = IsPrefree(s);
+  if (pre_before != pre_after) {
+    if (pre_after) ++prefree_; else --prefree_;
+  }
+  MarkSitDirty(s);
+}
+
+void SegmentManager::LeaveSegment(SegNo s) {
+  // The caller already cleared curseg_of_[s].
+  if (IsPrefree(s)) ++prefree_;
+  MarkSitDirty(s);
+}
+
+void SegmentManager::NewSegment(LogType t) {
+  CurSeg& c = cur_[static_cast<int>(t)];
+  const SegNo old = c.segno;
+  SegNo next = kNullSegNo;
+  const uint32_t sps = layout_.segs_per_sec;
+  if (old != kNullSegNo && sps > 1) {
+    const uint32_t s = old.v + 1;
+    if (s % sps != 0 && s < sit_.size() && free_[s]) next = SegNo{s};
+  }
+  if (next == kNullSegNo) {
+    const uint32_t nsec = layout_.section_count;
+    const uint32_t hint = old != kNullSegNo ? layout_.SecOf(old) : 0;
+    uint32_t fallback = UINT32_MAX;
+    for (uint32_t i = 0; i < nsec; ++i) {
+      const uint32_t sec = (hint + i) % nsec;
+      if (!SectionFree(sec)) continue;
+      bool zone_busy = false;
+      if (layout_.secs_per_zone > 1) {
+        for (int l = 0; l < kNumLogs; ++l) {
+          if (l == static_cast<int>(t) || cur_[l].segno == kNullSegNo) continue;
+          if (layout_.ZoneOfSec(layout_.SecOf(cur_[l].segno)) == layout_.ZoneOfSec(sec)) zone_busy = true;
+        }
+      }
+      if (zone_busy) {
+        if (fallback == UINT32_MAX) fallback = sec;
+        continue;
+      }
+      next = SegNo{sec * sps};
+      break;
+    }
+    if (next == kNullSegNo && fallback != UINT32_MAX) next = SegNo{fallback * sps};
+  }
+  CHECK(next != kNullSegNo) << "no free section left for log " << LogTypeName(t)
+                            << " (free segments " << free_segments_ << ", prefree " << prefree_ << ")";
+  if (old != kNullSegNo) curseg_of_[old.v] = 0xFF;
+  SetFree(next, false);
+  curseg_of_[next.v] = static_cast<uint8_t>(t);
+  sit_[next.v].type = static_cast<uint8_t>(t);
+  MarkSitDirty(next);
+  c.segno = next;
+  c.next_blkoff = 0;
+  c.ssr = false;
+  if (old != kNullSegNo) LeaveSegment(old);
+}
+
+bool SegmentManager::ChangeToSsr(LogType t) {
+  const bool node = IsNodeLog(t);
+  // Same temperature first, then the others of the same class.
+  std::array<LogType, 3> order;
+  if (node) order = {LogType::kHotNode, LogType::kWarmNode, LogType::kColdNode};
+  else order = {LogType::kHotData, LogType::kWarmData, LogType::kColdData};
+  std::array<LogType, 3> tries = {t, t, t};
+  int n = 1;
+  for (LogType o : order)
+    if (o != t) tries[n++] = o;
+  for (int k = 0; k < n; ++k) {
+    const uint8_t want = static_cast<uint8_t>(tries[k]);
+    uint32_t best = UINT32_MAX, best_cost = UINT32_MAX;
+    for (uint32_t s = 0; s < sit_.size(); ++s) {
+      const SegEntry& e = sit_[s];
+      if (free_[s] || curseg_of_[s] != 0xFF || e.valid == 0 || e.type != want) continue;
+      if (SsrFreeSlots(SegNo{s}) == 0) continue;
+      if (e.ckpt_valid < best_cost) {
+        best_cost = e.ckpt_valid;
+        best = s;
+      }
+    }
+    if (best == UINT32_MAX) continue;
+    CurSeg& c = cur_[static_cast<int>(t)];
+    const SegNo old = c.segno;
+    if (old != kNullSegNo) curseg_of_[old.v] = 0xFF;
+    curseg_of_[best] = static_cast<uint8_t>(t);
+    sit_[best].type = static_cast<uint8_t>(t);
+    MarkSitDirty(SegNo{best});
+    c.segno = SegNo{best};
+    c.ssr = true;
+    c.next_blkoff = NextFreeSlot(c.segno, 0);
+    if (old != kNullSegNo) LeaveSegment(old);
+    return true;
+  }
+  return false;
+}
+
+void SegmentManager::AllocateSegment(LogType t, bool need_ssr) {
+  const CurSeg& c = cur_[static_cast<int>(t)];
+  bool next_in_section_free = false;
+  if (c.segno != kNullSegNo && layout_.segs_per_sec > 1 && !c.ssr) {
+    const uint32_t s = c.segno.v + 1;
+    next_in_section_free = s % layout_.segs_per_sec != 0 && s < sit_.size() && free_[s];
+  }
+  if (t != LogType::kWarmNode && need_ssr && !next_in_section_free && ChangeToSsr(t)) return;
+  NewSegment(t);
+}
+
+BlockAddr SegmentManager::Allocate(LogType t, const Summary& sum, sim::SimTime now, bool need_ssr) {
+  CurSeg& c = cur_[static_cast<int>(t)];
+  CHECK(c.segno != kNullSegNo) << "log " << LogTypeName(t) << " not active";
+  CHECK_LT(c.next_blkoff, kBlocksPerSeg);
+  const SegNo s = c.segno;
+  const uint32_t off = c.next_blkoff;
+  const BlockAddr a{layout_.SegStart(s).v + off};
+  CHECK(!c.ssr || !sit_[s.v].ckpt_map.test(off)) << "SSR would overwrite a checkpointed block";
+  ssa_[Index(a)] = sum;
+  ssa_dirty_[s.v] = 1;
+  UpdateValid(a, +1, now);
+  c.next_blkoff = c.ssr ? NextFreeSlot(s, off + 1) : off + 1;
+  if (c.next_blkoff >= kBlocksPerSeg) AllocateSegment(t, need_ssr);
+  return a;
+}
+
+void SegmentManager::Invalidate(BlockAddr a) { UpdateValid(a, -1, sim::SimTime::Zero()); }
+
+void SegmentManager::MarkValid(BlockAddr a, const Summary& sum, sim::SimTime now) {
+  ssa_[Index(a)] = sum;
+  ssa_dirty_[layout_.SegOf(a).v] = 1;
+  UpdateValid(a, +1, now);
+}
+
+void SegmentManager::Touch(BlockAddr a, sim::SimTime now) {
+  SegEntry& e = sit_[layout_.SegOf(a).v];
+  if (e.valid > 0) e.mtime_ns = (e.mtime_ns * (e.valid - 1) + now.ns()) / e.valid;
+  MarkSitDirty(layout_.SegOf(a));
+}
+
+void SegmentManager::ReserveSegment(SegNo s) {
+  if (!free_[s.v]) return;
+  SetFree(s, false);
+  if (IsPrefree(s)) ++prefree_;
+}
+
+void SegmentManager::MoveAllLogsToNewSegments() {
+  for (int l = 0; l < kNumPersistentLogs; ++l)
+    if (cur_[l].segno != kNullSegNo) NewSegment(static_cast<LogType>(l));
+}
+
+uint32_t SegmentManager::SectionValid(uint32_t sec) const {
+  uint32_t v = 0;
+  for (uint32_t i = 0; i < layout_.segs_per_sec; ++i) v += sit_[sec * layout_.segs_per_sec + i].valid;
+  return v;
+}
+
+int64_t SegmentManager::SectionMtime(uint32_t sec) const {
+  int64_t sum = 0;
+  for (uint32_t i = 0; i < layout_.segs_per_sec; ++i) sum += sit_[sec * layout_.segs_per_sec + i].mtime_ns;
+  return sum / layout_.segs_per_sec;
+}
+
+bool SegmentManager::IsGcCandidate(uint32_t sec) const {
+  bool any_valid = false;
+  for (uint32_t i = 0; i < layout_.segs_per_sec; ++i) {
+    const uint32_t s = sec * layout_.segs_per_sec + i;
+    if (curseg_of_[s] != 0xFF) return false;
+    if (sit_[s].valid) any_valid = true;
+  }
+  return any_valid && SectionValid(sec) < layout_.blocks_per_sec();
+}
+
+std::vector<SegNo> SegmentManager::DirtySsaSegments() const {
+  std::vector<SegNo> out;
+  for (uint32_t s = 0; s < ssa_dirty_.size(); ++s)
+    if (ssa_dirty_[s] && (curseg_of_[s] == 0xFF || curseg_of_[s] >= kNumPersistentLogs)) out.push_back(SegNo{s});
+  return out;
+}
+
+RawSitEntry SegmentManager::RawEntry(SegNo s) const {
+  const SegEntry& e = sit_[s.v];
+  RawSitEntry r;
+  r.valid = e.valid;
+  r.type = e.type;
+  r.map = e.cur_map;
+  r.mtime_ns = e.mtime_ns;
+  return r;
+}
+
+std::vector<Summary> SegmentManager::CursegSummaries(LogType t) const {
+  const CurSeg& c = cur_[static_cast<int>(t)];
+  if (c.segno == kNullSegNo) return {};
+  const size_t base = static_cast<size_t>(c.segno.v) * kBlocksPerSeg;
+  return std::vector<Summary>(ssa_.begin() + base, ssa_.begin() + base + kBlocksPerSeg);
+}
+
+std::vector<SegmentManager::DiscardRange> SegmentManager::CommitCheckpoint(uint32_t granularity) {
+  std::vector<DiscardRange> out;
+  for (SegNo s : dirty_sit_list_) {
+    SegEntry& e = sit_[s.v];
+    if (!IsPrefree(s)) {
+      const std::bitset<kBlocksPerSeg> freed = e.ckpt_map & ~e.cur_map;
+      uint32_t i = 0;
+      while (i < kBlocksPerSeg) {
+        if (!freed.test(i)) { ++i; continue; }
+        uint32_t j = i;
+        while (j < kBlocksPerSeg && freed.test(j)) ++j;
+        if (j - i >= granularity) out.push_back({BlockAddr{layout_.SegStart(s).v + i}, j - i});
+        i = j;
+      }
+    }
+    e.ckpt_map = e.cur_map;
+    e.ckpt_valid = e.valid;
+    sit_dirty_[s.v] = 0;
+  }
+  dirty_sit_list_.clear();
+  for (uint32_t s = 0; s < sit_.size(); ++s) {
+    if (!IsPrefree(SegNo{s})) continue;
+    --prefree_;
+    SetFree(SegNo{s}, true);
+    sit_[s].ckpt_map.reset();
+    sit_[s].ckpt_valid = 0;
+    out.push_back({layout_.SegStart(SegNo{s}), kBlocksPerSeg});
+  }
+  return out;
+}
+
+}  // namespace fs::f2fs

@@ -1,0 +1,161 @@
+// SegmentManager: the in-memory SIT, segment states, active logs (cursegs)
+// and segment summaries (SSA) of the main area, and block allocation.
+// Synchronous bookkeeping only; the F2fs issues the I/O.
+//
+// Segment states (derived, as in the kernel's free/dirty seglists):
+//   free     free flag set (set only at a checkpoint): no valid blocks and
+//            nothing the last checkpoint needs;
+//   curseg   an active log writes it;
+//   prefree  not free, not a curseg, no valid block (becomes free at the
+//            next checkpoint);
+//   dirty    not free, not a curseg, some but not all blocks valid;
+//   full     every block valid.
+// A section is free when all its segments are.
+//
+// Each segment keeps the current valid map and the checkpoint map. Like the
+// kernel's update_sit_entry, validating a block also sets its checkpoint
+// bit, so a block written or invalidated since the last checkpoint is never
+// reused by SSR before the next one (roll-forward recovery may still need
+// it). A checkpoint copies the current maps into the checkpoint maps.
+//
+// Allocation (allocate_segment_by_default): when a log's segment is full,
+// the warm node log (the roll-forward chain) always takes a new free
+// segment; other logs reuse invalid slots of a dirty segment of the same
+// type (SSR, then other temperatures of the same class) when `need_ssr`,
+// else take a new free section's next segment (LFS).
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <vector>
+
+#include "fs/f2fs/layout.h"
+#include "fs/f2fs/on_disk.h"
+#include "sim/time.h"
+
+namespace fs::f2fs {
+
+class SegmentManager {
+ public:
+  struct SegEntry {
+    uint16_t valid = 0;
+    uint16_t ckpt_valid = 0;
+    uint8_t type = 0xFF;  // LogType that wrote it last (0xFF: none)
+    int64_t mtime_ns = 0; // average write time of the valid blocks
+    std::bitset<kBlocksPerSeg> cur_map;
+    std::bitset<kBlocksPerSeg> ckpt_map;
+  };
+  struct CurSeg {
+    SegNo segno = kNullSegNo;
+    uint32_t next_blkoff = 0;
+    bool ssr = false;
+  };
+  // A run of blocks to discard after a checkpoint.
+  struct DiscardRange {
+    BlockAddr start;
+    uint32_t len = 0;
+  };
+
+  // `active_logs` selects the logs in use (2, 4 or 6).
+  SegmentManager(const Layout& layout, int active_logs);
+
+  const Layout& layout() const { return layout_; }
+
+  // ---- Mount / format.
+  // Loads one segment's checkpointed SIT entry (current = checkpoint state).
+  void LoadSit(SegNo s, const RawSitEntry& e);
+  void SetSummary(BlockAddr a, const Summary& s) { ssa_[Index(a)] = s; }
+  void SetCurseg(LogType t, const CurSegState& c);
+  // After all LoadSit/SetCurseg: computes free/prefree state. Segments
+  // without valid blocks that are not cursegs are free.
+  void FinishLoad();
+
+  // ---- Allocation.
+  // The next block `t` writes. REQUIRES: the log is active.
+  BlockAddr NextAddr(LogType t) const;
+  // Allocates the next block of log `t` for a block owned by `sum`, marks it
+  // valid and, if the segment is now full, moves the log on (SSR if
+  // `need_ssr` and the log may use it). Returns the block.
+  BlockAddr Allocate(LogType t, const Summary& sum, sim::SimTime now, bool need_ssr);
+  // A block stops being valid (overwritten out of place, deleted, moved).
+  void Invalidate(BlockAddr a);
+  // A block becomes valid at a known address (roll-forward recovery).
+  void MarkValid(BlockAddr a, const Summary& sum, sim::SimTime now);
+  // An in-place update rewrote the block: refresh the segment age.
+  void Touch(BlockAddr a, sim::SimTime now);
+  // Opens a log that has no segment yet (the in-memory ATGC log).
+  void OpenLog(LogType t) {
+    if (!LogActive(t)) NewSegment(t);
+  }
+  // Moves every active log to a new free segment (after roll-forward
+  // recovery, so no log overwrites what recovery adopted).
+  void MoveAllLogsToNewSegments();
+  // Marks a free segment in use without valid blocks (it becomes prefree):
+  // protects blocks recovery may read until the next checkpoint.
+  void ReserveSegment(SegNo s);
+
+  // ---- Queries.
+  const SegEntry& seg(SegNo s) const { return sit_[s.v]; }
+  const CurSeg& curseg(LogType t) const { return cur_[static_cast<int>(t)]; }
+  bool LogActive(LogType t) const { return cur_[static_cast<int>(t)].segno != kNullSegNo; }
+  bool IsCurseg(SegNo s) const { return curseg_of_[s.v] != 0xFF; }
+  bool IsFree(SegNo s) const { return free_[s.v]; }
+  bool IsPrefree(SegNo s) const { return !free_[s.v] && !IsCurseg(s) && sit_[s.v].valid == 0; }
+  bool BlockValid(BlockAddr a) const { return sit_[layout_.SegOf(a).v].cur_map.test(layout_.OffInSeg(a)); }
+  const Summary& SummaryOf(BlockAddr a) const { return ssa_[Index(a)]; }
+  uint32_t main_segments() const { return static_cast<uint32_t>(sit_.size()); }
+  uint32_t free_segments() const { return free_segments_; }
+  uint32_t free_sections() const { return free_sections_; }
+  uint32_t prefree_segments() const { return prefree_; }
+  uint64_t valid_blocks() const { return total_valid_; }
+  uint32_t SectionValid(uint32_t sec) const;
+  int64_t SectionMtime(uint32_t sec) const;
+  // A section GC may clean: not free, no active log in it, some valid block.
+  bool IsGcCandidate(uint32_t sec) const;
+  uint32_t sections() const { return layout_.section_count; }
+  // Free slots of a dirty segment usable by SSR.
+  uint32_t SsrFreeSlots(SegNo s) const;
+
+  // ---- Checkpoint.
+  // Segments whose SIT entry changed since the last checkpoint.
+  const std::vector<SegNo>& dirty_sit() const { return dirty_sit_list_; }
+  bool SsaDirty(SegNo s) const { return ssa_dirty_[s.v] != 0; }
+  std::vector<SegNo> DirtySsaSegments() const;
+  RawSitEntry RawEntry(SegNo s) const;
+  // Summaries of the blocks [0, blkoff) of a log's segment.
+  std::vector<Summary> CursegSummaries(LogType t) const;
+  // Commits a checkpoint: checkpoint maps := current maps, prefree segments
+  // become free. Returns the freed segments' and the newly invalid runs
+  // (at least `granularity` blocks) to discard.
+  std::vector<DiscardRange> CommitCheckpoint(uint32_t granularity);
+  void ClearSsaDirty(SegNo s) { ssa_dirty_[s.v] = 0; }
+
+ private:
+  size_t Index(BlockAddr a) const { return a.v - layout_.main_blkaddr; }
+  void UpdateValid(BlockAddr a, int delta, sim::SimTime now);
+  void MarkSitDirty(SegNo s);
+  void SetFree(SegNo s, bool free);
+  void NewSegment(LogType t);
+  bool ChangeToSsr(LogType t);
+  void LeaveSegment(SegNo s);
+  void AllocateSegment(LogType t, bool need_ssr);
+  uint32_t NextFreeSlot(SegNo s, uint32_t from) const;
+  bool SectionFree(uint32_t sec) const;
+
+  Layout layout_;
+  std::vector<SegEntry> sit_;
+  std::vector<uint8_t> free_;
+  std::vector<uint8_t> curseg_of_;  // LogType writing the segment, 0xFF none
+  std::vector<uint8_t> sit_dirty_;
+  std::vector<SegNo> dirty_sit_list_;
+  std::vector<uint8_t> ssa_dirty_;
+  std::vector<Summary> ssa_;
+  std::array<CurSeg, kNumLogs> cur_{};
+  uint32_t free_segments_ = 0;
+  uint32_t free_sections_ = 0;
+  uint32_t prefree_ = 0;
+  uint64_t total_valid_ = 0;
+};
+
+}  // namespace fs::f2fs

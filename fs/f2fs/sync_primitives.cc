@@ -1,0 +1,69 @@
+#include "fs/f2fs/sync_primitives.h"
+
+namespace fs::f2fs {
+
+bool RwLock::TryLock(bool exclusive) {
+  if (!waiters_.empty() || writer_) return false;
+  if (exclusive) {
+    if (readers_ > 0) return false;
+    writer_ = true;
+    return true;
+  }
+  ++readers_;
+  return true;
+}
+
+void RwLock::UnlockShared() {
+  if (dead_) return;
+  CHECK_GT(readers_, 0);
+  --readers_;
+  Wake();
+}
+
+void RwLock::UnlockExclusive() {
+  if (dead_) return;
+  CHECK(writer_);
+  writer_ = false;
+  Wake();
+}
+
+void RwLock::Wake() {
+  // Hand the lock to waiters in FIFO order: one writer, or a run of readers.
+  while (!waiters_.empty() && !writer_) {
+    internal::Waiter* w = waiters_.head;
+    if (w->exclusive) {
+      if (readers_ > 0) return;
+      waiters_.Pop();
+      writer_ = true;
+      q_->Schedule(&w->ev, q_->now());
+      return;
+    }
+    waiters_.Pop();
+    ++readers_;
+    q_->Schedule(&w->ev, q_->now());
+  }
+}
+
+void WaitQueue::NotifyAll() {
+  if (dead_) return;
+  while (!waiters_.empty()) {
+    internal::Waiter* w = waiters_.Pop();
+    q_->Schedule(&w->ev, q_->now());
+  }
+}
+
+void OwnedThread::Start(sim::EventQueue* q, sim::Task<void> task) {
+  CHECK(!h_) << "thread started twice";
+  q_ = q;
+  h_ = task.Release();
+  starter_.h = h_;
+  q->Schedule(&starter_, q->now());
+}
+
+void OwnedThread::Destroy() {
+  if (starter_.scheduled()) q_->Deschedule(&starter_);
+  if (h_) h_.destroy();
+  h_ = {};
+}
+
+}  // namespace fs::f2fs

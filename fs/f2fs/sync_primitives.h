@@ -1,0 +1,233 @@
+// Lock and wait primitives for simulated threads of the F2FS model.
+//
+// Like sim::Semaphore, waiters live in their coroutine frames (intrusive
+// FIFO lists) and resume from an event at the current time. Unlike it, each
+// primitive can be killed (Kill): after a power cut the file system stops
+// scheduling anything, so frames destroyed afterwards (their RAII guards
+// release locks) neither touch the queue nor the dead waiters.
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+
+#include <glog/logging.h>
+
+#include "sim/event_queue.h"
+#include "sim/task.h"
+
+namespace fs::f2fs {
+
+namespace internal {
+struct Waiter {
+  sim::internal::ResumeEvent ev;
+  Waiter* next = nullptr;
+  bool exclusive = false;
+};
+struct WaiterList {
+  Waiter* head = nullptr;
+  Waiter* tail = nullptr;
+  bool empty() const { return head == nullptr; }
+  void Push(Waiter* w) {
+    w->next = nullptr;
+    if (tail) tail->next = w; else head = w;
+    tail = w;
+  }
+  Waiter* Pop() {
+    Waiter* w = head;
+    head = w->next;
+    if (!head) tail = nullptr;
+    return w;
+  }
+};
+}  // namespace internal
+
+// Readers-writer lock with FIFO hand-off: a waiting writer blocks later
+// readers (like the kernel's rw_semaphore), so a checkpoint waiting for
+// cp_rwsem is not starved and operations arriving after it stall.
+class RwLock {
+ public:
+  explicit RwLock(sim::EventQueue* q) : q_(q) {}
+  RwLock(const RwLock&) = delete;
+  RwLock& operator=(const RwLock&) = delete;
+
+  class Acquirer {
+   public:
+    Acquirer(RwLock* l, bool exclusive) : l_(l) { w_.exclusive = exclusive; }
+    bool await_ready() noexcept { return l_->TryLock(w_.exclusive); }
+    void await_suspend(std::coroutine_handle<> h) {
+      w_.ev.h = h;
+      l_->waiters_.Push(&w_);
+    }
+    void await_resume() const noexcept {}
+
+   private:
+    RwLock* l_;
+    internal::Waiter w_;
+  };
+  Acquirer LockShared() { return Acquirer(this, false); }
+  Acquirer LockExclusive() { return Acquirer(this, true); }
+  void UnlockShared();
+  void UnlockExclusive();
+
+  bool TryLock(bool exclusive);
+  int readers() const { return readers_; }
+  bool writer() const { return writer_; }
+  bool has_waiters() const { return !waiters_.empty(); }
+  bool idle() const { return readers_ == 0 && !writer_ && waiters_.empty(); }
+  void Kill() { dead_ = true; }
+
+ private:
+  void Wake();
+  sim::EventQueue* q_;
+  int readers_ = 0;
+  bool writer_ = false;
+  bool dead_ = false;
+  internal::WaiterList waiters_;
+};
+
+// RAII holders (released at scope end, including frame destruction).
+class SharedLock {
+ public:
+  SharedLock() = default;
+  explicit SharedLock(RwLock* l) : l_(l) {}
+  SharedLock(SharedLock&& o) noexcept : l_(o.l_) { o.l_ = nullptr; }
+  SharedLock& operator=(SharedLock&& o) noexcept {
+    Release();
+    l_ = o.l_;
+    o.l_ = nullptr;
+    return *this;
+  }
+  ~SharedLock() { Release(); }
+  void Release() {
+    if (l_) l_->UnlockShared();
+    l_ = nullptr;
+  }
+
+ private:
+  RwLock* l_ = nullptr;
+};
+class ExclusiveLock {
+ public:
+  ExclusiveLock() = default;
+  explicit ExclusiveLock(RwLock* l) : l_(l) {}
+  ExclusiveLock(ExclusiveLock&& o) noexcept : l_(o.l_) { o.l_ = nullptr; }
+  ExclusiveLock& operator=(ExclusiveLock&& o) noexcept {
+    Release();
+    l_ = o.l_;
+    o.l_ = nullptr;
+    return *this;
+  }
+  ~ExclusiveLock() { Release(); }
+  void Release() {
+    if (l_) l_->UnlockExclusive();
+    l_ = nullptr;
+  }
+
+ private:
+  RwLock* l_ = nullptr;
+};
+
+// Condition-variable-like wait queue: Wait() suspends until the next
+// NotifyAll(); callers re-check their condition in a loop.
+class WaitQueue {
+ public:
+  explicit WaitQueue(sim::EventQueue* q) : q_(q) {}
+  WaitQueue(const WaitQueue&) = delete;
+  WaitQueue& operator=(const WaitQueue&) = delete;
+
+  class Awaiter {
+   public:
+    explicit Awaiter(WaitQueue* wq) : wq_(wq) {}
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) {
+      w_.ev.h = h;
+      wq_->waiters_.Push(&w_);
+    }
+    void await_resume() const noexcept {}
+
+   private:
+    WaitQueue* wq_;
+    internal::Waiter w_;
+  };
+  Awaiter Wait() { return Awaiter(this); }
+  void NotifyAll();
+  bool has_waiters() const { return !waiters_.empty(); }
+  void Kill() { dead_ = true; }
+
+ private:
+  sim::EventQueue* q_;
+  bool dead_ = false;
+  internal::WaiterList waiters_;
+};
+
+// A sleeping background thread's timer. The event is a daemon (it never
+// keeps the simulation alive) owned by the component, so the component can
+// cancel it; Kick() wakes the sleeper early.
+class DaemonTimer {
+ public:
+  explicit DaemonTimer(sim::EventQueue* q) : q_(q) { ev_.set_daemon(true); }
+  ~DaemonTimer() { Cancel(); }
+  DaemonTimer(const DaemonTimer&) = delete;
+  DaemonTimer& operator=(const DaemonTimer&) = delete;
+
+  struct Awaiter {
+    DaemonTimer* t;
+    sim::SimTime d;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) {
+      CHECK(!t->ev_.scheduled()) << "timer already sleeping";
+      t->ev_.h = h;
+      t->sleeping_ = true;
+      t->q_->ScheduleIn(&t->ev_, d);
+    }
+    void await_resume() const noexcept {
+      t->sleeping_ = false;
+      if (!t->ev_.daemon()) t->ev_.set_daemon(true);
+    }
+  };
+  Awaiter Sleep(sim::SimTime d) { return Awaiter{this, d}; }
+  // Wakes the sleeper at the current time (no-op unless sleeping). The
+  // early wake-up is real work someone waits for, so it is not a daemon.
+  void Kick() {
+    if (!sleeping_ || !ev_.scheduled()) return;
+    q_->Deschedule(&ev_);
+    ev_.set_daemon(false);
+    q_->Schedule(&ev_, q_->now());
+  }
+  void Cancel() {
+    if (ev_.scheduled()) q_->Deschedule(&ev_);
+  }
+  bool sleeping() const { return sleeping_; }
+
+ private:
+  sim::EventQueue* q_;
+  sim::internal::ResumeEvent ev_;
+  bool sleeping_ = false;
+};
+
+// A root simulated thread owned by a component: started from an event,
+// destroyed with its owner (the owner makes sure nothing it waits on is
+// still scheduled, e.g. EventQueue::Clear() or DaemonTimer::Cancel()).
+class OwnedThread {
+ public:
+  OwnedThread() = default;
+  ~OwnedThread() { Destroy(); }
+  OwnedThread(const OwnedThread&) = delete;
+  OwnedThread& operator=(const OwnedThread&) = delete;
+
+  void Start(sim::EventQueue* q, sim::Task<void> task);
+  bool done() const { return !h_ || h_.done(); }
+  void Destroy();
+
+ private:
+  class Starter final : public sim::Event {
+   public:
+    void Process() override { h.resume(); }
+    std::coroutine_handle<> h;
+  };
+  sim::Task<void>::Handle h_;
+  sim::EventQueue* q_ = nullptr;
+  Starter starter_;
+};
+
+}  // namespace fs::f2fs
