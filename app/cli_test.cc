@@ -208,6 +208,18 @@ TEST_F(CliTest, MobigenTwitterReplaysEveryLine) {
   EXPECT_EQ(Slurp(fs::path(a) / "stats.json"), Slurp(fs::path(b) / "stats.json"));
 }
 
+TEST_F(CliTest, F2fsExperimentIsDeterministic) {
+  const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/varmail_f2fs.yaml";
+  const std::string a = (dir_ / "a").string(), b = (dir_ / "b").string();
+  const std::string bound = " --set workload.filebench.run_time=300ms --quiet --out ";
+  ASSERT_EQ(Cli("run " + cfg + bound + a).code, 0);
+  ASSERT_EQ(Cli("run " + cfg + bound + b).code, 0);
+  const std::string sa = Slurp(fs::path(a) / "stats.json");
+  EXPECT_THAT(sa, HasSubstr("\"fs.fsync.lat_total\""));
+  EXPECT_THAT(sa, HasSubstr("\"workload.fs.fsync.lat\""));
+  EXPECT_EQ(sa, Slurp(fs::path(b) / "stats.json"));
+}
+
 TEST_F(CliTest, SqliteRunsAndFileWorkloadsNeedAFileSystem) {
   const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/sqlite_wal_memfs.yaml";
   const Outcome o = Cli("run " + cfg + " --out " + (dir_ / "s").string());
