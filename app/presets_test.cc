@@ -36,7 +36,7 @@ TEST(PresetsTest, EveryShippedConfigValidates) {
     if (dir == "devices") {
       path = TempYaml(e.path().stem().string() + "_wrapped.yaml",
                       "include: " + path + "\nworkload:\n  fio:\n    total_ios: 10\n");
-    } else if (dir == "f2fs") {
+    } else if (dir == "f2fs" || dir == "stacks") {
       path = TempYaml(dir + "_" + e.path().stem().string() + "_wrapped.yaml",
                       "include: " + path + "\nworkload:\n  kind: fio_files\n  fio_files:\n    total_ios: 10\n");
     } else if (dir == "filebench" || dir == "mobibench") {
@@ -78,6 +78,53 @@ TEST(PresetsTest, ParafsDeviceMatchesItsPerChannelBandwidths) {
   EXPECT_NEAR(write / 34, 6.55e6, 0.02 * 6.55e6);
   const double read = Bandwidth(base, {"workload.fio.rw=randread", "ftl.precondition.enabled=true"});
   EXPECT_NEAR(read / 34, 49.84e6, 0.05 * 49.84e6);
+}
+
+// Runs the experiment at `path` (with overrides) and returns its stats'
+// value of `stat`.
+double RunAndGet(const std::string& path, const std::vector<std::string>& overrides, const std::string& stat) {
+  auto runs = sim::LoadExperiment(sim::SchemaOf<ExperimentConfig>(), path, overrides);
+  EXPECT_TRUE(runs.ok()) << path << ": " << runs.status().message();
+  if (!runs.ok()) return -1;
+  ExperimentConfig cfg;
+  EXPECT_TRUE(sim::Bind(sim::SchemaOf<ExperimentConfig>(), runs.value()[0], &cfg).ok());
+  const sim::Status valid = ValidateExperiment(cfg);
+  EXPECT_TRUE(valid.ok()) << path << ": " << valid.message();
+  if (!valid.ok()) return -1;
+  auto exp = Experiment::Create(cfg);
+  EXPECT_TRUE(exp.ok()) << path << ": " << exp.status().message();
+  if (!exp.ok()) return -1;
+  exp.value()->Run(false);
+  EXPECT_TRUE(exp.value()->status().ok()) << path << ": " << exp.value()->status().message();
+  return exp.value()->stats().Value(stat);
+}
+
+// Every stock filebench personality runs as shipped (on F2FS on the small
+// SSD), briefly. The F2FS-J variants build filesets of 10^5 files or more
+// and take minutes; their scripts are covered by the fsworkload tests.
+TEST(PresetsTest, StockFilebenchPersonalitiesRunOnF2fs) {
+  const fs::path dir = fs::path(FLASHSTACK_SOURCE_DIR) / "configs/filebench";
+  int ran = 0;
+  for (const char* name : {"varmail", "fileserver", "webserver", "webproxy", "oltp", "createfiles", "deletefiles",
+                           "makedirs", "removedirs", "copyfiles"}) {
+    const double ops = RunAndGet((dir / (std::string(name) + ".yaml")).string(),
+                                 {"workload.filebench.run_time=50ms"}, "workload.ops");
+    EXPECT_GT(ops, 0) << name;
+    ++ran;
+  }
+  EXPECT_EQ(ran, 10);
+}
+
+// Every Mobibench preset runs as shipped on F2FS; WAL syncs less per
+// transaction than DELETE.
+TEST(PresetsTest, MobibenchPresetsRunOnF2fs) {
+  const fs::path dir = fs::path(FLASHSTACK_SOURCE_DIR) / "configs/mobibench";
+  for (const auto& e : fs::directory_iterator(dir)) {
+    EXPECT_GT(RunAndGet(e.path().string(), {}, "workload.txns"), 0) << e.path();
+  }
+  const double wal = RunAndGet((dir / "insert_wal.yaml").string(), {}, "workload.fsyncs_per_txn");
+  const double del = RunAndGet((dir / "insert_delete.yaml").string(), {}, "workload.fsyncs_per_txn");
+  EXPECT_LT(wal, del);
 }
 
 // Seed 001: on a device that is not the bottleneck, the per-file dirty node
