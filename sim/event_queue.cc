@@ -33,6 +33,14 @@ void EventQueue::Schedule(Event* e, SimTime when) {
     ++live_;
     if (when == now_ && LanePush(e, key)) return;
   }
+  if (hole_) {
+    // Replace-top: one sift-down instead of removing the hole and sifting up.
+    hole_ = false;
+    heap_[0] = Entry{static_cast<uint64_t>(when.ns()), key, e};
+    e->heap_index_ = 0;
+    SiftDown(0);
+    return;
+  }
   const uint32_t i = static_cast<uint32_t>(heap_.size());
   CHECK_LT(i, kInLane);
   heap_.push_back(Entry{static_cast<uint64_t>(when.ns()), key, e});
@@ -50,6 +58,7 @@ void EventQueue::Deschedule(Event* e) {
   if (e->heap_index_ & kInLane) {
     LaneRemove(e);
   } else {
+    FillHole();
     RemoveAt(e->heap_index_);
   }
 }
@@ -132,7 +141,7 @@ void EventQueue::SiftUp(uint32_t i) {
   Place(i, x);
 }
 
-void EventQueue::SiftDown(uint32_t i) {
+void EventQueue::SiftDown(uint32_t i) const {
   const uint32_t n = static_cast<uint32_t>(heap_.size());
   Entry x = heap_[i];
   for (;;) {
@@ -174,11 +183,24 @@ void EventQueue::RemoveAt(uint32_t i) {
 Event* EventQueue::PopTop() {
   Event* e = heap_[0].event;
   now_ = SimTime::FromNs(static_cast<int64_t>(heap_[0].when));
-  RemoveAt(0);
+  e->heap_index_ = Event::kNotScheduled;
+  if (!e->daemon_) --live_;
+  hole_ = true;
   return e;
 }
 
+void EventQueue::RemoveHole() const {
+  hole_ = false;
+  const Entry last = heap_.back();
+  heap_.pop_back();
+  if (heap_.empty()) return;
+  heap_[0] = last;
+  last.event->heap_index_ = 0;
+  SiftDown(0);
+}
+
 Event* EventQueue::PopNext() {
+  FillHole();
   if (busy_lanes_ != 0) {
     const uint32_t li = FirstLane();
     Lane& l = lanes_[li];
@@ -199,6 +221,7 @@ Event* EventQueue::PopNext() {
 }
 
 void EventQueue::Clear() {
+  FillHole();
   for (const Entry& e : heap_) e.event->heap_index_ = Event::kNotScheduled;
   heap_.clear();
   for (Lane& l : lanes_) {
@@ -220,6 +243,7 @@ bool EventQueue::Step() {
   Event* e = PopNext();
   ++processed_;
   e->Process();
+  FillHole();
   return true;
 }
 
@@ -231,6 +255,7 @@ uint64_t EventQueue::Run(SimTime until) {
     Event* e = PopNext();
     ++processed_;
     e->Process();
+    FillHole();
   }
   if (!stop_ && until != SimTime::Max() && (live_ == 0 || NextWhen() > limit) && now_ < until) {
     now_ = until;

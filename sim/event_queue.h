@@ -115,6 +115,7 @@ class EventQueue {
   // Time of the next event; SimTime::Max() if none.
   SimTime next_time() const {
     if (busy_lanes_ != 0) return now_;
+    FillHole();
     return heap_.empty() ? SimTime::Max() : SimTime::FromNs(static_cast<int64_t>(heap_[0].when));
   }
 
@@ -176,13 +177,22 @@ class EventQueue {
   static constexpr uint32_t kMaxLaneSlots = 1u << kLaneShift;  // beyond it, events go to the heap
 
   void SiftUp(uint32_t i);
-  void SiftDown(uint32_t i);
+  void SiftDown(uint32_t i) const;
   void RemoveAt(uint32_t i);
-  void Place(uint32_t i, const Entry& e) {
+  void Place(uint32_t i, const Entry& e) const {
     heap_[i] = e;
     e.event->heap_index_ = i;
   }
   Event* PopTop();
+  // Run() pops the heap top lazily: the root slot stays as a hole while the
+  // event runs, and a Schedule() into the heap from Process() (an event
+  // rescheduling itself, the common case) fills it with one sift-down
+  // instead of a remove plus an insert. Every other heap access fills the
+  // hole first. The order of events is unchanged: keys are unique.
+  void FillHole() const {
+    if (hole_) RemoveHole();
+  }
+  void RemoveHole() const;
   // Appends to the lane of e's priority; false if the lane cannot grow.
   bool LanePush(Event* e, uint64_t key);
   bool GrowLane(uint32_t lane);
@@ -195,9 +205,15 @@ class EventQueue {
   // REQUIRES: an event is pending.
   Event* PopNext();
   // Time of the next event. REQUIRES: an event is pending.
-  int64_t NextWhen() const { return busy_lanes_ != 0 ? now_.ns() : static_cast<int64_t>(heap_[0].when); }
+  int64_t NextWhen() const {
+    if (busy_lanes_ != 0) return now_.ns();
+    FillHole();
+    return static_cast<int64_t>(heap_[0].when);
+  }
 
-  std::vector<Entry> heap_;  // 4-ary min-heap
+  // 4-ary min-heap. Mutable for FillHole() in const accessors.
+  mutable std::vector<Entry> heap_;
+  mutable bool hole_ = false;  // heap_[0] is a popped entry awaiting removal
   std::array<Lane, kLanes> lanes_;
   std::array<uint64_t, kLanes / 64> lane_mask_{};  // bit per non-empty lane
   uint32_t busy_lanes_ = 0;

@@ -25,12 +25,6 @@ constexpr size_t kNumBuckets = static_cast<size_t>(64 - kSubBits) * kSubCount;
 
 Histogram::Histogram() : buckets_(new uint64_t[kNumBuckets]()) {}
 
-size_t Histogram::BucketOf(uint64_t v) {
-  const int e = 63 - std::countl_zero(v | 1);  // floor(log2 v); 0 for v = 0
-  const int shift = std::max(e - kSubBits, 0);
-  return (static_cast<size_t>(shift) << kSubBits) + static_cast<size_t>(v >> shift);
-}
-
 uint64_t Histogram::BucketLow(size_t b) {
   if (b < 2 * kSubCount) return b;
   const int shift = static_cast<int>(b >> kSubBits) - 1;
@@ -43,15 +37,6 @@ uint64_t Histogram::BucketHigh(size_t b) {
   const int shift = static_cast<int>(b >> kSubBits) - 1;
   const uint64_t m = (b & (kSubCount - 1)) | kSubCount;
   return ((m + 1) << shift) - 1;
-}
-
-void Histogram::Record(int64_t v) {
-  v = std::max<int64_t>(v, 0);
-  ++buckets_[BucketOf(static_cast<uint64_t>(v))];
-  ++count_;
-  sum_ += v;
-  min_ = std::min(min_, v);
-  max_ = std::max(max_, v);
 }
 
 void Histogram::RecordN(int64_t v, uint64_t n) {

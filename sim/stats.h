@@ -12,6 +12,7 @@
 // CSV time series and a human summary from whatever was registered.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -55,7 +56,15 @@ class Histogram {
  public:
   static constexpr int kSubBits = 7;
   Histogram();
-  void Record(int64_t v);  // negative values are clamped to 0
+  // Negative values are clamped to 0. Inline: called several times per I/O.
+  void Record(int64_t v) {
+    v = v < 0 ? 0 : v;
+    ++buckets_[BucketOf(static_cast<uint64_t>(v))];
+    ++count_;
+    sum_ += v;
+    min_ = v < min_ ? v : min_;
+    max_ = v > max_ ? v : max_;
+  }
   void RecordN(int64_t v, uint64_t n);
   void Merge(const Histogram& o);
   void Reset();
@@ -68,7 +77,11 @@ class Histogram {
   int64_t Percentile(double q) const;
 
  private:
-  static size_t BucketOf(uint64_t v);
+  static size_t BucketOf(uint64_t v) {
+    const int e = 63 - std::countl_zero(v | 1);  // floor(log2 v); 0 for v = 0
+    const int shift = e > kSubBits ? e - kSubBits : 0;
+    return (static_cast<size_t>(shift) << kSubBits) + static_cast<size_t>(v >> shift);
+  }
   static uint64_t BucketLow(size_t b);
   static uint64_t BucketHigh(size_t b);
   std::unique_ptr<uint64_t[]> buckets_;
