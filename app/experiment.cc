@@ -83,6 +83,12 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
     FS_RETURN_IF_ERROR(cfg.workload.trace.Validate(capacity, sector, "workload.trace"));
   }
   if (cfg.workload.kind == "mobibench") FS_RETURN_IF_ERROR(cfg.workload.mobibench.Validate("workload.mobibench"));
+  if (cfg.workload.kind == "fio_files") FS_RETURN_IF_ERROR(cfg.workload.fio_files.Validate("workload.fio_files"));
+  if (cfg.workload.kind == "postmark") FS_RETURN_IF_ERROR(cfg.workload.postmark.Validate("workload.postmark"));
+  if (cfg.workload.kind == "filebench") {
+    // Parses the personality's script with the configured variables.
+    FS_RETURN_IF_ERROR(host::FilebenchWorkload::BuildScript(cfg.workload.filebench, "workload.filebench").status());
+  }
   if (cfg.fs.kind == "f2fs") {
     FS_RETURN_IF_ERROR(InSection(cfg.fs.f2fs.Validate(), "fs.f2fs"));
     if (cfg.fs.volume.value > capacity) {
