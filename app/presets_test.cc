@@ -4,12 +4,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
 #include "app/commands.h"
 #include "app/experiment.h"
+#include "host/fsworkload/filebench_personalities.h"
 #include "sim/config.h"
 
 namespace app {
@@ -119,12 +121,42 @@ TEST(PresetsTest, StockFilebenchPersonalitiesRunOnF2fs) {
 // transaction than DELETE.
 TEST(PresetsTest, MobibenchPresetsRunOnF2fs) {
   const fs::path dir = fs::path(FLASHSTACK_SOURCE_DIR) / "configs/mobibench";
+  std::set<std::string> modes;
   for (const auto& e : fs::directory_iterator(dir)) {
     EXPECT_GT(RunAndGet(e.path().string(), {}, "workload.txns"), 0) << e.path();
+    auto runs = sim::LoadExperiment(sim::SchemaOf<ExperimentConfig>(), e.path().string(), {});
+    ASSERT_TRUE(runs.ok());
+    ExperimentConfig cfg;
+    ASSERT_TRUE(sim::Bind(sim::SchemaOf<ExperimentConfig>(), runs.value()[0], &cfg).ok());
+    modes.insert(cfg.workload.mobibench.journal_mode);
   }
+  for (const char* m : {"delete", "truncate", "persist", "wal", "off"}) EXPECT_EQ(modes.count(m), 1u) << m;
   const double wal = RunAndGet((dir / "insert_wal.yaml").string(), {}, "workload.fsyncs_per_txn");
   const double del = RunAndGet((dir / "insert_delete.yaml").string(), {}, "workload.fsyncs_per_txn");
   EXPECT_LT(wal, del);
+}
+
+// Every built-in filebench personality and variant has its preset, and the
+// preset builds that personality's script.
+TEST(PresetsTest, EveryFilebenchPersonalityHasAPreset) {
+  const std::string dir = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/filebench/";
+  int seen = 0;
+  for (const host::Personality& p : host::BuiltinPersonalities()) {
+    const std::string file = dir + std::string(p.name) + (p.variant == "stock" ? "" : "_f2fsj") + ".yaml";
+    SCOPED_TRACE(file);
+    auto runs = sim::LoadExperiment(sim::SchemaOf<ExperimentConfig>(), file, {});
+    ASSERT_TRUE(runs.ok()) << runs.status().message();
+    ASSERT_EQ(runs.value().size(), 1u);
+    ExperimentConfig cfg;
+    ASSERT_TRUE(sim::Bind(sim::SchemaOf<ExperimentConfig>(), runs.value()[0], &cfg).ok());
+    EXPECT_EQ(cfg.workload.kind, "filebench");
+    EXPECT_EQ(cfg.workload.filebench.personality, p.name);
+    EXPECT_EQ(cfg.workload.filebench.variant, p.variant);
+    auto script = host::FilebenchWorkload::BuildScript(cfg.workload.filebench, "workload.filebench");
+    EXPECT_TRUE(script.ok()) << script.status().message();
+    ++seen;
+  }
+  EXPECT_EQ(seen, 22);
 }
 
 // Seed 001: on a device that is not the bottleneck, the per-file dirty node

@@ -303,45 +303,8 @@ TEST(MobibenchTest, CpuPerStatementAddsSimulatedTime) {
   EXPECT_EQ((slow.bench->measured_time() - base.bench->measured_time()), sim::Ms(10));
 }
 
-// The presets in configs/mobibench load against the workload's schema.
-struct PresetWorkload {
-  std::string kind;
-  MobibenchConfig mobibench;
-  static void Describe(sim::Schema<PresetWorkload>& s) {
-    s.Choice("kind", &PresetWorkload::kind, "mobibench", {"mobibench"}, "workload kind");
-    s.Section("mobibench", &PresetWorkload::mobibench, "Mobibench SQLite");
-  }
-};
-struct PresetRoot {
-  std::string name;
-  uint64_t seed = 1;
-  PresetWorkload workload;
-  static void Describe(sim::Schema<PresetRoot>& s) {
-    s.Param("name", &PresetRoot::name, "", "name");
-    s.Param("seed", &PresetRoot::seed, "1", "seed");
-    s.Section("workload", &PresetRoot::workload, "workload");
-  }
-};
-
-TEST(MobibenchPresetsTest, EveryPresetLoadsAndValidates) {
-  const std::filesystem::path dir = std::filesystem::path(FLASHSTACK_SOURCE_DIR) / "configs" / "mobibench";
-  std::vector<std::string> modes;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    if (e.path().extension() != ".yaml") continue;
-    auto runs = sim::LoadExperiment(sim::SchemaOf<PresetRoot>(), e.path().string(), {});
-    ASSERT_TRUE(runs.ok()) << runs.status().message();
-    for (const sim::ResolvedConfig& rc : *runs) {
-      PresetRoot root = sim::MakeDefault<PresetRoot>();
-      sim::Status st = sim::Bind(sim::SchemaOf<PresetRoot>(), rc, &root);
-      ASSERT_TRUE(st.ok()) << e.path() << ": " << st.message();
-      EXPECT_TRUE(root.workload.mobibench.Validate().ok()) << e.path();
-      modes.push_back(root.workload.mobibench.journal_mode);
-    }
-  }
-  for (const char* m : {"delete", "truncate", "persist", "wal", "off"}) {
-    EXPECT_NE(std::find(modes.begin(), modes.end(), m), modes.end()) << "no preset for " << m;
-  }
-}
+// The presets in configs/mobibench are tested through the app's schema
+// (app/presets_test.cc): they include a whole stack.
 
 }  // namespace
 }  // namespace host::sqlite
