@@ -84,6 +84,20 @@ class MeteredFs final : public fs::FileSystem {
   sim::Task<fs::FsStatus> Sync() override;
 
  private:
+  // Awaits `inner` (created, not yet started, by the wrapped file system)
+  // and records the call's latency and outcome; data calls pass the counter
+  // of the bytes they move.
+  template <class R>
+  sim::Task<R> Timed(Call c, sim::Task<R> inner, sim::Counter* bytes = nullptr) {
+    const sim::SimTime t0 = q_->now();
+    R r = co_await inner;
+    Note(c, t0, r.ok());
+    if constexpr (std::is_same_v<R, fs::FsResult<uint64_t>>) {
+      if (bytes != nullptr && r.ok()) bytes->Inc(r.value);
+    }
+    co_return r;
+  }
+
   void Note(Call c, sim::SimTime t0, bool ok) {
     CallStats& s = calls_[c];
     s.calls.Inc();
