@@ -16,8 +16,8 @@
 #include "host/replay/trace_replayer.h"
 #include "host/workload/fio_generator.h"
 #include "sim/event_queue.h"
-#include "sim/flash/nand_array.h"
-#include "sim/ssd/ssd.h"
+#include "flash/nand_array.h"
+#include "ssd/ssd.h"
 
 namespace app {
 

@@ -28,7 +28,7 @@
 #include "host/replay/trace_replay_config.h"
 #include "host/workload/fio_config.h"
 #include "sim/config.h"
-#include "sim/ssd/device_config.h"
+#include "ssd/device_config.h"
 #include "sim/stats.h"
 #include "sim/status.h"
 #include "sim/time.h"

@@ -3,36 +3,16 @@
 #include <algorithm>
 #include <array>
 
+#include "sim/registry.h"
+
 namespace ftl {
 
-extern const AllocatorInfo kBlockStripeAllocator;
-extern const AllocatorInfo kDynamicAllocator;
-extern const AllocatorInfo kPageStripeAllocator;
-extern const AllocatorInfo kSuperblockAllocator;
+const std::vector<const AllocatorInfo*>& Allocators() { return sim::Registry<AllocatorInfo>::Get().entries(); }
 
-const std::vector<const AllocatorInfo*>& Allocators() {
-  static const std::vector<const AllocatorInfo*> kAll = [] {
-    std::vector<const AllocatorInfo*> v = {&kBlockStripeAllocator, &kDynamicAllocator, &kPageStripeAllocator,
-                                           &kSuperblockAllocator};
-    std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return std::string_view(a->name) < b->name; });
-    return v;
-  }();
-  return kAll;
-}
-
-std::vector<std::string> AllocatorNames() {
-  std::vector<std::string> names;
-  for (const auto* info : Allocators()) names.emplace_back(info->name);
-  return names;
-}
+std::vector<std::string> AllocatorNames() { return sim::Registry<AllocatorInfo>::Get().Names(); }
 
 sim::Result<const AllocatorInfo*> FindAllocator(std::string_view name) {
-  for (const auto* info : Allocators()) {
-    if (name == info->name) return info;
-  }
-  std::string choices;
-  for (const auto& n : AllocatorNames()) choices += (choices.empty() ? "" : ", ") + n;
-  return sim::Status::InvalidInput("unknown allocation scheme '" + std::string(name) + "'; choices: " + choices);
+  return sim::Registry<AllocatorInfo>::Get().Lookup(name, "allocation scheme");
 }
 
 sim::Result<std::vector<uint32_t>> StripeSequence(const flash::Geometry& g, std::string_view order) {

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "ftl/block_manager.h"
-#include "sim/flash/flash_array.h"
+#include "flash/flash_array.h"
 #include "sim/status.h"
 
 namespace ftl {

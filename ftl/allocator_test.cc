@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "ftl/fake_flash_array.h"
+#include "tests/fakes/fake_flash_array.h"
 
 namespace ftl {
 namespace {
@@ -99,7 +99,7 @@ TEST(Allocator, SuperblockLayoutStripesPagesAcrossPlanes) {
 TEST(Allocator, DynamicPrefersIdleDies) {
   const flash::Geometry g = Geo();
   sim::EventQueue q;
-  FakeFlashArray array(g, &q);
+  fakes::FakeFlashArray array(g, &q);
   BlockManager blocks(g);
   auto a = Make("dynamic", blocks, &array);
   // Load dies 0, 1 and 3; die 2 (planes 4, 5) stays idle.

@@ -36,7 +36,7 @@
 #include <glog/logging.h>
 
 #include "ftl/divisor.h"
-#include "sim/flash/geometry.h"
+#include "flash/geometry.h"
 
 namespace ftl {
 

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "ftl/allocator.h"
+#include "sim/registry.h"
 
 namespace ftl {
 namespace {
@@ -38,7 +39,7 @@ std::unique_ptr<Allocator> Make(const AllocatorContext& ctx) { return std::make_
 
 }  // namespace
 
-extern const AllocatorInfo kBlockStripeAllocator{
-    "block_stripe", "fill a whole block on one plane, then move to the next plane", false, &Make};
+const sim::Registrar<AllocatorInfo> kRegistered{{
+    "block_stripe", "fill a whole block on one plane, then move to the next plane", false, &Make}};
 
 }  // namespace ftl

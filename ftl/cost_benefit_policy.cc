@@ -7,6 +7,7 @@
 // Selection scans every candidate of the group: O(candidates).
 #include "ftl/candidate_set.h"
 #include "ftl/victim_policy.h"
+#include "sim/registry.h"
 
 namespace ftl {
 namespace {
@@ -54,7 +55,7 @@ std::unique_ptr<VictimPolicy> Make(const VictimPolicyContext& ctx) {
 
 }  // namespace
 
-extern const VictimPolicyInfo kCostBenefitVictimPolicy{
-    "cost_benefit", "max (1-u)/2u * age (LFS cost-benefit, age in pages written)", &Make};
+const sim::Registrar<VictimPolicyInfo> kRegistered{{
+    "cost_benefit", "max (1-u)/2u * age (LFS cost-benefit, age in pages written)", &Make}};
 
 }  // namespace ftl

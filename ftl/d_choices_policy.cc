@@ -3,15 +3,23 @@
 // earliest sample. d = 1 is random selection; large d approaches greedy.
 #include "ftl/candidate_set.h"
 #include "ftl/victim_policy.h"
+#include "sim/registry.h"
 #include "sim/rng.h"
 
 namespace ftl {
 namespace {
 
+struct DChoicesConfig {
+  uint32_t d = 10;
+  static void Describe(sim::Schema<DChoicesConfig>& s) {
+    s.Param("d", &DChoicesConfig::d, "10", "Candidates sampled per selection").Range(1, 1u << 20);
+  }
+};
+
 class DChoicesPolicy final : public VictimPolicy {
  public:
   explicit DChoicesPolicy(const VictimPolicyContext& ctx)
-      : blocks_(*ctx.blocks), d_(ctx.d), candidates_(*ctx.blocks), rng_(ctx.seed, "ftl.victim.d_choices") {
+      : blocks_(*ctx.blocks), d_(ctx.params->Get<DChoicesConfig>("d_choices").d), candidates_(*ctx.blocks), rng_(ctx.seed, "ftl.victim.d_choices") {
     CHECK_GE(d_, 1u);
   }
 
@@ -45,6 +53,8 @@ std::unique_ptr<VictimPolicy> Make(const VictimPolicyContext& ctx) { return std:
 
 }  // namespace
 
-extern const VictimPolicyInfo kDChoicesVictimPolicy{"d_choices", "fewest valid of d random full units", &Make};
+const sim::Registrar<VictimPolicyInfo> kRegistered{
+    {"d_choices", "fewest valid of d random full units", &Make,
+     sim::ImplSection::Of<DChoicesConfig>("d_choices", "d-choices victim policy (ftl.victim: d_choices)")}};
 
 }  // namespace ftl

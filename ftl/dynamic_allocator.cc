@@ -5,6 +5,7 @@
 // turns. Without an array (functional use) the loads are all zero and the
 // scheme degenerates to die rotation with plane round-robin.
 #include "ftl/allocator.h"
+#include "sim/registry.h"
 
 namespace ftl {
 namespace {
@@ -73,7 +74,7 @@ std::unique_ptr<Allocator> Make(const AllocatorContext& ctx) { return std::make_
 
 }  // namespace
 
-extern const AllocatorInfo kDynamicAllocator{
-    "dynamic", "least-loaded die (DieLoad), then plane round-robin; avoids planes waiting for GC", false, &Make};
+const sim::Registrar<AllocatorInfo> kRegistered{{
+    "dynamic", "least-loaded die (DieLoad), then plane round-robin; avoids planes waiting for GC", false, &Make}};
 
 }  // namespace ftl

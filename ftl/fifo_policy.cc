@@ -2,6 +2,7 @@
 // (a circular log). Under uniform random writes its write amplification is
 // the Lambert-W expression of Desnoyers / Xiang-Kurkoski (see wa_model.h).
 #include "ftl/victim_policy.h"
+#include "sim/registry.h"
 
 namespace ftl {
 namespace {
@@ -50,6 +51,6 @@ std::unique_ptr<VictimPolicy> Make(const VictimPolicyContext& ctx) { return std:
 
 }  // namespace
 
-extern const VictimPolicyInfo kFifoVictimPolicy{"fifo", "oldest full unit first (circular log)", &Make};
+const sim::Registrar<VictimPolicyInfo> kRegistered{{"fifo", "oldest full unit first (circular log)", &Make}};
 
 }  // namespace ftl

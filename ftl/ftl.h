@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/flash/geometry.h"
+#include "flash/geometry.h"
 #include "sim/time.h"
 
 namespace ftl {

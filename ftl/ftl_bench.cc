@@ -2,7 +2,7 @@
 //   BM_FunctionalRandomWrite  steady-state uniform random page writes with
 //                             inline GC (host pages/s; programs/s counts GC)
 //   BM_Precondition           sequential fill + 1x random overwrite
-//   BM_TimedRandomWrite       PageFtl on the FakeFlashArray at QD 32:
+//   BM_TimedRandomWrite       PageFtl on the fakes::FakeFlashArray at QD 32:
 //                             simulated host writes per wall-second
 //   BM_Memory1TiB             table bytes of a 1 TiB (raw) device with 4 KiB
 //                             pages, OP 7%, by mapping unit and block size
@@ -10,7 +10,7 @@
 
 #include <memory>
 
-#include "ftl/fake_flash_array.h"
+#include "tests/fakes/fake_flash_array.h"
 #include "ftl/ftl_core.h"
 #include "ftl/page_ftl.h"
 #include "sim/rng.h"
@@ -101,7 +101,7 @@ void BM_TimedRandomWrite(benchmark::State& state) {
   FtlConfig c;
   c.op = sim::Ratio{0.28};
   sim::EventQueue q;
-  FakeFlashArray array(BenchGeometry(), &q);
+  fakes::FakeFlashArray array(BenchGeometry(), &q);
   sim::StatsRegistry reg;
   PageFtl ftl(c, &array, &q, reg.Root().Group("ftl"));
   ftl.Precondition(PreconditionSpec{1.0, 1.0, 1});

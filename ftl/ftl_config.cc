@@ -27,7 +27,6 @@ void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
   s.Choice("mapping", &FtlConfig::mapping, "page", {"page", "block"},
            "L2P entry granularity: exact page, or block id with an in-block search (smaller tables)");
   s.Choice("victim", &FtlConfig::victim, "greedy", VictimPolicyNames(), "GC victim selection policy");
-  s.Param("d", &FtlConfig::d, "10", "Candidates sampled per selection by the d_choices policy").Range(1, 1u << 20);
   s.Choice("allocation", &FtlConfig::allocation, "page_stripe", AllocatorNames(), "Host write placement scheme");
   s.Param("stripe_order", &FtlConfig::stripe_order, "CWDP",
           "Order in which consecutive pages visit channels (C), ways (W), dies (D), planes (P); first varies "
@@ -49,6 +48,7 @@ void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
           "Completion delay of a read of an unmapped page (mapping lookup only)");
   s.Param("seed", &FtlConfig::seed, "1", "Seed of randomized victim policies");
   s.Section("precondition", &FtlConfig::precondition, "Functional preconditioning to steady state");
+  s.Implementations(&FtlConfig::policies, VictimPolicySections());
 }
 
 uint32_t FtlConfig::BgThresholdUnits(uint32_t units_per_group) const {
@@ -75,7 +75,6 @@ sim::Status FtlConfig::Validate(const flash::Geometry& g) const {
   if (!alloc.ok()) return sim::Status::InvalidInput("ftl.allocation: " + alloc.status().message());
   auto seq = StripeSequence(g, stripe_order);
   if (!seq.ok()) return sim::Status::InvalidInput("ftl.stripe_order: " + seq.status().message());
-  if (d == 0) return sim::Status::InvalidInput("ftl.d: must be at least 1");
   if (gc_fg_threshold == 0) return sim::Status::InvalidInput("ftl.gc_fg_threshold: must be at least 1");
   if (op.value <= 0) return sim::Status::InvalidInput("ftl.op: must be positive");
 

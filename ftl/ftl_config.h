@@ -11,7 +11,7 @@
 
 #include "ftl/ftl.h"
 #include "sim/config.h"
-#include "sim/flash/geometry.h"
+#include "flash/geometry.h"
 #include "sim/status.h"
 #include "sim/time.h"
 #include "sim/units.h"
@@ -34,7 +34,6 @@ struct FtlConfig {
   sim::Ratio op{0.07};
   std::string mapping = "page";
   std::string victim = "greedy";
-  uint32_t d = 10;
   std::string allocation = "page_stripe";
   std::string stripe_order = "CWDP";
   sim::Ratio gc_threshold{0.005};
@@ -45,6 +44,7 @@ struct FtlConfig {
   sim::SimTime unmapped_read_latency = sim::SimTime::Zero();
   uint64_t seed = 1;
   PreconditionConfig precondition;
+  sim::ImplConfigs policies;  // victim policies' own sections (ftl.d_choices.d)
 
   static void Describe(sim::Schema<FtlConfig>& s);
 

@@ -24,7 +24,6 @@ TEST(FtlConfig, DeclaredDefaultsMatchInClassDefaults) {
   EXPECT_EQ(d.op, c.op);
   EXPECT_EQ(d.mapping, c.mapping);
   EXPECT_EQ(d.victim, c.victim);
-  EXPECT_EQ(d.d, c.d);
   EXPECT_EQ(d.allocation, c.allocation);
   EXPECT_EQ(d.stripe_order, c.stripe_order);
   EXPECT_EQ(d.gc_threshold, c.gc_threshold);

@@ -50,7 +50,7 @@ FtlCore::FtlCore(const FtlConfig& cfg, const flash::Geometry& geometry, const fl
 
   VictimPolicyContext vctx;
   vctx.blocks = &blocks_;
-  vctx.d = cfg.d;
+  vctx.params = &cfg.policies;
   vctx.seed = cfg.seed;
   auto policy = MakeVictimPolicy(cfg.victim, vctx);
   CHECK(policy.ok()) << policy.status().message();

@@ -40,7 +40,7 @@
 #include "ftl/ftl_config.h"
 #include "ftl/mapping.h"
 #include "ftl/victim_policy.h"
-#include "sim/flash/flash_array.h"
+#include "flash/flash_array.h"
 #include "sim/stats.h"
 #include "sim/status.h"
 

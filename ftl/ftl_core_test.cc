@@ -27,7 +27,7 @@ FtlConfig Config(const std::string& victim = "greedy", const std::string& alloca
   c.victim = victim;
   c.allocation = allocation;
   c.mapping = mapping;
-  c.d = 4;
+  CHECK(sim::SetKey(sim::SchemaOf<FtlConfig>(), &c, "d_choices.d", "4").ok());
   return c;
 }
 

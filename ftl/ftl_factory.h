@@ -6,7 +6,7 @@
 #include "ftl/ftl.h"
 #include "ftl/ftl_config.h"
 #include "sim/event_queue.h"
-#include "sim/flash/flash_array.h"
+#include "flash/flash_array.h"
 #include "sim/stats.h"
 #include "sim/status.h"
 

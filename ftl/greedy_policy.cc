@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "ftl/victim_policy.h"
+#include "sim/registry.h"
 
 namespace ftl {
 namespace {
@@ -107,7 +108,7 @@ std::unique_ptr<VictimPolicy> Make(const VictimPolicyContext& ctx) { return std:
 
 }  // namespace
 
-extern const VictimPolicyInfo kGreedyVictimPolicy{"greedy", "fewest valid pages first (O(1) valid-count buckets)",
-                                                  &Make};
+const sim::Registrar<VictimPolicyInfo> kRegistered{{"greedy", "fewest valid pages first (O(1) valid-count buckets)",
+                                                  &Make}};
 
 }  // namespace ftl

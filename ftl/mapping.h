@@ -32,7 +32,7 @@
 #include "ftl/divisor.h"
 #include "ftl/ftl.h"
 #include "ftl/packed_array.h"
-#include "sim/flash/geometry.h"
+#include "flash/geometry.h"
 #include "sim/status.h"
 
 namespace ftl {

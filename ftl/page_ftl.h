@@ -44,7 +44,7 @@
 #include "ftl/ftl_config.h"
 #include "ftl/ftl_core.h"
 #include "sim/event_queue.h"
-#include "sim/flash/flash_array.h"
+#include "flash/flash_array.h"
 #include "sim/stats.h"
 #include "sim/status.h"
 

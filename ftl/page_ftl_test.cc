@@ -1,4 +1,4 @@
-// Timed FTL tests on the FakeFlashArray (fixed latencies, NAND rule checks).
+// Timed FTL tests on the fakes::FakeFlashArray (fixed latencies, NAND rule checks).
 #include "ftl/page_ftl.h"
 
 #include <cstdio>
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "ftl/fake_flash_array.h"
+#include "tests/fakes/fake_flash_array.h"
 #include "ftl/ftl_factory.h"
 #include "sim/rng.h"
 
@@ -60,7 +60,7 @@ class RecordingArray final : public flash::FlashArray {
 };
 
 struct Fixture {
-  explicit Fixture(const FtlConfig& cfg, const flash::Geometry& g = Geo(), FakeFlashTiming t = FakeFlashTiming{})
+  explicit Fixture(const FtlConfig& cfg, const flash::Geometry& g = Geo(), fakes::FakeFlashTiming t = fakes::FakeFlashTiming{})
       : array(g, &q, t), recorder(&array, &q), ftl(cfg, &recorder, &q, registry.Root().Group("ftl")) {}
   // Functional preconditioning programs no flash pages: tell the fake array
   // which pages now hold data so its NAND rule checks stay meaningful.
@@ -75,7 +75,7 @@ struct Fixture {
     }
   }
   sim::EventQueue q;
-  FakeFlashArray array;
+  fakes::FakeFlashArray array;
   RecordingArray recorder;
   sim::StatsRegistry registry;
   PageFtl ftl;
@@ -369,7 +369,7 @@ TEST(PageFtl, PreconditionMatchesLongTimedWarmup) {
 
 TEST(PageFtl, MakeFtlValidatesAndPreconditions) {
   sim::EventQueue q;
-  FakeFlashArray array(Geo(), &q);
+  fakes::FakeFlashArray array(Geo(), &q);
   sim::StatsRegistry reg;
   FtlConfig bad = Config();
   bad.victim = "oldest";

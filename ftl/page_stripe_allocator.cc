@@ -1,6 +1,7 @@
 // page_stripe: host page n goes to plane stripe[n mod planes]; all host
 // streams share one rotation, so every plane receives the same share.
 #include "ftl/allocator.h"
+#include "sim/registry.h"
 
 namespace ftl {
 namespace {
@@ -24,7 +25,7 @@ std::unique_ptr<Allocator> Make(const AllocatorContext& ctx) { return std::make_
 
 }  // namespace
 
-extern const AllocatorInfo kPageStripeAllocator{
-    "page_stripe", "consecutive host pages rotate over planes in stripe_order", false, &Make};
+const sim::Registrar<AllocatorInfo> kRegistered{{
+    "page_stripe", "consecutive host pages rotate over planes in stripe_order", false, &Make}};
 
 }  // namespace ftl

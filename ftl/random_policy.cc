@@ -3,6 +3,7 @@
 // Houdt, d = 1), independent of the pages per unit.
 #include "ftl/candidate_set.h"
 #include "ftl/victim_policy.h"
+#include "sim/registry.h"
 #include "sim/rng.h"
 
 namespace ftl {
@@ -33,6 +34,6 @@ std::unique_ptr<VictimPolicy> Make(const VictimPolicyContext& ctx) { return std:
 
 }  // namespace
 
-extern const VictimPolicyInfo kRandomVictimPolicy{"random", "uniformly random full unit", &Make};
+const sim::Registrar<VictimPolicyInfo> kRegistered{{"random", "uniformly random full unit", &Make}};
 
 }  // namespace ftl

@@ -8,6 +8,7 @@
 // member block. Free space is pooled device-wide, so one group's foreground
 // GC stalls all host writes.
 #include "ftl/allocator.h"
+#include "sim/registry.h"
 
 namespace ftl {
 namespace {
@@ -22,7 +23,7 @@ std::unique_ptr<Allocator> Make(const AllocatorContext& ctx) { return std::make_
 
 }  // namespace
 
-extern const AllocatorInfo kSuperblockAllocator{
-    "superblock", "units are superblocks (block k of every plane), page-striped; GC per superblock", true, &Make};
+const sim::Registrar<AllocatorInfo> kRegistered{{
+    "superblock", "units are superblocks (block k of every plane), page-striped; GC per superblock", true, &Make}};
 
 }  // namespace ftl

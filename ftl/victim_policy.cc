@@ -1,39 +1,26 @@
 #include "ftl/victim_policy.h"
 
-#include <algorithm>
+#include "sim/registry.h"
 
 namespace ftl {
 
-extern const VictimPolicyInfo kCostBenefitVictimPolicy;
-extern const VictimPolicyInfo kDChoicesVictimPolicy;
-extern const VictimPolicyInfo kFifoVictimPolicy;
-extern const VictimPolicyInfo kGreedyVictimPolicy;
-extern const VictimPolicyInfo kRandomVictimPolicy;
+const std::vector<const VictimPolicyInfo*>& VictimPolicies() { return sim::Registry<VictimPolicyInfo>::Get().entries(); }
 
-const std::vector<const VictimPolicyInfo*>& VictimPolicies() {
-  static const std::vector<const VictimPolicyInfo*> kAll = [] {
-    std::vector<const VictimPolicyInfo*> v = {&kCostBenefitVictimPolicy, &kDChoicesVictimPolicy,
-                                              &kFifoVictimPolicy, &kGreedyVictimPolicy, &kRandomVictimPolicy};
-    std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return std::string_view(a->name) < b->name; });
-    return v;
-  }();
-  return kAll;
-}
+std::vector<std::string> VictimPolicyNames() { return sim::Registry<VictimPolicyInfo>::Get().Names(); }
 
-std::vector<std::string> VictimPolicyNames() {
-  std::vector<std::string> names;
-  for (const auto* info : VictimPolicies()) names.emplace_back(info->name);
-  return names;
+std::vector<sim::ImplSection> VictimPolicySections() {
+  std::vector<sim::ImplSection> out;
+  for (const VictimPolicyInfo* info : VictimPolicies()) {
+    if (info->config.schema) out.push_back(info->config);
+  }
+  return out;
 }
 
 sim::Result<std::unique_ptr<VictimPolicy>> MakeVictimPolicy(std::string_view name, const VictimPolicyContext& ctx) {
   CHECK(ctx.blocks != nullptr);
-  for (const auto* info : VictimPolicies()) {
-    if (name == info->name) return info->make(ctx);
-  }
-  std::string choices;
-  for (const auto& n : VictimPolicyNames()) choices += (choices.empty() ? "" : ", ") + n;
-  return sim::Status::InvalidInput("unknown victim policy '" + std::string(name) + "'; choices: " + choices);
+  FS_ASSIGN_OR_RETURN(const VictimPolicyInfo* info,
+                      sim::Registry<VictimPolicyInfo>::Get().Lookup(name, "victim policy"));
+  return info->make(ctx);
 }
 
 }  // namespace ftl

@@ -22,10 +22,10 @@
 //   random        uniformly random candidate
 //   d_choices     d random candidates (with replacement), the fewest valid wins
 //
-// Registration: each implementation .cc defines a VictimPolicyInfo and
-// victim_policy.cc lists them. (An explicit list, because self-registering
-// objects in a static library are dropped by the linker when nothing
-// references their object file.)
+// Registration: each implementation .cc registers its VictimPolicyInfo with
+// sim::Registrar (sim/registry.h); a new policy is one new file. A policy
+// with parameters declares them in `config`, a section named after the
+// policy below `ftl` (d_choices: `ftl.d_choices.d`).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "ftl/block_manager.h"
+#include "sim/config.h"
 #include "sim/status.h"
 
 namespace ftl {
@@ -53,7 +54,7 @@ class VictimPolicy {
 
 struct VictimPolicyContext {
   const BlockManager* blocks = nullptr;
-  uint32_t d = 10;    // d_choices: candidates sampled per selection
+  const sim::ImplConfigs* params = nullptr;  // the policies' own sections (FtlConfig::policies)
   uint64_t seed = 1;  // randomized policies draw from Rng(seed, "ftl.victim.<name>")
 };
 
@@ -61,11 +62,14 @@ struct VictimPolicyInfo {
   const char* name;
   const char* description;
   std::unique_ptr<VictimPolicy> (*make)(const VictimPolicyContext& ctx);
+  sim::ImplSection config;  // empty (no schema) for a policy without parameters
 };
 
 // Every registered policy, sorted by name.
 const std::vector<const VictimPolicyInfo*>& VictimPolicies();
 std::vector<std::string> VictimPolicyNames();
+// The config sections of the policies that have parameters.
+std::vector<sim::ImplSection> VictimPolicySections();
 // InvalidInput "unknown victim policy 'x'; choices: ..." for an unknown name.
 sim::Result<std::unique_ptr<VictimPolicy>> MakeVictimPolicy(std::string_view name, const VictimPolicyContext& ctx);
 

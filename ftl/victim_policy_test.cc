@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ftl/ftl_config.h"
+#include "sim/config.h"
 #include "sim/rng.h"
 
 namespace ftl {
@@ -31,7 +33,8 @@ class Harness {
   Harness(const std::string& name, uint32_t d, uint64_t seed) : blocks_(SmallGeometry()) {
     VictimPolicyContext ctx;
     ctx.blocks = &blocks_;
-    ctx.d = d;
+    CHECK(sim::SetKey(sim::SchemaOf<FtlConfig>(), &cfg_, "d_choices.d", std::to_string(d)).ok());
+    ctx.params = &cfg_.policies;
     ctx.seed = seed;
     auto p = MakeVictimPolicy(name, ctx);
     CHECK(p.ok()) << p.status().message();
@@ -59,6 +62,7 @@ class Harness {
     blocks_.Erase(u);
   }
 
+  FtlConfig cfg_;  // holds the policies' own sections
   BlockManager blocks_;
   std::unique_ptr<VictimPolicy> policy_;
   std::map<uint32_t, std::set<UnitId>> candidates_;

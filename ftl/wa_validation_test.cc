@@ -47,7 +47,7 @@ WaResult MeasureWa(const std::string& victim, double op, uint32_t blocks, uint32
   FtlConfig cfg;
   cfg.op = sim::Ratio{op};
   cfg.victim = victim;
-  cfg.d = d;
+  CHECK(sim::SetKey(sim::SchemaOf<FtlConfig>(), &cfg, "d_choices.d", std::to_string(d)).ok());
   cfg.gc_threshold = sim::Ratio{0};
   cfg.gc_fg_threshold = 1;
   FtlCore core(cfg, OnePlane(blocks, pages_per_block));

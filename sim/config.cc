@@ -131,6 +131,25 @@ Status Bind(const SchemaNode& root, const ResolvedConfig& cfg, void* obj) {
   return Status::Ok();
 }
 
+Status SetKey(const SchemaNode& root, void* obj, std::string_view path, std::string_view text) {
+  const SchemaNode* node = &root;
+  void* target = obj;
+  std::string_view rest = path;
+  for (size_t dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
+    const SchemaNode::Child* c = node->FindChild(rest.substr(0, dot));
+    if (c == nullptr) return Status::InvalidInput(fmt::format("unknown key '{}'", path));
+    target = c->access(target);
+    node = c->node.get();
+    rest.remove_prefix(dot + 1);
+  }
+  const ParamDecl* d = node->FindParam(rest);
+  if (d == nullptr) return Status::InvalidInput(fmt::format("unknown key '{}'", path));
+  Result<ParamValue> v = ParseParamValue(*d, text);
+  if (!v.ok()) return Status::InvalidInput(fmt::format("{}: {}", path, v.status().message()));
+  d->store(target, v.value());
+  return Status::Ok();
+}
+
 std::string DumpYaml(const SchemaNode& root, const void* obj) {
   std::string out;
   DumpNode(root, obj, 0, out);

@@ -36,7 +36,10 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
+
+#include <glog/logging.h>
 
 #include "sim/status.h"
 #include "sim/time.h"
@@ -173,6 +176,73 @@ template <class F> std::string Format(const F& f) {
 }
 }  // namespace internal
 
+// One config struct per registered implementation of an interface (GC
+// victim policies, FTL kinds, file systems, workload kinds, …), so each
+// implementation declares its own section: `ftl.d_choices.d` belongs to the
+// d_choices policy, `fs.f2fs.*` to F2FS. The parent struct holds an
+// ImplConfigs and declares it with Schema<T>::Implementations(); the
+// implementation reads its struct with Get<C>(name).
+//
+// Copies are deep. A section never bound (no default applied) reads as the
+// declared defaults of C.
+class ImplConfigs {
+ public:
+  struct Holder {
+    virtual ~Holder() = default;
+    virtual std::unique_ptr<Holder> Clone() const = 0;
+    virtual void* get() = 0;
+    virtual const std::type_info& type() const = 0;
+  };
+  template <class C>
+  struct TypedHolder final : Holder {
+    C value{};
+    std::unique_ptr<Holder> Clone() const override { return std::make_unique<TypedHolder>(*this); }
+    void* get() override { return &value; }
+    const std::type_info& type() const override { return typeid(C); }
+  };
+
+  ImplConfigs() = default;
+  ImplConfigs(const ImplConfigs& o) { *this = o; }
+  ImplConfigs& operator=(const ImplConfigs& o) {
+    if (this == &o) return *this;
+    by_name_.clear();
+    for (const auto& [name, h] : o.by_name_) by_name_.emplace(name, h->Clone());
+    return *this;
+  }
+  ImplConfigs(ImplConfigs&&) = default;
+  ImplConfigs& operator=(ImplConfigs&&) = default;
+
+  // The config of implementation `name`. CHECK-fails if `name` was declared
+  // with another type.
+  template <class C>
+  const C& Get(std::string_view name) const;
+  template <class C>
+  C& Mutable(std::string_view name) {
+    return const_cast<C&>(Get<C>(name));
+  }
+
+  // The slot of `name`, created by `make` when absent (schema plumbing).
+  void* Slot(const std::string& name, const std::function<std::unique_ptr<Holder>()>& make) const {
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) it = by_name_.emplace(name, make()).first;
+    return it->second->get();
+  }
+
+ private:
+  mutable std::map<std::string, std::unique_ptr<Holder>, std::less<>> by_name_;
+};
+
+// The section an implementation declares: its name (the section key), a
+// description, and its config struct C (with static Describe(Schema<C>&)).
+struct ImplSection {
+  std::string name;
+  std::string description;
+  std::function<std::unique_ptr<SchemaNode>()> schema;
+  std::function<std::unique_ptr<ImplConfigs::Holder>()> make;
+  template <class C>
+  static ImplSection Of(std::string name, std::string description);
+};
+
 // Builder handed to T::Describe().
 template <class T>
 class Schema : public SchemaNode {
@@ -212,6 +282,25 @@ class Schema : public SchemaNode {
     params_.back().kind = ParamKind::kChoice;
     params_.back().choices = std::move(choices);
     return r;
+  }
+
+  // One section per implementation in `sections` (each under its own
+  // name, directly below this node), stored in the ImplConfigs `member`.
+  // Names must not collide with other keys of this node.
+  void Implementations(ImplConfigs T::*member, const std::vector<ImplSection>& sections) {
+    for (const ImplSection& sec : sections) {
+      CHECK(FindChild(sec.name) == nullptr && FindParam(sec.name) == nullptr)
+          << "implementation section '" << sec.name << "' collides with a key of its parent";
+      auto make = sec.make;
+      const std::string name = sec.name;
+      children_.push_back(Child{sec.name, sec.description, sec.schema(),
+                               [member, name, make](void* o) -> void* {
+                                 return (static_cast<T*>(o)->*member).Slot(name, make);
+                               },
+                               [member, name, make](const void* o) -> const void* {
+                                 return (static_cast<const T*>(o)->*member).Slot(name, make);
+                               }});
+    }
   }
 
   // A nested section; S must have `static void Describe(Schema<S>&)`.
@@ -261,6 +350,36 @@ T MakeDefault() {
   return t;
 }
 
+template <class C>
+ImplSection ImplSection::Of(std::string name, std::string description) {
+  ImplSection s;
+  s.name = std::move(name);
+  s.description = std::move(description);
+  s.schema = [] {
+    auto node = std::make_unique<Schema<C>>();
+    C::Describe(*node);
+    return std::unique_ptr<SchemaNode>(std::move(node));
+  };
+  s.make = [] {
+    auto h = std::make_unique<ImplConfigs::TypedHolder<C>>();
+    h->value = MakeDefault<C>();
+    return std::unique_ptr<ImplConfigs::Holder>(std::move(h));
+  };
+  return s;
+}
+
+template <class C>
+const C& ImplConfigs::Get(std::string_view name) const {
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) {
+    auto h = std::make_unique<TypedHolder<C>>();
+    h->value = MakeDefault<C>();
+    it = by_name_.emplace(std::string(name), std::move(h)).first;
+  }
+  CHECK(it->second->type() == typeid(C)) << "config section '" << name << "' read as another type";
+  return *static_cast<const C*>(it->second->get());
+}
+
 // ---------------------------------------------------------------------------
 // Loading experiments.
 
@@ -289,6 +408,11 @@ Result<std::vector<ResolvedConfig>> LoadExperiment(const SchemaNode& root, const
 
 // Applies defaults then `cfg` to the struct at `obj` described by `root`.
 Status Bind(const SchemaNode& root, const ResolvedConfig& cfg, void* obj);
+
+// Parses `text` as the key `path` ("d_choices.d") of the struct at `obj`
+// described by `root` and stores it, leaving every other field alone
+// (tests and programmatic set-up; users go through LoadExperiment).
+Status SetKey(const SchemaNode& root, void* obj, std::string_view path, std::string_view text);
 
 // The complete resolved configuration of `obj` (every key, defaults
 // included) as YAML text, nested like the schema.

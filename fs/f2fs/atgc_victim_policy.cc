@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fs/f2fs/victim_policy.h"
+#include "sim/registry.h"
 
 namespace fs::f2fs {
 namespace {
@@ -59,9 +60,8 @@ class AtgcPolicy final : public VictimPolicy {
 
 }  // namespace
 
-extern const VictimPolicyInfo kAtgcVictimPolicy;
-const VictimPolicyInfo kAtgcVictimPolicy = {
+const sim::Registrar<VictimPolicyInfo> kRegistered{{
     "atgc", "age-threshold GC: oldest sections, age weighed against free space",
-    [](const GcConfig& cfg) -> std::unique_ptr<VictimPolicy> { return std::make_unique<AtgcPolicy>(cfg); }};
+    [](const GcConfig& cfg) -> std::unique_ptr<VictimPolicy> { return std::make_unique<AtgcPolicy>(cfg); }}};
 
 }  // namespace fs::f2fs

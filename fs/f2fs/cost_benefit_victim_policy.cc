@@ -6,6 +6,7 @@
 #include <climits>
 
 #include "fs/f2fs/victim_policy.h"
+#include "sim/registry.h"
 
 namespace fs::f2fs {
 namespace {
@@ -43,9 +44,8 @@ class CostBenefitPolicy final : public VictimPolicy {
 
 }  // namespace
 
-extern const VictimPolicyInfo kCostBenefitVictimPolicy;
-const VictimPolicyInfo kCostBenefitVictimPolicy = {
+const sim::Registrar<VictimPolicyInfo> kRegistered{{
     "cost_benefit", "F2FS cost-benefit: (100 - u) * age / (100 + u)",
-    [](const GcConfig&) -> std::unique_ptr<VictimPolicy> { return std::make_unique<CostBenefitPolicy>(); }};
+    [](const GcConfig&) -> std::unique_ptr<VictimPolicy> { return std::make_unique<CostBenefitPolicy>(); }}};
 
 }  // namespace fs::f2fs

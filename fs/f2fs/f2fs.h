@@ -85,7 +85,7 @@
 #include "fs/f2fs/sync_primitives.h"
 #include "fs/f2fs/victim_policy.h"
 #include "fs/file_system.h"
-#include "sim/block_device.h"
+#include "ssd/block_device.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
 #include "sim/status.h"
@@ -93,11 +93,11 @@
 
 namespace fs::f2fs {
 
-class F2fs final : public FileSystem, private sim::BlockClient {
+class F2fs final : public FileSystem, private ssd::BlockClient {
  public:
   struct Env {
     sim::EventQueue* events = nullptr;
-    sim::BlockDevice* device = nullptr;  // sector size 512 or 4096
+    ssd::BlockDevice* device = nullptr;  // sector size 512 or 4096
     Image* image = nullptr;              // outlives the F2fs
     sim::StatGroup stats{nullptr, ""};   // e.g. registry.Root().Group("fs")
     // Optional: the device's write amplification (e.g. the FTL's), for the
@@ -286,7 +286,7 @@ class F2fs final : public FileSystem, private sim::BlockClient {
     bool waiting = false;
     sim::Completion<bool> done;
   };
-  struct IoReq : sim::BlockRequest {
+  struct IoReq : ssd::BlockRequest {
     Io kind = Io::kData;
     IoBatch* batch = nullptr;
     uint64_t flush_marker = 0;
@@ -412,7 +412,7 @@ class F2fs final : public FileSystem, private sim::BlockClient {
   sim::Task<void> WaitBatch(IoBatch& b);
   sim::Task<void> IssueFlush();  // merged cache flush (flush_merge)
   sim::Task<void> WaitAllWrites();
-  void OnBlockComplete(sim::BlockRequest* req) override;
+  void OnBlockComplete(ssd::BlockRequest* req) override;
   void PageWritebackDone(Page* p);
 
   // ---- Page cache (f2fs_data.cc).
@@ -545,7 +545,7 @@ class F2fs final : public FileSystem, private sim::BlockClient {
   const F2fsConfig cfg_;
   const Layout layout_;
   sim::EventQueue* q_;
-  sim::BlockDevice* dev_;
+  ssd::BlockDevice* dev_;
   Image* image_;
   sim::StatGroup stat_group_;
   Listener* listener_ = nullptr;

@@ -54,7 +54,7 @@ void F2fs::SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::ve
   if (dead_) return;
   IoReq* r = AllocReq();
   const uint32_t n = static_cast<uint32_t>(contents.size());
-  r->op = sim::BlockOp::kWrite;
+  r->op = ssd::BlockOp::kWrite;
   r->offset = uint64_t{start.v} * kBlockSize;
   r->length = uint64_t{n} * kBlockSize;
   r->fua = fua;
@@ -83,7 +83,7 @@ void F2fs::SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::ve
 void F2fs::SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch) {
   if (dead_) return;
   IoReq* r = AllocReq();
-  r->op = sim::BlockOp::kRead;
+  r->op = ssd::BlockOp::kRead;
   r->offset = uint64_t{start.v} * kBlockSize;
   r->length = uint64_t{count} * kBlockSize;
   r->queue = cfg_.io_queue;
@@ -99,7 +99,7 @@ void F2fs::SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch) 
 void F2fs::SubmitTrim(BlockAddr start, uint32_t count) {
   if (dead_) return;
   IoReq* r = AllocReq();
-  r->op = sim::BlockOp::kTrim;
+  r->op = ssd::BlockOp::kTrim;
   r->offset = uint64_t{start.v} * kBlockSize;
   r->length = uint64_t{count} * kBlockSize;
   r->queue = cfg_.io_queue;
@@ -141,7 +141,7 @@ sim::Task<void> F2fs::IssueFlush() {
   auto start = [this] {
     flush_inflight_ = true;
     IoReq* r = AllocReq();
-    r->op = sim::BlockOp::kFlush;
+    r->op = ssd::BlockOp::kFlush;
     r->offset = 0;
     r->length = 0;
     r->queue = cfg_.io_queue;
@@ -185,12 +185,12 @@ void F2fs::PageWritebackDone(Page* p) {
   MaybeLru(p);
 }
 
-void F2fs::OnBlockComplete(sim::BlockRequest* req) {
+void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
   IoReq* r = static_cast<IoReq*>(req);
   --ios_in_flight_;
   if (dead_) return;
   switch (r->op) {
-    case sim::BlockOp::kWrite: {
+    case ssd::BlockOp::kWrite: {
       for (uint64_t id : r->write_ids) image_->Complete(id, r->fua);
       for (Page* p : r->pages)
         if (p) PageWritebackDone(p);
@@ -204,7 +204,7 @@ void F2fs::OnBlockComplete(sim::BlockRequest* req) {
       if (wb_wq_.has_waiters()) wb_wq_.NotifyAll();
       break;
     }
-    case sim::BlockOp::kFlush: {
+    case ssd::BlockOp::kFlush: {
       image_->FlushEnd(r->flush_marker);
       std::vector<sim::Completion<bool>*> done;
       done.swap(flush_waiters_cur_);
@@ -214,7 +214,7 @@ void F2fs::OnBlockComplete(sim::BlockRequest* req) {
         flush_waiters_cur_.swap(flush_waiters_next_);
         flush_inflight_ = true;
         IoReq* f = AllocReq();
-        f->op = sim::BlockOp::kFlush;
+        f->op = ssd::BlockOp::kFlush;
         f->offset = 0;
         f->length = 0;
         f->queue = cfg_.io_queue;
@@ -227,8 +227,8 @@ void F2fs::OnBlockComplete(sim::BlockRequest* req) {
       }
       break;
     }
-    case sim::BlockOp::kRead:
-    case sim::BlockOp::kTrim:
+    case ssd::BlockOp::kRead:
+    case ssd::BlockOp::kTrim:
       break;
   }
   IoBatch* b = r->batch;

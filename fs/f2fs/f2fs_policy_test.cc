@@ -337,12 +337,12 @@ TEST(PolicyTest, DiscardFollowsTheCheckpointThatFreesSegments) {
   f.Unlink("/big");
   s.Run(Idle(&s.q(), sim::Sec(1)));
   // The blocks are prefree until a checkpoint: nothing is discarded yet.
-  EXPECT_EQ(s.device().requests(sim::BlockOp::kTrim), 0u);
+  EXPECT_EQ(s.device().requests(ssd::BlockOp::kTrim), 0u);
   EXPECT_GT(s.fs().segments().prefree_segments(), 0u);
   s.Run(s.fs().Sync());
   EXPECT_EQ(s.fs().segments().prefree_segments(), 0u);
   s.Run(Idle(&s.q(), sim::Sec(1)));
-  EXPECT_GT(s.device().requests(sim::BlockOp::kTrim), 0u);
+  EXPECT_GT(s.device().requests(ssd::BlockOp::kTrim), 0u);
   EXPECT_GE(s.stats().Value("fs.io.discard_blocks"), 3 * kBlocksPerSeg);
   s.ExpectCheck();
 }

@@ -12,7 +12,7 @@
 
 #include "fs/f2fs/f2fs.h"
 #include "fs/f2fs/f2fs_config.h"
-#include "fs/f2fs/fixed_latency_device.h"
+#include "tests/fakes/fixed_latency_device.h"
 #include "fs/f2fs/image.h"
 #include "sim/config.h"
 #include "sim/event_queue.h"
@@ -79,7 +79,7 @@ class Stack {
   F2fs* fs_ptr() { return fs_.get(); }
   F2fsConfig& cfg() { return cfg_; }
   sim::StatsRegistry& stats() { return *stats_; }
-  FixedLatencyDevice& device() { return *dev_; }
+  fakes::FixedLatencyDevice& device() { return *dev_; }
 
   void Format() { CHECK(F2fs::Format(cfg_, dcfg_.capacity, image_.get()).ok()); }
   sim::Status Mount() {
@@ -136,14 +136,14 @@ class Stack {
   void NewDevice() {
     q_ = std::make_unique<sim::EventQueue>();
     stats_ = std::make_unique<sim::StatsRegistry>();
-    dev_ = std::make_unique<FixedLatencyDevice>(q_.get(), dcfg_);
+    dev_ = std::make_unique<fakes::FixedLatencyDevice>(q_.get(), dcfg_);
   }
   F2fsConfig cfg_;
-  FixedLatencyDeviceConfig dcfg_;
+  fakes::FixedLatencyDeviceConfig dcfg_;
   std::unique_ptr<Image> image_;
   std::unique_ptr<sim::EventQueue> q_;
   std::unique_ptr<sim::StatsRegistry> stats_;
-  std::unique_ptr<FixedLatencyDevice> dev_;
+  std::unique_ptr<fakes::FixedLatencyDevice> dev_;
   std::unique_ptr<F2fs> fs_;
 };
 

@@ -1,6 +1,7 @@
 // Greedy victim selection: the section with the fewest valid blocks; ties go
 // to the first one found in search order.
 #include "fs/f2fs/victim_policy.h"
+#include "sim/registry.h"
 
 namespace fs::f2fs {
 namespace {
@@ -23,9 +24,8 @@ class GreedyPolicy final : public VictimPolicy {
 
 }  // namespace
 
-extern const VictimPolicyInfo kGreedyVictimPolicy;
-const VictimPolicyInfo kGreedyVictimPolicy = {
+const sim::Registrar<VictimPolicyInfo> kRegistered{{
     "greedy", "fewest valid blocks",
-    [](const GcConfig&) -> std::unique_ptr<VictimPolicy> { return std::make_unique<GreedyPolicy>(); }};
+    [](const GcConfig&) -> std::unique_ptr<VictimPolicy> { return std::make_unique<GreedyPolicy>(); }}};
 
 }  // namespace fs::f2fs

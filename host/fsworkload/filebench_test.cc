@@ -489,7 +489,7 @@ TEST(FilebenchConfigTest, DefaultsMatchTheStruct) {
 }
 
 // The preset files in configs/filebench are tested through the app's
-// schema (app/presets_test.cc): they include a whole stack.
+// schema (tests/presets_test.cc): they include a whole stack.
 
 }  // namespace
 }  // namespace host

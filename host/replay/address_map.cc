@@ -83,7 +83,7 @@ class PrePass {
         }
         it = scans_.emplace(key, VolumeScan{}).first;
       }
-      if (rec.op == sim::BlockOp::kFlush) continue;
+      if (rec.op == ssd::BlockOp::kFlush) continue;
       FS_RETURN_IF_ERROR(Add(&it->second, rec, input));
     }
     if (need_extents_) {

@@ -29,7 +29,7 @@ RecordSelector::Verdict RecordSelector::Select(const BlockTraceRecord& rec) {
   // The carried time advances on every record, filtered or not, so a
   // time-less record inherits the time of the record just before it in the file.
   if (rec.valid_time) last_time_ = rec.time;
-  if ((rec.op == sim::BlockOp::kTrim && !include_trims_) || (rec.op == sim::BlockOp::kFlush && !include_flushes_)) {
+  if ((rec.op == ssd::BlockOp::kTrim && !include_trims_) || (rec.op == ssd::BlockOp::kFlush && !include_flushes_)) {
     return Verdict::kOpFiltered;
   }
   if (!KeepVolume(rec.volume)) return Verdict::kVolumeFiltered;

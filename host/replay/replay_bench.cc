@@ -5,7 +5,7 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
-#include "host/replay/fake_block_device.h"
+#include "tests/fakes/fake_block_device.h"
 #include "host/replay/trace_replayer.h"
 #include "sim/config.h"
 
@@ -29,7 +29,7 @@ void Run(benchmark::State& state, const char* mode, const char* fit) {
   for (auto _ : state) {
     sim::EventQueue q;
     sim::StatsRegistry stats;
-    testing::FakeBlockDevice dev(&q, uint64_t{16} << 30, 512, 4096, sim::Us(10));
+    fakes::FakeBlockDevice dev(&q, uint64_t{16} << 30, 512, 4096, sim::Us(10));
     dev.set_keep_log(false);
     TraceReplayConfig cfg = sim::MakeDefault<TraceReplayConfig>();
     cfg.path = "bench";

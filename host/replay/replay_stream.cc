@@ -167,7 +167,7 @@ sim::Result<bool> ReplayStream::Next(ReplayItem* item) {
     item->fua = (rec_.flags & BlockTraceRecord::kFlagFua) != 0;
 
     // Address.
-    if (rec_.op == sim::BlockOp::kFlush) {
+    if (rec_.op == ssd::BlockOp::kFlush) {
       item->offset = 0;
       item->length = 0;
       return true;

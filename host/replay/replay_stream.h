@@ -27,7 +27,7 @@
 #include "host/replay/trace_input.h"
 #include "host/replay/trace_replay_config.h"
 #include "host/trace/block_trace_reader.h"
-#include "sim/block_device.h"
+#include "ssd/block_device.h"
 #include "sim/stats.h"
 #include "sim/status.h"
 
@@ -45,7 +45,7 @@ struct ReplayStreamCounters {
 
 // One request ready for the device.
 struct ReplayItem {
-  sim::BlockOp op = sim::BlockOp::kRead;
+  ssd::BlockOp op = ssd::BlockOp::kRead;
   bool fua = false;
   uint64_t offset = 0;        // device bytes (0 for a flush)
   uint64_t length = 0;        // device bytes (0 for a flush)

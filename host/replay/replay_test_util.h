@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "host/replay/fake_block_device.h"
+#include "tests/fakes/fake_block_device.h"
 #include "host/replay/trace_replayer.h"
 #include "sim/config.h"
 #include "sim/event_queue.h"

@@ -55,12 +55,12 @@ TEST_P(SharedSampleReplayTest, IssuesEveryRecordWithTheFilesMix) {
   EXPECT_EQ(r.records_read(), sample.records);
   EXPECT_EQ(r.issued(), sample.records);
   EXPECT_EQ(r.completed(), sample.records);
-  EXPECT_EQ(r.op_stats(sim::BlockOp::kRead).ios.value(), sample.reads);
-  EXPECT_EQ(r.op_stats(sim::BlockOp::kWrite).ios.value(), sample.writes);
+  EXPECT_EQ(r.op_stats(ssd::BlockOp::kRead).ios.value(), sample.reads);
+  EXPECT_EQ(r.op_stats(ssd::BlockOp::kWrite).ios.value(), sample.writes);
   EXPECT_EQ(r.skipped_malformed() + r.skipped_volume() + r.skipped_window() + r.skipped_op(), 0u);
   EXPECT_TRUE(r.reader_errors().empty());
-  EXPECT_EQ(r.op_stats(sim::BlockOp::kRead).device_lat.min(), sim::Us(100).ns());
-  EXPECT_EQ(r.op_stats(sim::BlockOp::kRead).device_lat.max(), sim::Us(100).ns());
+  EXPECT_EQ(r.op_stats(ssd::BlockOp::kRead).device_lat.min(), sim::Us(100).ns());
+  EXPECT_EQ(r.op_stats(ssd::BlockOp::kRead).device_lat.max(), sim::Us(100).ns());
   if (sample.duration_ns > 0) {
     EXPECT_EQ(r.trace_time().ns(), sample.duration_ns);
   }

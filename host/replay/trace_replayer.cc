@@ -9,7 +9,7 @@ namespace host {
 
 namespace {
 constexpr const char* kOpNames[] = {"read", "write", "trim", "flush"};
-constexpr size_t OpIndex(sim::BlockOp op) { return static_cast<size_t>(op); }
+constexpr size_t OpIndex(ssd::BlockOp op) { return static_cast<size_t>(op); }
 
 }  // namespace
 
@@ -142,7 +142,7 @@ void TraceReplayer::Issue(const ReplayItem& item, sim::SimTime arrival) {
   CHECK(!free_.empty());
   const uint32_t slot = free_.back();
   free_.pop_back();
-  sim::BlockRequest* req = &slots_[slot];
+  ssd::BlockRequest* req = &slots_[slot];
   req->op = item.op;
   req->offset = item.offset;
   req->length = item.length;
@@ -166,7 +166,7 @@ void TraceReplayer::Issue(const ReplayItem& item, sim::SimTime arrival) {
   env_.device->Submit(req);
 }
 
-void TraceReplayer::OnBlockComplete(sim::BlockRequest* req) {
+void TraceReplayer::OnBlockComplete(ssd::BlockRequest* req) {
   CHECK_GT(outstanding_, 0u);
   const uint32_t slot = static_cast<uint32_t>(req->tag);
   CHECK_LT(slot, slots_.size());
@@ -176,7 +176,7 @@ void TraceReplayer::OnBlockComplete(sim::BlockRequest* req) {
   s.bytes.Inc(req->length);
   s.lat.Record((req->complete_time - slot_info_[slot].arrival).ns());
   s.device_lat.Record((req->complete_time - req->submit_time).ns());
-  if (req->op != sim::BlockOp::kFlush) {
+  if (req->op != ssd::BlockOp::kFlush) {
     ios_total_.Inc();
     bytes_total_.Inc(req->length);
   }
@@ -223,12 +223,12 @@ double TraceReplayer::MeasuredSeconds() const {
   return t > sim::SimTime::Zero() ? t.sec() : 0.0;
 }
 
-double TraceReplayer::OpIops(sim::BlockOp op) const {
+double TraceReplayer::OpIops(ssd::BlockOp op) const {
   const double s = MeasuredSeconds();
   return s > 0 ? static_cast<double>(op_stats(op).ios.value()) / s : 0.0;
 }
 
-double TraceReplayer::OpBandwidth(sim::BlockOp op) const {
+double TraceReplayer::OpBandwidth(ssd::BlockOp op) const {
   const double s = MeasuredSeconds();
   return s > 0 ? static_cast<double>(op_stats(op).bytes.value()) / s : 0.0;
 }
@@ -272,7 +272,7 @@ std::string TraceReplayer::Report() const {
 void TraceReplayer::RegisterStats() {
   const sim::StatGroup& g = env_.stats;
   for (size_t i = 0; i < ops_.size(); ++i) {
-    const sim::BlockOp op = static_cast<sim::BlockOp>(i);
+    const ssd::BlockOp op = static_cast<ssd::BlockOp>(i);
     const std::string name = kOpNames[i];
     const sim::StatGroup og = g.Group(name);
     og.Add(&ops_[i].ios, "ios", "ios", name + " requests completed");

@@ -1,4 +1,4 @@
-// TraceReplayer: replays a block trace against a sim::BlockDevice on the
+// TraceReplayer: replays a block trace against a ssd::BlockDevice on the
 // simulation clock.
 //
 //   host::TraceReplayer::Env env{&queue, ssd, stats.Root().Group("workload"), seed, queues};
@@ -66,18 +66,18 @@
 #include "host/replay/replay_stream.h"
 #include "host/replay/trace_input.h"
 #include "host/replay/trace_replay_config.h"
-#include "sim/block_device.h"
+#include "ssd/block_device.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
 #include "sim/status.h"
 
 namespace host {
 
-class TraceReplayer final : public sim::BlockClient {
+class TraceReplayer final : public ssd::BlockClient {
  public:
   struct Env {
     sim::EventQueue* queue = nullptr;
-    sim::BlockDevice* device = nullptr;
+    ssd::BlockDevice* device = nullptr;
     sim::StatGroup stats;        // where the stats above are registered
     uint64_t seed = 1;           // run seed (a replay draws no random numbers)
     uint32_t device_queues = 1;  // slot i submits on queue i % device_queues
@@ -123,7 +123,7 @@ class TraceReplayer final : public sim::BlockClient {
     sim::Histogram lat;         // ns, arrival to completion
     sim::Histogram device_lat;  // ns, device submit to completion
   };
-  const OpStats& op_stats(sim::BlockOp op) const { return ops_[static_cast<size_t>(op)]; }
+  const OpStats& op_stats(ssd::BlockOp op) const { return ops_[static_cast<size_t>(op)]; }
   uint64_t records_read() const { return sc_.records_read.value(); }
   uint64_t issued() const { return issued_.value(); }
   uint64_t completed() const { return completed_; }
@@ -153,15 +153,15 @@ class TraceReplayer final : public sim::BlockClient {
   sim::SimTime trace_time() const { return sim::Ns(trace_max_ns_ - trace_min_ns_); }
   double Iops() const;
   double Bandwidth() const;
-  double OpIops(sim::BlockOp op) const;
-  double OpBandwidth(sim::BlockOp op) const;
+  double OpIops(ssd::BlockOp op) const;
+  double OpBandwidth(ssd::BlockOp op) const;
 
   // Human end-of-run report: records read/issued/completed, skips by
   // reason, the kept malformed-line messages, fit adjustments, and the
   // error that stopped the replay if any. Deterministic.
   std::string Report() const;
 
-  void OnBlockComplete(sim::BlockRequest* req) override;
+  void OnBlockComplete(ssd::BlockRequest* req) override;
 
  private:
   TraceReplayer(const TraceReplayConfig& cfg, Env env, AddressMap map, TraceInput input,
@@ -191,7 +191,7 @@ class TraceReplayer final : public sim::BlockClient {
   struct SlotInfo {
     sim::SimTime arrival;
   };
-  std::vector<sim::BlockRequest> slots_;
+  std::vector<ssd::BlockRequest> slots_;
   std::vector<SlotInfo> slot_info_;
   std::vector<uint32_t> free_;  // stack of free slot indexes
   uint32_t outstanding_ = 0;

@@ -22,17 +22,17 @@ constexpr uint64_t kGiB = uint64_t{1} << 30;
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr uint64_t kSectors4K = 8;  // 4 KiB in 512-byte sectors
 
-std::vector<int64_t> SubmitTimesNs(const testing::FakeBlockDevice& d) {
+std::vector<int64_t> SubmitTimesNs(const fakes::FakeBlockDevice& d) {
   std::vector<int64_t> v;
   for (const auto& s : d.log()) v.push_back(s.time.ns());
   return v;
 }
-std::vector<uint64_t> Offsets(const testing::FakeBlockDevice& d) {
+std::vector<uint64_t> Offsets(const fakes::FakeBlockDevice& d) {
   std::vector<uint64_t> v;
   for (const auto& s : d.log()) v.push_back(s.offset);
   return v;
 }
-std::vector<uint64_t> Lengths(const testing::FakeBlockDevice& d) {
+std::vector<uint64_t> Lengths(const fakes::FakeBlockDevice& d) {
   std::vector<uint64_t> v;
   for (const auto& s : d.log()) v.push_back(s.length);
   return v;
@@ -85,9 +85,9 @@ TEST_P(OpenLoopTimingTest, IssueTimesAreTraceTimesOverScale) {
   EXPECT_EQ(r.replay->trace_time(), sim::Ns(times.back() - times.front()));
   // Ends one device latency after the last issue.
   EXPECT_EQ(r.replay->end_time(), sim::Ns(want.back()) + sim::Us(10));
-  EXPECT_EQ(r.replay->op_stats(sim::BlockOp::kRead).ios.value(), 3u);
-  EXPECT_EQ(r.replay->op_stats(sim::BlockOp::kWrite).ios.value(), 3u);
-  EXPECT_EQ(r.replay->op_stats(sim::BlockOp::kRead).lat.max(), sim::Us(10).ns());
+  EXPECT_EQ(r.replay->op_stats(ssd::BlockOp::kRead).ios.value(), 3u);
+  EXPECT_EQ(r.replay->op_stats(ssd::BlockOp::kWrite).ios.value(), 3u);
+  EXPECT_EQ(r.replay->op_stats(ssd::BlockOp::kRead).lat.max(), sim::Us(10).ns());
 }
 
 INSTANTIATE_TEST_SUITE_P(Scales, OpenLoopTimingTest, ::testing::Values(1.0, 2.0, 0.5, 4.0));
@@ -116,8 +116,8 @@ TEST(OpenLoopTest, ArrivalsBeyondIodepthQueueHostSide) {
   EXPECT_EQ(r.replay->lateness().max(), sim::Us(120).ns());
   EXPECT_EQ(r.replay->end_time(), sim::Us(130));
   // End-to-end latency counts the host-queue wait; device latency does not.
-  EXPECT_EQ(r.replay->op_stats(sim::BlockOp::kRead).lat.max(), sim::Us(130).ns());
-  EXPECT_EQ(r.replay->op_stats(sim::BlockOp::kRead).device_lat.max(), sim::Us(10).ns());
+  EXPECT_EQ(r.replay->op_stats(ssd::BlockOp::kRead).lat.max(), sim::Us(130).ns());
+  EXPECT_EQ(r.replay->op_stats(ssd::BlockOp::kRead).device_lat.max(), sim::Us(10).ns());
   // Issue order is file order.
   const std::vector<uint64_t> offs = Offsets(bench.device);
   for (size_t i = 0; i < offs.size(); ++i) EXPECT_EQ(offs[i], i * 4096) << i;
@@ -204,8 +204,8 @@ TEST(ClosedLoopTest, KeepsExactlyIodepthOutstanding) {
   // Trace times are ignored: 13 rounds of 8 (the last one of 4) at 10 us.
   EXPECT_EQ(rp->end_time(), sim::Us(130));
   EXPECT_EQ(rp->outstanding_max(), 8u);
-  EXPECT_EQ(rp->op_stats(sim::BlockOp::kRead).ios.value(), 75u);
-  EXPECT_EQ(rp->op_stats(sim::BlockOp::kWrite).ios.value(), 25u);
+  EXPECT_EQ(rp->op_stats(ssd::BlockOp::kRead).ios.value(), 75u);
+  EXPECT_EQ(rp->op_stats(ssd::BlockOp::kWrite).ios.value(), 25u);
   EXPECT_EQ(rp->lateness().count(), 0u);
   EXPECT_EQ(bench.stats.Value("replay.ios_total"), 100.0);
   EXPECT_EQ(bench.stats.Value("replay.records_issued"), 100.0);
@@ -417,7 +417,7 @@ TEST(AlignTest, WidensToTheConfiguredAlignment) {
   EXPECT_THAT(Offsets(bench.device), ElementsAre(0, 4096, 8192));
   EXPECT_THAT(Lengths(bench.device), ElementsAre(4096, 8192, 4096));
   EXPECT_EQ(r.replay->fit_counters().align_bytes.value(), (4096 - 512) + (8192 - 1024));
-  EXPECT_EQ(r.replay->op_stats(sim::BlockOp::kWrite).bytes.value(), 8192u + 4096u);
+  EXPECT_EQ(r.replay->op_stats(ssd::BlockOp::kWrite).bytes.value(), 8192u + 4096u);
 }
 
 TEST(AlignTest, DefaultsToTheDeviceSectorSize) {
@@ -494,7 +494,7 @@ TEST(LoopTest, TimeContinuesMonotonicallyAcrossLoops) {
   EXPECT_EQ(SubmitTimesNs(bench.device), want);
   EXPECT_EQ(r.replay->records_read(), 12u);
   EXPECT_EQ(r.replay->loops_started(), 3u);
-  EXPECT_EQ(r.replay->op_stats(sim::BlockOp::kRead).ios.value(), 6u);
+  EXPECT_EQ(r.replay->op_stats(ssd::BlockOp::kRead).ios.value(), 6u);
   EXPECT_EQ(r.replay->trace_time(), sim::Us(110));
   EXPECT_THAT(Offsets(bench.device), ElementsAre(0, 4096, 8192, 12288, 0, 4096, 8192, 12288, 0, 4096, 8192, 12288));
 }
@@ -681,14 +681,14 @@ TEST(OpsTest, TrimsAndFlushesFollowTheIncludeFlags) {
     Ran r = RunOk(cfg, trace, &bench);
     const auto& log = bench.device.log();
     ASSERT_EQ(log.size(), 4u);
-    EXPECT_EQ(log[1].op, sim::BlockOp::kFlush);
+    EXPECT_EQ(log[1].op, ssd::BlockOp::kFlush);
     EXPECT_EQ(log[1].length, 0u);
-    EXPECT_EQ(log[2].op, sim::BlockOp::kTrim);
+    EXPECT_EQ(log[2].op, ssd::BlockOp::kTrim);
     EXPECT_EQ(log[2].length, 2048u * 512);
     EXPECT_TRUE(log[3].fua);
     EXPECT_FALSE(log[0].fua);
-    EXPECT_EQ(r.replay->op_stats(sim::BlockOp::kFlush).ios.value(), 1u);
-    EXPECT_EQ(r.replay->op_stats(sim::BlockOp::kTrim).bytes.value(), 2048u * 512);
+    EXPECT_EQ(r.replay->op_stats(ssd::BlockOp::kFlush).ios.value(), 1u);
+    EXPECT_EQ(r.replay->op_stats(ssd::BlockOp::kTrim).bytes.value(), 2048u * 512);
   }
   cfg.include_trims = false;
   cfg.include_flushes = false;

@@ -1,6 +1,4 @@
-// Mobibench SQLite on the project's in-memory file system (fs/memfs), when
-// that target is part of the build (see CMakeLists.txt).
-#ifdef FLASHSTACK_HAVE_MEMFS
+// Mobibench SQLite on the project's in-memory file system (fs/memfs).
 
 #include <string>
 
@@ -56,4 +54,3 @@ INSTANTIATE_TEST_SUITE_P(JournalModes, MemFsMobibenchTest,
 }  // namespace
 }  // namespace host::sqlite
 
-#endif  // FLASHSTACK_HAVE_MEMFS

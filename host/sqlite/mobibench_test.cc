@@ -304,7 +304,7 @@ TEST(MobibenchTest, CpuPerStatementAddsSimulatedTime) {
 }
 
 // The presets in configs/mobibench are tested through the app's schema
-// (app/presets_test.cc): they include a whole stack.
+// (tests/presets_test.cc): they include a whole stack.
 
 }  // namespace
 }  // namespace host::sqlite

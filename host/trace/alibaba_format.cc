@@ -3,6 +3,7 @@
 // opcode R or W; offset and length in bytes; timestamp in microseconds.
 // The volume is device_id.
 #include "host/trace/trace_format.h"
+#include "sim/registry.h"
 
 namespace host {
 namespace {
@@ -37,7 +38,7 @@ class AlibabaParser final : public LineParser {
 
 }  // namespace
 
-void RegisterAlibabaFormat(FormatRegistry* registry) {
+static void RegisterAlibabaFormat(FormatRegistry* registry) {
   registry->Register(TraceFormat{
       .name = "alibaba",
       .description = "Alibaba block-traces CSV: device_id,opcode(R|W),offset(B),length(B),timestamp(us)",
@@ -47,5 +48,7 @@ void RegisterAlibabaFormat(FormatRegistry* registry) {
       .sniff_extra = nullptr,
   });
 }
+
+const sim::Registrar<TraceFormatModule> kRegistered{{"alibaba", &RegisterAlibabaFormat}};
 
 }  // namespace host

@@ -13,6 +13,7 @@
 // M metadata, A read-ahead. A flush without data ("FN", "FWS ... + 0")
 // becomes a kFlush record. The volume is MakeDevVolume(maj, min).
 #include "host/trace/trace_format.h"
+#include "sim/registry.h"
 
 #include <fmt/format.h>
 
@@ -169,7 +170,7 @@ class BlkparseParser final : public LineParser {
 
 }  // namespace
 
-void RegisterBlkparseFormat(FormatRegistry* registry) {
+static void RegisterBlkparseFormat(FormatRegistry* registry) {
   registry->Register(TraceFormat{
       .name = "blkparse",
       .description = "blkparse text: maj,min cpu seq time(s) pid action RWBS sector + nsect [process]; "
@@ -181,5 +182,7 @@ void RegisterBlkparseFormat(FormatRegistry* registry) {
       .sniff_extra = nullptr,
   });
 }
+
+const sim::Registrar<TraceFormatModule> kRegistered{{"blkparse", &RegisterBlkparseFormat}};
 
 }  // namespace host

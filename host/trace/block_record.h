@@ -8,13 +8,13 @@
 #include <cstdint>
 #include <string_view>
 
-#include "sim/block_device.h"
+#include "ssd/block_device.h"
 #include "sim/time.h"
 
 namespace host {
 
 struct BlockTraceRecord {
-  using Op = sim::BlockOp;  // kRead, kWrite, kTrim, kFlush
+  using Op = ssd::BlockOp;  // kRead, kWrite, kTrim, kFlush
 
   // Request attributes a format may carry; combined as a bit set in `flags`.
   enum Flag : uint8_t {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "host/trace/trace_test_util.h"
+#include "sim/registry.h"
 
 namespace host {
 namespace {
@@ -279,7 +280,7 @@ TEST(BlockTraceOptions, DeclaredDefaultsMatchTheStruct) {
 
 TEST(BlockTraceReader, CustomRegistry) {
   FormatRegistry reg;
-  RegisterTencentFormat(&reg);
+  sim::Registry<TraceFormatModule>::Get().Find("tencent")->add(&reg);
   EXPECT_EQ(reg.Names(), std::vector<std::string>{"tencent"});
   auto r = OpenBlockTraceFromMemory("t.trace", "1 0 8 8 1\n", {}, reg);
   EXPECT_FALSE(r.ok());

@@ -5,6 +5,7 @@
 // the SCSI opcode in hex; size in bytes; lbn in 512-byte sectors. The
 // traces hold one virtual disk each, so the volume is 0.
 #include "host/trace/trace_format.h"
+#include "sim/registry.h"
 
 #include <fmt/format.h>
 
@@ -78,7 +79,7 @@ class CloudPhysicsParser final : public LineParser {
 
 }  // namespace
 
-void RegisterCloudPhysicsFormat(FormatRegistry* registry) {
+static void RegisterCloudPhysicsFormat(FormatRegistry* registry) {
   registry->Register(TraceFormat{
       .name = "cloudphysics",
       .description = "CloudPhysics vscsi CSV (libCacheSim): version,time(us),op(SCSI hex),size(B),"
@@ -89,5 +90,7 @@ void RegisterCloudPhysicsFormat(FormatRegistry* registry) {
       .sniff_extra = nullptr,
   });
 }
+
+const sim::Registrar<TraceFormatModule> kRegistered{{"cloudphysics", &RegisterCloudPhysicsFormat}};
 
 }  // namespace host

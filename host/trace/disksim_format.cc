@@ -8,6 +8,7 @@
 // a fraction (classic DiskSim). Detection tells them apart by whether the
 // sampled times have a decimal point.
 #include "host/trace/trace_format.h"
+#include "sim/registry.h"
 
 #include <algorithm>
 
@@ -66,7 +67,7 @@ std::unique_ptr<LineParser> MakeParser(const ParserOptions& o) { return std::mak
 
 }  // namespace
 
-void RegisterDiskSimFormats(FormatRegistry* registry) {
+static void RegisterDiskSimFormats(FormatRegistry* registry) {
   registry->Register(TraceFormat{
       .name = "mqsim",
       .description = "MQSim ASCII: arrival_time(ns) device start_sector(512B) sector_count type(1=read|0=write)",
@@ -90,5 +91,7 @@ void RegisterDiskSimFormats(FormatRegistry* registry) {
           },
   });
 }
+
+const sim::Registrar<TraceFormatModule> kRegistered{{"disksim", &RegisterDiskSimFormats}};
 
 }  // namespace host

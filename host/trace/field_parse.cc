@@ -162,13 +162,13 @@ bool ParseDecimalTime(std::string_view text, std::string_view what, int64_t unit
   return true;
 }
 
-bool ParseReadWrite(std::string_view text, std::string_view what, sim::BlockOp* op, std::string* error) {
+bool ParseReadWrite(std::string_view text, std::string_view what, ssd::BlockOp* op, std::string* error) {
   if (EqualsNoCase(text, "r") || EqualsNoCase(text, "read")) {
-    *op = sim::BlockOp::kRead;
+    *op = ssd::BlockOp::kRead;
     return true;
   }
   if (EqualsNoCase(text, "w") || EqualsNoCase(text, "write")) {
-    *op = sim::BlockOp::kWrite;
+    *op = ssd::BlockOp::kWrite;
     return true;
   }
   *error = fmt::format("{}: unknown operation '{}' (expected R/Read or W/Write)", what, Quote(text));

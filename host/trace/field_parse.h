@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/block_device.h"
+#include "ssd/block_device.h"
 
 namespace host {
 
@@ -45,7 +45,7 @@ bool ParseDecimalTime(std::string_view text, std::string_view what, int64_t unit
                       std::string* error);
 
 // "R"/"Read" -> kRead, "W"/"Write" -> kWrite, in any letter case.
-bool ParseReadWrite(std::string_view text, std::string_view what, sim::BlockOp* op, std::string* error);
+bool ParseReadWrite(std::string_view text, std::string_view what, ssd::BlockOp* op, std::string* error);
 
 // *bytes = count * unit_bytes; false if that overflows 64 bits.
 bool ScaleToBytes(uint64_t count, uint64_t unit_bytes, std::string_view what, uint64_t* bytes,

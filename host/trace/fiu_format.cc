@@ -6,6 +6,7 @@
 // MakeDevVolume(major, minor). A request of many blocks in a trace with a
 // hash per 512 bytes makes a long line; raise max_line for such traces.
 #include "host/trace/trace_format.h"
+#include "sim/registry.h"
 
 #include <fmt/format.h>
 
@@ -55,7 +56,7 @@ class FiuParser final : public LineParser {
 
 }  // namespace
 
-void RegisterFiuFormat(FormatRegistry* registry) {
+static void RegisterFiuFormat(FormatRegistry* registry) {
   registry->Register(TraceFormat{
       .name = "fiu",
       .description = "FIU (SNIA 391): ts(ns) pid process lba(512B) size(512B blocks) op(W|R) major minor md5...",
@@ -66,5 +67,7 @@ void RegisterFiuFormat(FormatRegistry* registry) {
       .sniff_extra = nullptr,
   });
 }
+
+const sim::Registrar<TraceFormatModule> kRegistered{{"fiu", &RegisterFiuFormat}};
 
 }  // namespace host

@@ -3,6 +3,7 @@
 // Timestamp and ResponseTime in Windows FILETIME ticks (100 ns); Type Read
 // or Write; Offset and Size in bytes. The volume is DiskNumber.
 #include "host/trace/trace_format.h"
+#include "sim/registry.h"
 
 namespace host {
 namespace {
@@ -44,7 +45,7 @@ class MsrParser final : public LineParser {
 
 }  // namespace
 
-void RegisterMsrFormat(FormatRegistry* registry) {
+static void RegisterMsrFormat(FormatRegistry* registry) {
   registry->Register(TraceFormat{
       .name = "msr",
       .description = "MSR Cambridge CSV: Timestamp(100ns ticks),Hostname,DiskNumber,Type(Read|Write),"
@@ -55,5 +56,7 @@ void RegisterMsrFormat(FormatRegistry* registry) {
       .sniff_extra = nullptr,
   });
 }
+
+const sim::Registrar<TraceFormatModule> kRegistered{{"msr", &RegisterMsrFormat}};
 
 }  // namespace host

@@ -4,6 +4,7 @@
 // empty, not used); IOType R or W; Offset and Size in bytes. The volume is
 // the LUN.
 #include "host/trace/trace_format.h"
+#include "sim/registry.h"
 
 namespace host {
 namespace {
@@ -40,7 +41,7 @@ class Systor17Parser final : public LineParser {
 
 }  // namespace
 
-void RegisterSystor17Format(FormatRegistry* registry) {
+static void RegisterSystor17Format(FormatRegistry* registry) {
   registry->Register(TraceFormat{
       .name = "systor17",
       .description = "SYSTOR'17 VDI CSV: Timestamp(s),Response(s),IOType(R|W),LUN,Offset(B),Size(B)",
@@ -50,5 +51,7 @@ void RegisterSystor17Format(FormatRegistry* registry) {
       .sniff_extra = nullptr,
   });
 }
+
+const sim::Registrar<TraceFormatModule> kRegistered{{"systor17", &RegisterSystor17Format}};
 
 }  // namespace host

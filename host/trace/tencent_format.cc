@@ -3,6 +3,7 @@
 // Timestamp in Unix seconds; Offset and Size in 512-byte sectors; IOType
 // 0 = read, 1 = write. The volume is VolumeID.
 #include "host/trace/trace_format.h"
+#include "sim/registry.h"
 
 #include <fmt/format.h>
 
@@ -48,7 +49,7 @@ class TencentParser final : public LineParser {
 
 }  // namespace
 
-void RegisterTencentFormat(FormatRegistry* registry) {
+static void RegisterTencentFormat(FormatRegistry* registry) {
   registry->Register(TraceFormat{
       .name = "tencent",
       .description = "Tencent CBS CSV: Timestamp(s),Offset(512B sectors),Size(512B sectors),"
@@ -59,5 +60,7 @@ void RegisterTencentFormat(FormatRegistry* registry) {
       .sniff_extra = nullptr,
   });
 }
+
+const sim::Registrar<TraceFormatModule> kRegistered{{"tencent", &RegisterTencentFormat}};
 
 }  // namespace host

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/registry.h"
+
 namespace host {
 namespace {
 
@@ -131,16 +133,7 @@ sim::Result<const TraceFormat*> FormatRegistry::Detect(std::span<const std::stri
 const FormatRegistry& BuiltinFormats() {
   static const FormatRegistry registry = [] {
     FormatRegistry r;
-    RegisterMsrFormat(&r);
-    RegisterSystor17Format(&r);
-    RegisterTencentFormat(&r);
-    RegisterAlibabaFormat(&r);
-    RegisterCloudPhysicsFormat(&r);
-    RegisterUmassSpcFormat(&r);
-    RegisterFiuFormat(&r);
-    RegisterBlkparseFormat(&r);
-    RegisterDiskSimFormats(&r);
-    RegisterWiscSeeFormat(&r);
+    for (const TraceFormatModule* m : sim::Registry<TraceFormatModule>::Get().entries()) m->add(&r);
     return r;
   }();
   return registry;

@@ -100,20 +100,16 @@ class FormatRegistry {
   std::vector<TraceFormat> formats_;
 };
 
-// Every format of the project, registered once on first use and immutable
-// afterwards.
+// Every format of the project (every TraceFormatModule), registered once on
+// first use and immutable afterwards.
 const FormatRegistry& BuiltinFormats();
 
-// One registration function per format file, called by BuiltinFormats().
-void RegisterMsrFormat(FormatRegistry* registry);
-void RegisterSystor17Format(FormatRegistry* registry);
-void RegisterTencentFormat(FormatRegistry* registry);
-void RegisterAlibabaFormat(FormatRegistry* registry);
-void RegisterCloudPhysicsFormat(FormatRegistry* registry);
-void RegisterUmassSpcFormat(FormatRegistry* registry);
-void RegisterFiuFormat(FormatRegistry* registry);
-void RegisterBlkparseFormat(FormatRegistry* registry);
-void RegisterDiskSimFormats(FormatRegistry* registry);  // "mqsim" and "disksim"
-void RegisterWiscSeeFormat(FormatRegistry* registry);
+// A format file (one .cc each) registers the formats it defines:
+//   const sim::Registrar<TraceFormatModule> kRegistered{{"msr", &RegisterMsrFormat}};
+// BuiltinFormats() adds every module's formats, modules sorted by name.
+struct TraceFormatModule {
+  const char* name;
+  void (*add)(FormatRegistry* registry);
+};
 
 }  // namespace host

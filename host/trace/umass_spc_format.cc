@@ -4,6 +4,7 @@
 // within the ASU; Size in bytes; Opcode r or w; Timestamp in seconds from
 // the start of the trace. Fields after Timestamp are allowed and ignored.
 #include "host/trace/trace_format.h"
+#include "sim/registry.h"
 
 namespace host {
 namespace {
@@ -42,7 +43,7 @@ class UmassSpcParser final : public LineParser {
 
 }  // namespace
 
-void RegisterUmassSpcFormat(FormatRegistry* registry) {
+static void RegisterUmassSpcFormat(FormatRegistry* registry) {
   registry->Register(TraceFormat{
       .name = "umass_spc",
       .description = "UMass SPC CSV: ASU,LBA(512B sectors),Size(B),Opcode(r|w),Timestamp(s)[,...]",
@@ -52,5 +53,7 @@ void RegisterUmassSpcFormat(FormatRegistry* registry) {
       .sniff_extra = nullptr,
   });
 }
+
+const sim::Registrar<TraceFormatModule> kRegistered{{"umass_spc", &RegisterUmassSpcFormat}};
 
 }  // namespace host

@@ -8,6 +8,7 @@
 // (the record then has no time); pre_wait_time in seconds or "None" (not
 // used); sync True or False. WiscSee traces one device, so the volume is 0.
 #include "host/trace/trace_format.h"
+#include "sim/registry.h"
 
 #include <algorithm>
 #include <array>
@@ -85,7 +86,7 @@ class WiscSeeParser final : public LineParser {
 
 }  // namespace
 
-void RegisterWiscSeeFormat(FormatRegistry* registry) {
+static void RegisterWiscSeeFormat(FormatRegistry* registry) {
   registry->Register(TraceFormat{
       .name = "wiscsee",
       .description = "WiscSee events: pid action(D|C) operation(read|write|discard) offset(B) size(B) "
@@ -96,5 +97,7 @@ void RegisterWiscSeeFormat(FormatRegistry* registry) {
       .sniff_extra = nullptr,
   });
 }
+
+const sim::Registrar<TraceFormatModule> kRegistered{{"wiscsee", &RegisterWiscSeeFormat}};
 
 }  // namespace host

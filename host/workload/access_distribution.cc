@@ -4,46 +4,22 @@
 
 #include <glog/logging.h>
 
+#include "sim/registry.h"
+
 namespace host {
 
-namespace {
-struct Entry {
-  const char* name;
-  std::unique_ptr<AccessDistribution> (*make)(const AccessParams&);
-};
-// The registry: adding a distribution is one line here plus its .cc. A
-// table rather than static self-registration, which a static library would
-// drop at link time.
-constexpr Entry kRegistry[] = {
-    {"uniform", &NewUniformDistribution},
-    {"zipf", &NewZipfDistribution},
-    {"hotcold", &NewHotColdDistribution},
-    {"zoned", &NewZonedDistribution},
-};
-}  // namespace
-
 const std::vector<std::string>& AccessDistributionNames() {
-  static const std::vector<std::string>* names = [] {
-    auto* v = new std::vector<std::string>();
-    for (const Entry& e : kRegistry) v->push_back(e.name);
-    return v;
-  }();
+  static const std::vector<std::string>* names = new std::vector<std::string>(
+      sim::Registry<AccessDistributionInfo>::Get().Names());
   return *names;
 }
 
 sim::Result<std::unique_ptr<AccessDistribution>> MakeAccessDistribution(std::string_view name,
                                                                         const AccessParams& params) {
   CHECK_GE(params.units, 1u);
-  for (const Entry& e : kRegistry) {
-    if (name == e.name) return e.make(params);
-  }
-  std::string choices;
-  for (const Entry& e : kRegistry) {
-    if (!choices.empty()) choices += ", ";
-    choices += e.name;
-  }
-  return sim::Status::InvalidInput("unknown access distribution '" + std::string(name) + "'; choices: " +
-                                   choices);
+  FS_ASSIGN_OR_RETURN(const AccessDistributionInfo* info,
+                      sim::Registry<AccessDistributionInfo>::Get().Lookup(name, "access distribution"));
+  return info->make(params);
 }
 
 std::vector<uint64_t> ZoneBounds(const std::vector<AccessZone>& zones, uint64_t units) {

@@ -48,7 +48,15 @@ struct AccessParams {
   std::vector<AccessZone> zones;  // zoned: in address order
 };
 
-// Registered names in declaration order: "uniform", "zipf", "hotcold", "zoned".
+// An implementation (one .cc each) registers itself with
+// sim::Registrar<AccessDistributionInfo> (sim/registry.h).
+struct AccessDistributionInfo {
+  const char* name;
+  const char* description;
+  std::unique_ptr<AccessDistribution> (*make)(const AccessParams& params);
+};
+
+// Registered names, sorted: "hotcold", "uniform", "zipf", "zoned".
 const std::vector<std::string>& AccessDistributionNames();
 
 // The distribution registered as `name`. An unknown name is InvalidInput
@@ -56,12 +64,6 @@ const std::vector<std::string>& AccessDistributionNames();
 // checks them against user-facing key names); violations CHECK-fail.
 sim::Result<std::unique_ptr<AccessDistribution>> MakeAccessDistribution(std::string_view name,
                                                                         const AccessParams& params);
-
-// Factories of the registered implementations (one per .cc).
-std::unique_ptr<AccessDistribution> NewUniformDistribution(const AccessParams& p);
-std::unique_ptr<AccessDistribution> NewZipfDistribution(const AccessParams& p);
-std::unique_ptr<AccessDistribution> NewHotColdDistribution(const AccessParams& p);
-std::unique_ptr<AccessDistribution> NewZonedDistribution(const AccessParams& p);
 
 // Slot ranges of a zoned layout: zone i covers [bounds[i], bounds[i+1]).
 // Boundaries come from cumulative size fractions, so zones tile the range

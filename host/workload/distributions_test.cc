@@ -110,7 +110,7 @@ TEST(ZipfSamplerTest, SmallRanges) {
 }
 
 TEST(AccessDistributionTest, RegistryListsAndRejectsNames) {
-  const std::vector<std::string> want = {"uniform", "zipf", "hotcold", "zoned"};
+  const std::vector<std::string> want = {"hotcold", "uniform", "zipf", "zoned"};
   EXPECT_EQ(AccessDistributionNames(), want);
   AccessParams p;
   p.units = 10;

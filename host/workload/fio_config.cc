@@ -13,14 +13,14 @@ struct RwMode {
   const char* name;
   bool sequential;
   bool mixed;         // reads and writes, split by rwmixread
-  sim::BlockOp op;    // the single op when !mixed
+  ssd::BlockOp op;    // the single op when !mixed
 };
 constexpr RwMode kRwModes[] = {
-    {"read", true, false, sim::BlockOp::kRead},       {"write", true, false, sim::BlockOp::kWrite},
-    {"trim", true, false, sim::BlockOp::kTrim},       {"randread", false, false, sim::BlockOp::kRead},
-    {"randwrite", false, false, sim::BlockOp::kWrite}, {"randtrim", false, false, sim::BlockOp::kTrim},
-    {"rw", true, true, sim::BlockOp::kRead},          {"readwrite", true, true, sim::BlockOp::kRead},
-    {"randrw", false, true, sim::BlockOp::kRead},
+    {"read", true, false, ssd::BlockOp::kRead},       {"write", true, false, ssd::BlockOp::kWrite},
+    {"trim", true, false, ssd::BlockOp::kTrim},       {"randread", false, false, ssd::BlockOp::kRead},
+    {"randwrite", false, false, ssd::BlockOp::kWrite}, {"randtrim", false, false, ssd::BlockOp::kTrim},
+    {"rw", true, true, ssd::BlockOp::kRead},          {"readwrite", true, true, ssd::BlockOp::kRead},
+    {"randrw", false, true, ssd::BlockOp::kRead},
 };
 
 std::vector<std::string> RwNames() {
@@ -160,12 +160,12 @@ sim::Result<FioPlan> ResolveFio(const FioConfig& cfg, uint64_t capacity, uint32_
     return err("trim_ratio", fmt::format("{} is outside 0%..100%", Pct(cfg.trim_ratio.value)));
   }
   plan.sequential = mode->sequential;
-  if (mode->op == sim::BlockOp::kTrim) {
+  if (mode->op == ssd::BlockOp::kTrim) {
     plan.p_trim = 1;
   } else {
     plan.p_trim = cfg.trim_ratio.value;
     const double rest = 1 - plan.p_trim;
-    const double read_share = mode->mixed ? cfg.rwmixread.value : (mode->op == sim::BlockOp::kRead ? 1.0 : 0.0);
+    const double read_share = mode->mixed ? cfg.rwmixread.value : (mode->op == ssd::BlockOp::kRead ? 1.0 : 0.0);
     plan.p_read = rest * read_share;
     plan.p_write = rest - plan.p_read;
   }

@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "host/workload/access_distribution.h"
-#include "sim/block_device.h"
+#include "ssd/block_device.h"
 #include "sim/config.h"
 #include "sim/status.h"
 #include "sim/time.h"

@@ -10,7 +10,7 @@ namespace host {
 
 namespace {
 constexpr const char* kOpNames[] = {"read", "write", "trim", "flush"};
-constexpr size_t OpIndex(sim::BlockOp op) { return static_cast<size_t>(op); }
+constexpr size_t OpIndex(ssd::BlockOp op) { return static_cast<size_t>(op); }
 
 // "workload.job3" for the generator registered under "workload".
 std::string StreamName(const std::string& prefix, uint32_t job) {
@@ -19,7 +19,7 @@ std::string StreamName(const std::string& prefix, uint32_t job) {
 }  // namespace
 
 // One job: its request slots, RNG stream, position and arrival schedule.
-class FioGenerator::Job final : public sim::BlockClient {
+class FioGenerator::Job final : public ssd::BlockClient {
  public:
   Job(FioGenerator* gen, uint32_t index, std::unique_ptr<AccessDistribution> dist)
       : gen_(gen),
@@ -63,7 +63,7 @@ class FioGenerator::Job final : public sim::BlockClient {
     MaybeFinish();
   }
 
-  void OnBlockComplete(sim::BlockRequest* req) override {
+  void OnBlockComplete(ssd::BlockRequest* req) override {
     CHECK_GT(inflight_, 0u);
     gen_->NoteCompleted(*req);
     --inflight_;
@@ -151,9 +151,9 @@ class FioGenerator::Job final : public sim::BlockClient {
     gen_->OnJobFinished();
   }
 
-  sim::BlockRequest* TakeSlot() {
+  ssd::BlockRequest* TakeSlot() {
     CHECK(!free_.empty());
-    sim::BlockRequest* req = &slots_[free_.back()];
+    ssd::BlockRequest* req = &slots_[free_.back()];
     free_.pop_back();
     ++inflight_;
     CHECK_LE(inflight_, plan_.iodepth);
@@ -163,16 +163,16 @@ class FioGenerator::Job final : public sim::BlockClient {
   // Draws and submits one data I/O. REQUIRES: a free slot, MayIssue(now).
   // Returns its length.
   uint64_t IssueData() {
-    const sim::BlockOp op = DrawOp();
+    const ssd::BlockOp op = DrawOp();
     const uint64_t len = gen_->ClampToIoSize(DrawSize());
     const uint64_t offset = NextOffset(len);
-    sim::BlockRequest* req = TakeSlot();
+    ssd::BlockRequest* req = TakeSlot();
     req->op = op;
     req->offset = offset;
     req->length = len;
     gen_->env_.device->Submit(req);
     gen_->NoteIssued(len);
-    if (op == sim::BlockOp::kWrite && plan_.fsync > 0 && ++writes_since_flush_ == plan_.fsync) {
+    if (op == ssd::BlockOp::kWrite && plan_.fsync > 0 && ++writes_since_flush_ == plan_.fsync) {
       writes_since_flush_ = 0;
       flush_pending_ = true;
       if (!free_.empty()) IssueFlush();
@@ -182,22 +182,22 @@ class FioGenerator::Job final : public sim::BlockClient {
 
   void IssueFlush() {
     flush_pending_ = false;
-    sim::BlockRequest* req = TakeSlot();
-    req->op = sim::BlockOp::kFlush;
+    ssd::BlockRequest* req = TakeSlot();
+    req->op = ssd::BlockOp::kFlush;
     req->offset = 0;
     req->length = 0;
     ++gen_->flushes_issued_;
     gen_->env_.device->Submit(req);
   }
 
-  sim::BlockOp DrawOp() {
-    if (plan_.p_read >= 1) return sim::BlockOp::kRead;
-    if (plan_.p_write >= 1) return sim::BlockOp::kWrite;
-    if (plan_.p_trim >= 1) return sim::BlockOp::kTrim;
+  ssd::BlockOp DrawOp() {
+    if (plan_.p_read >= 1) return ssd::BlockOp::kRead;
+    if (plan_.p_write >= 1) return ssd::BlockOp::kWrite;
+    if (plan_.p_trim >= 1) return ssd::BlockOp::kTrim;
     const double u = rng_.UniformDouble();
-    if (u < plan_.p_read) return sim::BlockOp::kRead;
-    if (u < plan_.p_read + plan_.p_write) return sim::BlockOp::kWrite;
-    return sim::BlockOp::kTrim;
+    if (u < plan_.p_read) return ssd::BlockOp::kRead;
+    if (u < plan_.p_read + plan_.p_write) return ssd::BlockOp::kWrite;
+    return ssd::BlockOp::kTrim;
   }
 
   uint64_t DrawSize() {
@@ -223,7 +223,7 @@ class FioGenerator::Job final : public sim::BlockClient {
   uint32_t index_;
   sim::Rng rng_;
   std::unique_ptr<AccessDistribution> dist_;  // random patterns only
-  std::vector<sim::BlockRequest> slots_;      // iodepth requests, reused
+  std::vector<ssd::BlockRequest> slots_;      // iodepth requests, reused
   std::vector<uint32_t> free_;                // free slot indexes (stack)
   uint32_t inflight_ = 0;
   uint64_t stripe_start_ = 0;
@@ -300,8 +300,8 @@ void FioGenerator::NoteIssued(uint64_t bytes) {
   }
 }
 
-void FioGenerator::NoteCompleted(const sim::BlockRequest& req) {
-  if (req.op != sim::BlockOp::kFlush) {
+void FioGenerator::NoteCompleted(const ssd::BlockRequest& req) {
+  if (req.op != ssd::BlockOp::kFlush) {
     completed_all_.Inc();
     bytes_all_.Inc(req.length);
   }
@@ -332,28 +332,28 @@ double FioGenerator::MeasuredSeconds() const {
   return t > sim::SimTime::Zero() ? t.sec() : 0.0;
 }
 
-double FioGenerator::OpIops(sim::BlockOp op) const {
+double FioGenerator::OpIops(ssd::BlockOp op) const {
   const double s = MeasuredSeconds();
   return s > 0 ? static_cast<double>(op_stats(op).ios.value()) / s : 0.0;
 }
 
-double FioGenerator::OpBandwidth(sim::BlockOp op) const {
+double FioGenerator::OpBandwidth(ssd::BlockOp op) const {
   const double s = MeasuredSeconds();
   return s > 0 ? static_cast<double>(op_stats(op).bytes.value()) / s : 0.0;
 }
 
 double FioGenerator::Iops() const {
-  return OpIops(sim::BlockOp::kRead) + OpIops(sim::BlockOp::kWrite) + OpIops(sim::BlockOp::kTrim);
+  return OpIops(ssd::BlockOp::kRead) + OpIops(ssd::BlockOp::kWrite) + OpIops(ssd::BlockOp::kTrim);
 }
 
 double FioGenerator::Bandwidth() const {
-  return OpBandwidth(sim::BlockOp::kRead) + OpBandwidth(sim::BlockOp::kWrite) + OpBandwidth(sim::BlockOp::kTrim);
+  return OpBandwidth(ssd::BlockOp::kRead) + OpBandwidth(ssd::BlockOp::kWrite) + OpBandwidth(ssd::BlockOp::kTrim);
 }
 
 void FioGenerator::RegisterStats() {
   const sim::StatGroup& g = env_.stats;
   for (size_t i = 0; i < ops_.size(); ++i) {
-    const sim::BlockOp op = static_cast<sim::BlockOp>(i);
+    const ssd::BlockOp op = static_cast<ssd::BlockOp>(i);
     const std::string name = kOpNames[i];
     const sim::StatGroup og = g.Group(name);
     og.Add(&ops_[i].ios, "ios", "ios", name + " requests completed in the measured window");

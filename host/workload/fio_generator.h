@@ -1,4 +1,4 @@
-// FioGenerator: drives a sim::BlockDevice with a fio-like workload on the
+// FioGenerator: drives a ssd::BlockDevice with a fio-like workload on the
 // simulation clock.
 //
 // Jobs. numjobs independent jobs, each with its own Rng stream
@@ -51,7 +51,7 @@
 #include "host/workload/access_distribution.h"
 #include "host/workload/alias_table.h"
 #include "host/workload/fio_config.h"
-#include "sim/block_device.h"
+#include "ssd/block_device.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
 #include "sim/stats.h"
@@ -62,7 +62,7 @@ class FioGenerator {
  public:
   struct Env {
     sim::EventQueue* queue = nullptr;
-    sim::BlockDevice* device = nullptr;
+    ssd::BlockDevice* device = nullptr;
     sim::StatGroup stats;        // where the stats above are registered
     uint64_t seed = 1;           // run seed
     uint32_t device_queues = 1;  // job i submits on queue i % device_queues
@@ -98,7 +98,7 @@ class FioGenerator {
     sim::Histogram lat;  // ns
   };
   // Measured-window stats of one op.
-  const OpStats& op_stats(sim::BlockOp op) const { return ops_[static_cast<size_t>(op)]; }
+  const OpStats& op_stats(ssd::BlockOp op) const { return ops_[static_cast<size_t>(op)]; }
   // Data I/Os (read/write/trim) submitted / completed since Start(), ramp
   // included; flushes excluded.
   uint64_t issued() const { return issued_ios_; }
@@ -114,8 +114,8 @@ class FioGenerator {
   // Over the measured window: data I/Os per second and bytes per second.
   double Iops() const;
   double Bandwidth() const;
-  double OpIops(sim::BlockOp op) const;
-  double OpBandwidth(sim::BlockOp op) const;
+  double OpIops(ssd::BlockOp op) const;
+  double OpBandwidth(ssd::BlockOp op) const;
 
  private:
   class Job;
@@ -125,7 +125,7 @@ class FioGenerator {
   // Bytes the next data I/O may move: `want`, or less to end exactly on io_size.
   uint64_t ClampToIoSize(uint64_t want) const;
   void NoteIssued(uint64_t bytes);
-  void NoteCompleted(const sim::BlockRequest& req);
+  void NoteCompleted(const ssd::BlockRequest& req);
   void OnJobFinished();
   void RegisterStats();
   double MeasuredSeconds() const;

@@ -34,7 +34,7 @@ void operator delete(void* p, size_t) noexcept { std::free(p); }
 namespace host {
 namespace {
 
-using sim::BlockOp;
+using ssd::BlockOp;
 using sim::Ms;
 using sim::SimTime;
 using sim::Us;
@@ -42,7 +42,7 @@ using sim::Us;
 // A device that completes every request a fixed service time after it
 // starts: with unlimited servers (start = submit) or one FIFO server.
 // Records every submission and the outstanding count per queue.
-class FakeDevice final : public sim::BlockDevice {
+class FakeDevice final : public ssd::BlockDevice {
  public:
   enum class Mode { kInfiniteServers, kSingleServer };
   struct Submission {
@@ -64,8 +64,13 @@ class FakeDevice final : public sim::BlockDevice {
   uint64_t capacity() const override { return capacity_; }
   uint32_t sector_size() const override { return sector_; }
   uint32_t io_unit() const override { return 4096; }
+  uint32_t queues() const override { return 1u << 16; }  // any queue index
+  const ssd::DeviceLayout& layout() const override {
+    static const ssd::DeviceLayout kFlat;  // no flash structure
+    return kFlat;
+  }
 
-  void Submit(sim::BlockRequest* req) override {
+  void Submit(ssd::BlockRequest* req) override {
     const SimTime now = q_->now();
     if (req->op != BlockOp::kFlush) {
       EXPECT_EQ(req->offset % sector_, 0u);
@@ -103,7 +108,7 @@ class FakeDevice final : public sim::BlockDevice {
  private:
   struct Pending {
     SimTime done;
-    sim::BlockRequest* req;
+    ssd::BlockRequest* req;
   };
   // Completion times are non-decreasing in submission order in both modes,
   // so one FIFO and one event suffice.
@@ -111,7 +116,7 @@ class FakeDevice final : public sim::BlockDevice {
     const SimTime now = q_->now();
     size_t n = pending_.size();  // requests submitted by the callbacks wait for the next event
     while (n-- > 0 && pending_.front().done <= now) {
-      sim::BlockRequest* req = pending_.front().req;
+      ssd::BlockRequest* req = pending_.front().req;
       pending_.pop_front();
       --outstanding_[req->queue];
       req->complete_time = now;
@@ -702,7 +707,7 @@ TEST(FioGeneratorTest, SeriesReportIopsPerInterval) {
 }
 
 // A device that never allocates: a fixed ring of pending requests.
-class RingDevice final : public sim::BlockDevice {
+class RingDevice final : public ssd::BlockDevice {
  public:
   RingDevice(sim::EventQueue* q, SimTime service) : q_(q), service_(service) {}
   ~RingDevice() override {
@@ -711,7 +716,12 @@ class RingDevice final : public sim::BlockDevice {
   uint64_t capacity() const override { return uint64_t{1} << 34; }
   uint32_t sector_size() const override { return 512; }
   uint32_t io_unit() const override { return 4096; }
-  void Submit(sim::BlockRequest* req) override {
+  uint32_t queues() const override { return 1u << 16; }  // any queue index
+  const ssd::DeviceLayout& layout() const override {
+    static const ssd::DeviceLayout kFlat;  // no flash structure
+    return kFlat;
+  }
+  void Submit(ssd::BlockRequest* req) override {
     CHECK_LT(tail_ - head_, ring_.size());
     req->submit_time = q_->now();
     ring_[tail_++ % ring_.size()] = {q_->now() + service_, req};
@@ -722,7 +732,7 @@ class RingDevice final : public sim::BlockDevice {
   void OnDone() {
     uint64_t n = tail_ - head_;
     while (n-- > 0 && ring_[head_ % ring_.size()].done <= q_->now()) {
-      sim::BlockRequest* req = ring_[head_++ % ring_.size()].req;
+      ssd::BlockRequest* req = ring_[head_++ % ring_.size()].req;
       req->complete_time = q_->now();
       req->client->OnBlockComplete(req);
     }
@@ -730,7 +740,7 @@ class RingDevice final : public sim::BlockDevice {
   }
   struct Slot {
     SimTime done;
-    sim::BlockRequest* req = nullptr;
+    ssd::BlockRequest* req = nullptr;
   };
   sim::EventQueue* q_;
   SimTime service_;

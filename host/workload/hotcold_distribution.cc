@@ -5,6 +5,7 @@
 #include <glog/logging.h>
 
 #include "host/workload/access_distribution.h"
+#include "sim/registry.h"
 
 namespace host {
 
@@ -33,11 +34,13 @@ uint64_t HotUnits(uint64_t units, double hot_fraction) {
   return static_cast<uint64_t>(h);
 }
 
-std::unique_ptr<AccessDistribution> NewHotColdDistribution(const AccessParams& p) {
+static std::unique_ptr<AccessDistribution> NewHotColdDistribution(const AccessParams& p) {
   CHECK_GE(p.units, 2u) << "hotcold needs a hot and a cold slot";
   CHECK(p.hot_fraction > 0 && p.hot_fraction < 1) << p.hot_fraction;
   CHECK(p.hot_ratio >= 0 && p.hot_ratio <= 1) << p.hot_ratio;
   return std::make_unique<HotColdDistribution>(p.units, HotUnits(p.units, p.hot_fraction), p.hot_ratio);
 }
+
+const sim::Registrar<AccessDistributionInfo> kRegistered{{"hotcold", "hot_ratio of accesses to hot_fraction of the range", &NewHotColdDistribution}};
 
 }  // namespace host

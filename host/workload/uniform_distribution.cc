@@ -1,5 +1,6 @@
 // "uniform": every slot equally likely.
 #include "host/workload/access_distribution.h"
+#include "sim/registry.h"
 
 namespace host {
 
@@ -14,8 +15,10 @@ class UniformDistribution final : public AccessDistribution {
 };
 }  // namespace
 
-std::unique_ptr<AccessDistribution> NewUniformDistribution(const AccessParams& p) {
+static std::unique_ptr<AccessDistribution> NewUniformDistribution(const AccessParams& p) {
   return std::make_unique<UniformDistribution>(p.units);
 }
+
+const sim::Registrar<AccessDistributionInfo> kRegistered{{"uniform", "uniform over the range", &NewUniformDistribution}};
 
 }  // namespace host

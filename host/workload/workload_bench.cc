@@ -13,7 +13,7 @@ namespace host {
 namespace {
 
 // Completes everything submitted so far from one zero-delay event.
-class InstantDevice final : public sim::BlockDevice {
+class InstantDevice final : public ssd::BlockDevice {
  public:
   explicit InstantDevice(sim::EventQueue* q) : q_(q) {}
   ~InstantDevice() override {
@@ -22,7 +22,12 @@ class InstantDevice final : public sim::BlockDevice {
   uint64_t capacity() const override { return uint64_t{1} << 40; }
   uint32_t sector_size() const override { return 512; }
   uint32_t io_unit() const override { return 4096; }
-  void Submit(sim::BlockRequest* req) override {
+  uint32_t queues() const override { return 1u << 16; }  // any queue index
+  const ssd::DeviceLayout& layout() const override {
+    static const ssd::DeviceLayout kFlat;  // no flash structure
+    return kFlat;
+  }
+  void Submit(ssd::BlockRequest* req) override {
     req->submit_time = q_->now();
     pending_.push_back(req);
     if (!event_.scheduled()) q_->Schedule(&event_, q_->now());
@@ -32,14 +37,14 @@ class InstantDevice final : public sim::BlockDevice {
   void OnDone() {
     size_t n = pending_.size();
     while (n-- > 0) {
-      sim::BlockRequest* r = pending_.front();
+      ssd::BlockRequest* r = pending_.front();
       pending_.pop_front();
       r->complete_time = q_->now();
       r->client->OnBlockComplete(r);
     }
   }
   sim::EventQueue* q_;
-  std::deque<sim::BlockRequest*> pending_;
+  std::deque<ssd::BlockRequest*> pending_;
   sim::MemberEvent<InstantDevice, &InstantDevice::OnDone> event_{this, sim::Priority::kCompletion};
 };
 

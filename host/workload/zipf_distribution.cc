@@ -1,6 +1,7 @@
 // "zipf": slot k (0-based) with probability proportional to 1/(k+1)^theta.
 #include "host/workload/access_distribution.h"
 #include "host/workload/zipf.h"
+#include "sim/registry.h"
 
 namespace host {
 
@@ -15,8 +16,10 @@ class ZipfDistribution final : public AccessDistribution {
 };
 }  // namespace
 
-std::unique_ptr<AccessDistribution> NewZipfDistribution(const AccessParams& p) {
+static std::unique_ptr<AccessDistribution> NewZipfDistribution(const AccessParams& p) {
   return std::make_unique<ZipfDistribution>(p.units, p.zipf_theta);
 }
+
+const sim::Registrar<AccessDistributionInfo> kRegistered{{"zipf", "zipf with exponent zipf_theta", &NewZipfDistribution}};
 
 }  // namespace host

@@ -5,6 +5,7 @@
 
 #include "host/workload/access_distribution.h"
 #include "host/workload/alias_table.h"
+#include "sim/registry.h"
 
 namespace host {
 
@@ -34,9 +35,11 @@ class ZonedDistribution final : public AccessDistribution {
 };
 }  // namespace
 
-std::unique_ptr<AccessDistribution> NewZonedDistribution(const AccessParams& p) {
+static std::unique_ptr<AccessDistribution> NewZonedDistribution(const AccessParams& p) {
   CHECK(!p.zones.empty());
   return std::make_unique<ZonedDistribution>(p.zones, p.units);
 }
+
+const sim::Registrar<AccessDistributionInfo> kRegistered{{"zoned", "zones of given access and size fractions", &NewZonedDistribution}};
 
 }  // namespace host

@@ -1,0 +1,59 @@
+// DeviceLayout: what a block device tells the layer above about its flash.
+//
+// The FTL describes the layout (geometry, and where it fixes placement,
+// which logical range lands on which channel/die/block); the host interface
+// passes it up through BlockDevice::layout(). A file system that places data
+// itself (ParaFS's 2-D allocation) reads it; one that does not may ignore it.
+//
+// Units: page_size in bytes; a flash block is pages_per_block pages; a
+// logical block is the same number of consecutive logical pages, starting
+// at a multiple of the block size.
+#pragma once
+
+#include <cstdint>
+
+namespace ssd {
+
+// A physical place of the flash array.
+struct FlashPlace {
+  uint32_t channel = 0, chip = 0, die = 0, plane = 0;
+  uint64_t block = 0;  // block index within its plane
+};
+
+// Placement fixed by the FTL (a static block-mapped FTL): the place of each
+// logical block. Stable for the device's lifetime except when the FTL
+// retires a bad or worn block.
+class FixedPlacement {
+ public:
+  virtual ~FixedPlacement() = default;
+  // REQUIRES: logical_block < logical blocks of the device.
+  virtual FlashPlace PlaceOf(uint64_t logical_block) const = 0;
+};
+
+struct DeviceLayout {
+  uint32_t channels = 1;
+  uint32_t chips_per_channel = 1;
+  uint32_t dies_per_chip = 1;
+  uint32_t planes_per_die = 1;
+  uint64_t blocks_per_plane = 1;
+  uint32_t page_size = 4096;
+  uint32_t pages_per_block = 1;
+  // Null when the device places data itself (a page-mapped FTL); then the
+  // channel of a logical address is unknown above the device.
+  const FixedPlacement* fixed = nullptr;
+
+  uint32_t dies() const { return channels * chips_per_channel * dies_per_chip; }
+  uint64_t block_bytes() const { return uint64_t{page_size} * pages_per_block; }
+
+  // A device without flash structure (a test device, a RAM disk): one
+  // channel and die, `io_unit`-sized pages, no fixed placement.
+  static DeviceLayout Flat(uint64_t capacity, uint32_t io_unit) {
+    DeviceLayout l;
+    l.page_size = io_unit;
+    l.pages_per_block = 1;
+    l.blocks_per_plane = io_unit == 0 ? 0 : capacity / io_unit;
+    return l;
+  }
+};
+
+}  // namespace ssd

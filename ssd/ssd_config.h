@@ -1,0 +1,49 @@
+// Configuration of the SSD's host interface (NVMe-style queues, PCIe link,
+// request splitting, DRAM write buffer). YAML section device.ssd.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/config.h"
+#include "flash/geometry.h"
+#include "sim/status.h"
+#include "sim/time.h"
+#include "sim/units.h"
+
+namespace ssd {
+
+struct WriteBufferConfig {
+  // DRAM write buffer capacity; 0 disables the buffer (writes complete when
+  // programmed). Rounded down to whole flash pages.
+  sim::Bytes size;
+  // Background destaging runs while the occupied fraction of the buffer is
+  // at least this; 100% = flush on full (destage only when no slot is free).
+  sim::Ratio destage_threshold;
+  // Buffered pages being programmed at once (destages in flight); 0 = 4 x
+  // the device's planes (enough to keep every plane programming with cache
+  // program and multi-plane).
+  uint32_t max_destage_inflight;
+
+  static void Describe(sim::Schema<WriteBufferConfig>& s);
+};
+
+struct SsdConfig {
+  uint32_t queues;          // submission queues
+  uint32_t queue_depth;     // commands admitted per queue at once
+  sim::Bandwidth pcie_rate; // per direction (the link is full duplex)
+  // Fixed controller time per request (command fetch, decode, completion
+  // posting), spent before the request reaches the FTL. It does not occupy
+  // the link.
+  sim::SimTime request_overhead;
+  sim::Bytes sector_size;   // 512 or 4096
+  // A write covering part of a page first reads the page through the FTL
+  // (read-modify-write); off: the page is programmed without that read.
+  bool partial_page_rmw;
+  WriteBufferConfig write_buffer;
+
+  static void Describe(sim::Schema<SsdConfig>& s);
+  // Cross-key checks (key paths relative to the ssd section).
+  sim::Status Validate(const flash::Geometry& geometry) const;
+};
+
+}  // namespace ssd

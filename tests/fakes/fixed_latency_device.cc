@@ -1,0 +1,73 @@
+#include "tests/fakes/fixed_latency_device.h"
+
+#include <algorithm>
+
+#include <glog/logging.h>
+
+namespace fakes {
+
+FixedLatencyDevice::FixedLatencyDevice(sim::EventQueue* q, const FixedLatencyDeviceConfig& cfg)
+    : q_(q), cfg_(cfg) {}
+
+FixedLatencyDevice::~FixedLatencyDevice() {
+  for (Done* d : all_) {
+    if (d->scheduled()) q_->Deschedule(d);
+    delete d;
+  }
+}
+
+FixedLatencyDevice::Done* FixedLatencyDevice::Alloc() {
+  if (!free_) {
+    all_.push_back(new Done(this));
+    return all_.back();
+  }
+  Done* d = free_;
+  free_ = d->next_free;
+  return d;
+}
+
+void FixedLatencyDevice::Submit(ssd::BlockRequest* req) {
+  CHECK_EQ(req->offset % cfg_.sector_size, 0u);
+  CHECK_EQ(req->length % cfg_.sector_size, 0u);
+  CHECK_LE(req->offset + req->length, cfg_.capacity);
+  const int op = static_cast<int>(req->op);
+  ++count_[op];
+  bytes_[op] += req->length;
+  req->submit_time = q_->now();
+  sim::SimTime done;
+  switch (req->op) {
+    case ssd::BlockOp::kRead:
+    case ssd::BlockOp::kWrite: {
+      const sim::SimTime start = std::max(q_->now(), busy_until_);
+      busy_until_ = start + sim::TransferTime(req->length, cfg_.bandwidth_bytes_per_sec);
+      done = busy_until_ + (req->op == ssd::BlockOp::kRead ? cfg_.read_latency : cfg_.write_latency);
+      if (req->op == ssd::BlockOp::kWrite) {
+        if (req->fua) ++fua_;
+        last_write_done_ = std::max(last_write_done_, done);
+      }
+      break;
+    }
+    case ssd::BlockOp::kFlush:
+      done = std::max(q_->now(), last_write_done_) + cfg_.flush_latency;
+      break;
+    case ssd::BlockOp::kTrim:
+      done = q_->now() + cfg_.trim_latency;
+      break;
+  }
+  Done* d = Alloc();
+  d->req = req;
+  ++in_flight_;
+  q_->Schedule(d, done);
+}
+
+void FixedLatencyDevice::Done::Process() {
+  ssd::BlockRequest* r = req;
+  req = nullptr;
+  next_free = dev->free_;
+  dev->free_ = this;
+  --dev->in_flight_;
+  r->complete_time = dev->q_->now();
+  r->client->OnBlockComplete(r);
+}
+
+}  // namespace fakes

@@ -1,0 +1,68 @@
+// FixedLatencyDevice: a simple BlockDevice for file-system tests and quick
+// experiments. Requests share one transfer resource (FIFO, `bandwidth`),
+// then complete after a fixed per-operation latency. A flush completes
+// `flush_latency` after every write submitted before it has completed.
+// Nothing is stored: the file system's Image holds the content.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ssd/block_device.h"
+#include "sim/event_queue.h"
+#include "sim/time.h"
+
+namespace fakes {
+
+struct FixedLatencyDeviceConfig {
+  uint64_t capacity = 256ull << 20;
+  uint32_t sector_size = 4096;
+  sim::SimTime read_latency = sim::Us(50);
+  sim::SimTime write_latency = sim::Us(20);
+  sim::SimTime flush_latency = sim::Us(100);
+  sim::SimTime trim_latency = sim::Us(5);
+  double bandwidth_bytes_per_sec = 2e9;
+};
+
+class FixedLatencyDevice final : public ssd::BlockDevice {
+ public:
+  FixedLatencyDevice(sim::EventQueue* q, const FixedLatencyDeviceConfig& cfg);
+  ~FixedLatencyDevice() override;
+  uint64_t capacity() const override { return cfg_.capacity; }
+  uint32_t sector_size() const override { return cfg_.sector_size; }
+  uint32_t io_unit() const override { return 4096; }
+  uint32_t queues() const override { return 1u << 16; }  // any queue index
+  const ssd::DeviceLayout& layout() const override {
+    static const ssd::DeviceLayout kFlat;  // no flash structure
+    return kFlat;
+  }
+  void Submit(ssd::BlockRequest* req) override;
+
+  uint64_t requests(ssd::BlockOp op) const { return count_[static_cast<int>(op)]; }
+  uint64_t bytes(ssd::BlockOp op) const { return bytes_[static_cast<int>(op)]; }
+  uint64_t fua_writes() const { return fua_; }
+  size_t in_flight() const { return in_flight_; }
+
+ private:
+  class Done final : public sim::Event {
+   public:
+    explicit Done(FixedLatencyDevice* d) : sim::Event(sim::Priority::kCompletion), dev(d) {}
+    void Process() override;
+    FixedLatencyDevice* dev;
+    ssd::BlockRequest* req = nullptr;
+    Done* next_free = nullptr;
+  };
+  Done* Alloc();
+  sim::EventQueue* q_;
+  FixedLatencyDeviceConfig cfg_;
+  sim::SimTime busy_until_;
+  sim::SimTime last_write_done_;
+  std::vector<Done*> all_;
+  Done* free_ = nullptr;
+  size_t in_flight_ = 0;
+  uint64_t count_[4] = {};
+  uint64_t bytes_[4] = {};
+  uint64_t fua_ = 0;
+};
+
+}  // namespace fakes
