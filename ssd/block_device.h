@@ -39,8 +39,8 @@ struct BlockRequest {
   int32_t channel = -1;  // writes: target channel (< layout().channels), -1 = the device decides
   BlockClient* client = nullptr;
   uint64_t tag = 0;      // caller's own value, untouched by the device
-  SimTime submit_time;   // set by the device at Submit()
-  SimTime complete_time; // set by the device before OnBlockComplete()
+  sim::SimTime submit_time;   // set by the device at Submit()
+  sim::SimTime complete_time; // set by the device before OnBlockComplete()
 };
 
 class BlockClient {

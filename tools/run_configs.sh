@@ -34,6 +34,7 @@ for c in "${configs[@]}"; do
   rel=${c#configs/}
   dest="$out/${rel%.yaml}"
   rm -rf "$dest"
+  mkdir -p "$(dirname "$dest")"
   start=$(date +%s%N)
   "$bin" run "$c" --out "$dest" "${sets[@]}" > "$dest.log" 2>&1
   rc=$?

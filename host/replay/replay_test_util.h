@@ -83,7 +83,7 @@ class ReplayBench {
 
   sim::EventQueue queue;
   sim::StatsRegistry stats;
-  FakeBlockDevice device;
+  fakes::FakeBlockDevice device;
 
  private:
   std::string data_;

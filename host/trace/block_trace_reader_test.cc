@@ -217,7 +217,7 @@ TEST(BlockTraceReader, ErrorIsSticky) {
 TEST(BlockTraceReader, UnknownFormatListsChoices) {
   const Outcome o = ReadTrace("1 0 8 8 1\n", Format("msrr"));
   EXPECT_EQ(o.status.code(), sim::Status::Code::kInvalidInput);
-  EXPECT_THAT(o.status.message(), StartsWith("unknown trace format 'msrr'; choices: msr, systor17, tencent"));
+  EXPECT_THAT(o.status.message(), StartsWith("unknown trace format 'msrr'; choices: alibaba, blkparse, cloudphysics"));
   EXPECT_THAT(o.status.message(), HasSubstr("wiscsee"));
 }
 

@@ -116,7 +116,7 @@ TEST(AccessDistributionTest, RegistryListsAndRejectsNames) {
   p.units = 10;
   auto bad = MakeAccessDistribution("gauss", p);
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "unknown access distribution 'gauss'; choices: uniform, zipf, hotcold, zoned");
+  EXPECT_EQ(bad.status().message(), "unknown access distribution 'gauss'; choices: hotcold, uniform, zipf, zoned");
 }
 
 TEST(AccessDistributionTest, EveryDistributionStaysInRange) {

@@ -224,7 +224,7 @@ TEST(FioConfigTest, DistributionParameters) {
   EXPECT_EQ(Error(c, 4096), "workload.hot_fraction: the range has a single block; it cannot be split into hot and "
                             "cold parts");
   c.distribution = "pareto";
-  EXPECT_EQ(Error(c), "workload.distribution: unknown distribution 'pareto'; choices: uniform, zipf, hotcold, zoned");
+  EXPECT_EQ(Error(c), "workload.distribution: unknown distribution 'pareto'; choices: hotcold, uniform, zipf, zoned");
   c.distribution = "zoned";
   EXPECT_EQ(Error(c), "workload.zones: distribution=zoned needs at least one \"<access%>/<size%>\" zone");
   c.zones = {"50%/5%", "30%/15%", "10%/80%"};
