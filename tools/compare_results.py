@@ -11,8 +11,10 @@ every statistic that differs.
 
 --identical compares two trees of result folders (for example the results of
 every shipped config before and after a change): each stats.json under DIR_A
-must exist under DIR_B and be byte-identical. It prints one line per run and
-exits 1 when any differs, naming the first differing statistic.
+must exist under DIR_B and be byte-identical. It prints one line per run
+(for a run whose statistics are all identical but whose configuration dump
+differs, e.g. after a key moved, the keys that differ) and exits 1 when any
+file differs, naming the first differing statistic.
 
 Reads only result files (stats.json); needs nothing beyond Python 3.
 """
@@ -43,16 +45,20 @@ def load(folder):
 
 
 def flat_stats(doc):
-    """name -> scalar value (histograms: their mean, plus name.p99)."""
+    """name -> scalar value (histograms: their mean as name, plus name.p99)."""
     out = {}
-    for s in doc.get("stats", []):
-        name, value = s.get("name"), s.get("value")
-        if isinstance(value, dict):
-            for k in ("mean", "p99"):
-                if k in value:
-                    out[f"{name}.{k}" if k != "mean" else name] = value[k]
-        else:
-            out[name] = value
+    for name, s in doc.get("stats", {}).items():
+        if not isinstance(s, dict):
+            continue
+        if "value" in s and not isinstance(s["value"], dict):
+            out[name] = s["value"]
+            continue
+        h = s.get("value", s)
+        if isinstance(h, dict):
+            if "mean" in h:
+                out[name] = h["mean"]
+            if "p99" in h:
+                out[f"{name}.p99"] = h["p99"]
     return out
 
 
@@ -104,6 +110,7 @@ def compare(runs, patterns, show_all):
 def identical(dir_a, dir_b):
     failures = 0
     found = 0
+    stats_same = 0
     for root, _, files in sorted(os.walk(dir_a)):
         if "stats.json" not in files:
             continue
@@ -120,6 +127,12 @@ def identical(dir_a, dir_b):
             print(f"same     {rel}")
             continue
         failures += 1
+        if doc_a.get("stats") == doc_b.get("stats"):
+            ca, cb = flat_config(doc_a.get("config", {})), flat_config(doc_b.get("config", {}))
+            keys = [k for k in sorted(set(ca) | set(cb)) if ca.get(k) != cb.get(k)]
+            stats_same += 1
+            print(f"CONFIG   {rel}: every statistic identical; config keys differ: {', '.join(keys) or 'layout'}")
+            continue
         sa, sb = flat_stats(doc_a), flat_stats(doc_b)
         first = next((n for n in sorted(set(sa) | set(sb)) if sa.get(n) != sb.get(n)), None)
         if first is None:
@@ -130,7 +143,8 @@ def identical(dir_a, dir_b):
             print(f"DIFFERS  {rel}: {first}: {fmt(sa.get(first))} -> {fmt(sb.get(first))}")
     if found == 0:
         sys.exit(f"compare_results: no stats.json under {dir_a}")
-    print(f"{found - failures} of {found} identical")
+    print(f"{found - failures} of {found} byte-identical; {stats_same} more with identical statistics "
+          "and a different configuration dump")
     return 1 if failures else 0
 
 
