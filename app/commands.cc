@@ -12,6 +12,7 @@
 
 #include "app/experiment.h"
 #include "app/results.h"
+#include "host/replay/trace_replay_config.h"
 #include "host/trace/trace_info.h"
 
 namespace app {
@@ -56,13 +57,14 @@ sim::Result<std::vector<LoadedRun>> LoadRuns(const std::string& path, const Comm
     }
     if (run.cfg.name.empty()) run.cfg.name = std::filesystem::path(path).stem().string();
     // Trace paths are relative to the file that set them (maybe an include).
-    auto resolve = [&rc](const char* key, std::string* path) {
+    for (const std::string& key : Experiment::FileKeys()) {
       auto it = rc.values.find(key);
-      if (it == rc.values.end() || it->second.loc.line == 0 || path->empty()) return;
-      *path = host::ResolveTracePath(*path, std::filesystem::path(it->second.loc.file).parent_path().string());
-    };
-    resolve("workload.trace.path", &run.cfg.workload.trace.path);
-    resolve("workload.mobigen.trace", &run.cfg.workload.mobigen.trace);
+      if (it == rc.values.end() || it->second.loc.line == 0) continue;
+      FS_ASSIGN_OR_RETURN(std::string file, sim::GetKey(schema, &run.cfg, key));
+      if (file.empty()) continue;
+      file = host::ResolveTracePath(file, std::filesystem::path(it->second.loc.file).parent_path().string());
+      FS_RETURN_IF_ERROR(sim::SetKey(schema, &run.cfg, key, file));
+    }
     FS_RETURN_IF_ERROR(Locate(ValidateExperiment(run.cfg), rc));
     run.sweep_label = rc.sweep_label;
     runs.push_back(std::move(run));

@@ -9,29 +9,23 @@
 //   workload.*                 what drives the stack (kind + its section)
 //
 // Experiment builds the stack bottom-up (NAND array, FTL, host interface,
-// workload) with dependencies passed through constructors, runs it on one
-// EventQueue and exposes the stats registry for the results writer.
+// file system, workload) through the registries of FTL kinds, file systems
+// and workload kinds, with dependencies passed through constructors; it has
+// no per-kind code. It runs the stack on one EventQueue and exposes the
+// stats registry for the results writer.
 #pragma once
 
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
-#include "fs/f2fs/f2fs_config.h"
-#include "fs/memfs/mem_fs.h"
 #include "ftl/ftl_config.h"
-#include "host/fsworkload/file_fio.h"
-#include "host/fsworkload/filebench_workload.h"
-#include "host/fsworkload/mobigen_replay.h"
-#include "host/fsworkload/postmark.h"
-#include "host/sqlite/mobibench.h"
-#include "host/replay/trace_replay_config.h"
-#include "host/workload/fio_config.h"
 #include "sim/config.h"
-#include "ssd/device_config.h"
 #include "sim/stats.h"
 #include "sim/status.h"
 #include "sim/time.h"
+#include "ssd/device_config.h"
 
 namespace app {
 
@@ -41,27 +35,21 @@ struct RunSection {
   static void Describe(sim::Schema<RunSection>& s);
 };
 
-// The file system between file workloads and the device.
+// The file system between file workloads and the device: fs.kind names a
+// registered file system (fs/file_system_kind.h), whose section is fs.<kind>.
 struct FsSection {
-  std::string kind;  // "none" | "memfs" | "f2fs"
+  std::string kind;   // "none" or a registered file system
   sim::Bytes volume;  // formatted size; 0 = the whole device
-  fs::MemFsConfig memfs;
-  fs::f2fs::F2fsConfig f2fs;
+  sim::ImplConfigs kinds;
   static void Describe(sim::Schema<FsSection>& s);
 };
 
+// What drives the stack: workload.kind names a registered workload
+// (host/workload_kind.h), whose section is workload.<kind>. Block workloads
+// drive the device directly; file workloads need fs.kind.
 struct WorkloadSection {
-  // Block workloads (fio, trace) drive the device directly; file workloads
-  // (filebench, fio_files, postmark, mobigen, mobibench) need fs.kind.
   std::string kind;
-  host::FioConfig fio;
-  host::TraceReplayConfig trace;
-  host::FilebenchConfig filebench;
-  host::FileFioConfig fio_files;
-  host::PostmarkConfig postmark;
-  host::MobigenConfig mobigen;
-  host::sqlite::MobibenchConfig mobibench;
-  bool is_block() const { return kind == "fio" || kind == "trace"; }
+  sim::ImplConfigs kinds;
   static void Describe(sim::Schema<WorkloadSection>& s);
 };
 
@@ -104,13 +92,12 @@ class Experiment {
   // mode, a request beyond the device with fit: error) reports it here.
   sim::Status status() const;
 
-  class Workload;  // the driver behind workload.kind
+  // Keys naming files (trace paths), as full key paths: they are resolved
+  // against the directory of the config file that set them.
+  static std::vector<std::string> FileKeys();
 
  private:
   explicit Experiment(const ExperimentConfig& cfg);
-  // Builds the file system and the file workload on top of the device.
-  sim::Status CreateFileStack();
-  sim::Status MountF2fs();
   struct Stack;
   ExperimentConfig cfg_;
   sim::StatsRegistry stats_;

@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include <glog/logging.h>
+
 #include "ftl/allocator.h"
+#include "ftl/ftl_factory.h"
 #include "ftl/mapping.h"
 #include "ftl/victim_policy.h"
+#include "sim/registry.h"
 
 namespace ftl {
 
@@ -22,6 +26,7 @@ void PreconditionConfig::Describe(sim::Schema<PreconditionConfig>& s) {
 }
 
 void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
+  s.Choice("kind", &FtlConfig::kind, "page", FtlKindNames(), "FTL implementation");
   s.Param("op", &FtlConfig::op, "7%", "Over-provisioning (T-U)/U: logical pages = floor(physical / (1+op))")
       .Range(0.0001, 10);
   s.Choice("mapping", &FtlConfig::mapping, "page", {"page", "block"},
@@ -49,6 +54,7 @@ void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
   s.Param("seed", &FtlConfig::seed, "1", "Seed of randomized victim policies");
   s.Section("precondition", &FtlConfig::precondition, "Functional preconditioning to steady state");
   s.Implementations(&FtlConfig::policies, VictimPolicySections());
+  s.Implementations(&FtlConfig::kinds, FtlKindSections());
 }
 
 uint32_t FtlConfig::BgThresholdUnits(uint32_t units_per_group) const {
@@ -58,10 +64,22 @@ uint32_t FtlConfig::BgThresholdUnits(uint32_t units_per_group) const {
 }
 
 uint64_t FtlConfig::LogicalPages(const flash::Geometry& g) const {
+  const FtlKindInfo* k = sim::Registry<FtlKindInfo>::Get().Find(kind);
+  CHECK(k != nullptr) << "unknown ftl.kind '" << kind << "' (Validate first)";
+  return k->logical_pages(*this, g);
+}
+
+uint64_t FtlConfig::LogicalPagesByOp(const flash::Geometry& g) const {
   return static_cast<uint64_t>(std::floor(static_cast<double>(g.pages()) / (1.0 + op.value)));
 }
 
 sim::Status FtlConfig::Validate(const flash::Geometry& g) const {
+  auto k = sim::Registry<FtlKindInfo>::Get().Lookup(kind, "FTL kind");
+  if (!k.ok()) return sim::Status::InvalidInput("ftl.kind: " + k.status().message());
+  return (*k)->validate(*this, g);
+}
+
+sim::Status FtlConfig::ValidatePageMapped(const flash::Geometry& g) const {
   auto mapping_unit = ParseMapUnit(mapping);
   if (!mapping_unit.ok()) return sim::Status::InvalidInput("ftl.mapping: " + mapping_unit.status().message());
   bool known_victim = false;

@@ -31,6 +31,7 @@ struct PreconditionConfig {
 // In-class initializers equal the declared defaults (ftl_config_test checks
 // them against MakeDefault<FtlConfig>()).
 struct FtlConfig {
+  std::string kind = "page";
   sim::Ratio op{0.07};
   std::string mapping = "page";
   std::string victim = "greedy";
@@ -45,19 +46,26 @@ struct FtlConfig {
   uint64_t seed = 1;
   PreconditionConfig precondition;
   sim::ImplConfigs policies;  // victim policies' own sections (ftl.d_choices.d)
+  sim::ImplConfigs kinds;     // FTL kinds' own sections (ftl.<kind>.*)
 
   static void Describe(sim::Schema<FtlConfig>& s);
 
-  // Checks names, the stripe order and that the spare space covers the GC
-  // reserve and open units on `g`. Errors name the key.
+  // Checks the kind and then what the kind checks (see FtlKindInfo in
+  // ftl/ftl_factory.h). Errors name the key.
   sim::Status Validate(const flash::Geometry& g) const;
+  // The page-mapped kind's checks: names, the stripe order and that the
+  // spare space covers the GC reserve and open units on `g`.
+  sim::Status ValidatePageMapped(const flash::Geometry& g) const;
 
   // Free units per group below which background GC runs:
   // max(ceil(gc_threshold * units_per_group), gc_threshold_units, gc_fg_threshold + 1).
   uint32_t BgThresholdUnits(uint32_t units_per_group) const;
 
-  // Exported logical pages on `g`: floor(pages / (1 + op)).
+  // Exported logical pages on `g`, as the kind exports them.
+  // REQUIRES: Validate(g).ok().
   uint64_t LogicalPages(const flash::Geometry& g) const;
+  // floor(pages / (1 + op)): the page-mapped kind's capacity.
+  uint64_t LogicalPagesByOp(const flash::Geometry& g) const;
 };
 
 }  // namespace ftl

@@ -41,7 +41,7 @@ sim::Result<std::unique_ptr<FtlCore>> FtlCore::Make(const FtlConfig& cfg, const 
 FtlCore::FtlCore(const FtlConfig& cfg, const flash::Geometry& geometry, const flash::FlashArray* array)
     : cfg_(cfg),
       geometry_(geometry),
-      logical_pages_(cfg.LogicalPages(geometry)),
+      logical_pages_(cfg.LogicalPagesByOp(geometry)),
       blocks_(MakeBlocks(cfg, geometry)),
       mapping_(logical_pages_, geometry, MapUnitOrDie(cfg.mapping)) {
   const sim::Status st = cfg.Validate(geometry);

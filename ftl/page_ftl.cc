@@ -1,6 +1,7 @@
 #include "ftl/page_ftl.h"
 
 #include "ftl/ftl_factory.h"
+#include "sim/registry.h"
 
 namespace ftl {
 
@@ -371,16 +372,19 @@ void PageFtl::OnFlashComplete(flash::FlashCommand* cmd) {
   }
 }
 
-// ------------------------------------------------------------------ factory
+// ------------------------------------------------------------------ registration
 
-sim::Result<std::unique_ptr<Ftl>> MakeFtl(const FtlConfig& cfg, flash::FlashArray* array, sim::EventQueue* queue,
-                                          const sim::StatGroup& stats) {
-  CHECK(array != nullptr);
-  CHECK(queue != nullptr);
-  FS_RETURN_IF_ERROR(cfg.Validate(array->geometry()));
-  auto ftl = std::make_unique<PageFtl>(cfg, array, queue, stats);
-  if (cfg.precondition.enabled) ftl->Precondition(cfg.precondition.spec());
-  return std::unique_ptr<Ftl>(std::move(ftl));
+namespace {
+std::unique_ptr<Ftl> MakePageFtl(const FtlConfig& cfg, flash::FlashArray* array, sim::EventQueue* queue,
+                                 const sim::StatGroup& stats) {
+  return std::make_unique<PageFtl>(cfg, array, queue, stats);
 }
+sim::Status ValidatePageFtl(const FtlConfig& cfg, const flash::Geometry& g) { return cfg.ValidatePageMapped(g); }
+uint64_t PageFtlLogicalPages(const FtlConfig& cfg, const flash::Geometry& g) { return cfg.LogicalPagesByOp(g); }
+}  // namespace
+
+const sim::Registrar<FtlKindInfo> kRegistered{{"page",
+                                               "page-mapped FTL with GC (victim policies, allocation schemes)",
+                                               &ValidatePageFtl, &PageFtlLogicalPages, &MakePageFtl, {}}};
 
 }  // namespace ftl

@@ -131,7 +131,9 @@ Status Bind(const SchemaNode& root, const ResolvedConfig& cfg, void* obj) {
   return Status::Ok();
 }
 
-Status SetKey(const SchemaNode& root, void* obj, std::string_view path, std::string_view text) {
+namespace {
+// The declaration of key `path` below `root` and the struct holding it.
+Result<std::pair<const ParamDecl*, void*>> FindKey(const SchemaNode& root, void* obj, std::string_view path) {
   const SchemaNode* node = &root;
   void* target = obj;
   std::string_view rest = path;
@@ -144,6 +146,19 @@ Status SetKey(const SchemaNode& root, void* obj, std::string_view path, std::str
   }
   const ParamDecl* d = node->FindParam(rest);
   if (d == nullptr) return Status::InvalidInput(fmt::format("unknown key '{}'", path));
+  return std::make_pair(d, target);
+}
+}  // namespace
+
+Result<std::string> GetKey(const SchemaNode& root, const void* obj, std::string_view path) {
+  FS_ASSIGN_OR_RETURN(auto found, FindKey(root, const_cast<void*>(obj), path));
+  return found.first->load(found.second);
+}
+
+Status SetKey(const SchemaNode& root, void* obj, std::string_view path, std::string_view text) {
+  FS_ASSIGN_OR_RETURN(auto found, FindKey(root, obj, path));
+  const ParamDecl* d = found.first;
+  void* target = found.second;
   Result<ParamValue> v = ParseParamValue(*d, text);
   if (!v.ok()) return Status::InvalidInput(fmt::format("{}: {}", path, v.status().message()));
   d->store(target, v.value());

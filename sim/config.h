@@ -413,6 +413,8 @@ Status Bind(const SchemaNode& root, const ResolvedConfig& cfg, void* obj);
 // described by `root` and stores it, leaving every other field alone
 // (tests and programmatic set-up; users go through LoadExperiment).
 Status SetKey(const SchemaNode& root, void* obj, std::string_view path, std::string_view text);
+// The canonical text of key `path` of the struct at `obj`.
+Result<std::string> GetKey(const SchemaNode& root, const void* obj, std::string_view path);
 
 // The complete resolved configuration of `obj` (every key, defaults
 // included) as YAML text, nested like the schema.

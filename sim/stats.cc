@@ -331,4 +331,21 @@ const Histogram* StatsRegistry::FindHistogram(std::string_view name) const {
   return h ? *h : nullptr;
 }
 
+std::string HumanNumber(double v, const char* unit) {
+  const char* prefixes[] = {"", "k", "M", "G", "T"};
+  int i = 0;
+  while (std::abs(v) >= 1000 && i < 4) {
+    v /= 1000;
+    ++i;
+  }
+  const std::string suffix = fmt::format("{}{}", prefixes[i], unit);
+  return suffix.empty() ? fmt::format("{:.4g}", v) : fmt::format("{:.4g} {}", v, suffix);
+}
+
+std::string LatencySummary(const Histogram& h) {
+  auto t = [](int64_t ns) { return Ns(ns).ToString(); };
+  return fmt::format("mean {} p50 {} p99 {} p99.9 {} max {}", t(static_cast<int64_t>(h.mean())),
+                     t(h.Percentile(0.5)), t(h.Percentile(0.99)), t(h.Percentile(0.999)), t(h.max()));
+}
+
 }  // namespace sim

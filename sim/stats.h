@@ -195,4 +195,10 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
+// Summary formatting shared by every layer's summary lines.
+// "12.3 kB/s": `v` with an SI prefix (k, M, G, T) before `unit`; 4 significant digits.
+std::string HumanNumber(double v, const char* unit);
+// "mean 1.2us p50 1us p99 3us p99.9 4us max 5us" of a latency histogram in ns.
+std::string LatencySummary(const Histogram& h);
+
 }  // namespace sim

@@ -12,6 +12,8 @@
 #include "app/commands.h"
 #include "app/experiment.h"
 #include "host/fsworkload/filebench_personalities.h"
+#include "host/fsworkload/filebench_workload.h"
+#include "host/sqlite/mobibench.h"
 #include "sim/config.h"
 
 namespace app {
@@ -128,7 +130,7 @@ TEST(PresetsTest, MobibenchPresetsRunOnF2fs) {
     ASSERT_TRUE(runs.ok());
     ExperimentConfig cfg;
     ASSERT_TRUE(sim::Bind(sim::SchemaOf<ExperimentConfig>(), runs.value()[0], &cfg).ok());
-    modes.insert(cfg.workload.mobibench.journal_mode);
+    modes.insert(cfg.workload.kinds.Get<host::sqlite::MobibenchConfig>("mobibench").journal_mode);
   }
   for (const char* m : {"delete", "truncate", "persist", "wal", "off"}) EXPECT_EQ(modes.count(m), 1u) << m;
   const double wal = RunAndGet((dir / "insert_wal.yaml").string(), {}, "workload.fsyncs_per_txn");
@@ -150,9 +152,9 @@ TEST(PresetsTest, EveryFilebenchPersonalityHasAPreset) {
     ExperimentConfig cfg;
     ASSERT_TRUE(sim::Bind(sim::SchemaOf<ExperimentConfig>(), runs.value()[0], &cfg).ok());
     EXPECT_EQ(cfg.workload.kind, "filebench");
-    EXPECT_EQ(cfg.workload.filebench.personality, p.name);
-    EXPECT_EQ(cfg.workload.filebench.variant, p.variant);
-    auto script = host::FilebenchWorkload::BuildScript(cfg.workload.filebench, "workload.filebench");
+    EXPECT_EQ(cfg.workload.kinds.Get<host::FilebenchConfig>("filebench").personality, p.name);
+    EXPECT_EQ(cfg.workload.kinds.Get<host::FilebenchConfig>("filebench").variant, p.variant);
+    auto script = host::FilebenchWorkload::BuildScript(cfg.workload.kinds.Get<host::FilebenchConfig>("filebench"), "workload.filebench");
     EXPECT_TRUE(script.ok()) << script.status().message();
     ++seen;
   }

@@ -28,6 +28,16 @@ struct Personality {
   std::string_view script;
 };
 
+// A personality's file (host/fsworkload/personalities/<name>.cc) registers
+// its variants with sim::Registrar<PersonalityFile>; a new personality is
+// one new file.
+struct PersonalityFile {
+  const char* name;
+  std::vector<Personality> variants;
+};
+
+// Every variant of every registered personality, personalities sorted by
+// name, variants in their file's order.
 const std::vector<Personality>& BuiltinPersonalities();
 // The personality names (each with at least one variant), sorted.
 std::vector<std::string> PersonalityNames();

@@ -10,7 +10,7 @@
 #include "host/fsworkload/file_fio.h"
 #include "host/fsworkload/filebench_workload.h"
 #include "host/fsworkload/fileset.h"
-#include "host/fsworkload/fs_workload_factory.h"
+#include "host/fsworkload/fs_workload_kind.h"
 #include "host/fsworkload/fsworkload_test_util.h"
 #include "host/fsworkload/gamma.h"
 #include "host/fsworkload/index_set.h"
@@ -18,6 +18,7 @@
 #include "host/fsworkload/mobigen_replay.h"
 #include "host/fsworkload/notifier.h"
 #include "host/fsworkload/postmark.h"
+#include "sim/registry.h"
 
 namespace host {
 namespace {
@@ -327,34 +328,45 @@ TEST(WorkloadConfigTest, InClassValuesEqualDeclaredDefaults) {
 }
 
 
-TEST(FsWorkloadFactoryTest, BuildsEveryKindByName) {
-  FsWorkloadSections s;
-  s.filebench.nfiles = 50;
-  s.filebench.nthreads = 2;
-  s.filebench.run_time = sim::Ms(5);
-  s.fio_files.total_ios = 100;
-  s.fio_files.size = sim::MiB(1);
-  s.mobigen.trace = std::string(FLASHSTACK_SHARED_DIR) + "/traces/mobibench/mobigen.out.twitter";
-  s.mobigen.timing = "afap";
-  for (const std::string& kind : FsWorkloadKinds()) {
+TEST(FsWorkloadKindTest, EveryRegisteredFileWorkloadBuildsFromItsSection) {
+  // A section per kind, as the experiment config holds them.
+  sim::ImplConfigs s;
+  FilebenchConfig& fb = s.Mutable<FilebenchConfig>("filebench");
+  fb.nfiles = 50;
+  fb.nthreads = 2;
+  fb.run_time = sim::Ms(5);
+  FileFioConfig& ff = s.Mutable<FileFioConfig>("fio_files");
+  ff.total_ios = 100;
+  ff.size = sim::MiB(1);
+  MobigenConfig& mg = s.Mutable<MobigenConfig>("mobigen");
+  mg.trace = std::string(FLASHSTACK_SHARED_DIR) + "/traces/mobibench/mobigen.out.twitter";
+  mg.timing = "afap";
+  std::vector<std::string> built;
+  for (const WorkloadKind* kind : sim::Registry<WorkloadKind>::Get().entries()) {
+    if (!kind->needs_fs) continue;
     testing::Rig rig;
-    sim::Result<std::unique_ptr<FsWorkload>> w = CreateFsWorkload(kind, s, rig.Env(), "workload");
-    ASSERT_TRUE(w.ok()) << kind << ": " << w.status().message();
-    ASSERT_TRUE(rig.Run(**w)) << kind;
-    EXPECT_TRUE((*w)->run_status().ok()) << kind;
-    EXPECT_GT(rig.Stat("workload.ops"), 0) << kind;
+    const FsWorkloadEnv fe = rig.Env();
+    const WorkloadEnv env{fe.queue, nullptr, fe.fs, fe.stats, fe.seed, 1};
+    ASSERT_TRUE(kind->validate(s, 0, 512).ok()) << kind->name;
+    sim::Result<std::unique_ptr<WorkloadDriver>> w = kind->make(s, env);
+    ASSERT_TRUE(w.ok()) << kind->name << ": " << w.status().message();
+    auto* driver = dynamic_cast<FsWorkloadDriver*>(w->get());
+    ASSERT_NE(driver, nullptr) << kind->name;
+    ASSERT_TRUE(rig.Run(driver->workload())) << kind->name;
+    EXPECT_TRUE((*w)->status().ok()) << kind->name;
+    EXPECT_GT(rig.Stat("workload.ops"), 0) << kind->name;
+    EXPECT_GT((*w)->completed(), 0u) << kind->name;
+    EXPECT_THAT((*w)->Summary(rig.reg), ::testing::StartsWith("workload   ")) << kind->name;
+    built.push_back(kind->name);
   }
-  testing::Rig rig;
-  sim::Result<std::unique_ptr<FsWorkload>> bad = CreateFsWorkload("tpcc", s, rig.Env(), "workload");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(),
-            "workload.kind: unknown file-system workload 'tpcc' (choices: filebench, fio_files, mobigen, postmark)");
-  s.filebench.nthreads = 0;
-  s.filebench.personality = "oltp";
-  s.filebench.set = {"bogus=1"};
-  sim::Result<std::unique_ptr<FsWorkload>> e = CreateFsWorkload("filebench", s, rig.Env(), "workload");
-  ASSERT_FALSE(e.ok());
-  EXPECT_THAT(e.status().message(), ::testing::StartsWith("workload.filebench.set: "));
+  EXPECT_EQ(built, (std::vector<std::string>{"filebench", "fio_files", "mobigen", "postmark"}));
+  // Errors name the kind's own keys.
+  fb.nthreads = 0;
+  fb.personality = "oltp";
+  fb.set = {"bogus=1"};
+  const WorkloadKind* filebench = sim::Registry<WorkloadKind>::Get().Find("filebench");
+  ASSERT_NE(filebench, nullptr);
+  EXPECT_THAT(filebench->validate(s, 0, 512).message(), ::testing::StartsWith("workload.filebench.set: "));
 }
 
 }  // namespace

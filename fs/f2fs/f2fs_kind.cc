@@ -1,0 +1,89 @@
+// fs.kind: f2fs — formats the volume (untimed mkfs) and mounts the F2FS
+// model on the device on the simulated clock; the run's time starts when
+// the mount has read the checkpoint, NAT, SIT and SSA.
+#include <fmt/format.h>
+
+#include "fs/f2fs/f2fs.h"
+#include "fs/f2fs/f2fs_config.h"
+#include "fs/f2fs/image.h"
+#include "fs/file_system_kind.h"
+#include "sim/registry.h"
+#include "sim/task.h"
+
+namespace fs::f2fs {
+namespace {
+
+// The file system with the image of what is on flash, which it outlives.
+class MountedF2fs final : public MountedFs {
+ public:
+  MountedF2fs(std::unique_ptr<Image> image, std::unique_ptr<F2fs> fs)
+      : image_(std::move(image)), fs_(std::move(fs)) {}
+  ~MountedF2fs() override { fs_.reset(); }
+  FileSystem* fs() override { return fs_.get(); }
+
+  std::string Summary(const sim::StatsRegistry& st) const override {
+    std::string out = fmt::format(
+        "f2fs       FS write amplification {:.3f}, end to end {:.3f}; {} checkpoints; GC {} victims ({} blocks "
+        "moved)\n",
+        st.Value("fs.write_amplification"), st.Value("fs.write_amplification_end_to_end"),
+        static_cast<uint64_t>(st.Value("fs.cp.count")),
+        static_cast<uint64_t>(st.Value("fs.gc.victims_bg") + st.Value("fs.gc.victims_fg")),
+        static_cast<uint64_t>(st.Value("fs.gc.moved_bg") + st.Value("fs.gc.moved_fg")));
+    const char* parts[] = {"total", "data", "node", "flush"};
+    for (const char* part : parts) {
+      const sim::Histogram* h = st.FindHistogram(fmt::format("fs.fsync.lat_{}", part));
+      if (h == nullptr || h->count() == 0) continue;
+      out += fmt::format("  fsync {:<5} n={} {}\n", part, h->count(), sim::LatencySummary(*h));
+    }
+    if (const sim::Histogram* h = st.FindHistogram("fs.fsync.nodes_visited"); h != nullptr && h->count() > 0) {
+      out += fmt::format("  fsync node pages visited: mean {:.1f}, max {}\n", h->mean(), h->max());
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Image> image_;
+  std::unique_ptr<F2fs> fs_;
+};
+
+sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, uint64_t capacity) {
+  const sim::Status st = sections.Get<F2fsConfig>("f2fs").Validate();
+  if (!st.ok()) {
+    const std::string& m = st.message();
+    return m.rfind("fs.f2fs.", 0) == 0 ? st : sim::Status::InvalidInput("fs.f2fs." + m);
+  }
+  if (volume_bytes % kBlockSize != 0) {
+    return sim::Status::InvalidInput("fs.volume: must be a multiple of the 4 KiB F2FS block");
+  }
+  return sim::Status::Ok();
+}
+
+sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, const FsEnv& fs_env) {
+  const F2fsConfig& cfg = sections.Get<F2fsConfig>("f2fs");
+  const uint64_t volume = fs_env.volume_bytes / kBlockSize * kBlockSize;
+  auto image = std::make_unique<Image>(volume / kBlockSize);
+  if (sim::Status st = F2fs::Format(cfg, volume, image.get()); !st.ok()) {
+    const std::string& m = st.message();
+    return m.rfind("fs.f2fs.", 0) == 0 ? st : sim::Status::InvalidInput("fs.f2fs." + m);
+  }
+  F2fs::Env env;
+  env.events = fs_env.events;
+  env.device = fs_env.device;
+  env.image = image.get();
+  env.stats = fs_env.stats;
+  env.device_write_amplification = fs_env.device_write_amplification;
+  sim::Result<std::unique_ptr<F2fs>> mounted = sim::Status::InvalidInput("fs.f2fs: mount did not finish");
+  auto mount = [&]() -> sim::Task<> { mounted = co_await F2fs::Mount(cfg, env); };
+  sim::Spawn(fs_env.events, mount());
+  fs_env.events->Run();
+  if (!mounted.ok()) return mounted.status();
+  return std::unique_ptr<MountedFs>(std::make_unique<MountedF2fs>(std::move(image), std::move(mounted).value()));
+}
+
+}  // namespace
+
+const sim::Registrar<FileSystemKind> kRegistered{
+    {"f2fs", "the F2FS model on the simulated SSD", true,
+     sim::ImplSection::Of<F2fsConfig>("f2fs", "F2FS model (fs.kind: f2fs)"), &Validate, &Mount}};
+
+}  // namespace fs::f2fs

@@ -1,0 +1,66 @@
+// File-system kinds: the registry of file-system models (fs.kind).
+//
+// A file system registers a FileSystemKind from its own folder with
+// sim::Registrar (sim/registry.h); the experiment assembly formats and
+// mounts whatever fs.kind names, so a new file system needs no edit outside
+// its folder. Its parameters are its own section, fs.<kind>.*.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fs/file_system.h"
+#include "sim/config.h"
+#include "sim/event_queue.h"
+#include "sim/registry.h"
+#include "sim/stats.h"
+#include "sim/status.h"
+#include "ssd/block_device.h"
+
+namespace fs {
+
+// What a file system is mounted on.
+struct FsEnv {
+  sim::EventQueue* events = nullptr;
+  ssd::BlockDevice* device = nullptr;  // unused by a kind that does no device I/O
+  uint64_t volume_bytes = 0;           // formatted size from the start of the device
+  sim::StatGroup stats{nullptr, ""};   // e.g. registry.Root().Group("fs")
+  // Optional: the device's write amplification, for end-to-end formulas.
+  std::function<double()> device_write_amplification;
+};
+
+// A mounted file system and whatever it owns besides (an on-flash image).
+class MountedFs {
+ public:
+  virtual ~MountedFs() = default;
+  virtual FileSystem* fs() = 0;
+  // Lines for the run summary, from the registered statistics ("" = none).
+  virtual std::string Summary(const sim::StatsRegistry& stats) const = 0;
+};
+
+struct FileSystemKind {
+  const char* name;
+  const char* description;
+  // False for a file system that never touches the device (memfs): the
+  // summary then leaves the device out.
+  bool uses_device;
+  sim::ImplSection config;  // fs.<name>.*
+  // Cross-key checks of the kind's section for a volume of `volume_bytes`
+  // (0 = the whole device of `capacity` bytes). Errors name full keys.
+  sim::Status (*validate)(const sim::ImplConfigs& sections, uint64_t volume_bytes, uint64_t capacity);
+  // Formats env.volume_bytes of env.device (when the kind uses it) and
+  // mounts, running env.events until mounted. REQUIRES: validate ok.
+  sim::Result<std::unique_ptr<MountedFs>> (*mount)(const sim::ImplConfigs& sections, const FsEnv& env);
+};
+
+// Registered kinds, sorted; their config sections.
+inline std::vector<std::string> FileSystemKindNames() { return sim::Registry<FileSystemKind>::Get().Names(); }
+inline std::vector<sim::ImplSection> FileSystemKindSections() {
+  std::vector<sim::ImplSection> out;
+  for (const FileSystemKind* k : sim::Registry<FileSystemKind>::Get().entries()) out.push_back(k->config);
+  return out;
+}
+
+}  // namespace fs

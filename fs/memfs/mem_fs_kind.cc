@@ -1,0 +1,33 @@
+// fs.kind: memfs — the in-memory reference file system with fixed per-call
+// latencies; it never touches the device.
+#include "fs/file_system_kind.h"
+#include "fs/memfs/mem_fs.h"
+#include "sim/registry.h"
+
+namespace fs {
+namespace {
+
+class MountedMemFs final : public MountedFs {
+ public:
+  MountedMemFs(sim::EventQueue* q, const MemFsConfig& cfg) : fs_(q, cfg) {}
+  FileSystem* fs() override { return &fs_; }
+  std::string Summary(const sim::StatsRegistry&) const override { return ""; }
+
+ private:
+  MemFs fs_;
+};
+
+sim::Status Validate(const sim::ImplConfigs&, uint64_t, uint64_t) { return sim::Status::Ok(); }
+
+sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, const FsEnv& env) {
+  return std::unique_ptr<MountedFs>(std::make_unique<MountedMemFs>(env.events, sections.Get<MemFsConfig>("memfs")));
+}
+
+}  // namespace
+
+const sim::Registrar<FileSystemKind> kRegistered{
+    {"memfs", "in-memory reference model with fixed latencies, no device I/O", false,
+     sim::ImplSection::Of<MemFsConfig>("memfs", "In-memory reference file system (fs.kind: memfs)"), &Validate,
+     &Mount}};
+
+}  // namespace fs

@@ -1,0 +1,44 @@
+// Registration of FsWorkload kinds (filebench, fio_files, postmark,
+// mobigen): the driver adapter, their summary lines and the factory that
+// builds a kind from its section. Each kind registers from its own *_kind.cc.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "host/fsworkload/fs_workload.h"
+#include "host/workload_kind.h"
+
+namespace host {
+
+// Summary lines of any FsWorkload: operations, bytes, fsyncs and the
+// latency of each file-system call ("workload.fs.<call>.lat").
+std::string FsWorkloadSummary(const sim::StatsRegistry& st);
+
+class FsWorkloadDriver final : public WorkloadDriver {
+ public:
+  explicit FsWorkloadDriver(std::unique_ptr<FsWorkload> w) : w_(std::move(w)) {}
+  void Start() override { w_->Start(); }
+  uint64_t completed() const override { return w_->ops().total(); }
+  uint64_t planned() const override { return 0; }
+  sim::Status status() const override { return w_->run_status(); }
+  std::string Summary(const sim::StatsRegistry& st) const override { return FsWorkloadSummary(st); }
+  FsWorkload& workload() { return *w_; }
+
+ private:
+  std::unique_ptr<FsWorkload> w_;
+};
+
+// Builds W (with static Create(const C&, FsWorkloadEnv, path)) from its
+// section `name`; errors name keys below "workload.<name>".
+template <class C, class W>
+sim::Result<std::unique_ptr<WorkloadDriver>> MakeFsWorkload(const sim::ImplConfigs& sections, std::string_view name,
+                                                            const WorkloadEnv& env) {
+  FsWorkloadEnv e{env.events, env.fs, env.stats, env.seed};
+  FS_ASSIGN_OR_RETURN(std::unique_ptr<W> w,
+                      W::Create(sections.Get<C>(name), e, "workload." + std::string(name)));
+  return std::unique_ptr<WorkloadDriver>(std::make_unique<FsWorkloadDriver>(std::move(w)));
+}
+
+}  // namespace host

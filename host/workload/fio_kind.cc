@@ -1,0 +1,38 @@
+// workload.kind: fio — the fio-like block workload on the device.
+#include "host/workload/fio_config.h"
+#include "host/workload/fio_generator.h"
+#include "host/workload_kind.h"
+#include "sim/registry.h"
+
+namespace host {
+namespace {
+
+class FioDriver final : public WorkloadDriver {
+ public:
+  explicit FioDriver(std::unique_ptr<FioGenerator> g) : g_(std::move(g)) {}
+  void Start() override { g_->Start(); }
+  uint64_t completed() const override { return g_->completed(); }
+  uint64_t planned() const override { return g_->plan().total_ios; }
+  std::string Summary(const sim::StatsRegistry& st) const override { return BlockWorkloadSummary(st); }
+
+ private:
+  std::unique_ptr<FioGenerator> g_;
+};
+
+sim::Status Validate(const sim::ImplConfigs& sections, uint64_t capacity, uint32_t sector_size) {
+  return sections.Get<FioConfig>("fio").Validate(capacity, sector_size, "workload.fio");
+}
+
+sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sections, const WorkloadEnv& env) {
+  FioGenerator::Env e{env.events, env.device, env.stats, env.seed, env.device_queues};
+  FS_ASSIGN_OR_RETURN(auto g, FioGenerator::Create(sections.Get<FioConfig>("fio"), e, "workload.fio"));
+  return std::unique_ptr<WorkloadDriver>(std::make_unique<FioDriver>(std::move(g)));
+}
+
+}  // namespace
+
+const sim::Registrar<WorkloadKind> kRegistered{
+    {"fio", "fio-like block workload on the device", false,
+     sim::ImplSection::Of<FioConfig>("fio", "fio-like block workload (kind: fio)"), {}, &Validate, &Make}};
+
+}  // namespace host

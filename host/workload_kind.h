@@ -1,0 +1,96 @@
+// Workload kinds: the registry of what drives the stack (workload.kind).
+//
+// A workload registers a WorkloadKind from its own folder with
+// sim::Registrar (sim/registry.h); the experiment assembly builds whatever
+// workload.kind names, so a new workload needs no edit outside its files.
+// Its parameters are its own section, workload.<kind>.*.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sim/config.h"
+#include "sim/event_queue.h"
+#include "sim/registry.h"
+#include "sim/stats.h"
+#include "sim/status.h"
+#include "sim/time.h"
+
+namespace fs {
+class FileSystem;
+}
+namespace ssd {
+class BlockDevice;
+}
+
+namespace host {
+
+// What a workload is built on: block workloads use `device`, file
+// workloads use `fs`.
+struct WorkloadEnv {
+  sim::EventQueue* events = nullptr;
+  ssd::BlockDevice* device = nullptr;
+  fs::FileSystem* fs = nullptr;
+  sim::StatGroup stats{nullptr, ""};  // e.g. registry.Root().Group("workload")
+  uint64_t seed = 1;                  // run seed
+  uint32_t device_queues = 1;         // submission queues of the device
+};
+
+// A built workload, as the experiment runs it.
+class WorkloadDriver {
+ public:
+  virtual ~WorkloadDriver() = default;
+  virtual void Start() = 0;
+  // Host I/Os (or operations) completed so far and planned in all (0 =
+  // unknown), for the progress line and the wall-clock report.
+  virtual uint64_t completed() const = 0;
+  virtual uint64_t planned() const = 0;
+  // A workload that stopped on bad input reports it here.
+  virtual sim::Status status() const { return sim::Status::Ok(); }
+  // Lines for the run summary, from the registered statistics.
+  virtual std::string Summary(const sim::StatsRegistry& stats) const = 0;
+};
+
+struct WorkloadKind {
+  const char* name;
+  const char* description;
+  bool needs_fs;  // a file workload (needs fs.kind), else a block workload
+  sim::ImplSection config;  // workload.<name>.*
+  // Keys of the section naming files, resolved against the directory of the
+  // config file that set them (e.g. {"path"} for a trace).
+  std::vector<std::string> file_keys;
+  // Cross-key checks before a run: `capacity` and `sector_size` of the
+  // device (block workloads). Errors name full keys ("workload.fio.bs: ...").
+  sim::Status (*validate)(const sim::ImplConfigs& sections, uint64_t capacity, uint32_t sector_size);
+  // Builds the workload. Errors name full keys.
+  sim::Result<std::unique_ptr<WorkloadDriver>> (*make)(const sim::ImplConfigs& sections, const WorkloadEnv& env);
+};
+
+inline std::vector<std::string> WorkloadKindNames() { return sim::Registry<WorkloadKind>::Get().Names(); }
+inline std::vector<sim::ImplSection> WorkloadKindSections() {
+  std::vector<sim::ImplSection> out;
+  for (const WorkloadKind* k : sim::Registry<WorkloadKind>::Get().entries()) out.push_back(k->config);
+  return out;
+}
+
+// Summary lines of a block workload (the "workload.*" stats the fio
+// generator and the trace replayer both register).
+inline std::string BlockWorkloadSummary(const sim::StatsRegistry& st) {
+  std::string out = fmt::format("workload   {} I/Os in {} simulated: {} IOPS, {}\n",
+                                static_cast<uint64_t>(st.Value("workload.ios_total")),
+                                sim::Sec(st.Value("workload.measured_time")).ToString(),
+                                sim::HumanNumber(st.Value("workload.iops"), ""),
+                                sim::HumanNumber(st.Value("workload.bw"), "B/s"));
+  for (const char* op : {"read", "write", "trim", "flush"}) {
+    const sim::Histogram* h = st.FindHistogram(fmt::format("workload.{}.lat", op));
+    if (h == nullptr || h->count() == 0) continue;
+    out += fmt::format("  {:<9} n={} {}\n", op, h->count(), sim::LatencySummary(*h));
+  }
+  return out;
+}
+
+}  // namespace host
