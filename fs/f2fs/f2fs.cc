@@ -33,7 +33,10 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       gc_timer_(env.events),
       discard_timer_(env.events),
       threads_wq_(env.events) {
-  sm_ = std::make_unique<SegmentManager>(layout_, static_cast<int>(cfg_.active_logs));
+  auto alloc = MakeAllocationPolicy(cfg_.allocation, AllocationPolicyContext{&cfg_, &layout_});
+  CHECK(alloc.ok()) << "allocation policy validated by the config schema: " << alloc.status().message();
+  alloc_ = std::move(alloc).value();
+  sm_ = std::make_unique<SegmentManager>(layout_, alloc_.get());
   nat_ = std::make_unique<NatTable>(layout_.max_nid, layout_.nat_blocks);
   sit_bitmap_.assign(layout_.sit_blocks, false);
   static const char* kBits[] = {"force", "ssr", "util", "ssr_util", "fsync", "async"};

@@ -17,7 +17,9 @@
 //   version bitmaps, NAT/SIT journals in the current-segment summaries,
 //   SSA; six active logs with the kernel's temperature rules
 //   (__get_segment_type_{2,4,6}); LFS, SSR (f2fs_need_SSR) and in-place
-//   updates (ipu_policy, min_fsync_blocks, min_ipu_util, cold files).
+//   updates (ipu_policy, min_fsync_blocks, min_ipu_util, cold files). Log,
+//   segment and SSR choices are an AllocationPolicy's (allocation_policy.h,
+//   config key `allocation`).
 // - Inodes with 873 usable addresses, direct/indirect/double-indirect
 //   nodes, inline data (converted with an immediate data write) and inline
 //   dentries, multi-level hash directories with 214-slot dentry blocks,
@@ -76,6 +78,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fs/f2fs/allocation_policy.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/image.h"
 #include "fs/f2fs/layout.h"
@@ -437,6 +440,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
   sim::Task<void> WritebackInode(Inode* inode, uint64_t max_pages, bool wait, bool from_cp = false);
   // Allocates/locates the page's block (IPU or OPU) and queues its write.
   sim::Task<Errno> WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteBatcher& wb);
+  // The log of a data page of `inode` (the allocation policy's choice).
   LogType DataLogType(const Inode* inode, bool hot, bool gc) const;
   bool ShouldIpu(const Inode* inode) const;
   sim::Task<void> FlusherThread();
@@ -468,7 +472,9 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
   void FreeNodeByNid(Nid nid, BlockAddr addr);
   bool TryGetDnodeCached(Inode* inode, uint64_t index, DnodeRef* out);
   sim::Task<DnodeRef> GetDnode(Inode* inode, uint64_t index, bool alloc);
-  LogType NodeLogType(const NodePage* np) const;
+  LogType NodeLogType(const NodePage* np) const {
+    return alloc_->NodeLog(NodePlacement{np->blk->IsDnode(), np->blk->footer.cold});
+  }
   // Queues a node write (__write_node_page). marks: fsync/dent footer bits.
   void WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBatcher& wb);
   // Frees data blocks >= `from` and the nodes that only covered them.
@@ -476,7 +482,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
   sim::Task<bool> TruncateSubtree(Inode* inode, Nid nid, int depth, uint64_t first, uint64_t from);
   void TruncateDnodeRange(Inode* inode, NodePage* np, uint32_t from_slot);
   void ReleaseDataAddr(Inode* inode, NodePage* np, uint32_t slot);
-  bool NeedSsr() const;
+  bool NeedSsr() const { return alloc_->NeedSsr(*sm_, SpacePressure{dirty_nids_.size(), dirty_dentry_pages_}); }
   bool HasNotEnoughFreeSecs(uint32_t freed, uint32_t needed) const;
   bool IncValidBlocks(uint64_t n);
   void DecValidBlocks(uint64_t n);
@@ -553,6 +559,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
   bool dead_ = false;
   bool stopping_ = false;
 
+  std::unique_ptr<AllocationPolicy> alloc_;  // before sm_, which uses it
   std::unique_ptr<SegmentManager> sm_;
   std::unique_ptr<NatTable> nat_;
   std::vector<SitJournalEntry> sit_journal_;

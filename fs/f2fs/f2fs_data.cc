@@ -459,13 +459,8 @@ sim::Task<Errno> F2fs::DoTruncate(Inode* inode, uint64_t size) {
 // ---- Writeback.
 
 LogType F2fs::DataLogType(const Inode* inode, bool hot, bool gc) const {
-  if (cfg_.active_logs == 2) return LogType::kHotData;
   const InodeFields& f = I(inode);
-  if (cfg_.active_logs == 4) return f.is_dir ? LogType::kHotData : LogType::kColdData;
-  if (gc) return cfg_.atgc ? LogType::kAtgcData : LogType::kColdData;
-  if (f.cold) return LogType::kColdData;
-  if (f.hot || hot) return LogType::kHotData;
-  return LogType::kWarmData;
+  return alloc_->DataLog(DataPlacement{f.is_dir, f.cold, f.hot, hot, gc});
 }
 
 bool F2fs::ShouldIpu(const Inode* inode) const {

@@ -187,14 +187,6 @@ sim::Task<F2fs::DnodeRef> F2fs::GetDnode(Inode* inode, uint64_t index, bool allo
   co_return DnodeRef{};
 }
 
-LogType F2fs::NodeLogType(const NodePage* np) const {
-  if (cfg_.active_logs == 2) return LogType::kHotNode;
-  const NodeBlock& b = *np->blk;
-  if (b.IsDnode() && b.footer.cold) return LogType::kWarmNode;
-  if (cfg_.active_logs == 4) return LogType::kColdNode;
-  return b.IsDnode() ? LogType::kHotNode : LogType::kColdNode;
-}
-
 void F2fs::WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBatcher& wb) {
   const LogType t = NodeLogType(np);
   const Nid nid = np->nid;
@@ -309,15 +301,6 @@ uint32_t SecsFor(uint64_t pages, uint32_t blocks_per_sec) {
   return static_cast<uint32_t>((pages + blocks_per_sec - 1) / blocks_per_sec);
 }
 }  // namespace
-
-bool F2fs::NeedSsr() const {
-  if (cfg_.mode == "lfs") return false;
-  const uint32_t bps = layout_.blocks_per_sec();
-  const uint32_t node_secs = SecsFor(dirty_nids_.size(), bps);
-  const uint32_t dent_secs = SecsFor(dirty_dentry_pages_, bps);
-  const uint32_t rsvd = layout_.reserved_sections();
-  return sm_->free_sections() <= node_secs + 2 * dent_secs + rsvd + rsvd;
-}
 
 bool F2fs::HasNotEnoughFreeSecs(uint32_t freed, uint32_t needed) const {
   const uint32_t bps = layout_.blocks_per_sec();
