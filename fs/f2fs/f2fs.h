@@ -33,7 +33,10 @@
 //   and FUA commit block; prefree segments become free and freed nids
 //   reusable; discards follow. Triggers: fsync needing it, cleaning,
 //   sync/umount, and the background checks (dirty nodes/NATs, prefree,
-//   cp_interval when idle), run by the flusher and cleaning threads.
+//   cp_interval when idle), run by the flusher and cleaning threads. The
+//   checkpoint decisions (fsync, background) are the Durability mode's
+//   (durability.h, config key `durability`), which also sees every metadata
+//   change at operation time.
 // - fsync (f2fs_do_sync_file): data write-and-wait (including writes other
 //   threads started), the checkpoint cases of need_do_checkpoint, dirty
 //   dnodes written with FSYNC (and DENT) marks to the warm node log and
@@ -79,6 +82,7 @@
 #include <vector>
 
 #include "fs/f2fs/allocation_policy.h"
+#include "fs/f2fs/durability.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/image.h"
 #include "fs/f2fs/layout.h"
@@ -96,7 +100,7 @@
 
 namespace fs::f2fs {
 
-class F2fs final : public FileSystem, private ssd::BlockClient {
+class F2fs final : public FileSystem, private ssd::BlockClient, private DurabilityHost {
  public:
   struct Env {
     sim::EventQueue* events = nullptr;
@@ -396,7 +400,12 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
 
   // ---- CPU and time.
   sim::Task<void> Cpu(sim::SimTime d);
-  bool IsIdle(sim::SimTime interval) const;
+
+  // ---- DurabilityHost.
+  sim::SimTime Now() const override { return q_->now(); }
+  bool IsIdle(sim::SimTime interval) const override;
+  uint64_t DirtyNodePages() const override { return dirty_nids_.size(); }
+  bool HasUncheckpointedChanges() const override { return FsDirty(); }
 
   // ---- Device I/O (f2fs_io.cc).
   IoReq* AllocReq();
@@ -520,7 +529,8 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
 
   // ---- fsync (f2fs_fsync.cc).
   sim::Task<Errno> SyncFile(Inode* inode, bool datasync);
-  int NeedDoCheckpoint(Inode* inode) const;
+  // need_do_checkpoint, decided by the durability mode.
+  bool NeedDoCheckpoint(Inode* inode);
   bool NeedDentryMark(Nid ino) const;
   bool NeedInodeBlockUpdate(Nid ino) const;
   // Writes the file's dirty dnodes with fsync marks; returns nodes written.
@@ -530,7 +540,6 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
   sim::Task<void> Checkpoint(CpReason reason);
   sim::Task<void> DoCheckpoint(CpReason reason);
   bool FsDirty() const;
-  bool NeedBackgroundCheckpoint() const;
   sim::Task<void> BalanceFsBg();  // f2fs_balance_fs_bg
   sim::Task<void> DiscardThread();
   sim::Task<void> WriteMetaBlocks(std::vector<std::pair<BlockAddr, BlockPtr>>& blocks, Io kind, IoBatch* batch);
@@ -562,6 +571,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
   std::unique_ptr<AllocationPolicy> alloc_;  // before sm_, which uses it
   std::unique_ptr<SegmentManager> sm_;
   std::unique_ptr<NatTable> nat_;
+  std::unique_ptr<Durability> durability_;  // after sm_ and nat_, which it reads
   std::vector<SitJournalEntry> sit_journal_;
   std::vector<bool> sit_bitmap_;
   std::unique_ptr<VictimPolicy> bg_policy_;
@@ -603,9 +613,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
   uint64_t cp_started_ = 0;
   uint64_t cp_completed_ = 0;
   WaitQueue cp_wq_;
-  sim::SimTime last_cp_time_;
   sim::SimTime last_op_time_;
-  bool need_cp_ = false;  // SBI_NEED_CP
   std::deque<SegmentManager::DiscardRange> discards_;
 
   // I/O.

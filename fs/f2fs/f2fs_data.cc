@@ -424,6 +424,7 @@ sim::Task<Errno> F2fs::DoTruncate(Inode* inode, uint64_t size) {
       b.inline_data.resize(std::min<uint64_t>(b.inline_data.size(), size));
       b.inode->size = size;
       b.inode->mtime = q_->now();
+      durability_->OnSetattr(inode->ino, size);
       co_return Errno::kOk;
     }
     const Errno e = co_await ConvertInlineData(inode);
@@ -453,6 +454,7 @@ sim::Task<Errno> F2fs::DoTruncate(Inode* inode, uint64_t size) {
   InodeFields& f = MutI(inode);
   f.size = size;
   f.mtime = q_->now();
+  durability_->OnSetattr(inode->ino, size);
   co_return Errno::kOk;
 }
 
@@ -508,6 +510,7 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteB
     if (IsValidBlkaddr(old)) sm_->Invalidate(old);
     MutNode(dn.np).SetAddr(dn.ofs, addr);
     SetNodeDirty(dn.np, inode);
+    durability_->OnBlockUpdate(BlockUpdate{false, dn.np->nid, static_cast<uint16_t>(dn.ofs), inode->ino, old, addr});
     inode->append_write = true;
     ++alloc_since_cp_;
     stats_.opu_blocks.Inc();

@@ -118,6 +118,7 @@ F2fs::NodePage* F2fs::NewNode(Inode* inode, NodeKind kind, uint32_t ofs, Errno* 
 
 void F2fs::FreeNodeByNid(Nid nid, BlockAddr addr) {
   if (IsValidBlkaddr(addr)) sm_->Invalidate(addr);
+  durability_->OnBlockUpdate(BlockUpdate{true, nid, 0, nat_->Get(nid).ino, addr, kNullAddr});
   nat_->Free(nid);
   DecValidBlocks(1);
 }
@@ -200,6 +201,7 @@ void F2fs::WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBat
   b.footer.dent = dent_mark;
   if (IsValidBlkaddr(old)) sm_->Invalidate(old);
   nat_->SetAddr(nid, b.footer.ino, addr, fsync_mark);
+  durability_->OnBlockUpdate(BlockUpdate{true, nid, 0, b.footer.ino, old, addr});
   ++alloc_since_cp_;
   ClearNodeDirty(np);
   LruRemove(np);
@@ -219,6 +221,7 @@ void F2fs::ReleaseDataAddr(Inode* inode, NodePage* np, uint32_t slot) {
   DecValidBlocks(1);
   MutNode(np).SetAddr(slot, kNullAddr);
   SetNodeDirty(np, inode);
+  durability_->OnBlockUpdate(BlockUpdate{false, np->nid, static_cast<uint16_t>(slot), inode->ino, a, kNullAddr});
   InodeFields& f = MutI(inode);
   CHECK_GT(f.data_blocks, 0u);
   --f.data_blocks;
