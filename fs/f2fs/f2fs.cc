@@ -33,8 +33,14 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       gc_timer_(env.events),
       discard_timer_(env.events),
       threads_wq_(env.events) {
-  sm_ = std::make_unique<SegmentManager>(layout_, static_cast<int>(cfg_.active_logs));
+  auto alloc = MakeAllocationPolicy(cfg_.allocation, AllocationPolicyContext{&cfg_, &layout_});
+  CHECK(alloc.ok()) << "allocation policy validated by the config schema: " << alloc.status().message();
+  alloc_ = std::move(alloc).value();
+  sm_ = std::make_unique<SegmentManager>(layout_, alloc_.get());
   nat_ = std::make_unique<NatTable>(layout_.max_nid, layout_.nat_blocks);
+  auto durability = MakeDurability(cfg_.durability, DurabilityContext{&cfg_, &layout_, nat_.get(), sm_.get(), this});
+  CHECK(durability.ok()) << "durability mode validated by the config schema: " << durability.status().message();
+  durability_ = std::move(durability).value();
   sit_bitmap_.assign(layout_.sit_blocks, false);
   static const char* kBits[] = {"force", "ssr", "util", "ssr_util", "fsync", "async"};
   for (const std::string& b : cfg_.ipu_policy)
@@ -248,6 +254,7 @@ sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
         co_await FreeInode(r.value);
         co_return FsResult<Fd>{-1, e};
       }
+      durability_->OnCreate(dir->ino, r.value->ino, p.name, /*is_dir=*/false);
       target = std::move(created);
     } else {
       if ((flags & kCreat) && (flags & kExcl)) co_return FsResult<Fd>{-1, Errno::kExist};
@@ -450,6 +457,7 @@ sim::Task<FsStatus> F2fs::Mkdir(std::string_view path) {
     co_return FsStatus{false, e};
   }
   ++MutI(dir).links;
+  durability_->OnCreate(dir->ino, r.value->ino, p.name, /*is_dir=*/true);
   co_return FsStatus{true, Errno::kOk};
 }
 
@@ -477,6 +485,7 @@ sim::Task<FsStatus> F2fs::Unlink(std::string_view path) {
   CHECK(loc.has_value());
   co_await RemoveLink(dir, *loc);
   co_await DropLink(t.get());
+  durability_->OnUnlink(dir->ino, t->ino, p.name, /*is_dir=*/false);
   if (t->unlinked && t->refs == 1) co_await FreeInode(t.get());
   co_return FsStatus{true, Errno::kOk};
 }
@@ -507,6 +516,7 @@ sim::Task<FsStatus> F2fs::Rmdir(std::string_view path) {
   co_await RemoveLink(dir, *loc);
   co_await DropLink(t.get());
   --MutI(dir).links;
+  durability_->OnUnlink(dir->ino, t->ino, p.name, /*is_dir=*/true);
   if (t->unlinked && t->refs == 1) co_await FreeInode(t.get());
   co_return FsStatus{true, Errno::kOk};
 }
@@ -595,6 +605,7 @@ sim::Task<FsStatus> F2fs::Rename(std::string_view from, std::string_view to) {
     src->cur_name = pt.name;
   }
   MutI(src.get()).ctime = q_->now();
+  durability_->OnRename(df->ino, pf.name, dt->ino, pt.name, src->ino, dst ? dst->ino : kNullNid);
   if (dst && dst->unlinked && dst->refs == 1) co_await FreeInode(dst.get());
   co_return FsStatus{true, Errno::kOk};
 }

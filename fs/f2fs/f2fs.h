@@ -17,7 +17,9 @@
 //   version bitmaps, NAT/SIT journals in the current-segment summaries,
 //   SSA; six active logs with the kernel's temperature rules
 //   (__get_segment_type_{2,4,6}); LFS, SSR (f2fs_need_SSR) and in-place
-//   updates (ipu_policy, min_fsync_blocks, min_ipu_util, cold files).
+//   updates (ipu_policy, min_fsync_blocks, min_ipu_util, cold files). Log,
+//   segment and SSR choices are an AllocationPolicy's (allocation_policy.h,
+//   config key `allocation`).
 // - Inodes with 873 usable addresses, direct/indirect/double-indirect
 //   nodes, inline data (converted with an immediate data write) and inline
 //   dentries, multi-level hash directories with 214-slot dentry blocks,
@@ -31,7 +33,10 @@
 //   and FUA commit block; prefree segments become free and freed nids
 //   reusable; discards follow. Triggers: fsync needing it, cleaning,
 //   sync/umount, and the background checks (dirty nodes/NATs, prefree,
-//   cp_interval when idle), run by the flusher and cleaning threads.
+//   cp_interval when idle), run by the flusher and cleaning threads. The
+//   checkpoint decisions (fsync, background) are the Durability mode's
+//   (durability.h, config key `durability`), which also sees every metadata
+//   change at operation time.
 // - fsync (f2fs_do_sync_file): data write-and-wait (including writes other
 //   threads started), the checkpoint cases of need_do_checkpoint, dirty
 //   dnodes written with FSYNC (and DENT) marks to the warm node log and
@@ -76,6 +81,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fs/f2fs/allocation_policy.h"
+#include "fs/f2fs/durability.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/image.h"
 #include "fs/f2fs/layout.h"
@@ -93,7 +100,7 @@
 
 namespace fs::f2fs {
 
-class F2fs final : public FileSystem, private ssd::BlockClient {
+class F2fs final : public FileSystem, private ssd::BlockClient, private DurabilityHost {
  public:
   struct Env {
     sim::EventQueue* events = nullptr;
@@ -393,7 +400,12 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
 
   // ---- CPU and time.
   sim::Task<void> Cpu(sim::SimTime d);
-  bool IsIdle(sim::SimTime interval) const;
+
+  // ---- DurabilityHost.
+  sim::SimTime Now() const override { return q_->now(); }
+  bool IsIdle(sim::SimTime interval) const override;
+  uint64_t DirtyNodePages() const override { return dirty_nids_.size(); }
+  bool HasUncheckpointedChanges() const override { return FsDirty(); }
 
   // ---- Device I/O (f2fs_io.cc).
   IoReq* AllocReq();
@@ -437,6 +449,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
   sim::Task<void> WritebackInode(Inode* inode, uint64_t max_pages, bool wait, bool from_cp = false);
   // Allocates/locates the page's block (IPU or OPU) and queues its write.
   sim::Task<Errno> WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteBatcher& wb);
+  // The log of a data page of `inode` (the allocation policy's choice).
   LogType DataLogType(const Inode* inode, bool hot, bool gc) const;
   bool ShouldIpu(const Inode* inode) const;
   sim::Task<void> FlusherThread();
@@ -468,7 +481,9 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
   void FreeNodeByNid(Nid nid, BlockAddr addr);
   bool TryGetDnodeCached(Inode* inode, uint64_t index, DnodeRef* out);
   sim::Task<DnodeRef> GetDnode(Inode* inode, uint64_t index, bool alloc);
-  LogType NodeLogType(const NodePage* np) const;
+  LogType NodeLogType(const NodePage* np) const {
+    return alloc_->NodeLog(NodePlacement{np->blk->IsDnode(), np->blk->footer.cold});
+  }
   // Queues a node write (__write_node_page). marks: fsync/dent footer bits.
   void WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBatcher& wb);
   // Frees data blocks >= `from` and the nodes that only covered them.
@@ -476,7 +491,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
   sim::Task<bool> TruncateSubtree(Inode* inode, Nid nid, int depth, uint64_t first, uint64_t from);
   void TruncateDnodeRange(Inode* inode, NodePage* np, uint32_t from_slot);
   void ReleaseDataAddr(Inode* inode, NodePage* np, uint32_t slot);
-  bool NeedSsr() const;
+  bool NeedSsr() const { return alloc_->NeedSsr(*sm_, SpacePressure{dirty_nids_.size(), dirty_dentry_pages_}); }
   bool HasNotEnoughFreeSecs(uint32_t freed, uint32_t needed) const;
   bool IncValidBlocks(uint64_t n);
   void DecValidBlocks(uint64_t n);
@@ -514,7 +529,8 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
 
   // ---- fsync (f2fs_fsync.cc).
   sim::Task<Errno> SyncFile(Inode* inode, bool datasync);
-  int NeedDoCheckpoint(Inode* inode) const;
+  // need_do_checkpoint, decided by the durability mode.
+  bool NeedDoCheckpoint(Inode* inode);
   bool NeedDentryMark(Nid ino) const;
   bool NeedInodeBlockUpdate(Nid ino) const;
   // Writes the file's dirty dnodes with fsync marks; returns nodes written.
@@ -524,7 +540,6 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
   sim::Task<void> Checkpoint(CpReason reason);
   sim::Task<void> DoCheckpoint(CpReason reason);
   bool FsDirty() const;
-  bool NeedBackgroundCheckpoint() const;
   sim::Task<void> BalanceFsBg();  // f2fs_balance_fs_bg
   sim::Task<void> DiscardThread();
   sim::Task<void> WriteMetaBlocks(std::vector<std::pair<BlockAddr, BlockPtr>>& blocks, Io kind, IoBatch* batch);
@@ -553,8 +568,10 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
   bool dead_ = false;
   bool stopping_ = false;
 
+  std::unique_ptr<AllocationPolicy> alloc_;  // before sm_, which uses it
   std::unique_ptr<SegmentManager> sm_;
   std::unique_ptr<NatTable> nat_;
+  std::unique_ptr<Durability> durability_;  // after sm_ and nat_, which it reads
   std::vector<SitJournalEntry> sit_journal_;
   std::vector<bool> sit_bitmap_;
   std::unique_ptr<VictimPolicy> bg_policy_;
@@ -596,9 +613,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient {
   uint64_t cp_started_ = 0;
   uint64_t cp_completed_ = 0;
   WaitQueue cp_wq_;
-  sim::SimTime last_cp_time_;
   sim::SimTime last_op_time_;
-  bool need_cp_ = false;  // SBI_NEED_CP
   std::deque<SegmentManager::DiscardRange> discards_;
 
   // I/O.

@@ -1,5 +1,6 @@
-// Checkpoint (f2fs_write_checkpoint), its background triggers
-// (f2fs_balance_fs_bg) and the discard thread.
+// Checkpoint (f2fs_write_checkpoint), the background thread's checkpoint
+// check (f2fs_balance_fs_bg; the durability mode decides) and the discard
+// thread.
 #include <algorithm>
 
 #include "fs/f2fs/f2fs.h"
@@ -238,9 +239,8 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   // 7. The checkpoint is durable: prefree segments become free, freed nids
   //    become allocatable (PlanFlush), discards are queued.
   cp_ver_ = new_ver;
-  last_cp_time_ = q_->now();
+  durability_->OnCheckpointCommitted(q_->now());
   alloc_since_cp_ = 0;
-  need_cp_ = false;
   std::vector<SegmentManager::DiscardRange> d = sm_->CommitCheckpoint(cfg_.discard.granularity);
   if (cfg_.discard.enabled) {
     for (const auto& r : d) discards_.push_back(r);
@@ -259,19 +259,6 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   for (Inode* in : idle) MaybeEvictInode(in);
 }
 
-bool F2fs::NeedBackgroundCheckpoint() const {
-  if (!cfg_.checkpoint.background) return false;
-  const bool excess_nats =
-      static_cast<double>(nat_->dirty_count()) >= cfg_.checkpoint.dirty_nats_ratio.value * layout_.max_nid;
-  const bool excess_nodes = dirty_nids_.size() >= cfg_.checkpoint.dirty_nodes_threshold;
-  if (!IsIdle(cfg_.checkpoint.idle_interval) && !excess_nats && !excess_nodes) return false;
-  const uint32_t reclaim = std::min<uint32_t>(
-      static_cast<uint32_t>(cfg_.checkpoint.prefree_ratio.value * sm_->main_segments()), 4096);
-  const bool excess_prefree = sm_->prefree_segments() > reclaim;
-  const bool time_over = q_->now() - last_cp_time_ >= cfg_.checkpoint.interval;
-  return (excess_prefree || excess_nats || excess_nodes || time_over) && FsDirty();
-}
-
 sim::Task<void> F2fs::BalanceFsBg() {
   // Unlinked inodes nobody references any more are released first.
   std::vector<Nid> orphans;
@@ -280,7 +267,7 @@ sim::Task<void> F2fs::BalanceFsBg() {
     Inode* in = FindInode(o);
     if (in && in->refs == 0 && in->unlinked && !in->freed) co_await ReleaseInode(in);
   }
-  if (NeedBackgroundCheckpoint()) co_await Checkpoint(CpReason::kBackground);
+  if (durability_->NeedBackgroundCheckpoint()) co_await Checkpoint(CpReason::kBackground);
 }
 
 sim::Task<void> F2fs::DiscardThread() {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "fs/f2fs/allocation_policy.h"
+#include "fs/f2fs/durability.h"
 #include "fs/f2fs/victim_policy.h"
 
 namespace fs::f2fs {
@@ -97,6 +99,10 @@ void F2fsConfig::Describe(sim::Schema<F2fsConfig>& s) {
   s.Param("active_logs", &F2fsConfig::active_logs, "6", "active_logs mount option: 2, 4 or 6").Range(2, 6);
   s.Choice("mode", &F2fsConfig::mode, "adaptive", {"adaptive", "lfs"},
            "mode=: adaptive (SSR and IPU allowed) or lfs (strict log-structured)");
+  s.Choice("allocation", &F2fsConfig::allocation, "default", AllocationPolicyNames(),
+           "Block allocation policy: which log and segment a block goes to, SSR");
+  s.Choice("durability", &F2fsConfig::durability, "checkpoint", DurabilityModeNames(),
+           "How metadata changes become durable and when checkpoints are written");
   s.Param("ipu_policy", &F2fsConfig::ipu_policy, "[fsync]",
           "In-place-update policy bits: force, ssr, util, ssr_util, fsync, async (ignored in lfs mode)");
   s.Param("min_fsync_blocks", &F2fsConfig::min_fsync_blocks, "8",
@@ -120,6 +126,9 @@ void F2fsConfig::Describe(sim::Schema<F2fsConfig>& s) {
   s.Section("discard", &F2fsConfig::discard, "Discard (TRIM) of freed blocks");
   s.Section("page_cache", &F2fsConfig::page_cache, "Page cache and writeback");
   s.Section("cpu", &F2fsConfig::cpu, "Simulated CPU costs of file-system code");
+  std::vector<sim::ImplSection> impls = AllocationPolicySections();
+  for (sim::ImplSection& d : DurabilitySections()) impls.push_back(std::move(d));
+  s.Implementations(&F2fsConfig::impl_configs, impls);
 }
 
 sim::Status F2fsConfig::Validate() const {

@@ -88,6 +88,8 @@ struct F2fsConfig {
   MkfsConfig mkfs;
   uint32_t active_logs;                 // 2, 4 or 6
   std::string mode;                     // adaptive | lfs
+  std::string allocation;               // AllocationPolicy by name (allocation_policy.h)
+  std::string durability;               // Durability mode by name (durability.h)
   std::vector<std::string> ipu_policy;  // force, ssr, util, ssr_util, fsync, async
   uint32_t min_fsync_blocks;
   sim::Ratio min_ipu_util;
@@ -105,6 +107,9 @@ struct F2fsConfig {
   DiscardConfig discard;
   PageCacheConfig page_cache;
   CpuCostConfig cpu;
+  // The sections of the implementations chosen by name (allocation
+  // policies, durability modes).
+  sim::ImplConfigs impl_configs;
 
   static void Describe(sim::Schema<F2fsConfig>& s);
   // Cross-key checks; messages name the key ("active_logs: ...").

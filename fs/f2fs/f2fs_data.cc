@@ -424,6 +424,7 @@ sim::Task<Errno> F2fs::DoTruncate(Inode* inode, uint64_t size) {
       b.inline_data.resize(std::min<uint64_t>(b.inline_data.size(), size));
       b.inode->size = size;
       b.inode->mtime = q_->now();
+      durability_->OnSetattr(inode->ino, size);
       co_return Errno::kOk;
     }
     const Errno e = co_await ConvertInlineData(inode);
@@ -453,19 +454,15 @@ sim::Task<Errno> F2fs::DoTruncate(Inode* inode, uint64_t size) {
   InodeFields& f = MutI(inode);
   f.size = size;
   f.mtime = q_->now();
+  durability_->OnSetattr(inode->ino, size);
   co_return Errno::kOk;
 }
 
 // ---- Writeback.
 
 LogType F2fs::DataLogType(const Inode* inode, bool hot, bool gc) const {
-  if (cfg_.active_logs == 2) return LogType::kHotData;
   const InodeFields& f = I(inode);
-  if (cfg_.active_logs == 4) return f.is_dir ? LogType::kHotData : LogType::kColdData;
-  if (gc) return cfg_.atgc ? LogType::kAtgcData : LogType::kColdData;
-  if (f.cold) return LogType::kColdData;
-  if (f.hot || hot) return LogType::kHotData;
-  return LogType::kWarmData;
+  return alloc_->DataLog(DataPlacement{f.is_dir, f.cold, f.hot, hot, gc});
 }
 
 bool F2fs::ShouldIpu(const Inode* inode) const {
@@ -513,6 +510,7 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteB
     if (IsValidBlkaddr(old)) sm_->Invalidate(old);
     MutNode(dn.np).SetAddr(dn.ofs, addr);
     SetNodeDirty(dn.np, inode);
+    durability_->OnBlockUpdate(BlockUpdate{false, dn.np->nid, static_cast<uint16_t>(dn.ofs), inode->ino, old, addr});
     inode->append_write = true;
     ++alloc_since_cp_;
     stats_.opu_blocks.Inc();

@@ -1,18 +1,11 @@
-// fsync (f2fs_do_sync_file): data write-and-wait, the checkpoint cases of
-// need_do_checkpoint, the file's dirty dnodes written with FSYNC/DENT marks
+// fsync (f2fs_do_sync_file): data write-and-wait, a checkpoint when the
+// durability mode asks for one (need_do_checkpoint), else the file's dirty dnodes written with FSYNC/DENT marks
 // to the warm node log (f2fs_fsync_node_pages), and a merged cache flush.
 #include <algorithm>
 
 #include "fs/f2fs/f2fs.h"
 
 namespace fs::f2fs {
-
-namespace {
-enum CpNeed : int {
-  kNoCp = 0, kNonRegular, kHardlink, kSbNeedCp, kWrongPino, kNoSpaceRollForward, kParentNotCheckpointed,
-  kFastboot, kSpecLogNum, kRecoverDir
-};
-}  // namespace
 
 bool F2fs::NeedDentryMark(Nid ino) const {
   const NatTable::Entry& e = nat_->Get(ino);
@@ -24,24 +17,12 @@ bool F2fs::NeedInodeBlockUpdate(Nid ino) const {
   return !(e.last_fsync && (e.checkpointed || e.fsynced_inode));
 }
 
-int F2fs::NeedDoCheckpoint(Inode* inode) const {
+bool F2fs::NeedDoCheckpoint(Inode* inode) {
   const InodeFields& f = I(inode);
-  if (f.is_dir) return kNonRegular;
-  if (f.links != 1) return kHardlink;
-  if (need_cp_) return kSbNeedCp;
-  if (f.lost_pino) return kWrongPino;
-  // f2fs_space_for_roll_forward: blocks allocated since the checkpoint must
-  // fit the user space (recovery replays them on top of the checkpoint).
-  if (valid_block_count_ + alloc_since_cp_ > layout_.user_block_count) return kNoSpaceRollForward;
-  const Nid pino = f.pino;
-  if (!nat_->Valid(pino) || !nat_->Get(pino).checkpointed) return kParentNotCheckpointed;
-  if (cfg_.fastboot) return kFastboot;
-  if (cfg_.active_logs == 2) return kSpecLogNum;
-  if (cfg_.fsync_mode == "strict" && NeedDentryMark(inode->ino)) {
-    Inode* parent = const_cast<F2fs*>(this)->FindInode(pino);
-    if (parent && parent->trans_dir) return kRecoverDir;
-  }
-  return kNoCp;
+  const Inode* parent = FindInode(f.pino);
+  return durability_->FsyncNeedsCheckpoint(FsyncFacts{inode->ino, f.pino, f.is_dir, f.links, f.lost_pino,
+                                                      valid_block_count_, alloc_since_cp_,
+                                                      parent != nullptr && parent->trans_dir});
 }
 
 sim::Task<uint32_t> F2fs::FsyncNodePages(Inode* inode, IoBatch* batch) {
@@ -120,8 +101,7 @@ sim::Task<Errno> F2fs::SyncFile(Inode* inode, bool datasync) {
     go_write = true;
   }
   if (go_write) {
-    const int reason = NeedDoCheckpoint(inode);
-    if (reason != kNoCp) {
+    if (NeedDoCheckpoint(inode)) {
       const sim::SimTime tc = q_->now();
       co_await Checkpoint(CpReason::kFsync);
       stats_.fsync_cp.Record((q_->now() - tc).ns());

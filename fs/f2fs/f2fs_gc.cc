@@ -134,6 +134,7 @@ sim::Task<uint32_t> F2fs::CleanSection(uint32_t sec, bool fg) {
       sm_->Invalidate(m.addr);
       MutNode(dn).SetAddr(m.ofs, na);
       SetNodeDirty(dn, in);
+      durability_->OnBlockUpdate(BlockUpdate{false, m.dnode, m.ofs, in->ino, m.addr, na});
       ++in->wb_writes;
       wb.Add(na, std::move(content), p, in->ino);
       ++moved;

@@ -282,7 +282,7 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
   cp_ver_ = cp.cp_ver;
   mounted_cp_ver_ = cp.cp_ver;
   cp_completed_ = cp_started_ = 0;
-  last_cp_time_ = q_->now();
+  durability_->OnCheckpointCommitted(q_->now());
   last_op_time_ = q_->now();
   // ---- Orphans, roll-forward recovery, then a checkpoint if anything changed.
   co_await RecoverOrphans(orphans);

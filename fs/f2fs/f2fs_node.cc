@@ -118,6 +118,7 @@ F2fs::NodePage* F2fs::NewNode(Inode* inode, NodeKind kind, uint32_t ofs, Errno* 
 
 void F2fs::FreeNodeByNid(Nid nid, BlockAddr addr) {
   if (IsValidBlkaddr(addr)) sm_->Invalidate(addr);
+  durability_->OnBlockUpdate(BlockUpdate{true, nid, 0, nat_->Get(nid).ino, addr, kNullAddr});
   nat_->Free(nid);
   DecValidBlocks(1);
 }
@@ -187,14 +188,6 @@ sim::Task<F2fs::DnodeRef> F2fs::GetDnode(Inode* inode, uint64_t index, bool allo
   co_return DnodeRef{};
 }
 
-LogType F2fs::NodeLogType(const NodePage* np) const {
-  if (cfg_.active_logs == 2) return LogType::kHotNode;
-  const NodeBlock& b = *np->blk;
-  if (b.IsDnode() && b.footer.cold) return LogType::kWarmNode;
-  if (cfg_.active_logs == 4) return LogType::kColdNode;
-  return b.IsDnode() ? LogType::kHotNode : LogType::kColdNode;
-}
-
 void F2fs::WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBatcher& wb) {
   const LogType t = NodeLogType(np);
   const Nid nid = np->nid;
@@ -208,6 +201,7 @@ void F2fs::WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBat
   b.footer.dent = dent_mark;
   if (IsValidBlkaddr(old)) sm_->Invalidate(old);
   nat_->SetAddr(nid, b.footer.ino, addr, fsync_mark);
+  durability_->OnBlockUpdate(BlockUpdate{true, nid, 0, b.footer.ino, old, addr});
   ++alloc_since_cp_;
   ClearNodeDirty(np);
   LruRemove(np);
@@ -227,6 +221,7 @@ void F2fs::ReleaseDataAddr(Inode* inode, NodePage* np, uint32_t slot) {
   DecValidBlocks(1);
   MutNode(np).SetAddr(slot, kNullAddr);
   SetNodeDirty(np, inode);
+  durability_->OnBlockUpdate(BlockUpdate{false, np->nid, static_cast<uint16_t>(slot), inode->ino, a, kNullAddr});
   InodeFields& f = MutI(inode);
   CHECK_GT(f.data_blocks, 0u);
   --f.data_blocks;
@@ -309,15 +304,6 @@ uint32_t SecsFor(uint64_t pages, uint32_t blocks_per_sec) {
   return static_cast<uint32_t>((pages + blocks_per_sec - 1) / blocks_per_sec);
 }
 }  // namespace
-
-bool F2fs::NeedSsr() const {
-  if (cfg_.mode == "lfs") return false;
-  const uint32_t bps = layout_.blocks_per_sec();
-  const uint32_t node_secs = SecsFor(dirty_nids_.size(), bps);
-  const uint32_t dent_secs = SecsFor(dirty_dentry_pages_, bps);
-  const uint32_t rsvd = layout_.reserved_sections();
-  return sm_->free_sections() <= node_secs + 2 * dent_secs + rsvd + rsvd;
-}
 
 bool F2fs::HasNotEnoughFreeSecs(uint32_t freed, uint32_t needed) const {
   const uint32_t bps = layout_.blocks_per_sec();

@@ -4,15 +4,16 @@
 
 namespace fs::f2fs {
 
-SegmentManager::SegmentManager(const Layout& layout, int active_logs)
+SegmentManager::SegmentManager(const Layout& layout, const AllocationPolicy* policy)
     : layout_(layout),
+      policy_(policy),
       sit_(layout.segment_count_main),
       free_(layout.segment_count_main, 0),
       curseg_of_(layout.segment_count_main, 0xFF),
       sit_dirty_(layout.segment_count_main, 0),
       ssa_dirty_(layout.segment_count_main, 0),
       ssa_(layout.main_blocks()) {
-  (void)active_logs;
+  CHECK(policy_ != nullptr);
 }
 
 void SegmentManager::LoadSit(SegNo s, const RawSitEntry& e) {
@@ -132,40 +133,18 @@ void SegmentManager::LeaveSegment(SegNo s) {
   MarkSitDirty(s);
 }
 
-void SegmentManager::NewSegment(LogType t) {
-  CurSeg& c = cur_[static_cast<int>(t)];
-  const SegNo old = c.segno;
-  SegNo next = kNullSegNo;
-  const uint32_t sps = layout_.segs_per_sec;
-  if (old != kNullSegNo && sps > 1) {
-    const uint32_t s = old.v + 1;
-    if (s % sps != 0 && s < sit_.size() && free_[s]) next = SegNo{s};
-  }
-  if (next == kNullSegNo) {
-    const uint32_t nsec = layout_.section_count;
-    const uint32_t hint = old != kNullSegNo ? layout_.SecOf(old) : 0;
-    uint32_t fallback = UINT32_MAX;
-    for (uint32_t i = 0; i < nsec; ++i) {
-      const uint32_t sec = (hint + i) % nsec;
-      if (!SectionFree(sec)) continue;
-      bool zone_busy = false;
-      if (layout_.secs_per_zone > 1) {
-        for (int l = 0; l < kNumLogs; ++l) {
-          if (l == static_cast<int>(t) || cur_[l].segno == kNullSegNo) continue;
-          if (layout_.ZoneOfSec(layout_.SecOf(cur_[l].segno)) == layout_.ZoneOfSec(sec)) zone_busy = true;
-        }
-      }
-      if (zone_busy) {
-        if (fallback == UINT32_MAX) fallback = sec;
-        continue;
-      }
-      next = SegNo{sec * sps};
-      break;
-    }
-    if (next == kNullSegNo && fallback != UINT32_MAX) next = SegNo{fallback * sps};
-  }
+void SegmentManager::MoveLog(LogType t, bool need_ssr) {
+  const SegmentChoice c = policy_->NextSegment(*this, t, need_ssr);
+  if (c.ssr) OpenSsrSegment(t, c.segno);
+  else OpenFreeSegment(t, c.segno);
+}
+
+void SegmentManager::OpenFreeSegment(LogType t, SegNo next) {
   CHECK(next != kNullSegNo) << "no free section left for log " << LogTypeName(t)
                             << " (free segments " << free_segments_ << ", prefree " << prefree_ << ")";
+  CHECK(free_[next.v]) << "allocation policy chose segment " << next.v << ", which is not free";
+  CurSeg& c = cur_[static_cast<int>(t)];
+  const SegNo old = c.segno;
   if (old != kNullSegNo) curseg_of_[old.v] = 0xFF;
   SetFree(next, false);
   curseg_of_[next.v] = static_cast<uint8_t>(t);
@@ -177,53 +156,19 @@ void SegmentManager::NewSegment(LogType t) {
   if (old != kNullSegNo) LeaveSegment(old);
 }
 
-bool SegmentManager::ChangeToSsr(LogType t) {
-  const bool node = IsNodeLog(t);
-  // Same temperature first, then the others of the same class.
-  std::array<LogType, 3> order;
-  if (node) order = {LogType::kHotNode, LogType::kWarmNode, LogType::kColdNode};
-  else order = {LogType::kHotData, LogType::kWarmData, LogType::kColdData};
-  std::array<LogType, 3> tries = {t, t, t};
-  int n = 1;
-  for (LogType o : order)
-    if (o != t) tries[n++] = o;
-  for (int k = 0; k < n; ++k) {
-    const uint8_t want = static_cast<uint8_t>(tries[k]);
-    uint32_t best = UINT32_MAX, best_cost = UINT32_MAX;
-    for (uint32_t s = 0; s < sit_.size(); ++s) {
-      const SegEntry& e = sit_[s];
-      if (free_[s] || curseg_of_[s] != 0xFF || e.valid == 0 || e.type != want) continue;
-      if (SsrFreeSlots(SegNo{s}) == 0) continue;
-      if (e.ckpt_valid < best_cost) {
-        best_cost = e.ckpt_valid;
-        best = s;
-      }
-    }
-    if (best == UINT32_MAX) continue;
-    CurSeg& c = cur_[static_cast<int>(t)];
-    const SegNo old = c.segno;
-    if (old != kNullSegNo) curseg_of_[old.v] = 0xFF;
-    curseg_of_[best] = static_cast<uint8_t>(t);
-    sit_[best].type = static_cast<uint8_t>(t);
-    MarkSitDirty(SegNo{best});
-    c.segno = SegNo{best};
-    c.ssr = true;
-    c.next_blkoff = NextFreeSlot(c.segno, 0);
-    if (old != kNullSegNo) LeaveSegment(old);
-    return true;
-  }
-  return false;
-}
-
-void SegmentManager::AllocateSegment(LogType t, bool need_ssr) {
-  const CurSeg& c = cur_[static_cast<int>(t)];
-  bool next_in_section_free = false;
-  if (c.segno != kNullSegNo && layout_.segs_per_sec > 1 && !c.ssr) {
-    const uint32_t s = c.segno.v + 1;
-    next_in_section_free = s % layout_.segs_per_sec != 0 && s < sit_.size() && free_[s];
-  }
-  if (t != LogType::kWarmNode && need_ssr && !next_in_section_free && ChangeToSsr(t)) return;
-  NewSegment(t);
+void SegmentManager::OpenSsrSegment(LogType t, SegNo next) {
+  CHECK(!free_[next.v] && !IsCurseg(next) && sit_[next.v].valid > 0 && SsrFreeSlots(next) > 0)
+      << "allocation policy chose segment " << next.v << " for SSR, which is not a dirty segment with free slots";
+  CurSeg& c = cur_[static_cast<int>(t)];
+  const SegNo old = c.segno;
+  if (old != kNullSegNo) curseg_of_[old.v] = 0xFF;
+  curseg_of_[next.v] = static_cast<uint8_t>(t);
+  sit_[next.v].type = static_cast<uint8_t>(t);
+  MarkSitDirty(next);
+  c.segno = next;
+  c.ssr = true;
+  c.next_blkoff = NextFreeSlot(c.segno, 0);
+  if (old != kNullSegNo) LeaveSegment(old);
 }
 
 BlockAddr SegmentManager::Allocate(LogType t, const Summary& sum, sim::SimTime now, bool need_ssr) {
@@ -238,7 +183,7 @@ BlockAddr SegmentManager::Allocate(LogType t, const Summary& sum, sim::SimTime n
   ssa_dirty_[s.v] = 1;
   UpdateValid(a, +1, now);
   c.next_blkoff = c.ssr ? NextFreeSlot(s, off + 1) : off + 1;
-  if (c.next_blkoff >= kBlocksPerSeg) AllocateSegment(t, need_ssr);
+  if (c.next_blkoff >= kBlocksPerSeg) MoveLog(t, need_ssr);
   return a;
 }
 
@@ -264,7 +209,7 @@ void SegmentManager::ReserveSegment(SegNo s) {
 
 void SegmentManager::MoveAllLogsToNewSegments() {
   for (int l = 0; l < kNumPersistentLogs; ++l)
-    if (cur_[l].segno != kNullSegNo) NewSegment(static_cast<LogType>(l));
+    if (cur_[l].segno != kNullSegNo) MoveLog(static_cast<LogType>(l), /*need_ssr=*/false);
 }
 
 uint32_t SegmentManager::SectionValid(uint32_t sec) const {

@@ -18,11 +18,10 @@
 // reused by SSR before the next one (roll-forward recovery may still need
 // it). A checkpoint copies the current maps into the checkpoint maps.
 //
-// Allocation (allocate_segment_by_default): when a log's segment is full,
-// the warm node log (the roll-forward chain) always takes a new free
-// segment; other logs reuse invalid slots of a dirty segment of the same
-// type (SSR, then other temperatures of the same class) when `need_ssr`,
-// else take a new free section's next segment (LFS).
+// Allocation: when a log's segment is full (or a log opens), the
+// AllocationPolicy given at construction chooses the next segment — a free
+// one (LFS) or a dirty one whose free slots the log then fills (SSR); the
+// SegmentManager applies the choice.
 #pragma once
 
 #include <array>
@@ -30,6 +29,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "fs/f2fs/allocation_policy.h"
 #include "fs/f2fs/layout.h"
 #include "fs/f2fs/on_disk.h"
 #include "sim/time.h"
@@ -57,8 +57,8 @@ class SegmentManager {
     uint32_t len = 0;
   };
 
-  // `active_logs` selects the logs in use (2, 4 or 6).
-  SegmentManager(const Layout& layout, int active_logs);
+  // `policy` (outlives this) chooses the segments the logs move to.
+  SegmentManager(const Layout& layout, const AllocationPolicy* policy);
 
   const Layout& layout() const { return layout_; }
 
@@ -75,8 +75,8 @@ class SegmentManager {
   // The next block `t` writes. REQUIRES: the log is active.
   BlockAddr NextAddr(LogType t) const;
   // Allocates the next block of log `t` for a block owned by `sum`, marks it
-  // valid and, if the segment is now full, moves the log on (SSR if
-  // `need_ssr` and the log may use it). Returns the block.
+  // valid and, if the segment is now full, moves the log to the segment the
+  // policy chooses (`need_ssr`: AllocationPolicy::NeedSsr). Returns the block.
   BlockAddr Allocate(LogType t, const Summary& sum, sim::SimTime now, bool need_ssr);
   // A block stops being valid (overwritten out of place, deleted, moved).
   void Invalidate(BlockAddr a);
@@ -86,7 +86,7 @@ class SegmentManager {
   void Touch(BlockAddr a, sim::SimTime now);
   // Opens a log that has no segment yet (the in-memory ATGC log).
   void OpenLog(LogType t) {
-    if (!LogActive(t)) NewSegment(t);
+    if (!LogActive(t)) MoveLog(t, /*need_ssr=*/false);
   }
   // Moves every active log to a new free segment (after roll-forward
   // recovery, so no log overwrites what recovery adopted).
@@ -101,6 +101,7 @@ class SegmentManager {
   bool LogActive(LogType t) const { return cur_[static_cast<int>(t)].segno != kNullSegNo; }
   bool IsCurseg(SegNo s) const { return curseg_of_[s.v] != 0xFF; }
   bool IsFree(SegNo s) const { return free_[s.v]; }
+  bool SectionFree(uint32_t sec) const;
   bool IsPrefree(SegNo s) const { return !free_[s.v] && !IsCurseg(s) && sit_[s.v].valid == 0; }
   bool BlockValid(BlockAddr a) const { return sit_[layout_.SegOf(a).v].cur_map.test(layout_.OffInSeg(a)); }
   const Summary& SummaryOf(BlockAddr a) const { return ssa_[Index(a)]; }
@@ -136,14 +137,15 @@ class SegmentManager {
   void UpdateValid(BlockAddr a, int delta, sim::SimTime now);
   void MarkSitDirty(SegNo s);
   void SetFree(SegNo s, bool free);
-  void NewSegment(LogType t);
-  bool ChangeToSsr(LogType t);
+  // Moves log `t` to the segment the policy chooses.
+  void MoveLog(LogType t, bool need_ssr);
+  void OpenFreeSegment(LogType t, SegNo next);
+  void OpenSsrSegment(LogType t, SegNo next);
   void LeaveSegment(SegNo s);
-  void AllocateSegment(LogType t, bool need_ssr);
   uint32_t NextFreeSlot(SegNo s, uint32_t from) const;
-  bool SectionFree(uint32_t sec) const;
 
   Layout layout_;
+  const AllocationPolicy* policy_;
   std::vector<SegEntry> sit_;
   std::vector<uint8_t> free_;
   std::vector<uint8_t> curseg_of_;  // LogType writing the segment, 0xFF none

@@ -1,0 +1,130 @@
+// Conformance of every registered allocation policy, and the default
+// policy's kernel rules.
+#include "fs/f2fs/allocation_policy.h"
+
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "fs/f2fs/segment_manager.h"
+#include "sim/config.h"
+
+namespace fs::f2fs {
+namespace {
+
+Layout SmallLayout() {
+  auto l = ComputeLayout({256ull << 20, 1, 1, 0});
+  CHECK(l.ok()) << l.status().message();
+  return *l;
+}
+
+std::unique_ptr<AllocationPolicy> Make(const std::string& name, const F2fsConfig& cfg, const Layout& layout) {
+  auto p = MakeAllocationPolicy(name, AllocationPolicyContext{&cfg, &layout});
+  CHECK(p.ok()) << p.status().message();
+  return std::move(p).value();
+}
+
+void FillLog(SegmentManager& sm, LogType t, bool need_ssr) {
+  const SegNo s = sm.curseg(t).segno;
+  while (sm.curseg(t).segno == s) sm.Allocate(t, Summary{Nid{3}, 0, 0}, sim::SimTime::Zero(), need_ssr);
+}
+
+TEST(AllocationPolicyTest, UnknownNameListsTheChoices) {
+  const F2fsConfig cfg = sim::MakeDefault<F2fsConfig>();
+  const Layout layout = SmallLayout();
+  auto p = MakeAllocationPolicy("nope", AllocationPolicyContext{&cfg, &layout});
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("choices: default"), std::string::npos) << p.status().message();
+}
+
+class EveryPolicyTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryPolicyTest, LogsMatchTheActiveLogs) {
+  for (uint32_t logs : {2u, 4u, 6u}) {
+    F2fsConfig cfg = sim::MakeDefault<F2fsConfig>();
+    cfg.active_logs = logs;
+    const Layout layout = SmallLayout();
+    auto p = Make(GetParam(), cfg, layout);
+    std::set<LogType> used;
+    for (bool is_dir : {false, true})
+      for (bool cold : {false, true})
+        for (bool hot : {false, true})
+          for (bool gc : {false, true}) {
+            const LogType t = p->DataLog(DataPlacement{is_dir, cold, hot, hot, gc});
+            EXPECT_FALSE(IsNodeLog(t));
+            EXPECT_NE(t, LogType::kAtgcData) << "ATGC log without the atgc option";
+            used.insert(t);
+          }
+    for (bool dnode : {false, true})
+      for (bool file : {false, true}) {
+        const LogType t = p->NodeLog(NodePlacement{dnode, dnode && file});
+        EXPECT_TRUE(IsNodeLog(t));
+        used.insert(t);
+      }
+    EXPECT_LE(used.size(), logs) << logs << " active logs";
+  }
+}
+
+TEST_P(EveryPolicyTest, FullLogsMoveToFreeSegmentsOfTheirOwn) {
+  const F2fsConfig cfg = sim::MakeDefault<F2fsConfig>();
+  const Layout layout = SmallLayout();
+  auto p = Make(GetParam(), cfg, layout);
+  SegmentManager sm(layout, p.get());
+  sm.FinishLoad();
+  for (int l = 0; l < kNumPersistentLogs; ++l) sm.OpenLog(static_cast<LogType>(l));
+  for (int round = 0; round < 3; ++round) {
+    for (int l = 0; l < kNumPersistentLogs; ++l) FillLog(sm, static_cast<LogType>(l), /*need_ssr=*/false);
+    std::set<uint32_t> segs;
+    for (int l = 0; l < kNumPersistentLogs; ++l) {
+      const SegmentManager::CurSeg& c = sm.curseg(static_cast<LogType>(l));
+      EXPECT_FALSE(c.ssr);
+      EXPECT_EQ(sm.seg(c.segno).valid, 0u);
+      segs.insert(c.segno.v);
+    }
+    EXPECT_EQ(segs.size(), size_t{kNumPersistentLogs}) << "two logs share a segment";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, EveryPolicyTest, ::testing::ValuesIn(AllocationPolicyNames()),
+                         [](const auto& info) { return info.param; });
+
+TEST(DefaultAllocationPolicyTest, SsrReusesADirtySegmentOfTheSameLogButNeverForTheWarmNodeLog) {
+  const F2fsConfig cfg = sim::MakeDefault<F2fsConfig>();
+  const Layout layout = SmallLayout();
+  auto p = Make("default", cfg, layout);
+  SegmentManager sm(layout, p.get());
+  sm.FinishLoad();
+  for (LogType t : {LogType::kHotData, LogType::kWarmNode}) {
+    sm.OpenLog(t);
+    const SegNo first = sm.curseg(t).segno;
+    FillLog(sm, t, false);
+    for (uint32_t off = 0; off < kBlocksPerSeg; off += 2) sm.Invalidate(BlockAddr{layout.SegStart(first).v + off});
+    sm.CommitCheckpoint(/*granularity=*/16);
+    FillLog(sm, t, /*need_ssr=*/true);
+    if (t == LogType::kWarmNode) {
+      EXPECT_FALSE(sm.curseg(t).ssr);
+      EXPECT_NE(sm.curseg(t).segno, first);
+    } else {
+      EXPECT_TRUE(sm.curseg(t).ssr);
+      EXPECT_EQ(sm.curseg(t).segno, first);
+      EXPECT_EQ(sm.curseg(t).next_blkoff, 0u);
+    }
+  }
+}
+
+TEST(DefaultAllocationPolicyTest, LfsModeNeverNeedsSsr) {
+  F2fsConfig cfg = sim::MakeDefault<F2fsConfig>();
+  const Layout layout = SmallLayout();
+  auto adaptive = Make("default", cfg, layout);
+  cfg.mode = "lfs";
+  auto lfs = Make("default", cfg, layout);
+  SegmentManager sm(layout, adaptive.get());
+  sm.FinishLoad();
+  const SpacePressure heavy{uint64_t{layout.segment_count_main} * kBlocksPerSeg, 0};
+  EXPECT_TRUE(adaptive->NeedSsr(sm, heavy));
+  EXPECT_FALSE(lfs->NeedSsr(sm, heavy));
+  EXPECT_FALSE(adaptive->NeedSsr(sm, SpacePressure{}));
+}
+
+}  // namespace
+}  // namespace fs::f2fs

@@ -1,0 +1,79 @@
+// Checkpoint-based durability (Linux 5.15 fs/f2fs): metadata reaches flash
+// with the next checkpoint, so the operation-time hooks have nothing to do;
+// fsync relies on roll-forward recovery except in need_do_checkpoint's
+// cases; f2fs_balance_fs_bg decides the background checkpoints.
+#include <algorithm>
+
+#include "fs/f2fs/durability.h"
+#include "fs/f2fs/segment_manager.h"
+#include "sim/registry.h"
+
+namespace fs::f2fs {
+namespace {
+
+class CheckpointDurability final : public Durability {
+ public:
+  explicit CheckpointDurability(const DurabilityContext& ctx)
+      : cfg_(*ctx.cfg), layout_(*ctx.layout), nat_(*ctx.nat), sm_(*ctx.sm), host_(*ctx.host) {}
+
+  void OnCreate(Nid, Nid, std::string_view, bool) override {}
+  void OnUnlink(Nid, Nid, std::string_view, bool) override {}
+  void OnRename(Nid, std::string_view, Nid, std::string_view, Nid, Nid) override {}
+  void OnSetattr(Nid, uint64_t) override {}
+  void OnBlockUpdate(const BlockUpdate&) override {}
+
+  // need_do_checkpoint, in the kernel's order of cases.
+  bool FsyncNeedsCheckpoint(const FsyncFacts& f) const override {
+    if (f.is_dir) return true;          // CP_NON_REGULAR
+    if (f.links != 1) return true;      // CP_HARDLINK
+    if (f.lost_pino) return true;       // CP_WRONG_PINO
+    // f2fs_space_for_roll_forward: blocks allocated since the checkpoint must
+    // fit the user space (recovery replays them on top of the checkpoint).
+    if (f.valid_blocks + f.allocated_since_checkpoint > layout_.user_block_count) return true;
+    if (!nat_.Valid(f.pino) || !nat_.Get(f.pino).checkpointed) return true;  // CP_NODE_NEED_CP
+    if (cfg_.fastboot) return true;            // CP_FASTBOOT_MODE
+    if (cfg_.active_logs == 2) return true;    // CP_SPEC_LOG_NUM
+    if (cfg_.fsync_mode == "strict" && f.parent_dentries_changed) {
+      const NatTable::Entry& e = nat_.Get(f.ino);
+      if (!e.checkpointed && !e.fsynced_inode) return true;  // CP_RECOVER_DIR
+    }
+    return false;
+  }
+
+  // f2fs_balance_fs_bg's checkpoint triggers.
+  bool NeedBackgroundCheckpoint() const override {
+    const CheckpointConfig& c = cfg_.checkpoint;
+    if (!c.background) return false;
+    const bool excess_nats = static_cast<double>(nat_.dirty_count()) >= c.dirty_nats_ratio.value * layout_.max_nid;
+    const bool excess_nodes = host_.DirtyNodePages() >= c.dirty_nodes_threshold;
+    if (!host_.IsIdle(c.idle_interval) && !excess_nats && !excess_nodes) return false;
+    const uint32_t reclaim =
+        std::min<uint32_t>(static_cast<uint32_t>(c.prefree_ratio.value * sm_.main_segments()), 4096);
+    const bool excess_prefree = sm_.prefree_segments() > reclaim;
+    const bool time_over = host_.Now() - last_cp_time_ >= c.interval;
+    return (excess_prefree || excess_nats || excess_nodes || time_over) && host_.HasUncheckpointedChanges();
+  }
+
+  void OnCheckpointCommitted(sim::SimTime when) override { last_cp_time_ = when; }
+
+ private:
+  const F2fsConfig& cfg_;
+  const Layout& layout_;
+  const NatTable& nat_;
+  const SegmentManager& sm_;
+  const DurabilityHost& host_;
+  sim::SimTime last_cp_time_;
+};
+
+}  // namespace
+
+const sim::Registrar<DurabilityInfo> kRegistered{{
+    "checkpoint",
+    "the kernel's: metadata is durable at the next checkpoint; fsync writes dnodes for roll-forward recovery "
+    "or a checkpoint (need_do_checkpoint); background checkpoints (f2fs_balance_fs_bg)",
+    [](const DurabilityContext& ctx) -> std::unique_ptr<Durability> {
+      return std::make_unique<CheckpointDurability>(ctx);
+    },
+    {}}};
+
+}  // namespace fs::f2fs
