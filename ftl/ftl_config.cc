@@ -57,6 +57,12 @@ uint32_t FtlConfig::BgThresholdUnits(uint32_t units_per_group) const {
   return std::max({by_fraction, gc_threshold_units, gc_fg_threshold + 1});
 }
 
+uint32_t FtlConfig::KeptUnits(uint32_t units_per_group) const {
+  const uint32_t streams = hot_cold ? 4 : 2;
+  const uint64_t kept = uint64_t{BgThresholdUnits(units_per_group)} + streams + 1;
+  return static_cast<uint32_t>(std::min<uint64_t>(kept, UINT32_MAX));
+}
+
 uint64_t FtlConfig::LogicalPages(const flash::Geometry& g) const {
   return static_cast<uint64_t>(std::floor(static_cast<double>(g.pages()) / (1.0 + op.value)));
 }
@@ -85,11 +91,11 @@ sim::Status FtlConfig::Validate(const flash::Geometry& g) const {
   const bool superblock = (*alloc)->superblock_units;
   const uint64_t groups = superblock ? 1 : g.planes();
   const uint64_t unit_pages = superblock ? static_cast<uint64_t>(g.planes()) * g.pages_per_block : g.pages_per_block;
-  // Units that hold no data in steady state: the free units background GC
-  // keeps (at least the GC reserve), one open unit per stream, and one more
-  // so that stale pages exist for GC to reclaim.
-  const uint64_t streams = hot_cold ? 4 : 2;
-  const uint64_t kept = BgThresholdUnits(g.blocks_per_plane) + streams + 1;
+  // Units that hold no data in steady state (see KeptUnits). Each group's
+  // data is capped at (units - kept) units, so the caps must add up to the
+  // logical space: then some group can always take the next host page, and
+  // every group under its cap keeps enough stale pages for GC to progress.
+  const uint64_t kept = KeptUnits(g.blocks_per_plane);
   if (kept >= g.blocks_per_plane) {
     return sim::Status::InvalidInput("ftl.gc_threshold: GC would keep " + std::to_string(kept) +
                                      " of the " + std::to_string(g.blocks_per_plane) +

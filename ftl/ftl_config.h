@@ -56,6 +56,14 @@ struct FtlConfig {
   // max(ceil(gc_threshold * units_per_group), gc_threshold_units, gc_fg_threshold + 1).
   uint32_t BgThresholdUnits(uint32_t units_per_group) const;
 
+  // Units of a group that hold no data in steady state: the free units
+  // background GC keeps (BgThresholdUnits), one open unit per stream (2, or
+  // 4 with hot_cold) and one more, so that GC always finds stale pages.
+  // A group takes host data only while its valid pages stay within
+  // (units_per_group - KeptUnits) x unit pages (see ftl_core.h); Validate
+  // checks that the groups together hold the logical space under that cap.
+  uint32_t KeptUnits(uint32_t units_per_group) const;
+
   // Exported logical pages on `g`: floor(pages / (1 + op)).
   uint64_t LogicalPages(const flash::Geometry& g) const;
 };

@@ -160,21 +160,30 @@ void PageFtl::OnUnmappedDue() {
 
 void PageFtl::SubmitWrite(FtlOp* op) {
   const Stream s = core_.HostStream(op->temperature);
-  const uint32_t g = core_.NextGroup(s);
-  GroupState& gs = groups_[g];
-  if (gs.wait_head != nullptr || !core_.CanAllocateHost(g, s)) {
-    if (gs.wait_tail == nullptr) {
-      gs.wait_head = op;
-    } else {
-      gs.wait_tail->next = op;
-    }
-    gs.wait_tail = op;
-    ++waiting_writes_;
+  const uint32_t g = core_.HostGroup(op->lpn, s);
+  if (!Ready(g, s)) {
     write_stalls_.Inc();
-    MaybeStartGc(g);
+    Enqueue(op, g);
     return;
   }
   IssueWrite(op, g, s);
+}
+
+bool PageFtl::Ready(uint32_t group, Stream s) const {
+  return groups_[group].wait_head == nullptr && core_.CanAllocateHost(group, s);
+}
+
+void PageFtl::Enqueue(FtlOp* op, uint32_t group) {
+  GroupState& gs = groups_[group];
+  op->next = nullptr;
+  if (gs.wait_tail == nullptr) {
+    gs.wait_head = op;
+  } else {
+    gs.wait_tail->next = op;
+  }
+  gs.wait_tail = op;
+  ++waiting_writes_;
+  MaybeStartGc(group);
 }
 
 void PageFtl::IssueWrite(FtlOp* op, uint32_t group, Stream s) {
@@ -338,13 +347,24 @@ void PageFtl::DrainWaiting(uint32_t group) {
   while (gs.wait_head != nullptr) {
     FtlOp* op = gs.wait_head;
     const Stream s = core_.HostStream(op->temperature);
-    if (!core_.CanAllocateHost(group, s)) break;
+    // The writes issued ahead of this one may have filled the group to its
+    // data cap; then the write moves on to another group.
+    const bool moves = !core_.TakesHostPage(group, op->lpn);
+    if (!moves && !core_.CanAllocateHost(group, s)) break;
     gs.wait_head = op->next;
     if (gs.wait_head == nullptr) gs.wait_tail = nullptr;
     op->next = nullptr;
     --waiting_writes_;
+    uint32_t target = group;
+    if (moves) {
+      target = core_.OtherGroup(group, op->lpn, s);
+      if (!Ready(target, s)) {
+        Enqueue(op, target);  // keeps waiting, now there (one stall, timed to the final issue)
+        continue;
+      }
+    }
     write_stall_time_.Record((queue_->now() - op->submit_time).ns());
-    IssueWrite(op, group, s);
+    IssueWrite(op, target, s);
   }
 }
 
