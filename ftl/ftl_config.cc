@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "ftl/allocator.h"
 #include "ftl/mapping.h"
 #include "ftl/victim_policy.h"
@@ -46,7 +48,8 @@ void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
   s.Param("hot_cold", &FtlConfig::hot_cold, "false",
           "Separate host writes hinted cold (FtlOp::temperature) into their own open units");
   s.Param("unmapped_read_latency", &FtlConfig::unmapped_read_latency, "0ns",
-          "Completion delay of a read of an unmapped page (mapping lookup only)");
+          "Completion delay of a read of an unmapped page (mapping lookup only)")
+      .Range(0, 1e9);
   s.Param("seed", &FtlConfig::seed, "1", "Seed of randomized victim policies");
   s.Section("precondition", &FtlConfig::precondition, "Functional preconditioning to steady state");
 }
@@ -91,6 +94,20 @@ sim::Status FtlConfig::Validate(const flash::Geometry& g) const {
   const bool superblock = (*alloc)->superblock_units;
   const uint64_t groups = superblock ? 1 : g.planes();
   const uint64_t unit_pages = superblock ? static_cast<uint64_t>(g.planes()) * g.pages_per_block : g.pages_per_block;
+  // Pages of a unit are counted in 32 bits.
+  if (unit_pages > UINT32_MAX) {
+    return sim::Status::InvalidInput(
+        fmt::format("ftl.allocation: a superblock of {} planes x {} pages = {} pages; at most {} are supported",
+                    g.planes(), g.pages_per_block, unit_pages, UINT32_MAX));
+  }
+  // GC copy slots of a group are numbered in 24 bits (command tags).
+  const uint64_t group_planes = superblock ? g.planes() : 1;
+  if (static_cast<uint64_t>(gc_pages_in_flight) * group_planes > kMaxGcSlots) {
+    return sim::Status::InvalidInput(fmt::format(
+        "ftl.gc_pages_in_flight: {} per plane x {} planes per GC group = {} copies in flight; at most {} are "
+        "supported",
+        gc_pages_in_flight, group_planes, static_cast<uint64_t>(gc_pages_in_flight) * group_planes, kMaxGcSlots));
+  }
   // Units that hold no data in steady state (see KeptUnits). Each group's
   // data is capped at (units - kept) units, so the caps must add up to the
   // logical space: then some group can always take the next host page, and

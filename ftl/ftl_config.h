@@ -28,6 +28,10 @@ struct PreconditionConfig {
   static void Describe(sim::Schema<PreconditionConfig>& s);
 };
 
+// Largest number of GC copies in flight in one group (gc_pages_in_flight x
+// planes per group): the timed FTL numbers them in 24 bits.
+inline constexpr uint64_t kMaxGcSlots = (uint64_t{1} << 24) - 1;
+
 // In-class initializers equal the declared defaults (ftl_config_test checks
 // them against MakeDefault<FtlConfig>()).
 struct FtlConfig {
@@ -48,8 +52,9 @@ struct FtlConfig {
 
   static void Describe(sim::Schema<FtlConfig>& s);
 
-  // Checks names, the stripe order and that the spare space covers the GC
-  // reserve and open units on `g`. Errors name the key.
+  // Checks names, the stripe order, that the spare space covers the GC
+  // reserve and open units on `g`, and that unit sizes and GC copy slots fit
+  // their index types. Errors name the key. REQUIRES: g.Validate().ok().
   sim::Status Validate(const flash::Geometry& g) const;
 
   // Free units per group below which background GC runs:

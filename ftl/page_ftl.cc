@@ -107,8 +107,8 @@ void PageFtl::Submit(FtlOp* op) {
 uint32_t PageFtl::AcquireHostSlot(FtlOp* op) {
   uint32_t i;
   if (free_host_slots_.empty()) {
+    CHECK_LT(host_slots_.size(), size_t{UINT32_MAX}) << "host pages in flight exceed 32-bit slot numbers";
     i = static_cast<uint32_t>(host_slots_.size());
-    CHECK_LT(i, 1u << 24);
     host_slots_.emplace_back();
     host_slots_.back().cmd.client = this;
     host_slots_.back().cmd.source = flash::CmdSource::kHost;
@@ -139,7 +139,7 @@ void PageFtl::SubmitRead(FtlOp* op) {
   flash::FlashCommand& c = host_slots_[i].cmd;
   c.kind = flash::FlashOpKind::kRead;
   c.ppn = p;
-  c.tag = Tag(CmdKind::kHostRead, 0, i);
+  c.tag = HostTag(CmdKind::kHostRead, i);
   array_->Submit(&c);
 }
 
@@ -193,7 +193,7 @@ void PageFtl::IssueWrite(FtlOp* op, uint32_t group, Stream s) {
   flash::FlashCommand& c = host_slots_[i].cmd;
   c.kind = flash::FlashOpKind::kProgram;
   c.ppn = p;
-  c.tag = Tag(CmdKind::kHostWrite, group, i);
+  c.tag = HostTag(CmdKind::kHostWrite, i);
   UpdateFreeGauge();
   array_->Submit(&c);
   MaybeStartGc(group);
@@ -375,7 +375,7 @@ void PageFtl::OnFlashComplete(flash::FlashCommand* cmd) {
   switch (kind) {
     case CmdKind::kHostRead:
     case CmdKind::kHostWrite:
-      OnHostDone(kind, index);
+      OnHostDone(kind, static_cast<uint32_t>(cmd->tag));
       break;
     case CmdKind::kGcRead:
       OnGcReadDone(group, index);

@@ -85,9 +85,14 @@ class PageFtl final : public Ftl, public flash::FlashClient {
 
  private:
   enum class CmdKind : uint8_t { kHostRead = 1, kHostWrite, kGcRead, kGcProgram, kGcErase };
+  // Command tags: the kind in bits 56-63; GC commands carry their group in
+  // bits 24-55 and slot in bits 0-23 (Validate bounds the slots per group);
+  // host commands carry their 32-bit slot in bits 0-31.
   static uint64_t Tag(CmdKind k, uint32_t group, uint32_t index) {
+    DCHECK_LT(index, 1u << 24);
     return (static_cast<uint64_t>(k) << 56) | (static_cast<uint64_t>(group) << 24) | index;
   }
+  static uint64_t HostTag(CmdKind k, uint32_t index) { return (static_cast<uint64_t>(k) << 56) | index; }
 
   struct HostSlot {
     flash::FlashCommand cmd;
