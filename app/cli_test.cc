@@ -133,6 +133,20 @@ TEST_F(CliTest, SizesBeyondWhatTheSimulatorHoldsAreExitCode2) {
   EXPECT_THAT(o.out, HasSubstr("tBERS"));
 }
 
+TEST_F(CliTest, MobigenTimeScaleAndNonTraceInputsAreExitCode2) {
+  const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/mobigen_twitter.yaml";
+  // Regression: time_scale=1e9 was accepted and overflowed the simulated clock.
+  Outcome o = Cli("check " + cfg + " --set workload.mobigen.time_scale=1e9");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("workload.mobigen.time_scale"));
+  // Regression: /dev/zero as the trace was read into memory without bound.
+  if (fs::exists("/dev/zero")) {
+    o = Cli("run " + cfg + " --quiet --set workload.mobigen.trace=/dev/zero --out " + (dir_ / "z").string());
+    EXPECT_EQ(o.code, 2) << o.out;
+    EXPECT_THAT(o.out, HasSubstr("/dev/zero:1: line longer than"));
+  }
+}
+
 TEST_F(CliTest, UnknownFlagsCommandsAndMissingFiles) {
   EXPECT_EQ(Cli("run").code, 2);
   EXPECT_EQ(Cli("frobnicate x").code, 2);
