@@ -60,10 +60,9 @@ uint32_t FtlConfig::BgThresholdUnits(uint32_t units_per_group) const {
   return std::max({by_fraction, gc_threshold_units, gc_fg_threshold + 1});
 }
 
-uint32_t FtlConfig::KeptUnits(uint32_t units_per_group) const {
+uint64_t FtlConfig::KeptUnits(uint32_t units_per_group) const {
   const uint32_t streams = hot_cold ? 4 : 2;
-  const uint64_t kept = uint64_t{BgThresholdUnits(units_per_group)} + streams + 1;
-  return static_cast<uint32_t>(std::min<uint64_t>(kept, UINT32_MAX));
+  return uint64_t{BgThresholdUnits(units_per_group)} + streams + 1;
 }
 
 uint64_t FtlConfig::LogicalPages(const flash::Geometry& g) const {
@@ -114,9 +113,10 @@ sim::Status FtlConfig::Validate(const flash::Geometry& g) const {
   // every group under its cap keeps enough stale pages for GC to progress.
   const uint64_t kept = KeptUnits(g.blocks_per_plane);
   if (kept >= g.blocks_per_plane) {
-    return sim::Status::InvalidInput("ftl.gc_threshold: GC would keep " + std::to_string(kept) +
-                                     " of the " + std::to_string(g.blocks_per_plane) +
-                                     " units of a group free or open; lower gc_threshold/gc_fg_threshold");
+    return sim::Status::InvalidInput(
+        fmt::format("ftl.gc_threshold: GC would keep {} of the {} units of a group free or open; lower "
+                    "gc_threshold, gc_threshold_units or gc_fg_threshold",
+                    kept, g.blocks_per_plane));
   }
   const uint64_t held = groups * kept * unit_pages;
   if (physical - logical < held) {

@@ -67,7 +67,7 @@ struct FtlConfig {
   // A group takes host data only while its valid pages stay within
   // (units_per_group - KeptUnits) x unit pages (see ftl_core.h); Validate
   // checks that the groups together hold the logical space under that cap.
-  uint32_t KeptUnits(uint32_t units_per_group) const;
+  uint64_t KeptUnits(uint32_t units_per_group) const;
 
   // Exported logical pages on `g`: floor(pages / (1 + op)).
   uint64_t LogicalPages(const flash::Geometry& g) const;

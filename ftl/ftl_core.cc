@@ -47,8 +47,7 @@ FtlCore::FtlCore(const FtlConfig& cfg, const flash::Geometry& geometry, const fl
   const sim::Status st = cfg.Validate(geometry);
   CHECK(st.ok()) << st.message();
   bg_threshold_ = cfg.BgThresholdUnits(blocks_.units_per_group());
-  group_data_cap_ = static_cast<uint64_t>(blocks_.units_per_group() - cfg.KeptUnits(blocks_.units_per_group())) *
-                    blocks_.unit_pages();
+  group_data_cap_ = (blocks_.units_per_group() - cfg.KeptUnits(blocks_.units_per_group())) * blocks_.unit_pages();
   group_valid_.assign(blocks_.groups(), 0);
 
   VictimPolicyContext vctx;
