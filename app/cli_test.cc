@@ -117,6 +117,36 @@ TEST_F(CliTest, CrossKeyErrorsNameTheKeyAndItsLine) {
   EXPECT_THAT(o.out, HasSubstr(cfg + ":4:"));
 }
 
+TEST_F(CliTest, SizesBeyondWhatTheSimulatorHoldsAreExitCode2) {
+  // Regression: passed check, then aborted building the SSD (32-bit slot count).
+  Outcome o = Cli("run " + Tiny() + " --quiet --set device.ssd.write_buffer.size=16TiB --out " +
+                  (dir_ / "wb").string());
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("--set"));
+  EXPECT_THAT(o.out, HasSubstr("device.ssd.write_buffer.size: "));
+  o = Cli("check " + Tiny() + " --set device.geometry.channels=1024 --set device.geometry.chips_per_channel=1024 "
+          "--set device.geometry.dies_per_chip=64 --set device.geometry.blocks_per_plane=4096");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("device.geometry.blocks_per_plane: "));
+  o = Cli("check " + Tiny() + " --set device.flash.timing.tBERS=100s");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("tBERS"));
+}
+
+TEST_F(CliTest, MobigenTimeScaleAndNonTraceInputsAreExitCode2) {
+  const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/mobigen_twitter.yaml";
+  // Regression: time_scale=1e9 was accepted and overflowed the simulated clock.
+  Outcome o = Cli("check " + cfg + " --set workload.mobigen.time_scale=1e9");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("workload.mobigen.time_scale"));
+  // Regression: /dev/zero as the trace was read into memory without bound.
+  if (fs::exists("/dev/zero")) {
+    o = Cli("run " + cfg + " --quiet --set workload.mobigen.trace=/dev/zero --out " + (dir_ / "z").string());
+    EXPECT_EQ(o.code, 2) << o.out;
+    EXPECT_THAT(o.out, HasSubstr("/dev/zero:1: line longer than"));
+  }
+}
+
 TEST_F(CliTest, UnknownFlagsCommandsAndMissingFiles) {
   EXPECT_EQ(Cli("run").code, 2);
   EXPECT_EQ(Cli("frobnicate x").code, 2);

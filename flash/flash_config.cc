@@ -9,20 +9,26 @@ namespace flash {
 void FlashTimingConfig::Describe(sim::Schema<FlashTimingConfig>& s) {
   s.Choice("cell", &FlashTimingConfig::cell, "slc", {"slc", "mlc", "tlc"},
            "Bits per cell; selects how many page types (LSB/CSB/MSB) have their own tR/tPROG");
-  s.Param("tR", &FlashTimingConfig::t_read, "75us", "Array read time of an LSB page (every page for slc)");
-  s.Param("tR_csb", &FlashTimingConfig::t_read_csb, "0ns", "Array read time of a CSB page (tlc); 0 = tR");
-  s.Param("tR_msb", &FlashTimingConfig::t_read_msb, "0ns", "Array read time of an MSB page (mlc, tlc); 0 = tR");
+  s.Param("tR", &FlashTimingConfig::t_read, "75us", "Array read time of an LSB page (every page for slc)")
+      .Range(0, kMaxOpNs);
+  s.Param("tR_csb", &FlashTimingConfig::t_read_csb, "0ns", "Array read time of a CSB page (tlc); 0 = tR")
+      .Range(0, kMaxOpNs);
+  s.Param("tR_msb", &FlashTimingConfig::t_read_msb, "0ns", "Array read time of an MSB page (mlc, tlc); 0 = tR")
+      .Range(0, kMaxOpNs);
   s.Param("tPROG", &FlashTimingConfig::t_prog, "750us", "Program time of an LSB page (every page for slc)")
-      .Min(1);
-  s.Param("tPROG_csb", &FlashTimingConfig::t_prog_csb, "0ns", "Program time of a CSB page (tlc); 0 = tPROG");
+      .Range(1, kMaxOpNs);
+  s.Param("tPROG_csb", &FlashTimingConfig::t_prog_csb, "0ns", "Program time of a CSB page (tlc); 0 = tPROG")
+      .Range(0, kMaxOpNs);
   s.Param("tPROG_msb", &FlashTimingConfig::t_prog_msb, "0ns",
-          "Program time of an MSB page (mlc, tlc); 0 = tPROG");
-  s.Param("tBERS", &FlashTimingConfig::t_erase, "3.8ms", "Block erase time").Min(1);
+          "Program time of an MSB page (mlc, tlc); 0 = tPROG")
+      .Range(0, kMaxOpNs);
+  s.Param("tBERS", &FlashTimingConfig::t_erase, "3.8ms", "Block erase time").Range(1, kMaxOpNs);
   s.Param("channel_rate", &FlashTimingConfig::channel_rate, "333MB/s",
           "Data rate of one channel bus (page transfer time = page_size / channel_rate)")
-      .Min(1);
+      .Min(kMinRateBytesPerSec);
   s.Param("cmd_overhead", &FlashTimingConfig::cmd_overhead, "0ns",
-          "Channel time of the command and address cycles of one command");
+          "Channel time of the command and address cycles of one command")
+      .Range(0, kMaxOpNs);
 }
 
 uint32_t FlashTimingConfig::BitsPerCell() const {
@@ -68,11 +74,14 @@ void SuspendConfig::Describe(sim::Schema<SuspendConfig>& s) {
   s.Param("erase", &SuspendConfig::erase, "false",
           "A foreground read arriving during tBERS suspends the erase (policy permitting)");
   s.Param("program_latency", &SuspendConfig::program_latency, "20us",
-          "Time from a program-suspend command until the die accepts a read");
+          "Time from a program-suspend command until the die accepts a read")
+      .Range(0, kMaxOpNs);
   s.Param("erase_latency", &SuspendConfig::erase_latency, "20us",
-          "Time from an erase-suspend command until the die accepts a read");
+          "Time from an erase-suspend command until the die accepts a read")
+      .Range(0, kMaxOpNs);
   s.Param("resume_latency", &SuspendConfig::resume_latency, "0ns",
-          "Added to the remaining program/erase time when the operation resumes");
+          "Added to the remaining program/erase time when the operation resumes")
+      .Range(0, kMaxOpNs);
   s.Param("max_per_op", &SuspendConfig::max_per_op, "0",
           "Suspensions allowed per program/erase operation; 0 = unlimited");
 }

@@ -26,6 +26,12 @@ namespace flash {
 
 // Upper bound on planes per die supported by the array model.
 inline constexpr uint32_t kMaxPlanesPerDie = 16;
+// Bounds of the timing keys: one operation takes at most a second and a bus
+// moves at least 1 MB/s, so a page transfer (<= 1 MiB) stays near a second
+// too. Simulated time (int64 ns, +/- 292 years) then lasts for billions of
+// operations.
+inline constexpr double kMaxOpNs = 1e9;
+inline constexpr double kMinRateBytesPerSec = 1e6;
 
 struct FlashTimingConfig {
   std::string cell;              // "slc" | "mlc" | "tlc"

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "sim/config.h"
+#include "sim/status.h"
 #include "sim/units.h"
 
 namespace flash {
@@ -27,6 +28,12 @@ struct FlashAddr {
   uint32_t channel = 0, chip = 0, die = 0, plane = 0, block = 0, page = 0;
 };
 
+// Largest supported totals. Flash blocks (and the FTL's erase units) are
+// numbered with 32-bit ids that keep UINT32_MAX as "none"; byte addresses
+// of the raw array must stay well inside 64 bits.
+inline constexpr uint64_t kMaxBlocks = UINT32_MAX - 1;
+inline constexpr uint64_t kMaxRawBytes = uint64_t{1} << 60;
+
 struct Geometry {
   uint32_t channels = 8;
   uint32_t chips_per_channel = 4;
@@ -37,6 +44,10 @@ struct Geometry {
   sim::Bytes page_size{8192};
 
   static void Describe(sim::Schema<Geometry>& s);
+  // Cross-key checks: the totals (blocks(), bytes()) stay within kMaxBlocks
+  // and kMaxRawBytes. InvalidInput naming the key, relative to the geometry
+  // section ("blocks_per_plane: ...").
+  sim::Status Validate() const;
 
   uint32_t dies() const { return channels * chips_per_channel * dies_per_chip; }
   uint32_t planes() const { return dies() * planes_per_die; }

@@ -2,9 +2,11 @@
 //
 // Contract:
 // - NextGroup(stream) returns the group (see block_manager.h) whose open
-//   unit of `stream` takes the next host page. It is called once per host
-//   page, in submission order; the FTL then allocates in that group, waiting
-//   for GC if the group has no room. It must be deterministic given the call
+//   unit of `stream` should take the next host page. It is called once per
+//   host page, in submission order; the FTL then allocates in that group,
+//   waiting for GC if the group has no room. The choice is a preference: a
+//   group at its data cap (FtlCore) does not take the page and the FTL
+//   places it in another group. It must be deterministic given the call
 //   sequence and (for load-aware schemes) the array's die loads.
 // - Load-aware schemes read FlashArray::DieLoad; in functional use (no array)
 //   they fall back to a fixed rotation.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
 #include <glog/logging.h>
 
 #include "ftl/allocator.h"
@@ -50,7 +51,8 @@ void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
   s.Param("hot_cold", &FtlConfig::hot_cold, "false",
           "Separate host writes hinted cold (FtlOp::temperature) into their own open units");
   s.Param("unmapped_read_latency", &FtlConfig::unmapped_read_latency, "0ns",
-          "Completion delay of a read of an unmapped page (mapping lookup only)");
+          "Completion delay of a read of an unmapped page (mapping lookup only)")
+      .Range(0, 1e9);
   s.Param("seed", &FtlConfig::seed, "1", "Seed of randomized victim policies");
   s.Section("precondition", &FtlConfig::precondition, "Functional preconditioning to steady state");
   s.Implementations(&FtlConfig::policies, VictimPolicySections());
@@ -61,6 +63,11 @@ uint32_t FtlConfig::BgThresholdUnits(uint32_t units_per_group) const {
   const auto by_fraction =
       static_cast<uint32_t>(std::ceil(gc_threshold.value * static_cast<double>(units_per_group) - 1e-9));
   return std::max({by_fraction, gc_threshold_units, gc_fg_threshold + 1});
+}
+
+uint64_t FtlConfig::KeptUnits(uint32_t units_per_group) const {
+  const uint32_t streams = hot_cold ? 4 : 2;
+  return uint64_t{BgThresholdUnits(units_per_group)} + streams + 1;
 }
 
 uint64_t FtlConfig::LogicalPages(const flash::Geometry& g) const {
@@ -102,15 +109,30 @@ sim::Status FtlConfig::ValidatePageMapped(const flash::Geometry& g) const {
   const bool superblock = (*alloc)->superblock_units;
   const uint64_t groups = superblock ? 1 : g.planes();
   const uint64_t unit_pages = superblock ? static_cast<uint64_t>(g.planes()) * g.pages_per_block : g.pages_per_block;
-  // Units that hold no data in steady state: the free units background GC
-  // keeps (at least the GC reserve), one open unit per stream, and one more
-  // so that stale pages exist for GC to reclaim.
-  const uint64_t streams = hot_cold ? 4 : 2;
-  const uint64_t kept = BgThresholdUnits(g.blocks_per_plane) + streams + 1;
+  // Pages of a unit are counted in 32 bits.
+  if (unit_pages > UINT32_MAX) {
+    return sim::Status::InvalidInput(
+        fmt::format("ftl.allocation: a superblock of {} planes x {} pages = {} pages; at most {} are supported",
+                    g.planes(), g.pages_per_block, unit_pages, UINT32_MAX));
+  }
+  // GC copy slots of a group are numbered in 24 bits (command tags).
+  const uint64_t group_planes = superblock ? g.planes() : 1;
+  if (static_cast<uint64_t>(gc_pages_in_flight) * group_planes > kMaxGcSlots) {
+    return sim::Status::InvalidInput(fmt::format(
+        "ftl.gc_pages_in_flight: {} per plane x {} planes per GC group = {} copies in flight; at most {} are "
+        "supported",
+        gc_pages_in_flight, group_planes, static_cast<uint64_t>(gc_pages_in_flight) * group_planes, kMaxGcSlots));
+  }
+  // Units that hold no data in steady state (see KeptUnits). Each group's
+  // data is capped at (units - kept) units, so the caps must add up to the
+  // logical space: then some group can always take the next host page, and
+  // every group under its cap keeps enough stale pages for GC to progress.
+  const uint64_t kept = KeptUnits(g.blocks_per_plane);
   if (kept >= g.blocks_per_plane) {
-    return sim::Status::InvalidInput("ftl.gc_threshold: GC would keep " + std::to_string(kept) +
-                                     " of the " + std::to_string(g.blocks_per_plane) +
-                                     " units of a group free or open; lower gc_threshold/gc_fg_threshold");
+    return sim::Status::InvalidInput(
+        fmt::format("ftl.gc_threshold: GC would keep {} of the {} units of a group free or open; lower "
+                    "gc_threshold, gc_threshold_units or gc_fg_threshold",
+                    kept, g.blocks_per_plane));
   }
   const uint64_t held = groups * kept * unit_pages;
   if (physical - logical < held) {

@@ -28,6 +28,10 @@ struct PreconditionConfig {
   static void Describe(sim::Schema<PreconditionConfig>& s);
 };
 
+// Largest number of GC copies in flight in one group (gc_pages_in_flight x
+// planes per group): the timed FTL numbers them in 24 bits.
+inline constexpr uint64_t kMaxGcSlots = (uint64_t{1} << 24) - 1;
+
 // In-class initializers equal the declared defaults (ftl_config_test checks
 // them against MakeDefault<FtlConfig>()).
 struct FtlConfig {
@@ -51,15 +55,24 @@ struct FtlConfig {
   static void Describe(sim::Schema<FtlConfig>& s);
 
   // Checks the kind and then what the kind checks (see FtlKindInfo in
-  // ftl/ftl_factory.h). Errors name the key.
+  // ftl/ftl_factory.h). Errors name the key. REQUIRES: g.Validate().ok().
   sim::Status Validate(const flash::Geometry& g) const;
-  // The page-mapped kind's checks: names, the stripe order and that the
-  // spare space covers the GC reserve and open units on `g`.
+  // The page-mapped kind's checks: names, the stripe order, that the spare
+  // space covers the GC reserve and open units on `g`, and that unit sizes
+  // and GC copy slots fit their index types.
   sim::Status ValidatePageMapped(const flash::Geometry& g) const;
 
   // Free units per group below which background GC runs:
   // max(ceil(gc_threshold * units_per_group), gc_threshold_units, gc_fg_threshold + 1).
   uint32_t BgThresholdUnits(uint32_t units_per_group) const;
+
+  // Units of a group that hold no data in steady state: the free units
+  // background GC keeps (BgThresholdUnits), one open unit per stream (2, or
+  // 4 with hot_cold) and one more, so that GC always finds stale pages.
+  // A group takes host data only while its valid pages stay within
+  // (units_per_group - KeptUnits) x unit pages (see ftl_core.h); Validate
+  // checks that the groups together hold the logical space under that cap.
+  uint64_t KeptUnits(uint32_t units_per_group) const;
 
   // Exported logical pages on `g`, as the kind exports them.
   // REQUIRES: Validate(g).ok().

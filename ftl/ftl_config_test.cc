@@ -85,5 +85,36 @@ TEST(FtlConfig, ValidateNamesTheKey) {
   EXPECT_TRUE(c.Validate(Geo()).ok());
 }
 
+TEST(FtlConfig, UnitSizesAndGcSlotsMustFitTheirIndexTypes) {
+  // 2^17 planes of 2^16-page blocks: a superblock would have 2^33 pages.
+  flash::Geometry g = Geo();
+  g.channels = 1024;
+  g.chips_per_channel = 64;
+  g.dies_per_chip = 1;
+  g.planes_per_die = 2;
+  g.blocks_per_plane = 16;
+  g.pages_per_block = 1u << 16;
+  ASSERT_TRUE(g.Validate().ok()) << g.Validate().message();
+  FtlConfig c;
+  c.allocation = "superblock";
+  sim::Status st = c.Validate(g);
+  EXPECT_EQ(st.message().rfind("ftl.allocation: a superblock of 131072 planes x 65536 pages", 0), 0u)
+      << st.message();
+  // 2^15 planes x 1024 GC copies per plane in one superblock group.
+  g.chips_per_channel = 16;
+  g.pages_per_block = 64;
+  c.gc_pages_in_flight = 1024;
+  st = c.Validate(g);
+  EXPECT_EQ(st.message().rfind("ftl.gc_pages_in_flight: 1024 per plane x 32768 planes per GC group", 0), 0u)
+      << st.message();
+  c.gc_pages_in_flight = 511;  // 511 x 2^15 < 2^24
+  st = c.Validate(g);
+  EXPECT_EQ(st.message().find("ftl.gc_pages_in_flight"), std::string::npos) << st.message();
+  c.allocation = "page_stripe";  // per-plane groups: 1024 copies per group
+  c.gc_pages_in_flight = 1024;
+  st = c.Validate(g);
+  EXPECT_EQ(st.message().find("ftl.gc_pages_in_flight"), std::string::npos) << st.message();
+}
+
 }  // namespace
 }  // namespace ftl

@@ -47,6 +47,8 @@ FtlCore::FtlCore(const FtlConfig& cfg, const flash::Geometry& geometry, const fl
   const sim::Status st = cfg.Validate(geometry);
   CHECK(st.ok()) << st.message();
   bg_threshold_ = cfg.BgThresholdUnits(blocks_.units_per_group());
+  group_data_cap_ = (blocks_.units_per_group() - cfg.KeptUnits(blocks_.units_per_group())) * blocks_.unit_pages();
+  group_valid_.assign(blocks_.groups(), 0);
 
   VictimPolicyContext vctx;
   vctx.blocks = &blocks_;
@@ -73,11 +75,44 @@ void FtlCore::Invalidate(Lpn l) {
   const UnitId u = blocks_.UnitOfBlock(old_block);
   mapping_.Unmap(l, blocks_.Writable(u));
   blocks_.RemoveValid(u);
+  --group_valid_[blocks_.GroupOf(u)];
+}
+
+uint32_t FtlCore::HostGroup(Lpn l, Stream s) {
+  const uint32_t g = allocator_->NextGroup(s);
+  return TakesHostPage(g, l) ? g : OtherGroup(g, l, s);
+}
+
+uint32_t FtlCore::OtherGroup(uint32_t from, Lpn l, Stream s) {
+  DCHECK(!TakesHostPage(from, l));
+  const uint32_t groups = blocks_.groups();
+  uint32_t best = UINT32_MAX;
+  bool best_ready = false;
+  uint64_t best_room = 0;
+  for (uint32_t i = 1; i < groups; ++i) {
+    uint32_t g = from + i;
+    if (g >= groups) g -= groups;
+    if (!TakesHostPage(g, l)) continue;
+    const bool ready = CanAllocateHost(g, s);
+    const uint64_t room = group_data_cap_ - std::min(group_valid_[g], group_data_cap_);
+    if (best == UINT32_MAX || (ready && !best_ready) || (ready == best_ready && room > best_room)) {
+      best = g;
+      best_ready = ready;
+      best_room = room;
+    }
+  }
+  // The caps add up to at least the logical space (FtlConfig::Validate), and
+  // at most logical - 1 pages other than l's are valid: some group is below.
+  CHECK_NE(best, UINT32_MAX) << "no group can take a host page: every group is at its data cap of "
+                             << group_data_cap_ << " pages";
+  counters_.redirected_writes.Inc();
+  return best;
 }
 
 flash::Ppn FtlCore::PlaceHostPage(Lpn l, uint32_t group, Stream s) {
   DCHECK_LT(l.v, logical_pages_);
   DCHECK(CanAllocateHost(group, s));
+  DCHECK(TakesHostPage(group, l));
   // Retire the old copy first: if it sits in the open unit that this
   // allocation completes, the unit is still writable at this point, so a
   // block-granular mapping clears the stale reverse entry.
@@ -85,6 +120,7 @@ flash::Ppn FtlCore::PlaceHostPage(Lpn l, uint32_t group, Stream s) {
   const flash::Ppn p = blocks_.Allocate(group, s);
   mapping_.Map(l, p);
   blocks_.AddValid(blocks_.UnitOf(p));
+  ++group_valid_[group];
   counters_.host_writes.Inc();
   return p;
 }
@@ -164,7 +200,7 @@ void FtlCore::EnsureHostRoom(uint32_t group, Stream s) {
 }
 
 void FtlCore::Write(Lpn l, Stream s) {
-  const uint32_t g = allocator_->NextGroup(s);
+  const uint32_t g = HostGroup(l, s);
   EnsureHostRoom(g, s);
   blocks_.ProgramDone(PlaceHostPage(l, g, s));
   uint32_t fruitless = 0;
@@ -246,6 +282,18 @@ std::string FtlCore::CheckConsistency() const {
   if (valid_pages != mapped) {
     err << valid_pages << " valid physical pages but " << mapped << " mapped logical pages";
     return err.str();
+  }
+  std::vector<uint64_t> group_valid(blocks_.groups(), 0);
+  for (UnitId u = 0; u < blocks_.units(); ++u) group_valid[blocks_.GroupOf(u)] += valid[u];
+  for (uint32_t g = 0; g < blocks_.groups(); ++g) {
+    if (group_valid[g] != group_valid_[g]) {
+      err << "group " << g << ": valid count " << group_valid_[g] << " but " << group_valid[g] << " mapped pages";
+      return err.str();
+    }
+    if (group_valid[g] > group_data_cap_) {
+      err << "group " << g << " holds " << group_valid[g] << " valid pages, above its cap of " << group_data_cap_;
+      return err.str();
+    }
   }
   uint64_t free_units = 0, erased = 0;
   for (UnitId u = 0; u < blocks_.units(); ++u) {

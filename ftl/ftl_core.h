@@ -26,13 +26,29 @@
 // if the L2P still points at the source page (PlaceGcCopy re-checks it);
 // host writes that overwrite a page GC is moving simply invalidate the copy.
 //
+// Data cap per group. The allocation scheme only proposes a group: its
+// binding of host pages to groups (page_stripe's rotation, block_stripe's
+// runs) is oblivious of where each Lpn's data already lives, so a skewed or
+// duplicated write stream can gather more valid data in one group than that
+// group can hold while GC still finds stale pages. A group therefore takes a
+// host page only while its valid pages stay within
+//   group_data_cap() = (units_per_group - KeptUnits) x unit pages
+// (an overwrite of a page already in the group always fits: it does not add
+// data); otherwise the page goes to another group (HostGroup). Validate
+// guarantees that the caps add up to the logical space, so some group can
+// always take the page, and a group under its cap holds at least
+// (gc threshold + streams + 1) units of stale or erased pages, so its GC
+// always reclaims space. Placements stay exactly the scheme's as long as no
+// group reaches its cap.
+//
 // Not thread-safe. CHECK-fails if a group has no reclaimable space left
-// (cannot happen with a validated config and balanced placement).
+// (our bug: the cap above rules it out for validated configs).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ftl/allocator.h"
 #include "ftl/block_manager.h"
@@ -53,6 +69,9 @@ struct FtlCounters {
   sim::Counter unit_erases;    // erase units erased
   sim::Counter block_erases;   // flash blocks erased (unit erases x planes per unit)
   sim::Counter trimmed_pages;  // mapped pages unmapped by Trim
+  // Host pages placed in another group than the allocation scheme chose,
+  // because that group was at its data cap (see FtlCore).
+  sim::Counter redirected_writes;
 };
 
 struct EraseCountSummary {
@@ -100,11 +119,29 @@ class FtlCore {
   Stream HostStream(Temperature t) const {
     return cfg_.hot_cold && t == Temperature::kCold ? Stream::kHostCold : Stream::kHostHot;
   }
-  uint32_t NextGroup(Stream s) { return allocator_->NextGroup(s); }
+  // The group that takes the next host page of stream s, holding data of l:
+  // the allocation scheme's choice unless that group is at its data cap
+  // (then OtherGroup). Advances the scheme once per call.
+  uint32_t HostGroup(Lpn l, Stream s);
+  // Whether `group` may take a host page of l without exceeding its data
+  // cap (true if l's current copy is already in the group).
+  bool TakesHostPage(uint32_t group, Lpn l) const {
+    if (group_valid_[group] < group_data_cap_) return true;
+    const uint64_t old = mapping_.BlockOf(l);
+    return old != kNoBlock && blocks_.GroupOf(blocks_.UnitOfBlock(old)) == group;
+  }
+  // A group other than `from` that takes a host page of l: preferably one
+  // that can allocate for s without waiting for GC, then the one with the
+  // most room under its cap; ties go to the first after `from`. Counts a
+  // redirected write. REQUIRES: !TakesHostPage(from, l).
+  uint32_t OtherGroup(uint32_t from, Lpn l, Stream s);
+  uint64_t group_data_cap() const { return group_data_cap_; }
+  // Valid pages in `group`.
+  uint64_t group_valid(uint32_t group) const { return group_valid_[group]; }
   bool CanAllocateHost(uint32_t group, Stream s) const { return blocks_.CanAllocate(group, s, cfg_.gc_fg_threshold); }
   bool BelowGcThreshold(uint32_t group) const { return blocks_.free_units(group) < bg_threshold_; }
   // Allocates a page for host data of l in `group`, retires l's old copy and
-  // maps l there. REQUIRES: CanAllocateHost(group, s).
+  // maps l there. REQUIRES: CanAllocateHost(group, s), TakesHostPage(group, l).
   flash::Ppn PlaceHostPage(Lpn l, uint32_t group, Stream s);
   // The program of a placed page finished.
   void ProgramDone(flash::Ppn p) { blocks_.ProgramDone(p); }
@@ -137,11 +174,13 @@ class FtlCore {
   flash::Geometry geometry_;
   uint64_t logical_pages_;
   uint32_t bg_threshold_;
+  uint64_t group_data_cap_;
   BlockManager blocks_;
   Mapping mapping_;
   std::unique_ptr<VictimPolicy> policy_;
   std::unique_ptr<Allocator> allocator_;
   FtlCounters counters_;
+  std::vector<uint64_t> group_valid_;  // per group: valid pages
 };
 
 }  // namespace ftl

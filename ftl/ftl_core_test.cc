@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ftl/skewed_stream.h"
 #include "sim/rng.h"
 
 namespace ftl {
@@ -202,6 +203,87 @@ TEST(FtlCore, PreconditionIsDeterministic) {
   EXPECT_EQ(a.counters().gc_copies.value(), b.counters().gc_copies.value());
   for (uint64_t l = 0; l < a.logical_pages(); ++l) ASSERT_EQ(a.Lookup(Lpn{l}), b.Lookup(Lpn{l}));
   EXPECT_FALSE(a.Lookup(Lpn{a.logical_pages() - 1}).valid()) << "beyond the fill fraction stays unmapped";
+}
+
+// Regression: a skewed stream used to fill one group with valid data (its
+// GC then found only fully valid victims and aborted) while the device as a
+// whole had spare space. Randomized: tiny geometries x op near the smallest
+// valid one x every allocation scheme and victim policy x both mappings x
+// hot/cold, writing many times the physical capacity in skewed patterns.
+// Nothing aborts, the mapping stays exact and no group exceeds its cap.
+TEST(FtlCore, SkewedStreamsNeverExhaustAGroup) {
+  sim::Rng rng(11, "skew");
+  const std::vector<std::string> allocations = AllocatorNames();
+  const std::vector<std::string> victims = VictimPolicyNames();
+  uint64_t redirected = 0;
+  int runs = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    flash::Geometry g;
+    g.channels = 1 + static_cast<uint32_t>(rng.Uniform(2));
+    g.chips_per_channel = 1 + static_cast<uint32_t>(rng.Uniform(2));
+    g.dies_per_chip = 1 + static_cast<uint32_t>(rng.Uniform(2));
+    g.planes_per_die = 1 + static_cast<uint32_t>(rng.Uniform(2));
+    g.blocks_per_plane = 8 + static_cast<uint32_t>(rng.Uniform(33));
+    g.pages_per_block = 4u << rng.Uniform(4);
+    g.page_size = sim::Bytes{4096};
+    FtlConfig c = Config(victims[trial % victims.size()], allocations[(trial / victims.size()) % allocations.size()],
+                         rng.Uniform(2) == 0 ? "page" : "block");
+    c.hot_cold = rng.Uniform(2) == 0;
+    c.seed = 1 + rng.Uniform(1000);
+    const double op = SmallestValidOp(c, g, 0.01, 0.01 * static_cast<double>(rng.Uniform(20)));
+    if (op == 0) continue;
+    c.op = sim::Ratio{op};
+    FtlCore core(c, g);
+    const uint64_t u = core.logical_pages();
+    if (u < 2) continue;
+    SkewedStream stream = SkewedStream::Random(rng, g, u, c.hot_cold);
+    const std::string what = c.allocation + "/" + c.victim + "/" + c.mapping + (c.hot_cold ? "/hot_cold" : "") +
+                             " op=" + std::to_string(op) + " " + std::to_string(g.planes()) + " planes x " +
+                             std::to_string(g.blocks_per_plane) + " x " + std::to_string(g.pages_per_block) + ", " +
+                             stream.Describe();
+    const uint64_t writes = 6 * core.physical_pages();
+    for (uint64_t i = 0; i < writes; ++i) {
+      const SkewedStream::Write w = stream.Next();
+      core.Write(w.lpn, core.HostStream(w.cold ? Temperature::kCold : Temperature::kHot));
+      if (i % (writes / 3) == 0) {
+        ASSERT_EQ(core.CheckConsistency(), "") << what;
+      }
+    }
+    ASSERT_EQ(core.CheckConsistency(), "") << what;
+    ASSERT_EQ(core.counters().host_writes.value(), writes) << what;
+    for (uint32_t grp = 0; grp < core.blocks().groups(); ++grp) {
+      ASSERT_LE(core.group_valid(grp), core.group_data_cap()) << what;
+    }
+    redirected += core.counters().redirected_writes.value();
+    ++runs;
+  }
+  EXPECT_GE(runs, 500);
+  EXPECT_GT(redirected, 0u) << "the streams reach the data cap of some group";
+}
+
+TEST(FtlCore, AlignedStreamFillsTheCapThenSpillsToOtherGroups) {
+  // page_stripe over 8 planes: every 8th write is a new Lpn and lands on
+  // plane 0 while the rest rewrite one hot Lpn. Plane 0 fills to its cap and
+  // new data then goes elsewhere; placements before that are the scheme's.
+  FtlConfig c = Config();
+  FtlCore core(c, Geo(32, 16));
+  const uint64_t u = core.logical_pages();
+  SkewedStream stream(SkewedStream::Pattern::kAligned, u, 8, 1, 1);
+  for (uint64_t i = 0;; ++i) {
+    ASSERT_LT(i, 4 * core.physical_pages()) << "the stream never reached the cap";
+    const SkewedStream::Write w = stream.Next();
+    core.Write(w.lpn);
+    if (core.counters().redirected_writes.value() > 0) break;
+    if (i % 8 == 0) {
+      ASSERT_EQ(core.blocks().GroupOf(core.blocks().UnitOf(core.Lookup(w.lpn))), 0u) << i;
+    }
+  }
+  EXPECT_EQ(core.group_valid(0), core.group_data_cap());
+  EXPECT_EQ(core.group_data_cap(), (32u - c.KeptUnits(32)) * 16);
+  for (uint64_t n = 0; n < 8 * u; ++n) core.Write(stream.Next().lpn);
+  EXPECT_EQ(core.CheckConsistency(), "");
+  EXPECT_EQ(core.group_valid(0), core.group_data_cap());
+  EXPECT_GT(core.counters().redirected_writes.value(), u / 2);
 }
 
 }  // namespace

@@ -108,8 +108,8 @@ void PageFtl::Submit(FtlOp* op) {
 uint32_t PageFtl::AcquireHostSlot(FtlOp* op) {
   uint32_t i;
   if (free_host_slots_.empty()) {
+    CHECK_LT(host_slots_.size(), size_t{UINT32_MAX}) << "host pages in flight exceed 32-bit slot numbers";
     i = static_cast<uint32_t>(host_slots_.size());
-    CHECK_LT(i, 1u << 24);
     host_slots_.emplace_back();
     host_slots_.back().cmd.client = this;
     host_slots_.back().cmd.source = flash::CmdSource::kHost;
@@ -140,7 +140,7 @@ void PageFtl::SubmitRead(FtlOp* op) {
   flash::FlashCommand& c = host_slots_[i].cmd;
   c.kind = flash::FlashOpKind::kRead;
   c.ppn = p;
-  c.tag = Tag(CmdKind::kHostRead, 0, i);
+  c.tag = HostTag(CmdKind::kHostRead, i);
   array_->Submit(&c);
 }
 
@@ -161,21 +161,30 @@ void PageFtl::OnUnmappedDue() {
 
 void PageFtl::SubmitWrite(FtlOp* op) {
   const Stream s = core_.HostStream(op->temperature);
-  const uint32_t g = core_.NextGroup(s);
-  GroupState& gs = groups_[g];
-  if (gs.wait_head != nullptr || !core_.CanAllocateHost(g, s)) {
-    if (gs.wait_tail == nullptr) {
-      gs.wait_head = op;
-    } else {
-      gs.wait_tail->next = op;
-    }
-    gs.wait_tail = op;
-    ++waiting_writes_;
+  const uint32_t g = core_.HostGroup(op->lpn, s);
+  if (!Ready(g, s)) {
     write_stalls_.Inc();
-    MaybeStartGc(g);
+    Enqueue(op, g);
     return;
   }
   IssueWrite(op, g, s);
+}
+
+bool PageFtl::Ready(uint32_t group, Stream s) const {
+  return groups_[group].wait_head == nullptr && core_.CanAllocateHost(group, s);
+}
+
+void PageFtl::Enqueue(FtlOp* op, uint32_t group) {
+  GroupState& gs = groups_[group];
+  op->next = nullptr;
+  if (gs.wait_tail == nullptr) {
+    gs.wait_head = op;
+  } else {
+    gs.wait_tail->next = op;
+  }
+  gs.wait_tail = op;
+  ++waiting_writes_;
+  MaybeStartGc(group);
 }
 
 void PageFtl::IssueWrite(FtlOp* op, uint32_t group, Stream s) {
@@ -185,7 +194,7 @@ void PageFtl::IssueWrite(FtlOp* op, uint32_t group, Stream s) {
   flash::FlashCommand& c = host_slots_[i].cmd;
   c.kind = flash::FlashOpKind::kProgram;
   c.ppn = p;
-  c.tag = Tag(CmdKind::kHostWrite, group, i);
+  c.tag = HostTag(CmdKind::kHostWrite, i);
   UpdateFreeGauge();
   array_->Submit(&c);
   MaybeStartGc(group);
@@ -339,13 +348,24 @@ void PageFtl::DrainWaiting(uint32_t group) {
   while (gs.wait_head != nullptr) {
     FtlOp* op = gs.wait_head;
     const Stream s = core_.HostStream(op->temperature);
-    if (!core_.CanAllocateHost(group, s)) break;
+    // The writes issued ahead of this one may have filled the group to its
+    // data cap; then the write moves on to another group.
+    const bool moves = !core_.TakesHostPage(group, op->lpn);
+    if (!moves && !core_.CanAllocateHost(group, s)) break;
     gs.wait_head = op->next;
     if (gs.wait_head == nullptr) gs.wait_tail = nullptr;
     op->next = nullptr;
     --waiting_writes_;
+    uint32_t target = group;
+    if (moves) {
+      target = core_.OtherGroup(group, op->lpn, s);
+      if (!Ready(target, s)) {
+        Enqueue(op, target);  // keeps waiting, now there (one stall, timed to the final issue)
+        continue;
+      }
+    }
     write_stall_time_.Record((queue_->now() - op->submit_time).ns());
-    IssueWrite(op, group, s);
+    IssueWrite(op, target, s);
   }
 }
 
@@ -356,7 +376,7 @@ void PageFtl::OnFlashComplete(flash::FlashCommand* cmd) {
   switch (kind) {
     case CmdKind::kHostRead:
     case CmdKind::kHostWrite:
-      OnHostDone(kind, index);
+      OnHostDone(kind, static_cast<uint32_t>(cmd->tag));
       break;
     case CmdKind::kGcRead:
       OnGcReadDone(group, index);

@@ -6,7 +6,10 @@
 // program submitted, and the FtlOp completes when the program completes.
 // If the chosen group cannot take a host page without eating into the GC
 // reserve, the write waits in that group's FIFO queue (foreground GC) until
-// GC frees a unit; later writes to other groups proceed.
+// GC frees a unit; later writes to other groups proceed. The group is the
+// allocation scheme's unless it is at its data cap (FtlCore::HostGroup); a
+// waiting write whose group reached the cap meanwhile moves to another
+// group when its turn comes.
 //
 // GC, one state machine per group (plane, or all planes with superblocks):
 //   idle --free units < bg threshold, or writes waiting--> select victim
@@ -76,14 +79,20 @@ class PageFtl final : public Ftl, public flash::FlashClient {
   uint64_t gc_runs_bg() const { return gc_runs_bg_.value(); }
   uint64_t gc_runs_fg() const { return gc_runs_fg_.value(); }
   uint64_t write_stalls() const { return write_stalls_.value(); }
+  uint64_t redirected_writes() const { return core_.counters().redirected_writes.value(); }
   uint64_t unmapped_reads() const { return unmapped_reads_.value(); }
   double WriteAmplification() const;
 
  private:
   enum class CmdKind : uint8_t { kHostRead = 1, kHostWrite, kGcRead, kGcProgram, kGcErase };
+  // Command tags: the kind in bits 56-63; GC commands carry their group in
+  // bits 24-55 and slot in bits 0-23 (Validate bounds the slots per group);
+  // host commands carry their 32-bit slot in bits 0-31.
   static uint64_t Tag(CmdKind k, uint32_t group, uint32_t index) {
+    DCHECK_LT(index, 1u << 24);
     return (static_cast<uint64_t>(k) << 56) | (static_cast<uint64_t>(group) << 24) | index;
   }
+  static uint64_t HostTag(CmdKind k, uint32_t index) { return (static_cast<uint64_t>(k) << 56) | index; }
 
   struct HostSlot {
     flash::FlashCommand cmd;
@@ -114,6 +123,11 @@ class PageFtl final : public Ftl, public flash::FlashClient {
 
   void SubmitRead(FtlOp* op);
   void SubmitWrite(FtlOp* op);
+  // `group` can issue a host write of s now: no writes wait there and it
+  // can allocate without GC.
+  bool Ready(uint32_t group, Stream s) const;
+  // Appends op to the group's waiting writes and starts GC there if needed.
+  void Enqueue(FtlOp* op, uint32_t group);
   void IssueWrite(FtlOp* op, uint32_t group, Stream s);
   uint32_t AcquireHostSlot(FtlOp* op);
   void OnHostDone(CmdKind kind, uint32_t index);

@@ -148,6 +148,21 @@ TEST(EventQueueDeathTest, DoubleScheduleIsABug) {
       "scheduled twice");
 }
 
+TEST(TimeTest, SaturatingHelpersClampInsteadOfOverflowing) {
+  EXPECT_EQ(sim::SaturatingUs(1.5), sim::Ns(1500));
+  EXPECT_EQ(sim::SaturatingUs(-2), sim::Us(-2));
+  EXPECT_EQ(sim::SaturatingUs(1e18), sim::SimTime::Max());
+  EXPECT_EQ(sim::SaturatingUs(-1e18), sim::SimTime::FromNs(-sim::SimTime::Max().ns()));
+  EXPECT_EQ(sim::SaturatingUs(std::nan("")), sim::SimTime::Zero());
+  EXPECT_EQ(sim::SaturatingAdd(sim::Sec(1), sim::Sec(2)), sim::Sec(3));
+  EXPECT_EQ(sim::SaturatingAdd(sim::SimTime::Max(), sim::Ns(1)), sim::SimTime::Max());
+  EXPECT_EQ(sim::SaturatingAdd(sim::SimTime::Max(), sim::Ns(-1)), sim::SimTime::FromNs(sim::SimTime::Max().ns() - 1));
+  EXPECT_EQ(sim::SaturatingAdd(sim::SimTime::FromNs(-sim::SimTime::Max().ns()), sim::Ns(-5)),
+            sim::SimTime::FromNs(-sim::SimTime::Max().ns()));
+  EXPECT_LT(sim::kLongSimulatedSpan, sim::kMaxReplaySpan);
+  EXPECT_LT(sim::kMaxReplaySpan, sim::SimTime::Max() / 2);
+}
+
 TEST(TimeTest, UnitsAndFormatting) {
   EXPECT_EQ(Us(75).ns(), 75000);
   EXPECT_EQ(Ms(3.8).ns(), 3800000);

@@ -50,6 +50,21 @@ constexpr SimTime Us(double v) { return SimTime::FromNs(static_cast<int64_t>(v *
 constexpr SimTime Ms(double v) { return SimTime::FromNs(static_cast<int64_t>(v * 1e6 + (v >= 0 ? 0.5 : -0.5))); }
 constexpr SimTime Sec(double v) { return SimTime::FromNs(static_cast<int64_t>(v * 1e9 + (v >= 0 ? 0.5 : -0.5))); }
 
+// For times derived from user input (trace timestamps times scale
+// factors), which may lie beyond the range: Us(v) clamped to
+// [-Max(), Max()] (NaN gives Zero()), and a + b clamped likewise. Inputs
+// should still be bounded where they are read; these keep an unchecked
+// path from overflowing.
+SimTime SaturatingUs(double v);
+SimTime SaturatingAdd(SimTime a, SimTime b);
+
+// Simulated spans beyond this deserve a warning: a run that long idles
+// almost all of its time, and its periodic statistics grow accordingly.
+inline constexpr SimTime kLongSimulatedSpan = SimTime::FromNs(int64_t{10} * 365 * 24 * 3600 * 1000000000);
+// Largest span a replay may schedule ahead of its start (about 100 years),
+// leaving room below Max() for the run's own progress.
+inline constexpr SimTime kMaxReplaySpan = SimTime::FromNs(int64_t{100} * 365 * 24 * 3600 * 1000000000);
+
 // Time to move `bytes` at `bytes_per_sec`, rounded up to whole ns.
 // REQUIRES: bytes_per_sec > 0.
 SimTime TransferTime(uint64_t bytes, double bytes_per_sec);

@@ -9,6 +9,7 @@ void DeviceConfig::Describe(sim::Schema<DeviceConfig>& s) {
 }
 
 sim::Status DeviceConfig::Validate() const {
+  if (sim::Status st = geometry.Validate(); !st.ok()) return sim::Status::InvalidInput("geometry." + st.message());
   if (sim::Status st = flash.Validate(geometry); !st.ok()) return sim::Status::InvalidInput("flash." + st.message());
   if (sim::Status st = ssd.Validate(geometry); !st.ok()) return sim::Status::InvalidInput("ssd." + st.message());
   return sim::Status::Ok();

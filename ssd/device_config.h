@@ -1,6 +1,6 @@
 // DeviceConfig: the simulated SSD's hardware, the `device:` section of an
-// experiment: geometry (sim/flash/geometry.h), flash timing and command
-// execution (sim/flash/flash_config.h), host interface (sim/ssd/ssd_config.h).
+// experiment: geometry (flash/geometry.h), flash timing and command
+// execution (flash/flash_config.h), host interface (ssd/ssd_config.h).
 #pragma once
 
 #include "sim/config.h"

@@ -70,6 +70,66 @@ TEST(DeviceConfigTest, ValidateNamesTheKey) {
       << d.Validate().message();
 }
 
+// Regression: a 16 TiB write buffer passed validation and then overflowed
+// the 32-bit slot count when the SSD was built. Every size and count whose
+// product the code narrows is bounded, and the error names the key.
+TEST(DeviceConfigTest, SizesBeyondTheIndexTypesAreRejected) {
+  auto error = [](const DeviceConfig& d) { return d.Validate().message(); };
+  DeviceConfig d = sim::MakeDefault<DeviceConfig>();
+  d.ssd.write_buffer.size = sim::Bytes{uint64_t{16} << 40};
+  EXPECT_EQ(error(d).rfind("ssd.write_buffer.size: 17592186044416 bytes is 2147483648 flash pages", 0), 0u)
+      << error(d);
+  d.ssd.write_buffer.size = sim::Bytes{kMaxWriteBufferSlots * d.geometry.page_size.value};
+  EXPECT_TRUE(d.Validate().ok()) << error(d);
+  d.ssd.write_buffer.size = sim::Bytes{(kMaxWriteBufferSlots + 1) * d.geometry.page_size.value};
+  EXPECT_EQ(error(d).rfind("ssd.write_buffer.size: ", 0), 0u) << error(d);
+
+  d = sim::MakeDefault<DeviceConfig>();
+  d.ssd.queues = 65535;
+  d.ssd.queue_depth = 65536;
+  EXPECT_EQ(error(d).rfind("ssd.queue_depth: queues x queue_depth = 65535 x 65536", 0), 0u) << error(d);
+  d.ssd.queues = 16;
+  EXPECT_TRUE(d.Validate().ok()) << error(d);
+
+  // Every geometry factor within its own range, the product not.
+  d = sim::MakeDefault<DeviceConfig>();
+  d.geometry.channels = 1024;
+  d.geometry.chips_per_channel = 1024;
+  d.geometry.dies_per_chip = 64;
+  d.geometry.planes_per_die = 16;
+  d.geometry.blocks_per_plane = 1u << 24;
+  EXPECT_EQ(error(d).rfind("geometry.blocks_per_plane: channels x chips_per_channel x dies_per_chip x "
+                           "planes_per_die x blocks_per_plane = 18014398509481984 blocks",
+                           0),
+            0u)
+      << error(d);
+  d.geometry.blocks_per_plane = 3;  // 3 x 2^30 blocks < 2^32
+  d.geometry.pages_per_block = 1u << 16;
+  d.geometry.page_size = sim::Bytes{1u << 20};
+  EXPECT_EQ(error(d).rfind("geometry.pages_per_block: ", 0), 0u) << error(d);
+  d.geometry.page_size = sim::Bytes{4096};
+  d.geometry.pages_per_block = 256;
+  EXPECT_TRUE(d.geometry.Validate().ok()) << d.geometry.Validate().message();
+}
+
+TEST(DeviceConfigTest, TimesAndRatesHaveBoundsThatKeepSimulatedTimeInRange) {
+  auto parse = [](const std::string& key, const std::string& text) {
+    const sim::ParamDecl* decl = sim::SchemaOf<DeviceConfig>().FindParam(key);
+    EXPECT_NE(decl, nullptr) << key;
+    return decl == nullptr ? false : sim::ParseParamValue(*decl, text).ok();
+  };
+  for (const char* key : {"flash.timing.tR", "flash.timing.tPROG", "flash.timing.tBERS", "flash.timing.cmd_overhead",
+                          "flash.suspend.erase_latency", "ssd.request_overhead"}) {
+    EXPECT_TRUE(parse(key, "1s")) << key;
+    EXPECT_FALSE(parse(key, "1001ms")) << key;
+    EXPECT_FALSE(parse(key, "-1us")) << key;
+  }
+  for (const char* key : {"flash.timing.channel_rate", "ssd.pcie_rate"}) {
+    EXPECT_TRUE(parse(key, "1MB/s")) << key;
+    EXPECT_FALSE(parse(key, "999KB/s")) << key;
+  }
+}
+
 TEST(DeviceConfigTest, MqsimDefaultLoads) {
   const Root root = LoadMqsim();
   const DeviceConfig& d = root.device;

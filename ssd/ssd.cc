@@ -162,9 +162,11 @@ Ssd::Ssd(sim::EventQueue* events, const SsdConfig& config, const flash::Geometry
     const double t = config_.write_buffer.destage_threshold.value * static_cast<double>(slots);
     destage_threshold_slots_ =
         static_cast<uint32_t>(std::min<double>(static_cast<double>(slots), std::ceil(t - 1e-9)));
+    // The default (4 per plane) is capped at the buffer size: more destages
+    // than slots can never be in flight, and 4 x planes may exceed 32 bits.
     max_destage_inflight_ = config_.write_buffer.max_destage_inflight != 0
                                 ? config_.write_buffer.max_destage_inflight
-                                : 4 * geometry.planes();
+                                : static_cast<uint32_t>(std::min<uint64_t>(4ull * geometry.planes(), slots));
   }
   RegisterStats(stats);
 }

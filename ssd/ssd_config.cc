@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "flash/flash_config.h"
+
 namespace ssd {
 
 void WriteBufferConfig::Describe(sim::Schema<WriteBufferConfig>& s) {
@@ -19,9 +21,11 @@ void SsdConfig::Describe(sim::Schema<SsdConfig>& s) {
   s.Param("queue_depth", &SsdConfig::queue_depth, "64",
           "Commands admitted per submission queue; more wait in a host-side FIFO")
       .Range(1, 65536);
-  s.Param("pcie_rate", &SsdConfig::pcie_rate, "4GB/s", "PCIe data rate in each direction").Min(1);
+  s.Param("pcie_rate", &SsdConfig::pcie_rate, "4GB/s", "PCIe data rate in each direction")
+      .Min(flash::kMinRateBytesPerSec);
   s.Param("request_overhead", &SsdConfig::request_overhead, "0ns",
-          "Controller time per request (fetch, decode, completion) before it reaches the FTL");
+          "Controller time per request (fetch, decode, completion) before it reaches the FTL")
+      .Range(0, flash::kMaxOpNs);
   s.Param("sector_size", &SsdConfig::sector_size, "512", "Logical sector size (512 or 4096 bytes)");
   s.Param("partial_page_rmw", &SsdConfig::partial_page_rmw, "true",
           "A write covering part of a flash page reads the page first (read-modify-write)");
@@ -44,6 +48,17 @@ sim::Status SsdConfig::Validate(const flash::Geometry& g) const {
   if (write_buffer.size.value != 0 && write_buffer.size.value < g.page_size.value) {
     return sim::Status::InvalidInput(fmt::format("write_buffer.size: {} bytes is less than one flash page ({})",
                                                  write_buffer.size.value, g.page_size.value));
+  }
+  if (g.page_size.value != 0 && write_buffer.size.value / g.page_size.value > kMaxWriteBufferSlots) {
+    return sim::Status::InvalidInput(
+        fmt::format("write_buffer.size: {} bytes is {} flash pages of {} bytes; at most {} pages are supported",
+                    write_buffer.size.value, write_buffer.size.value / g.page_size.value, g.page_size.value,
+                    kMaxWriteBufferSlots));
+  }
+  if (static_cast<uint64_t>(queues) * queue_depth > kMaxCommandContexts) {
+    return sim::Status::InvalidInput(
+        fmt::format("queue_depth: queues x queue_depth = {} x {} = {} commands; at most {} are supported", queues,
+                    queue_depth, static_cast<uint64_t>(queues) * queue_depth, kMaxCommandContexts));
   }
   return sim::Status::Ok();
 }

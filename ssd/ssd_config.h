@@ -12,6 +12,12 @@
 
 namespace ssd {
 
+// Largest supported sizes: buffer slots are 32-bit indices and each costs
+// about 60 bytes of simulator memory; the command contexts (queues x
+// queue_depth) are allocated up front.
+inline constexpr uint64_t kMaxWriteBufferSlots = uint64_t{1} << 24;
+inline constexpr uint64_t kMaxCommandContexts = uint64_t{1} << 20;
+
 struct WriteBufferConfig {
   // DRAM write buffer capacity; 0 disables the buffer (writes complete when
   // programmed). Rounded down to whole flash pages.
@@ -42,7 +48,9 @@ struct SsdConfig {
   WriteBufferConfig write_buffer;
 
   static void Describe(sim::Schema<SsdConfig>& s);
-  // Cross-key checks (key paths relative to the ssd section).
+  // Cross-key checks (key paths relative to the ssd section), including
+  // queues x queue_depth <= kMaxCommandContexts and at most
+  // kMaxWriteBufferSlots pages of write buffer.
   sim::Status Validate(const flash::Geometry& geometry) const;
 };
 

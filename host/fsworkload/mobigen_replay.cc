@@ -5,6 +5,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <glog/logging.h>
 
 namespace host {
 
@@ -32,7 +33,7 @@ void MobigenConfig::Describe(sim::Schema<MobigenConfig>& s) {
            "timed = each thread waits for its lines' timestamps; afap = as fast as possible");
   s.Param("time_scale", &MobigenConfig::time_scale, "1.0",
           "timed: multiplies the trace's times (0.5 = twice as fast)")
-      .Min(0);
+      .Range(0, kMaxMobigenTimeScale);
   s.Choice("fd_scope", &MobigenConfig::fd_scope, "process", {"process", "thread"},
            "Trace descriptors belong to the process (shared by threads) or to each thread");
   s.Choice("unmapped_fd", &MobigenConfig::unmapped_fd, "open", {"open", "skip"},
@@ -68,6 +69,28 @@ sim::Result<std::unique_ptr<MobigenReplay>> MobigenReplay::Create(const MobigenC
       return sim::Status::InvalidInput(fmt::format("{}: {}", Key(path, "trace"), t.status().message()));
     }
     return t.status();
+  }
+  if (cfg.timing != "afap") {
+    // The replay waits until each line's scaled time: the scaled span of the
+    // trace must fit the simulated clock, and years of it are suspicious.
+    const double span_us = static_cast<double>(t->last_us - t->first_us) * cfg.time_scale;
+    const sim::SimTime span = sim::SaturatingUs(span_us);
+    const double years = span_us / 1e6 / (365.0 * 24 * 3600);
+    if (span > sim::kMaxReplaySpan) {
+      const bool scaled = cfg.time_scale > 1 && sim::SaturatingUs(static_cast<double>(t->last_us - t->first_us)) <=
+                                                    sim::kMaxReplaySpan;
+      return sim::Status::InvalidInput(fmt::format(
+          "{}: the trace's timestamps span {} us ({} .. {}); x time_scale {} that is {:.3g} years of simulated "
+          "time, beyond the {:.0f} years a timed replay may span (use timing: afap, or a smaller time_scale)",
+          Key(path, scaled ? "time_scale" : "trace"), t->last_us - t->first_us, t->first_us, t->last_us,
+          cfg.time_scale, years, sim::kMaxReplaySpan.sec() / (365.0 * 24 * 3600)));
+    }
+    if (span > sim::kLongSimulatedSpan) {
+      LOG(WARNING) << fmt::format(
+          "{}: the trace's timestamps span {} us; x time_scale {} the timed replay lasts {:.3g} years of "
+          "simulated time",
+          Key(path, "trace"), t->last_us - t->first_us, cfg.time_scale, years);
+    }
   }
   auto trace = std::make_shared<const MobigenTrace>(std::move(t).value());
   return std::make_unique<MobigenReplay>(std::move(trace), cfg, std::move(env));
@@ -336,8 +359,11 @@ sim::Task<void> MobigenReplay::Worker(uint32_t thread) {
     const MobigenRecord& r = t.records[idx];
     if (r.call == MobigenCall::kUnknown) continue;
     if (timed_) {
-      const sim::SimTime due =
-          start_time() + sim::Us(static_cast<double>(r.t_us - t.first_us) * cfg_.time_scale);
+      // Create bounds the scaled span; the clamp keeps traces given to the
+      // constructor directly from overflowing the clock.
+      const sim::SimTime offset =
+          std::min(sim::SaturatingUs(static_cast<double>(r.t_us - t.first_us) * cfg_.time_scale), sim::kMaxReplaySpan);
+      const sim::SimTime due = sim::SaturatingAdd(start_time(), offset);
       if (now() < due) {
         co_await SleepUntil(due);
       } else if (now() > due) {

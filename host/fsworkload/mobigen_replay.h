@@ -6,6 +6,9 @@
 // time_scale before each line (open loop, as Mobibench's replayer sleeps
 // until each line's time); a line that comes due while the thread is still
 // busy is issued at once and counted late. timing=afap: no waits.
+// time_scale is at most kMaxMobigenTimeScale; Create rejects a trace whose
+// scaled span exceeds sim::kMaxReplaySpan and warns beyond
+// sim::kLongSimulatedSpan.
 //
 // Calls, following Mobibench's replayer (shell/mobibench.c do_script):
 //  - open: a quoted path is opened as is; an unquoted one (MobiGen keeps
@@ -62,6 +65,9 @@
 
 namespace host {
 
+// Largest time_scale (a timed replay a million times slower than recorded).
+inline constexpr double kMaxMobigenTimeScale = 1e6;
+
 struct MobigenConfig {
   std::string trace;
   std::string dir = "/mobigen";
@@ -78,8 +84,9 @@ struct MobigenConfig {
 
 class MobigenReplay final : public FsWorkload {
  public:
-  // Reads and parses cfg.trace. Errors: "<path>.trace: cannot read ..." or
-  // the trace's "<file>:<line>: ..." message.
+  // Reads and parses cfg.trace. Errors: "<path>.trace: cannot read ...",
+  // the trace's "<file>:<line>: ..." message, or "<path>.time_scale|trace:
+  // ..." for a scaled span beyond kMaxReplaySpan.
   static sim::Result<std::unique_ptr<MobigenReplay>> Create(const MobigenConfig& cfg, FsWorkloadEnv env,
                                                             std::string_view path = "");
   // Replays an already parsed trace (cfg.trace and cfg.on_error unused).

@@ -1,6 +1,11 @@
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -365,6 +370,140 @@ TEST(MobigenReplayTest, CreateReportsTraceErrors) {
   EXPECT_EQ((*skipped)->trace().malformed, 1u);
   EXPECT_EQ(rig.Stat("workload.mobigen.skipped_lines"), 1);
   std::remove(path.c_str());
+}
+
+// ---------------------------------------------------------------------------
+// Input bounds (regressions: /dev/zero as a trace grew the reader to 17.9 GB;
+// time_scale=1e9 overflowed the simulated clock).
+
+TEST(MobigenParseTest, ALineWithoutEndIsRejectedInBoundedMemory) {
+  // What /dev/zero looks like: bytes and no newline.
+  const std::string zeros(1 << 20, '\0');
+  sim::Result<MobigenTrace> t = ParseMobigen(zeros, "zeros");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), StartsWith("zeros:1: line longer than 65536 bytes: not a MobiGen trace"));
+  // Also with skip_malformed: such a line never ends, so it cannot be skipped.
+  MobigenParseOptions opt;
+  opt.skip_malformed = true;
+  opt.max_line_bytes = 100;
+  t = ParseMobigen("0 0 close 1 0\n" + std::string(101, 'x') + "\n0 1 close 2 0\n", "long", opt);
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), StartsWith("long:2: line longer than 100 bytes"));
+  opt.max_line_bytes = 101;
+  t = ParseMobigen("0 0 close 1 0\n" + std::string(101, 'x') + "\n0 1 close 2 0\n", "long", opt);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->malformed, 1u);
+}
+
+TEST(MobigenParseTest, LineAndByteCountsAreBounded) {
+  std::string text;
+  for (int i = 0; i < 10; ++i) text += "0 " + std::to_string(i) + " close 1 0\n";
+  MobigenParseOptions opt;
+  opt.max_lines = 9;
+  sim::Result<MobigenTrace> t = ParseMobigen(text, "many", opt);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(), "many: more than 9 lines; at most 9 are supported");
+  opt.max_lines = 10;
+  EXPECT_TRUE(ParseMobigen(text, "many", opt).ok());
+  opt.max_bytes = text.size() - 1;
+  t = ParseMobigen(text, "big", opt);
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), StartsWith("big:10: trace larger than"));
+}
+
+TEST(MobigenParseTest, DevZeroIsAnErrorNotAnAllocation) {
+  if (!std::filesystem::exists("/dev/zero")) GTEST_SKIP() << "no /dev/zero";
+  sim::Result<MobigenTrace> t = ReadMobigenFile("/dev/zero");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), StartsWith("/dev/zero:1: line longer than 65536 bytes"));
+}
+
+TEST(MobigenParseTest, ReadsNonRegularFilesAsStreams) {
+  // A named pipe (no size, no seeking) fed by a writer thread.
+  const std::string fifo = ::testing::TempDir() + "/mobigen_fifo";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    std::ofstream out(fifo);
+    for (int i = 0; i < 5000; ++i) out << "0 " << i << " close 1 0\n";
+  });
+  sim::Result<MobigenTrace> t = ReadMobigenFile(fifo);
+  writer.join();
+  std::remove(fifo.c_str());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->lines, 5000u);
+  EXPECT_EQ(t->count(MobigenCall::kClose), 5000u);
+  EXPECT_EQ(t->last_us, 4999);
+  // A directory opens but cannot be read.
+  t = ReadMobigenFile(::testing::TempDir());
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), HasSubstr("cannot read"));
+  // The twitter trace streams to the same result as parsing it from memory.
+  std::ifstream in(kTwitter, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  sim::Result<MobigenTrace> file = ReadMobigenFile(kTwitter);
+  sim::Result<MobigenTrace> mem = ParseMobigen(text, kTwitter);
+  ASSERT_TRUE(file.ok() && mem.ok());
+  EXPECT_EQ(file->lines, mem->lines);
+  EXPECT_EQ(file->records.size(), mem->records.size());
+  EXPECT_EQ(file->paths, mem->paths);
+}
+
+TEST(MobigenParseTest, TimestampsAreBounded) {
+  const std::string max = std::to_string(kMaxMobigenTimestampUs);
+  EXPECT_TRUE(ParseMobigen("0 0 close 1 0\n0 " + max + " close 1 0\n", "t").ok());
+  sim::Result<MobigenTrace> t = ParseMobigen("0 0 close 1 0\n0 " + max + "1 close 1 0\n", "t");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), StartsWith("t:2: timestamp 40000000000000001 us is beyond"));
+}
+
+TEST(MobigenReplayTest, TimeScaleIsBoundedAtParse) {
+  const sim::ParamDecl* decl = sim::SchemaOf<MobigenConfig>().FindParam("time_scale");
+  ASSERT_NE(decl, nullptr);
+  EXPECT_TRUE(sim::ParseParamValue(*decl, "0").ok());
+  EXPECT_TRUE(sim::ParseParamValue(*decl, "1e6").ok());
+  EXPECT_FALSE(sim::ParseParamValue(*decl, "1e9").ok());
+  EXPECT_FALSE(sim::ParseParamValue(*decl, "-1").ok());
+}
+
+TEST(MobigenReplayTest, CreateRejectsSpansBeyondTheClock) {
+  MobigenConfig c = ReplayCfg();
+  const std::string path = ::testing::TempDir() + "/mobigen_span.txt";
+  auto create = [&](int64_t last_us, double scale) {
+    std::ofstream(path) << "0 0 close 3 0\n0 " << last_us << " close 4 0\n";
+    c.trace = path;
+    c.time_scale = scale;
+    Rig rig;
+    return MobigenReplay::Create(c, rig.Env(), "workload.mobigen").status();
+  };
+  // 4e15 us (127 years): the trace itself is too long for a timed replay.
+  sim::Status st = create(kMaxMobigenTimestampUs, 1.0);
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(st.message(), StartsWith("workload.mobigen.trace: the trace's timestamps span"));
+  // 11.6 days x 1e6: the scale is.
+  st = create(1'000'000'000'000, 1e6);
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(st.message(), StartsWith("workload.mobigen.time_scale: "));
+  // 31.7 years: allowed (with a warning); as fast as possible ignores times.
+  EXPECT_TRUE(create(1'000'000'000'000'000, 1.0).ok());
+  c.timing = "afap";
+  EXPECT_TRUE(create(kMaxMobigenTimestampUs, 1e6).ok());
+  std::remove(path.c_str());
+}
+
+TEST(MobigenReplayTest, HugeScaledTimesSaturateInsteadOfOverflowing) {
+  // The constructor takes a parsed trace without Create's span check: due
+  // times clamp at kMaxReplaySpan instead of overflowing the clock.
+  Rig rig;
+  MobigenConfig c = ReplayCfg();
+  c.time_scale = kMaxMobigenTimeScale;
+  sim::Result<MobigenTrace> t =
+      ParseMobigen("0 0 close 3 0\n0 " + std::to_string(kMaxMobigenTimestampUs) + " close 4 0\n", "huge");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  MobigenReplay r(std::make_shared<const MobigenTrace>(std::move(t).value()), c, rig.Env());
+  ASSERT_TRUE(rig.Run(r, sim::SimTime::Max()));
+  EXPECT_GE(r.end_time() - r.start_time(), sim::kMaxReplaySpan);
+  EXPECT_LT(r.end_time() - r.start_time(), sim::kMaxReplaySpan + sim::Sec(1));
 }
 
 }  // namespace

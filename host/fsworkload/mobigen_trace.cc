@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "fs/file_system.h"
+#include "host/trace/line_source.h"
 
 namespace host {
 
@@ -70,17 +69,29 @@ class Parser {
  public:
   Parser(std::string_view source, const MobigenParseOptions& opt) : opt_(opt) { out_.source = std::string(source); }
 
-  sim::Result<MobigenTrace> Run(std::string_view text) {
-    size_t pos = 0;
-    uint32_t line_no = 0;
-    while (pos < text.size()) {
-      size_t end = text.find('\n', pos);
-      if (end == std::string_view::npos) end = text.size();
-      std::string_view line = text.substr(pos, end - pos);
-      pos = end + 1;
-      ++line_no;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      std::string problem = Line(line, line_no);
+  sim::Result<MobigenTrace> Run(LineSource& src) {
+    const uint64_t max_lines = std::min<uint64_t>(opt_.max_lines, UINT32_MAX);  // MobigenRecord::line
+    uint64_t bytes = 0;
+    for (;;) {
+      std::string_view line;
+      FS_ASSIGN_OR_RETURN(const LineSource::Outcome outcome, src.Next(&line));
+      if (outcome == LineSource::Outcome::kEof) break;
+      const uint64_t line_no = src.line_no();
+      if (outcome == LineSource::Outcome::kTooLong) {
+        return sim::Status::InvalidInput(fmt::format(
+            "{}:{}: line longer than {} bytes: not a MobiGen trace (lines are '<tid> <t_us> <call> <args...>')",
+            out_.source, line_no, opt_.max_line_bytes));
+      }
+      if (line_no > max_lines) {
+        return sim::Status::InvalidInput(
+            fmt::format("{}: more than {} lines; at most {} are supported", out_.source, max_lines, max_lines));
+      }
+      bytes += line.size() + 1;
+      if (bytes > opt_.max_bytes) {
+        return sim::Status::InvalidInput(fmt::format("{}:{}: trace larger than {} bytes; at most {} are supported",
+                                                     out_.source, line_no, opt_.max_bytes, opt_.max_bytes));
+      }
+      std::string problem = Line(line, static_cast<uint32_t>(line_no));
       if (problem.empty()) continue;
       std::string msg = fmt::format("{}:{}: {}: {}", out_.source, line_no, problem, Clip(line));
       if (!opt_.skip_malformed) return sim::Status::InvalidInput(std::move(msg));
@@ -88,7 +99,7 @@ class Parser {
       ++out_.skipped;
       if (out_.errors.size() < opt_.max_error_messages) out_.errors.push_back(std::move(msg));
     }
-    out_.lines = line_no;
+    out_.lines = src.line_no();
     Finish();
     return std::move(out_);
   }
@@ -206,6 +217,9 @@ class Parser {
     int64_t tid;
     if (!ParseInt(tok_[0], &tid) || tid < 0 || tid > INT32_MAX) return fmt::format("bad thread id '{}'", tok_[0]);
     if (!ParseInt(tok_[1], &r.t_us) || r.t_us < 0) return fmt::format("bad timestamp '{}'", tok_[1]);
+    if (r.t_us > kMaxMobigenTimestampUs) {
+      return fmt::format("timestamp {} us is beyond {} us (about 127 years)", r.t_us, kMaxMobigenTimestampUs);
+    }
     const CallSpec* spec = nullptr;
     for (const CallSpec& c : kCalls) {
       if (c.name == tok_[2]) spec = &c;
@@ -309,16 +323,22 @@ std::string_view MobigenCallName(MobigenCall c) {
 
 sim::Result<MobigenTrace> ParseMobigen(std::string_view text, std::string_view source,
                                        const MobigenParseOptions& options) {
+  FS_ASSIGN_OR_RETURN(std::unique_ptr<LineSource> src,
+                      LineSource::FromMemory(std::string(source), text, options.max_line_bytes));
   Parser p(source, options);
-  return p.Run(text);
+  return p.Run(*src);
 }
 
 sim::Result<MobigenTrace> ReadMobigenFile(const std::string& path, const MobigenParseOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return sim::Status::InvalidInput(fmt::format("{}: cannot read the trace file", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ParseMobigen(ss.str(), path, options);
+  sim::Result<std::unique_ptr<LineSource>> src = LineSource::Open(path, options.max_line_bytes);
+  if (!src.ok()) {
+    // "<path>: cannot open: <reason>" -> "<path>: cannot read the trace file: <reason>"
+    std::string_view reason = src.status().message();
+    if (const size_t colon = reason.rfind(": "); colon != std::string_view::npos) reason.remove_prefix(colon + 2);
+    return sim::Status::InvalidInput(fmt::format("{}: cannot read the trace file: {}", path, reason));
+  }
+  Parser p(path, options);
+  return p.Run(**src);
 }
 
 }  // namespace host

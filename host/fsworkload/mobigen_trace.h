@@ -15,10 +15,18 @@
 // otherwise well-formed line ("<tid> <t_us> <name> ...") is an unknown
 // call: kept, counted by name, never replayed. Blank lines are skipped.
 // A malformed line (bad number, wrong argument count, unbalanced quote,
-// time going backwards within a thread, unknown O_ flag) is an
-// InvalidInput error "<source>:<line>: <problem>: <line text>", or with
-// skip_malformed is counted and skipped (the first messages are kept).
+// time going backwards within a thread, unknown O_ flag, a timestamp above
+// kMaxMobigenTimestampUs) is an InvalidInput error
+// "<source>:<line>: <problem>: <line text>", or with skip_malformed is
+// counted and skipped (the first messages are kept).
 // Accounting: records (known + unknown) + skipped = lines.
+//
+// Input is read as a stream of lines (host/trace/line_source.h: plain or
+// compressed files, pipes and devices alike) and only the parsed records
+// are kept. Bounds that stop a wrong input (a binary file, /dev/zero)
+// before it exhausts memory are errors even with skip_malformed: a line
+// longer than max_line_bytes, more than max_lines lines or more than
+// max_bytes bytes.
 #pragma once
 
 #include <array>
@@ -87,14 +95,23 @@ struct MobigenTrace {
   uint64_t unknown() const { return count(MobigenCall::kUnknown); }
 };
 
+// Largest accepted timestamp: about 127 years in microseconds, so that
+// timestamps in ns (x 1000) stay far inside 64 bits.
+inline constexpr int64_t kMaxMobigenTimestampUs = 4'000'000'000'000'000;
+
 struct MobigenParseOptions {
   bool skip_malformed = false;
   size_t max_error_messages = 20;
+  size_t max_line_bytes = 64 * 1024;
+  uint64_t max_lines = uint64_t{1} << 24;  // line numbers are 32-bit; records take ~70 bytes each
+  uint64_t max_bytes = uint64_t{1} << 30;
 };
 
 sim::Result<MobigenTrace> ParseMobigen(std::string_view text, std::string_view source,
                                        const MobigenParseOptions& options = {});
-// Reads and parses a file; an unreadable file is InvalidInput "<path>: cannot read".
+// Streams and parses a file (any readable file: regular, pipe, device). A
+// file that cannot be opened is InvalidInput "<path>: cannot read the trace
+// file: <reason>"; a read failure later is "<path>:<line>: cannot read ...".
 sim::Result<MobigenTrace> ReadMobigenFile(const std::string& path, const MobigenParseOptions& options = {});
 
 }  // namespace host

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <glog/logging.h>
 
 namespace host {
 
@@ -160,6 +161,13 @@ sim::Result<bool> ReplayStream::Next(ReplayItem* item) {
       return Fail(LineError(rec_.line_no, "time out of range once looped"));
     }
     last_arrival_ = std::max(last_arrival_, scaled);
+    if (!warned_long_ && last_arrival_ > sim::kLongSimulatedSpan.ns() && cfg_.mode == "open") {
+      warned_long_ = true;
+      LOG(WARNING) << fmt::format(
+          "{}:{}: arrives {:.3g} years after the replay start (trace time / time_scale {}); the open-loop replay "
+          "will span that much simulated time",
+          input_.name(), rec_.line_no, sim::Ns(last_arrival_).sec() / (365.0 * 24 * 3600), cfg_.time_scale);
+    }
     item->arrival_ns = last_arrival_;
     item->trace_ns = rel;
     item->line_no = rec_.line_no;

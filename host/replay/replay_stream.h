@@ -11,6 +11,8 @@
 // arrival is the largest scaled time seen so far (and at least 0): records
 // arrive in file order, so one earlier than its predecessor (an unsorted
 // trace) arrives together with it, and one before t0 at the start.
+// Scaled times beyond 2^62 ns are errors; in open loop, the first arrival
+// beyond sim::kLongSimulatedSpan (a decade) logs a warning.
 //
 // Memory: one reader (one line buffer) and no per-record allocation.
 // Malformed-line statistics and messages are those of the first loop (every
@@ -105,6 +107,7 @@ class ReplayStream {
   int64_t min_t_ = 0, max_t_ = 0, last_t_ = 0, prev_t_ = 0;  // first pass
   uint64_t pass_kept_ = 0;
   int64_t last_arrival_ = 0;
+  bool warned_long_ = false;  // an arrival beyond sim::kLongSimulatedSpan was reported
   long double inv_scale_ = 1;
   bool unit_scale_ = true;
 };

@@ -637,6 +637,19 @@ TEST(BadInputTest, TimeOutOfRangeAfterScalingIsAnErrorNotACrash) {
   EXPECT_EQ((*made)->completed(), 1u);
 }
 
+TEST(BadInputTest, ArrivalsDecadesAwayAreReplayedWithAWarning) {
+  // 20 years between two records: within the clock's range, but worth a word.
+  const int64_t twenty_years = int64_t{20} * 365 * 24 * 3600 * 1000000000;
+  const std::string trace = MqLine(0, 0, 0, 8, true) + MqLine(twenty_years, 0, 8, 8, true);
+  ::testing::internal::CaptureStderr();
+  Ran r = RunOk(MqConfig(), trace);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_NE(r.replay, nullptr);
+  EXPECT_EQ(r.replay->completed(), 2u);
+  EXPECT_GE(r.replay->end_time() - r.replay->start_time(), sim::Ns(twenty_years));
+  EXPECT_THAT(err, HasSubstr("mem:2: arrives 20 years after the replay start"));
+}
+
 TEST(BadInputTest, LoopingBeyondTheTimeRangeIsAnError) {
   const std::string trace = MqLine(0, 0, 0, 8, true) + "4000000000000000000 0 8 8 1\n";
   TraceReplayConfig cfg = MqConfig();

@@ -7,6 +7,9 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <ios>
+#include <memory>
+#include <string>
 
 #include <boost/iostreams/device/array.hpp>
 #include <boost/iostreams/device/file_descriptor.hpp>
@@ -46,6 +49,45 @@ class FdSource final : public ByteSource {
   int fd_;
 };
 
+// A pipe or socket cannot be re-read from the start: the bytes read to
+// detect the compression are handed out again before the rest of the stream.
+class PrefixedFdSource final : public ByteSource {
+ public:
+  PrefixedFdSource(std::string head, int fd) : head_(std::move(head)), fd_(fd) {}
+
+  sim::Result<size_t> Read(char* dst, size_t n) override {
+    if (pos_ < head_.size()) {
+      const size_t k = std::min(n, head_.size() - pos_);
+      std::memcpy(dst, head_.data() + pos_, k);
+      pos_ += k;
+      return k;
+    }
+    return fd_.Read(dst, n);
+  }
+
+ private:
+  std::string head_;
+  size_t pos_ = 0;
+  FdSource fd_;
+};
+
+// The same as a boost source device, for decompressing such a stream.
+// Copies share the state (boost copies devices into its chain).
+class PrefixedFdDevice {
+ public:
+  using char_type = char;
+  using category = boost::iostreams::source_tag;
+  PrefixedFdDevice(std::string head, int fd) : src_(std::make_shared<PrefixedFdSource>(std::move(head), fd)) {}
+  std::streamsize read(char* dst, std::streamsize n) {
+    sim::Result<size_t> r = src_->Read(dst, static_cast<size_t>(n));
+    if (!r.ok()) throw std::ios_base::failure(r.status().message());
+    return *r == 0 ? -1 : static_cast<std::streamsize>(*r);
+  }
+
+ private:
+  std::shared_ptr<PrefixedFdSource> src_;
+};
+
 class MemorySource final : public ByteSource {
  public:
   explicit MemorySource(std::string_view data) : data_(data) {}
@@ -68,6 +110,10 @@ class DecompressingSource final : public ByteSource {
   DecompressingSource(Compression c, int fd) {
     PushFilter(c);
     chain_.push(bio::file_descriptor_source(fd, bio::close_handle), kBoostBufferBytes);
+  }
+  DecompressingSource(Compression c, PrefixedFdDevice device) {
+    PushFilter(c);
+    chain_.push(std::move(device), kBoostBufferBytes);
   }
   DecompressingSource(Compression c, std::string_view data) {
     PushFilter(c);
@@ -136,6 +182,30 @@ sim::Result<std::unique_ptr<LineSource>> LineSource::Open(const std::string& pat
   do {
     got = ::pread(fd, head, sizeof(head), 0);
   } while (got < 0 && errno == EINTR);
+  if (got < 0 && errno == ESPIPE) {
+    // A pipe or socket: read the head (it may arrive in pieces) and put it
+    // back in front of the stream.
+    std::string h;
+    while (h.size() < kMagicBytes) {
+      const ssize_t r = ::read(fd, head, kMagicBytes - h.size());
+      if (r == 0) break;
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) {
+        const int err = errno;
+        ::close(fd);
+        return sim::Status::IoError(fmt::format("{}: cannot read: {}", path, std::strerror(err)));
+      }
+      h.append(head, static_cast<size_t>(r));
+    }
+    const Compression c = DetectCompression(h);
+    std::unique_ptr<ByteSource> bytes;
+    if (c == Compression::kNone) {
+      bytes = std::make_unique<PrefixedFdSource>(std::move(h), fd);
+    } else {
+      bytes = std::make_unique<DecompressingSource>(c, PrefixedFdDevice(std::move(h), fd));
+    }
+    return std::make_unique<LineSource>(path, c, std::move(bytes), max_line_bytes);
+  }
   if (got < 0) {
     const int err = errno;
     ::close(fd);

@@ -2,6 +2,7 @@
 //
 // Plain, gzip, bzip2, xz and zstd files are recognised by their leading
 // magic bytes (the file name is not consulted) and decompressed on the fly.
+// Pipes and devices are read as streams like regular files.
 // Lines end at '\n'; a "\r\n" ending is accepted and the '\r' removed; a
 // last line without a terminator is still a line. Memory is one fixed
 // buffer whatever the file size: a line longer than `max_line_bytes` is

@@ -1,5 +1,11 @@
 #include "host/trace/line_source.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <thread>
+
 #include <boost/iostreams/device/back_inserter.hpp>
 #include <boost/iostreams/filter/bzip2.hpp>
 #include <boost/iostreams/filter/gzip.hpp>
@@ -192,6 +198,44 @@ TEST(LineSource, ConcatenatedGzipMembersAreOneStream) {
   // `gzip -c a >> t.gz; gzip -c b >> t.gz` is how traces get appended to.
   const std::string data = Compress(Compression::kGzip, "one\ntwo\n") + Compress(Compression::kGzip, "three\n");
   EXPECT_EQ(LinesOf(data), (V{"L:one", "L:two", "L:three"}));
+}
+
+// Pipes cannot be re-read from the start: the bytes read to detect the
+// compression must come out again. The writer sends them in small pieces.
+TEST(LineSource, PipesAreStreamsPlainOrCompressed) {
+  for (const Compression c : {Compression::kNone, Compression::kGzip, Compression::kZstd}) {
+    TempDir dir;
+    const std::string fifo = dir.File("pipe");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::string plain;
+    for (int i = 0; i < 20000; ++i) plain += "line " + std::to_string(i) + "\n";
+    const std::string data = c == Compression::kNone ? plain : Compress(c, plain);
+    std::thread writer([&] {
+      const int fd = ::open(fifo.c_str(), O_WRONLY);
+      ASSERT_GE(fd, 0);
+      size_t off = 0;
+      for (const size_t piece : {size_t{1}, size_t{2}, data.size()}) {
+        const size_t n = std::min(piece, data.size() - off);
+        for (size_t done = 0; done < n;) {
+          const ssize_t w = ::write(fd, data.data() + off + done, n - done);
+          ASSERT_GT(w, 0);
+          done += static_cast<size_t>(w);
+        }
+        off += n;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      ::close(fd);
+    });
+    auto src = LineSource::Open(fifo);
+    std::vector<std::string> lines;
+    if (src.ok()) lines = Lines(src->get());
+    writer.join();
+    ASSERT_TRUE(src.ok()) << src.status().message();
+    EXPECT_EQ((*src)->compression(), c);
+    ASSERT_EQ(lines.size(), 20000u) << CompressionName(c);
+    EXPECT_EQ(lines.front(), "L:line 0");
+    EXPECT_EQ(lines.back(), "L:line 19999");
+  }
 }
 
 TEST(LineSource, MissingFileIsNotFound) {
