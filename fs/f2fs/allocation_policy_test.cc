@@ -112,6 +112,29 @@ TEST(DefaultAllocationPolicyTest, SsrReusesADirtySegmentOfTheSameLogButNeverForT
   }
 }
 
+// The ATGC log is not one of the three data temperatures: its SSR search
+// tries its own segments and then every data temperature (under
+// AddressSanitizer the search used to write a fourth candidate past a
+// three-entry array).
+TEST(DefaultAllocationPolicyTest, AtgcLogSsrFindsDirtySegmentsOfEveryDataTemperature) {
+  F2fsConfig cfg = sim::MakeDefault<F2fsConfig>();
+  cfg.atgc = true;
+  const Layout layout = SmallLayout();
+  auto p = Make("default", cfg, layout);
+  for (LogType dirty : {LogType::kHotData, LogType::kWarmData, LogType::kColdData}) {
+    SegmentManager sm(layout, p.get());
+    sm.FinishLoad();
+    sm.OpenLog(dirty);
+    const SegNo first = sm.curseg(dirty).segno;
+    FillLog(sm, dirty, false);
+    for (uint32_t off = 0; off < kBlocksPerSeg; off += 2) sm.Invalidate(BlockAddr{layout.SegStart(first).v + off});
+    sm.CommitCheckpoint(/*granularity=*/16);
+    const SegmentChoice c = p->NextSegment(sm, LogType::kAtgcData, /*need_ssr=*/true);
+    EXPECT_TRUE(c.ssr) << static_cast<int>(dirty);
+    EXPECT_EQ(c.segno, first) << static_cast<int>(dirty);
+  }
+}
+
 TEST(DefaultAllocationPolicyTest, LfsModeNeverNeedsSsr) {
   F2fsConfig cfg = sim::MakeDefault<F2fsConfig>();
   const Layout layout = SmallLayout();

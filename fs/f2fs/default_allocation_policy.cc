@@ -101,12 +101,14 @@ class DefaultAllocationPolicy final : public AllocationPolicy {
 
   // get_ssr_segment: a dirty segment last written by the same log (then the
   // other temperatures of the same class) with the fewest checkpointed
-  // valid blocks; kNullSegNo if none has a free slot.
+  // valid blocks; kNullSegNo if none has a free slot. The ATGC log is none
+  // of the three data temperatures (the kernel's CURSEG_ALL_DATA_ATGC), so
+  // after its own segments it tries all three: up to four candidates.
   SegNo SsrSegment(const SegmentManager& sm, LogType t) const {
     std::array<LogType, 3> order;
     if (IsNodeLog(t)) order = {LogType::kHotNode, LogType::kWarmNode, LogType::kColdNode};
     else order = {LogType::kHotData, LogType::kWarmData, LogType::kColdData};
-    std::array<LogType, 3> tries = {t, t, t};
+    std::array<LogType, 4> tries = {t, t, t, t};
     int n = 1;
     for (LogType o : order)
       if (o != t) tries[n++] = o;
