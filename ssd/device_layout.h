@@ -42,18 +42,6 @@ struct DeviceLayout {
   // channel of a logical address is unknown above the device.
   const FixedPlacement* fixed = nullptr;
 
-  uint32_t dies() const { return channels * chips_per_channel * dies_per_chip; }
-  uint64_t block_bytes() const { return uint64_t{page_size} * pages_per_block; }
-
-  // A device without flash structure (a test device, a RAM disk): one
-  // channel and die, `io_unit`-sized pages, no fixed placement.
-  static DeviceLayout Flat(uint64_t capacity, uint32_t io_unit) {
-    DeviceLayout l;
-    l.page_size = io_unit;
-    l.pages_per_block = 1;
-    l.blocks_per_plane = io_unit == 0 ? 0 : capacity / io_unit;
-    return l;
-  }
 };
 
 }  // namespace ssd

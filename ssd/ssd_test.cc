@@ -98,6 +98,38 @@ TEST_F(SsdTest, ReportsGeometry) {
   EXPECT_EQ(ssd_->sector_size(), 512u);
 }
 
+TEST_F(SsdTest, ReportsLayoutAndQueuesToTheLayerAbove) {
+  cfg_.queues = 3;
+  Build();
+  EXPECT_EQ(ssd_->queues(), 3u);
+  const DeviceLayout& l = ssd_->layout();
+  EXPECT_EQ(l.channels, geo_.channels);
+  EXPECT_EQ(l.chips_per_channel, geo_.chips_per_channel);
+  EXPECT_EQ(l.dies_per_chip, geo_.dies_per_chip);
+  EXPECT_EQ(l.planes_per_die, geo_.planes_per_die);
+  EXPECT_EQ(l.blocks_per_plane, geo_.blocks_per_plane);
+  EXPECT_EQ(l.pages_per_block, geo_.pages_per_block);
+  EXPECT_EQ(l.page_size, ssd_->io_unit());
+  EXPECT_EQ(l.fixed, nullptr);  // the FTL places data itself
+}
+
+TEST_F(SsdTest, StreamHintsReachTheFtlAsTemperatures) {
+  cfg_.write_buffer.size = sim::Bytes{0};
+  Build();
+  const StreamHint hints[] = {StreamHint::kNone, StreamHint::kHot, StreamHint::kWarm, StreamHint::kCold};
+  for (size_t i = 0; i < 4; ++i) {
+    BlockRequest* r = Req(BlockOp::kWrite, i * 8192, 8192);
+    r->stream = hints[i];
+    r->channel = static_cast<int32_t>(i % geo_.channels);  // a hint the page-mapped path may ignore
+    SubmitAt(Us(1 + i), r);
+  }
+  eq_.Run();
+  ASSERT_EQ(client_.done.size(), 4u);
+  const std::vector<ftl::Temperature> want = {ftl::Temperature::kUnknown, ftl::Temperature::kHot,
+                                              ftl::Temperature::kUnknown, ftl::Temperature::kCold};
+  EXPECT_EQ(ftl_->write_temperatures, want);
+}
+
 TEST_F(SsdTest, Qd1ReadAddsOverheadAndPcie) {
   Build();
   BlockRequest* r = Req(BlockOp::kRead, 5 * 8192, 8192);

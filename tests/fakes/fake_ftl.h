@@ -45,6 +45,7 @@ class DirectFtl final : public ftl::Ftl, private flash::FlashClient {
     if (op->kind == ftl::FtlOp::Kind::kWrite) {
       mapped_[op->lpn.v] = 1;
       ++writes;
+      write_temperatures.push_back(op->temperature);
     } else {
       ++reads;
     }
@@ -93,6 +94,7 @@ class DirectFtl final : public ftl::Ftl, private flash::FlashClient {
   }
 
   uint64_t reads = 0, writes = 0, unmapped_reads = 0;
+  std::vector<ftl::Temperature> write_temperatures;  // the hint of each write, in order
   std::vector<std::pair<uint64_t, uint64_t>> trims;
 
  private:
