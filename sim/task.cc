@@ -1,6 +1,15 @@
 #include "sim/task.h"
 
+#include <cstdlib>
+
 namespace sim {
+
+namespace internal {
+void TransferOutsideResume() noexcept {
+  LOG(FATAL) << "a coroutine resumed outside sim::Resume() awaited or finished a Task";
+  std::abort();
+}
+}  // namespace internal
 
 namespace {
 // Starts a detached root task from an event and deletes itself.
@@ -10,7 +19,7 @@ class Starter final : public Event {
   void Process() override {
     std::coroutine_handle<> h = h_;
     delete this;
-    h.resume();
+    Resume(h);
   }
   std::string_view Name() const override { return "spawn"; }
 

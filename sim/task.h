@@ -5,9 +5,21 @@
 // simulated time suspends with `co_await Delay(q, d)`; waiting for another
 // component uses a Completion (one-shot) or a Semaphore. Tasks compose:
 // `co_await fs.Write(...)` runs a child Task and resumes the caller when it
-// finishes (symmetric transfer, no event needed). Spawn() starts a root task
-// from an event at the current time; the root task's frame is destroyed
-// when it finishes.
+// finishes, at once (no event). Spawn() starts a root task from an event at
+// the current time; the root task's frame is destroyed when it finishes.
+//
+// Control transfer. Coroutines run inside Resume(), a loop (a trampoline):
+// awaiting a Task suspends the caller and names the child as the next
+// coroutine to run; a finishing Task names its awaiter. The loop then
+// resumes that one. So the native stack holds one coroutine frame at a time,
+// however many tasks are awaited one after the other (a loop over
+// synchronously completing children) or inside each other (a deep chain):
+// flat by construction, without relying on the compiler turning symmetric
+// transfer into tail calls (GCC does not at -O0 or under AddressSanitizer).
+// Coroutines run in exactly the order symmetric transfer gives. Code outside
+// a coroutine starts or continues one only through Resume() (ResumeEvent
+// does): a coroutine resumed any other way that awaits or finishes a Task
+// leaves its transfer pending, and the next Resume() CHECK-fails.
 //
 // Everything runs on the one EventQueue thread: no OS threads, no locks.
 // Suspension points keep their Event inside the coroutine frame (or the
@@ -19,6 +31,7 @@
 #include <cstdint>
 #include <exception>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include <glog/logging.h>
@@ -30,7 +43,22 @@ namespace sim {
 template <class T = void>
 class Task;
 
+// Runs the suspended coroutine `h`, and every coroutine control passes to
+// from there (children it awaits, awaiters of tasks that finish), until all
+// of them wait for something other than a Task or have finished. Nested
+// calls (from inside a coroutine) are allowed.
+void Resume(std::coroutine_handle<> h);
+
 namespace internal {
+
+// The trampoline of this OS thread: the coroutine Resume() runs next. Set
+// only just before a coroutine suspends back into Resume()'s loop.
+inline constinit thread_local std::coroutine_handle<> next_to_run{};
+
+[[noreturn]] void TransferOutsideResume() noexcept;
+
+// Makes `h` the next coroutine to run once the running one has suspended.
+inline void TransferTo(std::coroutine_handle<> h) noexcept { next_to_run = h; }
 
 struct PromiseBase {
   std::coroutine_handle<> continuation;  // resumed when this task finishes
@@ -40,11 +68,11 @@ struct PromiseBase {
   struct FinalAwaiter {
     bool await_ready() noexcept { return false; }
     template <class P>
-    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
+    void await_suspend(std::coroutine_handle<P> h) noexcept {
       PromiseBase& p = h.promise();
-      std::coroutine_handle<> next = p.continuation ? p.continuation : std::noop_coroutine();
+      const std::coroutine_handle<> next = p.continuation;
       if (p.detached) h.destroy();
-      return next;
+      if (next) TransferTo(next);
     }
     void await_resume() noexcept {}
   };
@@ -66,6 +94,16 @@ struct Promise<void> : PromiseBase {
 };
 
 }  // namespace internal
+
+inline void Resume(std::coroutine_handle<> h) {
+  std::coroutine_handle<>& next = internal::next_to_run;
+  // A transfer left pending: a coroutine resumed outside Resume().
+  if (next) [[unlikely]] internal::TransferOutsideResume();
+  next = h;
+  do {
+    std::exchange(next, nullptr).resume();
+  } while (next);
+}
 
 // A lazily started coroutine. Await it from another coroutine, or hand it to
 // Spawn(). Move-only; destroying an unstarted Task destroys its frame.
@@ -92,9 +130,9 @@ class [[nodiscard]] Task {
 
   // Awaiting a task starts it and resumes the awaiter when it finishes.
   bool await_ready() const noexcept { return false; }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept {
+  void await_suspend(std::coroutine_handle<> awaiter) noexcept {
     h_.promise().continuation = awaiter;
-    return h_;
+    internal::TransferTo(h_);
   }
   T await_resume() {
     if constexpr (!std::is_void_v<T>) {
@@ -102,7 +140,8 @@ class [[nodiscard]] Task {
     }
   }
 
-  // Releases ownership of the frame (used by Spawn).
+  // Releases ownership of the frame (used by Spawn). Start it with
+  // Resume().
   Handle Release() { return std::exchange(h_, {}); }
 
  private:
@@ -126,7 +165,7 @@ inline Task<void> Promise<void>::get_return_object() {
 class ResumeEvent final : public Event {
  public:
   explicit ResumeEvent(Priority p = Priority::kDefault) : Event(p) {}
-  void Process() override { h.resume(); }
+  void Process() override { Resume(h); }
   std::string_view Name() const override { return "resume"; }
   std::coroutine_handle<> h;
 };

@@ -1,5 +1,7 @@
 #include "sim/task.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -77,6 +79,86 @@ TEST(TaskTest, SemaphoreIsFifoAndBoundsConcurrency) {
   EXPECT_EQ(q.now(), Us(15));
   EXPECT_EQ(sem.available(), 2);
 }
+
+// ---- Control transfer stays flat.
+
+// Spread of the native stack addresses seen by a set of frames.
+struct StackSpan {
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  void See() {
+    volatile char marker = 0;
+    const auto a = reinterpret_cast<uintptr_t>(&marker);
+    lo = std::min(lo, a);
+    hi = std::max(hi, a);
+  }
+  uintptr_t bytes() const { return hi - lo; }
+};
+
+Task<int> Immediate(int v, StackSpan* span) {
+  span->See();
+  co_return v;
+}
+
+// A loop over children that finish without suspending: each await used to
+// nest the next child (and the caller's resumption) on the native stack
+// unless the compiler made the transfers tail calls.
+TEST(TaskTest, AMillionSynchronousAwaitsKeepTheStackFlat) {
+  EventQueue q;
+  StackSpan span;
+  int64_t sum = 0;
+  bool done = false;
+  auto loop = [&]() -> Task<> {
+    for (int i = 0; i < 1'000'000; ++i) sum += co_await Immediate(i & 7, &span);
+    done = true;
+  };
+  Spawn(&q, loop());
+  q.Run();
+  ASSERT_TRUE(done);
+  EXPECT_EQ(sum, 3'500'000);
+  EXPECT_LT(span.bytes(), 64u << 10);
+}
+
+TEST(TaskDeathTest, AwaitingInACoroutineResumedOutsideResumeIsCaught) {
+  EXPECT_DEATH(
+      {
+        StackSpan span;
+        auto parent = [&]() -> Task<> { co_await Immediate(1, &span); };
+        auto h = parent().Release();
+        h.resume();  // not through Resume(): the child never runs
+        Resume(parent().Release());
+      },
+      "outside sim::Resume");
+}
+
+// Each level awaits the next: a chain of `depth` frames, resumed from an
+// event when the leaf waits (`wait`), else completing synchronously.
+Task<int> Chain(EventQueue* q, int depth, bool wait, StackSpan* span) {
+  span->See();
+  if (depth == 0) {
+    if (wait) co_await Delay(q, Us(1));
+    span->See();
+    co_return 0;
+  }
+  const int below = co_await Chain(q, depth - 1, wait, span);
+  span->See();
+  co_return below + 1;
+}
+
+class DeepChainTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(DeepChainTest, KeepsTheStackFlat) {
+  EventQueue q;
+  StackSpan span;
+  int got = -1;
+  auto root = [&]() -> Task<> { got = co_await Chain(&q, 200'000, GetParam(), &span); };
+  Spawn(&q, root());
+  q.Run();
+  EXPECT_EQ(got, 200'000);
+  EXPECT_LT(span.bytes(), 64u << 10);
+  EXPECT_EQ(q.now(), GetParam() ? Us(1) : SimTime::Zero());
+}
+
+INSTANTIATE_TEST_SUITE_P(LeafWaits, DeepChainTest, ::testing::Bool());
 
 }  // namespace
 }  // namespace sim

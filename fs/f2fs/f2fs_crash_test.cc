@@ -196,7 +196,7 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
     };
     sim::Task<void> t = body();
     auto h = t.Release();
-    h.resume();
+    sim::Resume(h);
     const uint64_t cut = 20 + rng.Uniform(big_writes ? 3500 : 1500);
     uint64_t steps = 0;
     while (!done && steps < cut && s.q().Step()) ++steps;
@@ -315,7 +315,7 @@ TEST(CrashTest, RandomCutsConcurrentThreads) {
       };
       sim::Task<void> task = body(ws[t].get(), &done);
       hs.push_back(task.Release());
-      hs.back().resume();
+      sim::Resume(hs.back());
     }
     const uint64_t cut = 20 + rng.Uniform(3000);
     uint64_t steps = 0;

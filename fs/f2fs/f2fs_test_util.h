@@ -39,7 +39,7 @@ T RunTask(sim::EventQueue& q, sim::Task<T> task) {
   };
   sim::Task<void> t = body();
   auto h = t.Release();
-  h.resume();
+  sim::Resume(h);
   while (!done) {
     if (!q.Step()) break;
   }
@@ -55,7 +55,7 @@ inline void RunTask(sim::EventQueue& q, sim::Task<void> task) {
   };
   sim::Task<void> t = body();
   auto h = t.Release();
-  h.resume();
+  sim::Resume(h);
   while (!done) {
     if (!q.Step()) break;
   }

@@ -222,7 +222,7 @@ class OwnedThread {
  private:
   class Starter final : public sim::Event {
    public:
-    void Process() override { h.resume(); }
+    void Process() override { sim::Resume(h); }
     std::coroutine_handle<> h;
   };
   sim::Task<void>::Handle h_;
