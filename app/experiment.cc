@@ -117,9 +117,15 @@ struct Experiment::Stack {
 Experiment::Experiment(const ExperimentConfig& cfg) : cfg_(cfg), stack_(std::make_unique<Stack>()) {}
 
 Experiment::~Experiment() {
-  // A run bounded by max_time leaves work pending; drop it before the
-  // components owning those events go away.
-  stack_->queue.Clear();
+  // A run bounded by max_time leaves work pending: drop it, then destroy
+  // the workload's threads still suspended while the file system they call
+  // into is alive (their waits withdraw; releasing a lock may schedule a
+  // waiter, dropped again before the file system goes), then the rest of
+  // the stack top-down (the file system destroys its own threads).
+  Stack& s = *stack_;
+  s.queue.Clear();
+  s.workload.reset();
+  s.queue.Clear();
 }
 
 sim::Result<std::unique_ptr<Experiment>> Experiment::Create(const ExperimentConfig& cfg) {

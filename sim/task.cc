@@ -5,34 +5,58 @@
 namespace sim {
 
 namespace internal {
+
 void TransferOutsideResume() noexcept {
   LOG(FATAL) << "a coroutine resumed outside sim::Resume() awaited or finished a Task";
   std::abort();
 }
-}  // namespace internal
+
+void FinishRoot(RootRecord* r) noexcept {
+  if (ThreadGroup* g = r->group) {
+    if (r->prev) r->prev->next = r->next; else g->head_ = r->next;
+    if (r->next) r->next->prev = r->prev;
+    --g->size_;
+  }
+  delete r;
+}
 
 namespace {
-// Starts a detached root task from an event and deletes itself.
-class Starter final : public Event {
- public:
-  explicit Starter(std::coroutine_handle<> h) : h_(h) {}
-  void Process() override {
-    std::coroutine_handle<> h = h_;
-    delete this;
-    Resume(h);
-  }
-  std::string_view Name() const override { return "spawn"; }
-
- private:
-  std::coroutine_handle<> h_;
-};
-}  // namespace
-
-void Spawn(EventQueue* q, Task<void> task) {
+// Makes `task` a root thread starting from an event at q->now().
+RootRecord* StartRoot(EventQueue* q, Task<void> task) {
   auto h = task.Release();
   CHECK(h) << "spawn of an empty task";
-  h.promise().detached = true;
-  q->Schedule(new Starter(h), q->now());
+  auto* r = new RootRecord;
+  r->h = h;
+  h.promise().root = r;
+  q->Schedule(r, q->now());
+  return r;
+}
+}  // namespace
+
+}  // namespace internal
+
+void Spawn(EventQueue* q, Task<void> task) { internal::StartRoot(q, std::move(task)); }
+
+void ThreadGroup::Spawn(Task<void> task) {
+  internal::RootRecord* r = internal::StartRoot(q_, std::move(task));
+  r->group = this;
+  r->next = head_;
+  if (head_) head_->prev = r;
+  head_ = r;
+  ++size_;
+}
+
+void ThreadGroup::DestroyAll() {
+  while (head_ != nullptr) {
+    internal::RootRecord* r = head_;
+    head_ = r->next;
+    if (head_) head_->prev = nullptr;
+    --size_;
+    if (r->scheduled()) q_->Deschedule(r);  // not started yet
+    const std::coroutine_handle<> h = r->h;
+    delete r;
+    h.destroy();
+  }
 }
 
 void Semaphore::Release(int64_t n) {
@@ -41,9 +65,24 @@ void Semaphore::Release(int64_t n) {
     Acquirer* a = head_;
     head_ = a->next_;
     if (!head_) tail_ = nullptr;
+    a->next_ = nullptr;
+    a->queued_ = false;
     --permits_;
     q_->Schedule(&a->ev_, q_->now());
   }
+}
+
+void Semaphore::Unlink(Acquirer* a) {
+  Acquirer* prev = nullptr;
+  for (Acquirer* x = head_; x != nullptr; prev = x, x = x->next_) {
+    if (x != a) continue;
+    (prev ? prev->next_ : head_) = a->next_;
+    if (tail_ == a) tail_ = prev;
+    a->next_ = nullptr;
+    a->queued_ = false;
+    return;
+  }
+  LOG(FATAL) << "semaphore waiter missing from its queue";
 }
 
 }  // namespace sim

@@ -5,8 +5,7 @@
 // simulated time suspends with `co_await Delay(q, d)`; waiting for another
 // component uses a Completion (one-shot) or a Semaphore. Tasks compose:
 // `co_await fs.Write(...)` runs a child Task and resumes the caller when it
-// finishes, at once (no event). Spawn() starts a root task from an event at
-// the current time; the root task's frame is destroyed when it finishes.
+// finishes, at once (no event).
 //
 // Control transfer. Coroutines run inside Resume(), a loop (a trampoline):
 // awaiting a Task suspends the caller and names the child as the next
@@ -21,16 +20,33 @@
 // does): a coroutine resumed any other way that awaits or finishes a Task
 // leaves its transfer pending, and the next Resume() CHECK-fails.
 //
+// Root threads. ThreadGroup::Spawn() starts a root task from an event at the
+// current time; the root's frame is destroyed when it finishes. A group
+// owns its roots: destroying it destroys the frames of those still
+// suspended (a run cut short), with every task they await. A component
+// that starts threads therefore owns a ThreadGroup declared after all the
+// state those threads use (members are destroyed in reverse order).
+// Spawn(q, task) starts a root nobody owns: only for a thread certain to
+// finish before its queue stops (a leak otherwise).
+//
+// Destroying a suspended coroutine is safe: every awaitable here withdraws
+// when destroyed mid-wait. Delay deschedules its event; a Completion
+// forgets its waiter; a Semaphore acquirer leaves the wait list, or gives
+// back a permit it was handed but had not taken yet. Awaitables elsewhere
+// follow the same rule.
+//
 // Everything runs on the one EventQueue thread: no OS threads, no locks.
 // Suspension points keep their Event inside the coroutine frame (or the
 // Completion), so waiting never allocates; only creating a coroutine frame
-// does.
+// does (and Spawn, for the root's start event).
 #pragma once
 
 #include <coroutine>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -42,6 +58,7 @@ namespace sim {
 
 template <class T = void>
 class Task;
+class ThreadGroup;
 
 // Runs the suspended coroutine `h`, and every coroutine control passes to
 // from there (children it awaits, awaiters of tasks that finish), until all
@@ -60,9 +77,13 @@ inline constinit thread_local std::coroutine_handle<> next_to_run{};
 // Makes `h` the next coroutine to run once the running one has suspended.
 inline void TransferTo(std::coroutine_handle<> h) noexcept { next_to_run = h; }
 
+class RootRecord;
+// Called when root `r` finishes: forgets and frees its record.
+void FinishRoot(RootRecord* r) noexcept;
+
 struct PromiseBase {
   std::coroutine_handle<> continuation;  // resumed when this task finishes
-  bool detached = false;                 // root task: destroy frame at the end
+  RootRecord* root = nullptr;            // a root task: its frame goes at the end
 
   std::suspend_always initial_suspend() noexcept { return {}; }
   struct FinalAwaiter {
@@ -70,9 +91,12 @@ struct PromiseBase {
     template <class P>
     void await_suspend(std::coroutine_handle<P> h) noexcept {
       PromiseBase& p = h.promise();
-      const std::coroutine_handle<> next = p.continuation;
-      if (p.detached) h.destroy();
-      if (next) TransferTo(next);
+      if (p.root != nullptr) {
+        FinishRoot(p.root);
+        h.destroy();
+      } else if (p.continuation) {
+        TransferTo(p.continuation);
+      }
     }
     void await_resume() noexcept {}
   };
@@ -106,7 +130,8 @@ inline void Resume(std::coroutine_handle<> h) {
 }
 
 // A lazily started coroutine. Await it from another coroutine, or hand it to
-// Spawn(). Move-only; destroying an unstarted Task destroys its frame.
+// a ThreadGroup. Move-only; destroying a Task destroys its frame (an unstarted
+// one, or a suspended one with everything it awaits).
 template <class T>
 class [[nodiscard]] Task {
  public:
@@ -140,8 +165,11 @@ class [[nodiscard]] Task {
     }
   }
 
-  // Releases ownership of the frame (used by Spawn). Start it with
-  // Resume().
+  // The frame, still owned by the task: start it with Resume() (e.g. from a
+  // ResumeEvent); it stops at its end, to be destroyed with the task.
+  Handle handle() const { return h_; }
+  // Releases ownership of the frame. Start it with Resume(); it stops at its
+  // end, for the new owner to destroy.
   Handle Release() { return std::exchange(h_, {}); }
 
  private:
@@ -169,10 +197,47 @@ class ResumeEvent final : public Event {
   std::string_view Name() const override { return "resume"; }
   std::coroutine_handle<> h;
 };
+
+// A root thread's bookkeeping: the event that starts it, and its place in
+// the owning group (none for Spawn()).
+class RootRecord final : public Event {
+ public:
+  void Process() override { Resume(h); }
+  std::string_view Name() const override { return "spawn"; }
+  std::coroutine_handle<> h;
+  ThreadGroup* group = nullptr;
+  RootRecord* prev = nullptr;
+  RootRecord* next = nullptr;
+};
 }  // namespace internal
 
-// Starts `task` as a root simulated thread at q->now() (from an event, so
-// the caller's own code finishes first). The frame frees itself at the end.
+// The root threads a component starts, owned by it (see the file comment).
+class ThreadGroup {
+ public:
+  explicit ThreadGroup(EventQueue* q) : q_(q) {}
+  ThreadGroup(const ThreadGroup&) = delete;
+  ThreadGroup& operator=(const ThreadGroup&) = delete;
+  ~ThreadGroup() { DestroyAll(); }
+
+  // Starts `task` as a root thread at q->now(), from an event (the caller's
+  // own code finishes first).
+  void Spawn(Task<void> task);
+  // Destroys every root still running, the newest first (a thread started
+  // by another may use the starter's frame), each with the tasks it awaits.
+  // REQUIRES: not called from one of the group's threads.
+  void DestroyAll();
+  // Roots started and not finished.
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  friend void internal::FinishRoot(internal::RootRecord* r) noexcept;
+  EventQueue* q_;
+  internal::RootRecord* head_ = nullptr;  // newest first
+  size_t size_ = 0;
+};
+
+// Starts `task` as a root thread that nobody owns (see the file comment).
 void Spawn(EventQueue* q, Task<void> task);
 
 // Suspends the calling coroutine for `d` of simulated time (d >= 0; a zero
@@ -180,6 +245,9 @@ void Spawn(EventQueue* q, Task<void> task);
 class Delay {
  public:
   Delay(EventQueue* q, SimTime d, Priority p = Priority::kDefault) : q_(q), d_(d), ev_(p) {}
+  ~Delay() {
+    if (ev_.scheduled()) q_->Deschedule(&ev_);
+  }
   bool await_ready() const noexcept { return false; }
   void await_suspend(std::coroutine_handle<> h) {
     ev_.h = h;
@@ -220,16 +288,29 @@ class Completion {
 
   struct Awaiter {
     Completion* c;
+    bool waiting = false;
+    // A waiter destroyed mid-wait (its frame destroyed) is forgotten.
+    ~Awaiter() {
+      if (waiting) c->Forget();
+    }
     bool await_ready() const noexcept { return c->done_; }
     void await_suspend(std::coroutine_handle<> h) {
       CHECK(!c->ev_.h) << "a completion admits one waiter";
       c->ev_.h = h;
+      waiting = true;
     }
-    T await_resume() const { return c->value_; }
+    T await_resume() {
+      waiting = false;
+      return c->value_;
+    }
   };
   Awaiter operator co_await() { return Awaiter{this}; }
 
  private:
+  void Forget() {
+    if (ev_.scheduled()) q_->Deschedule(&ev_);
+    ev_.h = {};
+  }
   EventQueue* q_;
   internal::ResumeEvent ev_;
   bool done_ = false;
@@ -248,6 +329,16 @@ class Semaphore {
   class Acquirer {
    public:
     explicit Acquirer(Semaphore* s) : s_(s), ev_(Priority::kDefault) {}
+    // Destroyed mid-wait: leaves the queue, or returns the permit it was
+    // handed.
+    ~Acquirer() {
+      if (queued_) {
+        s_->Unlink(this);
+      } else if (ev_.scheduled()) {
+        s_->q_->Deschedule(&ev_);
+        s_->Release();
+      }
+    }
     bool await_ready() noexcept {
       if (s_->permits_ > 0 && !s_->head_) {
         --s_->permits_;
@@ -257,6 +348,7 @@ class Semaphore {
     }
     void await_suspend(std::coroutine_handle<> h) {
       ev_.h = h;
+      queued_ = true;
       if (s_->tail_) s_->tail_->next_ = this; else s_->head_ = this;
       s_->tail_ = this;
     }
@@ -267,6 +359,7 @@ class Semaphore {
     Semaphore* s_;
     internal::ResumeEvent ev_;
     Acquirer* next_ = nullptr;
+    bool queued_ = false;
   };
 
   Acquirer Acquire() { return Acquirer(this); }
@@ -275,6 +368,7 @@ class Semaphore {
   bool has_waiters() const { return head_ != nullptr; }
 
  private:
+  void Unlink(Acquirer* a);
   EventQueue* q_;
   int64_t permits_;
   Acquirer* head_ = nullptr;

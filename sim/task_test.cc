@@ -80,6 +80,7 @@ TEST(TaskTest, SemaphoreIsFifoAndBoundsConcurrency) {
   EXPECT_EQ(sem.available(), 2);
 }
 
+
 // ---- Control transfer stays flat.
 
 // Spread of the native stack addresses seen by a set of frames.
@@ -111,11 +112,13 @@ TEST(TaskTest, AMillionSynchronousAwaitsKeepTheStackFlat) {
     for (int i = 0; i < 1'000'000; ++i) sum += co_await Immediate(i & 7, &span);
     done = true;
   };
-  Spawn(&q, loop());
+  ThreadGroup g(&q);
+  g.Spawn(loop());
   q.Run();
   ASSERT_TRUE(done);
   EXPECT_EQ(sum, 3'500'000);
   EXPECT_LT(span.bytes(), 64u << 10);
+  EXPECT_TRUE(g.empty());
 }
 
 TEST(TaskDeathTest, AwaitingInACoroutineResumedOutsideResumeIsCaught) {
@@ -123,9 +126,10 @@ TEST(TaskDeathTest, AwaitingInACoroutineResumedOutsideResumeIsCaught) {
       {
         StackSpan span;
         auto parent = [&]() -> Task<> { co_await Immediate(1, &span); };
-        auto h = parent().Release();
-        h.resume();  // not through Resume(): the child never runs
-        Resume(parent().Release());
+        Task<> t = parent();
+        t.handle().resume();  // not through Resume(): the child never runs
+        Task<> other = parent();
+        Resume(other.handle());
       },
       "outside sim::Resume");
 }
@@ -151,7 +155,8 @@ TEST_P(DeepChainTest, KeepsTheStackFlat) {
   StackSpan span;
   int got = -1;
   auto root = [&]() -> Task<> { got = co_await Chain(&q, 200'000, GetParam(), &span); };
-  Spawn(&q, root());
+  ThreadGroup g(&q);
+  g.Spawn(root());
   q.Run();
   EXPECT_EQ(got, 200'000);
   EXPECT_LT(span.bytes(), 64u << 10);
@@ -159,6 +164,102 @@ TEST_P(DeepChainTest, KeepsTheStackFlat) {
 }
 
 INSTANTIATE_TEST_SUITE_P(LeafWaits, DeepChainTest, ::testing::Bool());
+
+// ---- Thread groups own their roots.
+
+struct Guard {
+  int* destroyed;
+  ~Guard() { ++*destroyed; }
+};
+
+Task<> SleepLong(EventQueue* q, int* destroyed) {
+  Guard g{destroyed};
+  co_await Delay(q, Sec(100));
+}
+
+TEST(ThreadGroupTest, DestroysSuspendedThreadsWithTheTasksTheyAwait) {
+  EventQueue q;
+  int destroyed = 0;
+  Semaphore sem(&q, 0);
+  Completion<int> never(&q);
+  auto sleeper = [&]() -> Task<> {
+    Guard g{&destroyed};
+    co_await SleepLong(&q, &destroyed);
+  };
+  auto waiter = [&]() -> Task<> {
+    Guard g{&destroyed};
+    co_await sem.Acquire();
+  };
+  auto completion = [&]() -> Task<> {
+    Guard g{&destroyed};
+    co_await never;
+  };
+  {
+    ThreadGroup g(&q);
+    g.Spawn(sleeper());
+    g.Spawn(waiter());
+    g.Spawn(waiter());
+    g.Spawn(completion());
+    q.Run(Ms(1));
+    g.Spawn(sleeper());  // not started yet
+    EXPECT_EQ(q.pending(), 2u);  // the running sleeper's delay and that start
+    EXPECT_EQ(g.size(), 5u);
+    EXPECT_EQ(destroyed, 0);
+  }
+  // Both frames of the sleeper, the waiters and the completion's waiter; the
+  // unstarted thread has no local yet.
+  EXPECT_EQ(destroyed, 2 + 1 + 1 + 1);
+  EXPECT_TRUE(q.empty());  // the delays went with their frames
+  EXPECT_FALSE(sem.has_waiters());
+  never.Complete(1);  // no waiter left to resume
+  q.Run();
+  EXPECT_EQ(q.now(), Ms(1));
+}
+
+TEST(ThreadGroupTest, AWaiterDestroyedMidWaitLeavesTheSemaphoreConsistent) {
+  EventQueue q;
+  Semaphore sem(&q, 0);
+  std::vector<int> got;
+  auto user = [&](int id) -> Task<> {
+    co_await sem.Acquire();
+    got.push_back(id);
+  };
+  ThreadGroup first(&q);
+  first.Spawn(user(1));
+  {
+    ThreadGroup second(&q);
+    second.Spawn(user(2));
+    second.Spawn(user(3));
+    q.Run();
+    sem.Release();  // handed to 1
+    EXPECT_EQ(first.size(), 1u);
+  }
+  // 2 and 3 left the queue; 1 still gets its permit.
+  q.Run();
+  EXPECT_EQ(got, (std::vector<int>{1}));
+  EXPECT_EQ(sem.available(), 0);
+
+  ThreadGroup third(&q);
+  third.Spawn(user(4));
+  third.Spawn(user(5));
+  q.Run();
+  sem.Release();  // handed to 4, which has not run yet
+  third.DestroyAll();
+  EXPECT_EQ(sem.available(), 1);  // the permit came back
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(ThreadGroupTest, FinishedThreadsLeaveTheGroup) {
+  EventQueue q;
+  ThreadGroup g(&q);
+  std::vector<std::string> log;
+  g.Spawn(Worker(&q, 1, &log));
+  g.Spawn(Worker(&q, 2, &log));
+  EXPECT_EQ(g.size(), 2u);
+  q.Run();
+  EXPECT_TRUE(g.empty());
+  EXPECT_EQ(log.size(), 12u);
+}
 
 }  // namespace
 }  // namespace sim

@@ -67,7 +67,8 @@ inline FsyncExperimentResult RunFsyncExperiment(const FsyncExperimentSpec& spec,
     else res.error = r.status().message();
     mounted = true;
   };
-  sim::Spawn(q, mount());
+  sim::ThreadGroup threads(q);  // goes before `fs` (and anything else they use)
+  threads.Spawn(mount());
   while (!mounted && q->Step()) {
   }
   if (!fs) return res;
@@ -81,7 +82,7 @@ inline FsyncExperimentResult RunFsyncExperiment(const FsyncExperimentSpec& spec,
     ++done;
   };
   const sim::SimTime t0 = q->now();
-  for (uint32_t i = 0; i < spec.jobs; ++i) sim::Spawn(q, job(i));
+  for (uint32_t i = 0; i < spec.jobs; ++i) threads.Spawn(job(i));
   while (done < spec.jobs && q->Step()) {
   }
   res.elapsed = q->now() - t0;
@@ -106,6 +107,7 @@ inline FsyncExperimentResult RunFsyncExperiment(const FsyncExperimentSpec& spec,
   res.ok = res.error.empty() && done == spec.jobs;
   fs->PowerCut();  // stop the background threads; the caller clears the queue
   q->Clear();
+  threads.DestroyAll();  // jobs the device left unfinished
   fs.reset();
   return res;
 }

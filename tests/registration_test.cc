@@ -98,8 +98,8 @@ struct TouchConfig {
 
 class TouchDriver final : public host::WorkloadDriver {
  public:
-  TouchDriver(const host::WorkloadEnv& env, uint32_t files) : env_(env), files_(files) {}
-  void Start() override { sim::Spawn(env_.events, Main()); }
+  TouchDriver(const host::WorkloadEnv& env, uint32_t files) : env_(env), files_(files), threads_(env.events) {}
+  void Start() override { threads_.Spawn(Main()); }
   uint64_t completed() const override { return done_; }
   uint64_t planned() const override { return files_; }
   std::string Summary(const sim::StatsRegistry&) const override {
@@ -118,6 +118,7 @@ class TouchDriver final : public host::WorkloadDriver {
   host::WorkloadEnv env_;
   uint32_t files_;
   uint64_t done_ = 0;
+  sim::ThreadGroup threads_;  // last: destroyed first, while the state its thread uses is alive
 };
 
 sim::Status ValidateTouch(const sim::ImplConfigs&, uint64_t, uint32_t) { return sim::Status::Ok(); }

@@ -74,7 +74,8 @@ sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, 
   env.device_write_amplification = fs_env.device_write_amplification;
   sim::Result<std::unique_ptr<F2fs>> mounted = sim::Status::InvalidInput("fs.f2fs: mount did not finish");
   auto mount = [&]() -> sim::Task<> { mounted = co_await F2fs::Mount(cfg, env); };
-  sim::Spawn(fs_env.events, mount());
+  sim::ThreadGroup mounting(fs_env.events);
+  mounting.Spawn(mount());
   fs_env.events->Run();
   if (!mounted.ok()) return mounted.status();
   return std::unique_ptr<MountedFs>(std::make_unique<MountedF2fs>(std::move(image), std::move(mounted).value()));

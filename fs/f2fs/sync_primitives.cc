@@ -27,6 +27,31 @@ void RwLock::UnlockExclusive() {
   Wake();
 }
 
+void internal::WaiterList::Remove(Waiter* w) {
+  Waiter* prev = nullptr;
+  for (Waiter* x = head; x != nullptr; prev = x, x = x->next) {
+    if (x != w) continue;
+    (prev ? prev->next : head) = w->next;
+    if (tail == w) tail = prev;
+    w->next = nullptr;
+    w->queued = false;
+    return;
+  }
+  LOG(FATAL) << "waiter missing from its list";
+}
+
+void RwLock::Withdraw(internal::Waiter* w) {
+  if (w->queued) {
+    waiters_.Remove(w);
+    // A writer leaving the head may let the readers behind it in.
+    if (!dead_) Wake();
+  } else if (w->ev.scheduled()) {
+    // Handed the lock, never took it.
+    q_->Deschedule(&w->ev);
+    if (w->exclusive) UnlockExclusive(); else UnlockShared();
+  }
+}
+
 void RwLock::Wake() {
   // Hand the lock to waiters in FIFO order: one writer, or a run of readers.
   while (!waiters_.empty() && !writer_) {

@@ -1,10 +1,13 @@
 // Lock and wait primitives for simulated threads of the F2FS model.
 //
 // Like sim::Semaphore, waiters live in their coroutine frames (intrusive
-// FIFO lists) and resume from an event at the current time. Unlike it, each
-// primitive can be killed (Kill): after a power cut the file system stops
-// scheduling anything, so frames destroyed afterwards (their RAII guards
-// release locks) neither touch the queue nor the dead waiters.
+// FIFO lists) and resume from an event at the current time, and a waiter
+// destroyed mid-wait (its frame destroyed) withdraws: it leaves the list,
+// or drops the wake-up (and gives back the lock) it was handed but had not
+// taken yet. Unlike it, each primitive can be killed (Kill): after a power
+// cut the file system stops scheduling anything, so frames destroyed
+// afterwards (their RAII guards release locks) neither touch the queue nor
+// the dead waiters.
 #pragma once
 
 #include <coroutine>
@@ -22,6 +25,7 @@ struct Waiter {
   sim::internal::ResumeEvent ev;
   Waiter* next = nullptr;
   bool exclusive = false;
+  bool queued = false;  // in a WaiterList
 };
 struct WaiterList {
   Waiter* head = nullptr;
@@ -29,6 +33,7 @@ struct WaiterList {
   bool empty() const { return head == nullptr; }
   void Push(Waiter* w) {
     w->next = nullptr;
+    w->queued = true;
     if (tail) tail->next = w; else head = w;
     tail = w;
   }
@@ -36,8 +41,12 @@ struct WaiterList {
     Waiter* w = head;
     head = w->next;
     if (!head) tail = nullptr;
+    w->next = nullptr;
+    w->queued = false;
     return w;
   }
+  // REQUIRES: w->queued.
+  void Remove(Waiter* w);
 };
 }  // namespace internal
 
@@ -53,6 +62,9 @@ class RwLock {
   class Acquirer {
    public:
     Acquirer(RwLock* l, bool exclusive) : l_(l) { w_.exclusive = exclusive; }
+    ~Acquirer() {
+      if (w_.queued || w_.ev.scheduled()) l_->Withdraw(&w_);
+    }
     bool await_ready() noexcept { return l_->TryLock(w_.exclusive); }
     void await_suspend(std::coroutine_handle<> h) {
       w_.ev.h = h;
@@ -78,6 +90,8 @@ class RwLock {
 
  private:
   void Wake();
+  // A waiter going away: out of the list, or its grant handed back.
+  void Withdraw(internal::Waiter* w);
   sim::EventQueue* q_;
   int readers_ = 0;
   bool writer_ = false;
@@ -138,6 +152,13 @@ class WaitQueue {
   class Awaiter {
    public:
     explicit Awaiter(WaitQueue* wq) : wq_(wq) {}
+    ~Awaiter() {
+      if (w_.queued) {
+        wq_->waiters_.Remove(&w_);
+      } else if (w_.ev.scheduled()) {
+        wq_->q_->Deschedule(&w_.ev);
+      }
+    }
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<> h) {
       w_.ev.h = h;
@@ -173,16 +194,24 @@ class DaemonTimer {
   struct Awaiter {
     DaemonTimer* t;
     sim::SimTime d;
+    bool armed = false;
+    // The sleeper destroyed mid-sleep: the timer stops.
+    ~Awaiter() {
+      if (!armed) return;
+      t->Cancel();
+      t->Woken();
+    }
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<> h) {
       CHECK(!t->ev_.scheduled()) << "timer already sleeping";
       t->ev_.h = h;
       t->sleeping_ = true;
+      armed = true;
       t->q_->ScheduleIn(&t->ev_, d);
     }
-    void await_resume() const noexcept {
-      t->sleeping_ = false;
-      if (!t->ev_.daemon()) t->ev_.set_daemon(true);
+    void await_resume() noexcept {
+      armed = false;
+      t->Woken();
     }
   };
   Awaiter Sleep(sim::SimTime d) { return Awaiter{this, d}; }
@@ -200,14 +229,18 @@ class DaemonTimer {
   bool sleeping() const { return sleeping_; }
 
  private:
+  void Woken() {
+    sleeping_ = false;
+    if (!ev_.daemon()) ev_.set_daemon(true);
+  }
   sim::EventQueue* q_;
   sim::internal::ResumeEvent ev_;
   bool sleeping_ = false;
 };
 
 // A root simulated thread owned by a component: started from an event,
-// destroyed with its owner (the owner makes sure nothing it waits on is
-// still scheduled, e.g. EventQueue::Clear() or DaemonTimer::Cancel()).
+// destroyed with its owner, suspended or not (its waits withdraw, see
+// sim/task.h); the owner destroys it before what the thread uses.
 class OwnedThread {
  public:
   OwnedThread() = default;

@@ -117,6 +117,8 @@ FileFioWorkload::FileFioWorkload(const FileFioConfig& cfg, FsWorkloadEnv env)
   if (cfg_.runtime > sim::SimTime::Zero()) SetRunTime(cfg_.runtime);
 }
 
+FileFioWorkload::~FileFioWorkload() { DestroyThreads(); }
+
 sim::Task<void> FileFioWorkload::Setup() {
   fs::FileSystem* f = raw_fs();
   // mkdir -p of the directory.

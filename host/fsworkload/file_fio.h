@@ -74,6 +74,7 @@ class FileFioWorkload final : public FsWorkload {
                                                               std::string_view path = "");
   // REQUIRES: cfg.Validate().ok().
   FileFioWorkload(const FileFioConfig& cfg, FsWorkloadEnv env);
+  ~FileFioWorkload() override;
 
   const FileFioConfig& config() const { return cfg_; }
   uint64_t ios_issued() const { return ios_; }

@@ -275,7 +275,7 @@ FilebenchWorkload::FilebenchWorkload(FilebenchScript script, const FilebenchConf
       "fb_ops_per_sec", "ops/s", "Filebench's ops/s summary figure");
 }
 
-FilebenchWorkload::~FilebenchWorkload() = default;
+FilebenchWorkload::~FilebenchWorkload() { DestroyThreads(); }
 
 FilebenchWorkload::Slot& FilebenchWorkload::SlotOf(ThreadRt& t, uint32_t fd) {
   CHECK_LT(fd, t.slots.size());
@@ -415,7 +415,7 @@ sim::Task<void> FilebenchWorkload::SetupFileset(size_t index) {
       if (--*run == 0) done->Complete(true);
     };
     for (uint32_t w = 0; w < workers; ++w) {
-      sim::Spawn(queue(), worker(this, index, &chosen, &next, leafdirs, reusing, &running, &all_done));
+      Spawn(worker(this, index, &chosen, &next, leafdirs, reusing, &running, &all_done));
     }
     co_await all_done;
     if (stopping()) co_return;
@@ -885,7 +885,7 @@ sim::Task<FilebenchWorkload::Rc> FilebenchWorkload::Exec(ThreadRt& t, uint32_t f
         const uint64_t off = static_cast<uint64_t>(rng(t.index).UniformDouble() * span) / d.iosize * d.iosize;
         if (d.kind == FlowopKind::kAioWrite) {
           ++t.aio_outstanding;
-          sim::Spawn(queue(), AioWrite(&t, rt.op, s->fd, off, d.iosize, &d));
+          Spawn(AioWrite(&t, rt.op, s->fd, off, d.iosize, &d));
           // Counted when issued (filebench's aiowrite); the latency is the
           // write's, recorded when it completes.
           fb_ops_.Inc();

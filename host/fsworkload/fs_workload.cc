@@ -9,7 +9,8 @@ FsWorkload::FsWorkload(FsWorkloadEnv env, uint32_t threads)
       threads_(threads),
       metered_(env_.queue, env_.fs),
       ops_(env_.stats.Group("op")),
-      workers_done_(env_.queue) {
+      workers_done_(env_.queue),
+      threads_group_(env_.queue) {
   CHECK(env_.queue != nullptr && env_.fs != nullptr);
   rngs_.reserve(threads_);
   for (uint32_t i = 0; i < threads_; ++i) rngs_.push_back(MakeRng("thread" + std::to_string(i)));
@@ -52,6 +53,7 @@ FsWorkload::FsWorkload(FsWorkloadEnv env, uint32_t threads)
 }
 
 FsWorkload::~FsWorkload() {
+  CHECK(threads_group_.empty()) << "a workload's most-derived destructor must call DestroyThreads()";
   if (deadline_event_.scheduled()) env_.queue->Deschedule(&deadline_event_);
 }
 
@@ -68,7 +70,7 @@ void FsWorkload::SetRunTime(sim::SimTime t) {
 void FsWorkload::Start() {
   CHECK(!started_) << "workload started twice";
   started_ = true;
-  sim::Spawn(env_.queue, Main());
+  Spawn(Main());
 }
 
 void FsWorkload::RequestStop() {
@@ -119,7 +121,7 @@ sim::Task<void> FsWorkload::Main() {
     }
     measuring_ = true;
     running_ = threads_;
-    for (uint32_t i = 0; i < threads_; ++i) sim::Spawn(env_.queue, RunWorker(i));
+    for (uint32_t i = 0; i < threads_; ++i) Spawn(RunWorker(i));
     co_await workers_done_;
   }
   if (deadline_event_.scheduled()) env_.queue->Deschedule(&deadline_event_);

@@ -14,9 +14,11 @@
 // blocked on workload-internal waits (OnStop()). A worker that is inside a
 // file-system call finishes that call first.
 //
-// Destroying a workload before done() is allowed once its event queue has
-// been cleared or will not run again (a run cut short by a time limit):
-// suspended threads are then abandoned, never resumed.
+// Destroying a workload before done() (a run cut short by a time limit)
+// destroys its simulated threads still suspended, with everything they
+// await (their waits withdraw, see sim/task.h). The threads are owned by
+// the workload: the most-derived class's destructor calls DestroyThreads()
+// before its own members, which the threads use, go.
 //
 // Randomness. Worker i draws from its own stream
 // sim::Rng(seed, "<stats prefix>.thread<i>"); other streams are derived
@@ -124,6 +126,13 @@ class FsWorkload {
   // at once if `t` <= now.
   sim::Task<void> SleepUntil(sim::SimTime t);
 
+  // Starts `task` as another simulated thread of the workload (from an
+  // event at now()), owned by it.
+  void Spawn(sim::Task<void> task) { threads_group_.Spawn(std::move(task)); }
+  // Destroys every thread still running. The most-derived destructor calls
+  // it first (the base destructor CHECKs that no thread is left).
+  void DestroyThreads() { threads_group_.DestroyAll(); }
+
  private:
   sim::Task<void> Main();
   sim::Task<void> RunWorker(uint32_t index);
@@ -148,6 +157,8 @@ class FsWorkload {
   sim::Status run_status_;
   sim::Completion<bool> workers_done_;
   sim::MemberEvent<FsWorkload, &FsWorkload::OnDeadline> deadline_event_{this};
+  // Last: the threads go before what they use.
+  sim::ThreadGroup threads_group_;
 };
 
 }  // namespace host

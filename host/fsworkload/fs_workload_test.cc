@@ -71,6 +71,7 @@ class ProbeWorkload final : public FsWorkload {
     steps_.resize(threads);
     first_draw_.resize(threads);
   }
+  ~ProbeWorkload() override { DestroyThreads(); }
   std::vector<sim::SimTime> starts_;
   std::vector<uint64_t> steps_;
   std::vector<uint64_t> first_draw_;

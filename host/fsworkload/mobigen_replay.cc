@@ -144,7 +144,7 @@ MobigenReplay::MobigenReplay(std::shared_ptr<const MobigenTrace> trace, const Mo
   }
 }
 
-MobigenReplay::~MobigenReplay() = default;
+MobigenReplay::~MobigenReplay() { DestroyThreads(); }
 
 MobigenReplay::FdMap& MobigenReplay::MapOf(uint32_t thread) { return *maps_[process_scope_ ? 0 : thread]; }
 

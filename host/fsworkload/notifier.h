@@ -4,9 +4,10 @@
 // NotifyAll(); waiters then resume from events at the notification time in
 // the order they started waiting. There is no predicate: callers re-check
 // their condition in a loop. Waiters live in their coroutine frames
-// (intrusive list), so waiting never allocates. Destroying a Notifier
-// abandons its waiters (they never resume): only do so when their queue
-// will not run again.
+// (intrusive list), so waiting never allocates; a waiter destroyed
+// mid-wait (its frame destroyed) leaves the list or drops its wake-up.
+// Destroying a Notifier abandons its waiters (they never resume): only do
+// so after their frames are gone or when their queue will not run again.
 #pragma once
 
 #include <coroutine>
@@ -26,9 +27,17 @@ class Notifier {
   class Awaiter {
    public:
     explicit Awaiter(Notifier* n) : n_(n), ev_(sim::Priority::kDefault) {}
+    ~Awaiter() {
+      if (queued_) {
+        n_->Unlink(this);
+      } else if (ev_.scheduled()) {
+        n_->q_->Deschedule(&ev_);
+      }
+    }
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<> h) {
       ev_.h = h;
+      queued_ = true;
       if (n_->tail_) {
         n_->tail_->next_ = this;
       } else {
@@ -43,6 +52,7 @@ class Notifier {
     Notifier* n_;
     sim::internal::ResumeEvent ev_;
     Awaiter* next_ = nullptr;
+    bool queued_ = false;
   };
 
   Awaiter Wait() { return Awaiter(this); }
@@ -54,6 +64,7 @@ class Notifier {
     while (a != nullptr) {
       Awaiter* next = a->next_;
       a->next_ = nullptr;
+      a->queued_ = false;
       q_->Schedule(&a->ev_, q_->now());
       a = next;
     }
@@ -61,6 +72,17 @@ class Notifier {
   bool has_waiters() const { return head_ != nullptr; }
 
  private:
+  void Unlink(Awaiter* a) {
+    Awaiter* prev = nullptr;
+    for (Awaiter* x = head_; x != nullptr; prev = x, x = x->next_) {
+      if (x != a) continue;
+      (prev ? prev->next_ : head_) = a->next_;
+      if (tail_ == a) tail_ = prev;
+      a->next_ = nullptr;
+      a->queued_ = false;
+      return;
+    }
+  }
   sim::EventQueue* q_;
   Awaiter* head_ = nullptr;
   Awaiter* tail_ = nullptr;

@@ -94,7 +94,7 @@ PostmarkWorkload::PostmarkWorkload(const PostmarkConfig& cfg, FsWorkloadEnv env)
       "transactions_per_sec", "transactions/s", "Transactions per second of the whole run");
 }
 
-PostmarkWorkload::~PostmarkWorkload() = default;
+PostmarkWorkload::~PostmarkWorkload() { DestroyThreads(); }
 
 std::string PostmarkWorkload::Base(uint32_t instance) const {
   std::string b = cfg_.location;

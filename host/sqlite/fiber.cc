@@ -60,6 +60,7 @@ FiberRuntime::~FiberRuntime() {
   for (auto& f : fibers_) {
     if (f->enter_event_.scheduled()) q_->Deschedule(&f->enter_event_);
     if (f->start_event_.scheduled()) q_->Deschedule(&f->start_event_);
+    f->driver_ = {};  // the task it waits for, with everything that awaits
   }
   // Newest first: a later fiber may refer to state of an earlier one.
   while (!fibers_.empty()) fibers_.pop_back();
@@ -97,9 +98,10 @@ void FiberRuntime::BlockOn(sim::Task<void> driver) {
   Fiber* f = current_;
   CHECK(f != nullptr) << "AwaitTask outside a fiber";
   CHECK(!tearing_down_) << "simulated I/O while the fiber runtime is being destroyed";
-  auto h = driver.Release();
-  h.promise().detached = true;
-  f->start_event_.h = h;
+  // The previous driver finished (its fiber ran again); this one starts
+  // from an event and stays owned by the fiber until the next.
+  f->driver_ = std::move(driver);
+  f->start_event_.h = f->driver_.handle();
   q_->Schedule(&f->start_event_, q_->now());
   f->Leave();
 }

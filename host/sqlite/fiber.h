@@ -87,6 +87,7 @@ class Fiber {
   boost::context::fiber caller_;  // the loop's continuation (valid while the fiber runs)
   sim::MemberEvent<Fiber, &Fiber::Enter> enter_event_;
   sim::internal::ResumeEvent start_event_;  // starts an awaited task on the loop
+  sim::Task<void> driver_;                  // runs the awaited task (see AwaitTask)
   sim::Completion<bool> done_;
   bool finished_ = false;
   sim::SimTime finish_time_;

@@ -127,8 +127,13 @@ MobibenchSqlite::MobibenchSqlite(const MobibenchConfig& cfg, Env env) : cfg_(cfg
 }
 
 MobibenchSqlite::~MobibenchSqlite() {
-  // The VFS goes before the runtime: unwinding unfinished fibers never
-  // calls into it (their SQLite frames are abandoned).
+  // A run cut short: the coroutine joining the fibers goes first; then the
+  // connections (each abandoned when still open: not on a fiber), which use
+  // the VFS and the runtime. The VFS goes before the runtime: unwinding
+  // unfinished fibers never calls into it (their SQLite frames are
+  // abandoned).
+  roots_.DestroyAll();
+  threads_.clear();
   vfs_.reset();
   runtime_.reset();
 }
@@ -191,7 +196,7 @@ void MobibenchSqlite::Start(std::function<void()> on_done) {
     for (Fiber* f : fs) co_await f->Join();
     self->OnThreadExit();
   };
-  sim::Spawn(env_.queue, wait_all(this, std::move(fibers)));
+  roots_.Spawn(wait_all(this, std::move(fibers)));
 }
 
 void MobibenchSqlite::OnThreadExit() {

@@ -183,6 +183,8 @@ class MobibenchSqlite {
 
   sim::Counter txns_, ops_, errors_;
   sim::Histogram txn_lat_;
+  // The coroutine reporting completion (it waits for the fibers).
+  sim::ThreadGroup roots_{env_.queue};
 };
 
 }  // namespace host::sqlite
