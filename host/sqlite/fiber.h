@@ -22,10 +22,22 @@
 // default (kDefaultStackBytes) leaves ample room for that plus logging.
 //
 // Lifetime: a fiber should finish (its body return) before the runtime is
-// destroyed. An unfinished fiber (a simulation stopped early) is unwound
-// when the runtime is destroyed: C++ destructors on its stack run, C frames
-// (SQLite) are abandoned, and AwaitTask() CHECK-fails if called while
-// unwinding, so bodies must not do simulated I/O in destructors.
+// destroyed. When the runtime shuts down (Shutdown(), or its destructor)
+// with unfinished fibers (a simulation stopped early), the task each one
+// waits for is destroyed and every fiber runs on to its end at once, with
+// its waits cut: AwaitTask() returns CancelledResult<T> without running the
+// task (for fs::FsResult a failed call, Errno::kIo) and Sleep() returns. So
+// SQLite sees I/O errors and winds down through its own error paths,
+// freeing what it holds (a fiber's SQLite frames are never abandoned
+// half-way). A fiber that keeps waiting (kMaxCutWaits cut waits), or waits
+// for a result type without a CancelledResult, is unwound instead: an
+// exception runs the C++ destructors on its stack (C frames in between are
+// skipped). A fiber not started by then never runs its body.
+//
+// AddressSanitizer is told about every switch between the loop's stack and
+// a fiber's (__sanitizer_start/finish_switch_fiber); without that it takes
+// an exception thrown on a fiber stack for one on the thread's stack, skips
+// unpoisoning, and reports false stack-buffer-overflows.
 #pragma once
 
 #include <coroutine>
@@ -42,6 +54,7 @@
 #include <boost/context/fiber.hpp>
 #include <glog/logging.h>
 
+#include "fs/file_system.h"
 #include "sim/event_queue.h"
 #include "sim/task.h"
 #include "sim/time.h"
@@ -49,6 +62,19 @@
 namespace host::sqlite {
 
 class FiberRuntime;
+
+// What AwaitTask() returns instead of running a task once the runtime is
+// shutting down: a failed result. Types without one (kDefined false) unwind
+// the waiting fiber instead.
+template <class T>
+struct CancelledResult {
+  static constexpr bool kDefined = false;
+};
+template <class U>
+struct CancelledResult<fs::FsResult<U>> {
+  static constexpr bool kDefined = true;
+  static fs::FsResult<U> Get() { return fs::FsResult<U>{U{}, fs::Errno::kIo}; }
+};
 
 // One simulated thread with its own stack. Created by FiberRuntime::Spawn;
 // owned by the runtime.
@@ -79,6 +105,11 @@ class Fiber {
   void Leave();
   // Called on the loop when an awaited task has finished.
   void WakeFromTask();
+  // AddressSanitizer bookkeeping, on the fiber: it has just arrived / is
+  // about to switch to the stack it came from (for the last time once
+  // `finished`).
+  void Arrived();
+  void Departing(bool finished);
 
   FiberRuntime* rt_;
   std::string name_;
@@ -92,6 +123,13 @@ class Fiber {
   bool finished_ = false;
   sim::SimTime finish_time_;
   uint64_t switches_ = 0;
+  uint32_t cut_waits_ = 0;  // waits cut short by the shutdown
+  // The fiber's stack, and the stack it was entered from (for ASan).
+  const void* stack_bottom_ = nullptr;
+  size_t stack_size_ = 0;
+  const void* from_bottom_ = nullptr;
+  size_t from_size_ = 0;
+  void* fake_stack_ = nullptr;
 };
 
 class FiberRuntime {
@@ -103,9 +141,16 @@ class FiberRuntime {
   explicit FiberRuntime(sim::EventQueue* q, size_t stack_bytes = kDefaultStackBytes);
   FiberRuntime(const FiberRuntime&) = delete;
   FiberRuntime& operator=(const FiberRuntime&) = delete;
-  // Unwinds unfinished fibers (see the file comment) and deschedules their
-  // events. The queue should have been run dry or Clear()ed before.
+  // Shuts down (see the file comment) and destroys the fibers.
   ~FiberRuntime();
+  // Deschedules the fibers' events, destroys the tasks they wait for and
+  // runs every unfinished fiber to its end with its waits cut (see the file
+  // comment). Call it while what the fibers use is still alive. Idempotent.
+  // REQUIRES: called on the loop.
+  void Shutdown();
+  bool shutting_down() const { return shutting_down_; }
+  // Cut waits after which a fiber is unwound.
+  static constexpr uint32_t kMaxCutWaits = 100000;
 
   // Creates a fiber that starts running `body` at the current simulated time
   // (from an event, after the caller's own code). The fiber is owned by the
@@ -117,10 +162,12 @@ class FiberRuntime {
   // Runs `task` on the event loop and blocks the calling fiber until it
   // completes; returns its value. Simulated time advances by whatever the
   // task waits. The task starts from an event at now() (after events
-  // already scheduled for this instant at the same priority).
+  // already scheduled for this instant at the same priority). During a
+  // shutdown: CancelledResult<T> at once (see the file comment).
   template <class T>
   T AwaitTask(sim::Task<T> task);
-  // Blocks the calling fiber for `d` of simulated time (d >= 0).
+  // Blocks the calling fiber for `d` of simulated time (d >= 0); returns at
+  // once during a shutdown.
   void Sleep(sim::SimTime d);
   // Lets every event already scheduled for now run, then continues.
   void Yield() { Sleep(sim::SimTime::Zero()); }
@@ -138,14 +185,20 @@ class FiberRuntime {
   friend class Fiber;
   template <class T>
   static sim::Task<void> Drive(sim::Task<T> task, std::optional<T>* out, Fiber* f);
-  static sim::Task<void> DriveVoid(sim::Task<void> task, Fiber* f);
-  // Hands `driver` to the current fiber's start event and switches to the loop.
+  static sim::Task<void> DriveVoid(sim::Task<void> task, bool* done, Fiber* f);
+  // Hands `driver` to the current fiber's start event and switches to the
+  // loop; returns when the driver woke the fiber, or the shutdown did.
   void BlockOn(sim::Task<void> driver);
+  // On the fiber, a wait the shutdown cut: counts it, and unwinds the fiber
+  // past kMaxCutWaits.
+  void WaitCut();
+  // On the fiber: unwinds it (throws; caught where its body was called).
+  [[noreturn]] static void Unwind();
 
   sim::EventQueue* q_;
   size_t stack_bytes_;
   Fiber* current_ = nullptr;
-  bool tearing_down_ = false;
+  bool shutting_down_ = false;
   std::vector<std::unique_ptr<Fiber>> fibers_;
 };
 
@@ -160,12 +213,19 @@ sim::Task<void> FiberRuntime::Drive(sim::Task<T> task, std::optional<T>* out, Fi
 template <class T>
 T FiberRuntime::AwaitTask(sim::Task<T> task) {
   if constexpr (std::is_void_v<T>) {
-    BlockOn(DriveVoid(std::move(task), current_));
+    bool done = false;
+    if (!shutting_down_) BlockOn(DriveVoid(std::move(task), &done, current_));
+    if (!done) WaitCut();
   } else {
     std::optional<T> result;
-    BlockOn(Drive<T>(std::move(task), &result, current_));
-    CHECK(result.has_value()) << "fiber resumed before its task finished";
-    return std::move(*result);
+    if (!shutting_down_) BlockOn(Drive<T>(std::move(task), &result, current_));
+    if (result.has_value()) return std::move(*result);
+    WaitCut();
+    if constexpr (CancelledResult<T>::kDefined) {
+      return CancelledResult<T>::Get();
+    } else {
+      Unwind();
+    }
   }
 }
 

@@ -156,6 +156,9 @@ TEST(FiberTest, FileSystemCallsFromAFiber) {
   EXPECT_EQ(q.now(), lat.base * 4 + lat.per_4k * 2 + lat.sync);
 }
 
+// The runtime goes while the fiber sleeps: the sleep is cut and the body
+// returns, running its destructors (on the fiber stack, which ASan is told
+// about).
 TEST(FiberTest, UnfinishedFiberIsUnwoundWhenTheRuntimeGoes) {
   sim::EventQueue q;
   bool destroyed = false;
@@ -174,6 +177,98 @@ TEST(FiberTest, UnfinishedFiberIsUnwoundWhenTheRuntimeGoes) {
     EXPECT_EQ(rt.live_fibers(), 1u);
   }
   EXPECT_TRUE(destroyed);
+  EXPECT_TRUE(q.empty());
+}
+
+// A shutdown while a fiber waits for a file-system call: the call is
+// destroyed and fails with EIO, and so does every later one, at once; the
+// body winds down on its own error path.
+TEST(FiberTest, ShutdownFailsTheWaitsSoTheBodyWindsDown) {
+  sim::EventQueue q;
+  testing::TestingFsLatency lat;
+  testing::TestingFs fs(&q, lat);
+  std::vector<fs::Errno> seen;
+  bool returned = false;
+  {
+    FiberRuntime rt(&q);
+    rt.Spawn("io", [&] {
+      auto fd = rt.AwaitTask(fs.Open("/f", fs::kRdWr | fs::kCreat));
+      ASSERT_TRUE(fd.ok());
+      for (int i = 0; i < 3; ++i) {
+        auto w = rt.AwaitTask(fs.Pwrite(fd.value, 0, {}, 4096));
+        seen.push_back(w.err);
+        rt.Sleep(sim::Sec(1));
+      }
+      seen.push_back(rt.AwaitTask(fs.Close(fd.value)).err);
+      returned = true;
+    });
+    q.Run(lat.base + sim::Ns(1));  // the first write is under way
+    EXPECT_TRUE(seen.empty());
+    EXPECT_FALSE(q.empty());
+    rt.Shutdown();
+    EXPECT_TRUE(returned);
+    EXPECT_EQ(rt.live_fibers(), 0u);
+  }
+  EXPECT_EQ(seen, std::vector<fs::Errno>(4, fs::Errno::kIo));
+  EXPECT_TRUE(q.empty());  // the write's delay went with it
+}
+
+// A fiber that keeps waiting during the shutdown is unwound.
+TEST(FiberTest, AFiberThatKeepsWaitingIsUnwound) {
+  sim::EventQueue q;
+  bool destroyed = false;
+  uint64_t cut = 0;
+  struct Guard {
+    bool* flag;
+    ~Guard() { *flag = true; }
+  };
+  {
+    FiberRuntime rt(&q);
+    rt.Spawn("forever", [&] {
+      Guard g{&destroyed};
+      for (;;) {
+        rt.Sleep(sim::Ms(1));
+        if (rt.shutting_down()) ++cut;
+      }
+    });
+    q.Run(sim::Ms(10));
+  }
+  EXPECT_TRUE(destroyed);
+  EXPECT_EQ(cut, FiberRuntime::kMaxCutWaits);
+  EXPECT_TRUE(q.empty());
+}
+
+// A result type without a CancelledResult cannot fail: the fiber waiting
+// for it is unwound.
+TEST(FiberTest, AwaitingAResultThatCannotFailUnwindsDuringTheShutdown) {
+  sim::EventQueue q;
+  bool after = false, destroyed = false;
+  struct Guard {
+    bool* flag;
+    ~Guard() { *flag = true; }
+  };
+  {
+    FiberRuntime rt(&q);
+    rt.Spawn("adder", [&] {
+      Guard g{&destroyed};
+      rt.AwaitTask(AddLater(&q, sim::Sec(1), 1, 2));
+      after = true;
+    });
+    q.Run(sim::Ms(1));
+  }
+  EXPECT_TRUE(destroyed);
+  EXPECT_FALSE(after);
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(FiberTest, AFiberNotStartedBeforeTheShutdownNeverRuns) {
+  sim::EventQueue q;
+  bool ran = false;
+  {
+    FiberRuntime rt(&q);
+    rt.Spawn("late", [&] { ran = true; });
+  }
+  EXPECT_FALSE(ran);
   EXPECT_TRUE(q.empty());
 }
 

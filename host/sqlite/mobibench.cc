@@ -128,11 +128,12 @@ MobibenchSqlite::MobibenchSqlite(const MobibenchConfig& cfg, Env env) : cfg_(cfg
 
 MobibenchSqlite::~MobibenchSqlite() {
   // A run cut short: the coroutine joining the fibers goes first; then the
-  // connections (each abandoned when still open: not on a fiber), which use
-  // the VFS and the runtime. The VFS goes before the runtime: unwinding
-  // unfinished fibers never calls into it (their SQLite frames are
-  // abandoned).
+  // fibers run to their ends with every wait failing, so SQLite closes the
+  // databases through its own error paths (see fiber.h); then the
+  // connections (already closed, unless a fiber had to be unwound), which
+  // use the VFS, then the VFS and the runtime.
   roots_.DestroyAll();
+  runtime_->Shutdown();
   threads_.clear();
   vfs_.reset();
   runtime_.reset();

@@ -4,8 +4,9 @@
 // call it only on a fiber of the VFS's runtime. Errors are Status values
 // carrying SQLite's message and the statement ("sqlite: <sql>: <message>").
 // Close() explicitly; the destructor closes a still-open connection only
-// when it runs on a fiber (on the event loop, e.g. while a stopped
-// simulation is torn down, the connection is abandoned).
+// when it runs on a fiber (on the event loop the connection is abandoned:
+// only a fiber unwound by its runtime's shutdown leaves one open, see
+// fiber.h).
 #pragma once
 
 #include <sqlite3.h>
