@@ -445,6 +445,27 @@ TEST(FilebenchRunTest, ThreadsThatDoNothingAreReported) {
   std::remove(path.c_str());
 }
 
+// Control flowops are recorded as operations but call nothing and take no
+// time: a thread of only those must be reported, not spun millions of
+// times at one simulated instant (found by the randomized-input driver).
+TEST(FilebenchRunTest, ThreadsOfOnlyControlFlowopsAreReported) {
+  const std::string path = ::testing::TempDir() + "/fb_control.f";
+  {
+    std::ofstream out(path);
+    out << "set $dir=/t\nset $count=16000000\nset mode quit alldone\n"
+           "define process name=p\n{\n  thread name=ctl\n  {\n    flowop opslimit name=limit\n"
+           "    flowop finishoncount name=finish,value=$count\n  }\n}\nrun 10\n";
+  }
+  Rig rig;
+  FilebenchConfig c = Cfg("varmail");
+  c.script = path;
+  auto w = Make(c, rig);
+  ASSERT_TRUE(rig.Run(*w));
+  ASSERT_FALSE(w->run_status().ok());
+  EXPECT_THAT(w->run_status().message(), HasSubstr("thread 'ctl' makes no progress"));
+  std::remove(path.c_str());
+}
+
 TEST(FilebenchConfigTest, ErrorsNameTheKey) {
   struct Case {
     std::function<void(FilebenchConfig&)> edit;

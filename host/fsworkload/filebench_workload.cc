@@ -494,7 +494,9 @@ sim::Task<void> FilebenchWorkload::Worker(uint32_t index) {
   const std::vector<FlowopDef>& flowops = t.def->flowops;
   bool alive = true;
   while (alive && !stopping()) {
-    const uint64_t ops_before = op_stats().total();
+    // Progress is simulated time passing or a file-system call; control
+    // flowops (finishoncount, opslimit, ...) are recorded but are neither.
+    const uint64_t calls_before = metered().calls_total();
     const sim::SimTime pass_start = now();
     for (uint32_t fi = 0; fi < flowops.size() && alive; ++fi) {
       for (uint64_t it = 0; it < flowops[fi].iters; ++it) {
@@ -527,11 +529,11 @@ sim::Task<void> FilebenchWorkload::Worker(uint32_t index) {
       }
     }
     if (alive && think_time_ > sim::SimTime::Zero() && !stopping()) co_await SleepUntil(now() + think_time_);
-    if (alive && !stopping() && now() == pass_start && op_stats().total() == ops_before) {
-      // Nothing happened and no time passed: the loop would spin forever.
+    if (alive && !stopping() && now() == pass_start && metered().calls_total() == calls_before) {
+      // No file-system call and no time passed: the loop would spin.
       Abort(sim::Status::InvalidInput(fmt::format(
-          "filebench thread '{}' makes no progress: none of its flowops does anything (e.g. only "
-          "eventlimit/opslimit without an event rate)",
+          "filebench thread '{}' makes no progress: none of its flowops calls the file system or waits (e.g. "
+          "only finishoncount, or eventlimit/opslimit without an event rate)",
           t.def->name)));
       alive = false;
     }
