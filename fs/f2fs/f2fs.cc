@@ -205,9 +205,8 @@ sim::Task<void> F2fs::BalanceFs() {
 }
 
 FsResult<F2fs::OpenFile*> F2fs::GetFd(Fd fd) {
-  if (fd < 0 || static_cast<size_t>(fd) >= fds_.size() || !fds_[fd].inode)
-    return FsResult<OpenFile*>{nullptr, Errno::kBadF};
-  return FsResult<OpenFile*>{&fds_[fd], Errno::kOk};
+  OpenFile* f = fds_.Get(fd);
+  return FsResult<OpenFile*>{f, f ? Errno::kOk : Errno::kBadF};
 }
 
 FileStat F2fs::StatOf(const Inode* inode) const {
@@ -242,8 +241,10 @@ sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
     co_await dir->lock.LockExclusive();
     ExclusiveLock g(&dir->lock);
     std::optional<DentryLoc> loc = co_await DirLookup(dir, p.name);
+    if (loc && p.dir_required && loc->type != FileType::kDir) co_return FsResult<Fd>{-1, Errno::kNotDir};
     if (!loc) {
       if (!(flags & kCreat)) co_return FsResult<Fd>{-1, Errno::kNoEnt};
+      if (p.dir_required) co_return FsResult<Fd>{-1, Errno::kIsDir};  // O_CREAT of "name/"
       SharedLock cp = co_await LockOp();
       FsResult<Inode*> r = co_await NewInode(dir, p.name, /*is_dir=*/false);
       if (!r.ok()) co_return FsResult<Fd>{-1, r.err};
@@ -272,15 +273,7 @@ sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
     const Errno e = co_await DoTruncate(in, 0);
     if (e != Errno::kOk) co_return FsResult<Fd>{-1, e};
   }
-  Fd fd;
-  if (!free_fds_.empty()) {
-    fd = *free_fds_.begin();
-    free_fds_.erase(free_fds_.begin());
-  } else {
-    fd = static_cast<Fd>(fds_.size());
-    fds_.emplace_back();
-  }
-  fds_[fd] = OpenFile{in, 0, flags};
+  const Fd fd = fds_.Open(OpenFile{in, 0, flags});
   ++in->refs;  // the open file's reference
   co_return FsResult<Fd>{fd, Errno::kOk};
 }
@@ -291,8 +284,7 @@ sim::Task<FsStatus> F2fs::Close(Fd fd) {
   FsResult<OpenFile*> of = GetFd(fd);
   if (!of.ok()) co_return FsStatus{false, of.err};
   Inode* in = of.value->inode;
-  fds_[fd] = OpenFile{};
-  free_fds_.insert(fd);
+  fds_.Close(fd);
   CHECK_GT(in->refs, 0u);
   --in->refs;
   if (in->refs == 0) {
@@ -315,10 +307,14 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPread(Fd fd, int64_t offset, std::span<uin
   if (I(in).is_dir) co_return FsResult<uint64_t>{0, Errno::kIsDir};
   co_await in->lock.LockShared();
   SharedLock g(&in->lock);
-  const uint64_t off = offset < 0 ? fds_[fd].pos : static_cast<uint64_t>(offset);
+  uint64_t off;
+  if (offset >= 0) off = static_cast<uint64_t>(offset);
+  else if (OpenFile* f = fds_.Get(fd); f != nullptr && f->inode == in) off = f->pos;
+  else co_return FsResult<uint64_t>{0, Errno::kBadF};  // closed while this call waited
   uint64_t n = 0;
   const Errno e = co_await DoRead(in, off, out, &n);
-  if (offset < 0 && fds_[fd].inode == in) fds_[fd].pos = off + n;
+  // The descriptor may have been closed (and reused) meanwhile.
+  if (OpenFile* f = fds_.Get(fd); offset < 0 && f != nullptr && f->inode == in) f->pos = off + n;
   co_return FsResult<uint64_t>{n, e};
 }
 
@@ -340,10 +336,12 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPwrite(Fd fd, int64_t offset, std::span<co
   ExclusiveLock g(&in->lock);
   uint64_t off;
   if (offset >= 0) off = static_cast<uint64_t>(offset);
-  else off = (flags & kAppend) ? I(in).size : fds_[fd].pos;
+  else if (flags & kAppend) off = I(in).size;
+  else if (OpenFile* f = fds_.Get(fd); f != nullptr && f->inode == in) off = f->pos;
+  else co_return FsResult<uint64_t>{0, Errno::kBadF};  // closed while this call waited
   uint64_t n = 0;
   const Errno e = co_await DoWrite(in, off, data, length, &n);
-  if (offset < 0 && fds_[fd].inode == in) fds_[fd].pos = off + n;
+  if (OpenFile* f = fds_.Get(fd); offset < 0 && f != nullptr && f->inode == in) f->pos = off + n;
   if (n > 0 && (flags & kSync)) {
     const Errno se = co_await SyncFile(in, false);
     if (se != Errno::kOk) co_return FsResult<uint64_t>{n, se};
@@ -475,6 +473,7 @@ sim::Task<FsStatus> F2fs::Unlink(std::string_view path) {
   std::optional<DentryLoc> loc = co_await DirLookup(dir, p.name);
   if (!loc) co_return FsStatus{false, Errno::kNoEnt};
   if (loc->type == FileType::kDir) co_return FsStatus{false, Errno::kIsDir};
+  if (p.dir_required) co_return FsStatus{false, Errno::kNotDir};  // "file/"
   Inode* t0 = co_await GetInode(loc->ino);
   CHECK(t0 != nullptr);
   InodeRef t(this, t0);

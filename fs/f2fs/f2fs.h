@@ -92,6 +92,8 @@
 #include "fs/f2fs/sync_primitives.h"
 #include "fs/f2fs/victim_policy.h"
 #include "fs/file_system.h"
+#include "fs/vfs/fd_table.h"
+#include "fs/vfs/path.h"
 #include "ssd/block_device.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
@@ -361,8 +363,9 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   };
   struct ParentRef {
     InodeRef dir;
-    std::string name;
+    std::string name;           // "" for the root
     Errno err = Errno::kOk;
+    bool dir_required = false;  // the path ended with '/' (or "/.")
   };
   // Records one operation's latency (and its syscall CPU cost) on scope exit.
   class OpScope {
@@ -583,8 +586,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   std::set<uint32_t> dirty_nids_;  // global dirty node set (the node mapping's dirty tag)
   std::unordered_map<uint32_t, std::unique_ptr<Inode>> inodes_;
   std::set<uint32_t> orphans_;
-  std::vector<OpenFile> fds_;
-  std::set<Fd> free_fds_;
+  vfs::FdTable<OpenFile> fds_;
 
   // Page cache.
   Page* lru_head_ = nullptr;  // least recently used

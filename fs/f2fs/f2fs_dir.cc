@@ -19,22 +19,6 @@ uint64_t DirBlockIndex(uint32_t level, uint32_t bucket) {
   return bidx + uint64_t{bucket} * BucketBlocks(level);
 }
 
-std::vector<std::string_view> SplitPath(std::string_view path) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < path.size()) {
-    while (i < path.size() && path[i] == '/') ++i;
-    size_t j = i;
-    while (j < path.size() && path[j] != '/') ++j;
-    if (j > i) {
-      std::string_view c = path.substr(i, j - i);
-      if (c != ".") out.push_back(c);
-    }
-    i = j;
-  }
-  return out;
-}
-
 bool HasExtension(std::string_view name, const std::vector<std::string>& exts) {
   for (const std::string& e : exts) {
     if (name.size() > e.size() + 1 && name[name.size() - e.size() - 1] == '.' &&
@@ -123,18 +107,28 @@ void F2fs::TouchDir(Inode* dir) {
 
 sim::Task<F2fs::ParentRef> F2fs::LookupParent(std::string_view path) {
   ParentRef r;
-  const std::vector<std::string_view> comps = SplitPath(path);
+  vfs::ParsedPath pp = vfs::ParsePath(path);
+  if (pp.err != Errno::kOk) {
+    r.err = pp.err;
+    co_return r;
+  }
+  // "a/b/." names a/b itself, which must be a directory.
+  if (pp.last == "." && !pp.dirs.empty()) {
+    pp.last = pp.dirs.back();
+    pp.dirs.pop_back();
+    pp.dir_required = true;
+  }
+  r.dir_required = pp.dir_required;
   Inode* root = co_await GetInode(kRootIno);
   CHECK(root != nullptr) << "root inode missing";
   InodeRef cur(this, root);
-  if (comps.empty()) {
+  if (pp.is_root || pp.last == ".") {
     r.dir = std::move(cur);
     r.name = "";
     co_return r;
   }
-  for (size_t i = 0; i + 1 < comps.size(); ++i) {
-    const std::string_view c = comps[i];
-    if (c.size() > kMaxNameLen) {
+  for (const std::string_view c : pp.dirs) {
+    if (vfs::CheckName(c) != Errno::kOk) {
       r.err = Errno::kNameTooLong;
       co_return r;
     }
@@ -167,17 +161,16 @@ sim::Task<F2fs::ParentRef> F2fs::LookupParent(std::string_view path) {
     }
     cur = InodeRef(this, n);
   }
-  const std::string_view last = comps.back();
-  if (last.size() > kMaxNameLen) {
+  if (vfs::CheckName(pp.last) != Errno::kOk) {
     r.err = Errno::kNameTooLong;
     co_return r;
   }
-  if (last == "..") {
+  if (pp.last == "..") {
     r.err = Errno::kInval;
     co_return r;
   }
   r.dir = std::move(cur);
-  r.name = std::string(last);
+  r.name = std::string(pp.last);
   co_return r;
 }
 
@@ -191,6 +184,7 @@ sim::Task<FsResult<Nid>> F2fs::LookupPath(std::string_view path) {
   SharedLock g(&d->lock);
   std::optional<DentryLoc> loc = co_await DirLookup(d, p.name);
   if (!loc) co_return FsResult<Nid>{Nid{}, Errno::kNoEnt};
+  if (p.dir_required && loc->type != FileType::kDir) co_return FsResult<Nid>{Nid{}, Errno::kNotDir};
   co_return FsResult<Nid>{loc->ino, Errno::kOk};
 }
 

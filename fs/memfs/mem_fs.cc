@@ -7,7 +7,6 @@ namespace fs {
 
 namespace {
 
-constexpr Fd kFirstFd = 3;
 
 bool Readable(uint32_t flags) { return (flags & (kWrOnly | kRdWr)) != kWrOnly; }
 bool Writable(uint32_t flags) { return (flags & (kWrOnly | kRdWr)) != 0; }
@@ -167,12 +166,7 @@ void MemFs::DropInodeIfUnused(Inode* node) {
   inodes_.erase(node->ino);
 }
 
-MemFs::OpenFile* MemFs::FileOf(Fd fd) {
-  if (fd < kFirstFd) return nullptr;
-  const size_t i = static_cast<size_t>(fd - kFirstFd);
-  if (i >= fds_.size() || fds_[i].inode == nullptr) return nullptr;
-  return &fds_[i];
-}
+MemFs::OpenFile* MemFs::FileOf(Fd fd) { return fds_.Get(fd); }
 
 FileStat MemFs::StatOf(const Inode& n) const {
   FileStat st;
@@ -187,67 +181,50 @@ FileStat MemFs::StatOf(const Inode& n) const {
 
 MemFs::Lookup MemFs::Resolve(std::string_view path) const {
   Lookup r;
-  if (path.empty()) {
-    r.err = Errno::kNoEnt;
-    return r;
-  }
-  if (path.size() > kMaxPathLen) {
-    r.err = Errno::kNameTooLong;
+  const vfs::ParsedPath pp = vfs::ParsePath(path);
+  if (pp.err != Errno::kOk) {
+    r.err = pp.err;
     return r;
   }
   Inode* cur = root_;
-  const size_t n = path.size();
-  size_t i = 0;
-  std::string_view last;
-  bool have_last = false;
-  for (;;) {
-    while (i < n && path[i] == '/') ++i;
-    if (i >= n) break;
-    size_t j = path.find('/', i);
-    if (j == std::string_view::npos) j = n;
-    const std::string_view comp = path.substr(i, j - i);
-    if (comp.size() > kMaxNameLen) {
+  for (const std::string_view comp : pp.dirs) {
+    if (vfs::CheckName(comp) != Errno::kOk) {
       r.err = Errno::kNameTooLong;
       return r;
     }
-    size_t k = j;
-    while (k < n && path[k] == '/') ++k;
-    if (k >= n) {
-      last = comp;
-      have_last = true;
-      r.dir_required = j < n;
-      break;
-    }
     if (comp == "..") {
       cur = cur->parent;
-    } else if (comp != ".") {
-      auto it = cur->children.find(comp);
-      if (it == cur->children.end()) {
-        r.err = Errno::kNoEnt;
-        return r;
-      }
-      if (!it->second->is_dir) {
-        r.err = Errno::kNotDir;
-        return r;
-      }
-      cur = it->second;
+      continue;
     }
-    i = j;
+    auto it = cur->children.find(comp);
+    if (it == cur->children.end()) {
+      r.err = Errno::kNoEnt;
+      return r;
+    }
+    if (!it->second->is_dir) {
+      r.err = Errno::kNotDir;
+      return r;
+    }
+    cur = it->second;
   }
-  if (!have_last) {  // "/" (or only slashes)
+  r.dir_required = pp.dir_required;
+  if (vfs::CheckName(pp.last) != Errno::kOk) {
+    r.err = Errno::kNameTooLong;
+    return r;
+  }
+  if (pp.is_root) {
     r.node = root_;
     r.dot = true;
-    r.dir_required = true;
     return r;
   }
   r.parent = cur;
-  r.name = last;
-  if (last == "." || last == "..") {
+  r.name = pp.last;
+  if (pp.last_is_dot()) {
     r.dot = true;
-    r.node = last == "." ? cur : cur->parent;
+    r.node = pp.last == "." ? cur : cur->parent;
     return r;
   }
-  auto it = cur->children.find(last);
+  auto it = cur->children.find(pp.last);
   r.node = it == cur->children.end() ? nullptr : it->second;
   return r;
 }
@@ -281,13 +258,8 @@ FsResult<Fd> MemFs::DoOpen(std::string_view path, uint32_t flags) {
       }
     }
   }
-  size_t slot = 0;
-  while (slot < fds_.size() && fds_[slot].inode != nullptr) ++slot;
-  if (slot == fds_.size()) fds_.emplace_back();
-  fds_[slot] = OpenFile{node, flags, 0};
   ++node->open_count;
-  ++open_fds_;
-  return FsResult<Fd>{static_cast<Fd>(slot) + kFirstFd, Errno::kOk};
+  return FsResult<Fd>{fds_.Open(OpenFile{node, flags, 0}), Errno::kOk};
 }
 
 sim::Task<FsResult<Fd>> MemFs::Open(std::string_view path, uint32_t flags) {
@@ -302,8 +274,7 @@ sim::Task<FsStatus> MemFs::Close(Fd fd) {
   FsStatus r{true, Errno::kOk};
   if (OpenFile* f = FileOf(fd)) {
     Inode* n = f->inode;
-    *f = OpenFile{};
-    --open_fds_;
+    fds_.Close(fd);
     --n->open_count;
     DropInodeIfUnused(n);
   } else {

@@ -71,6 +71,8 @@
 #include <vector>
 
 #include "fs/file_system.h"
+#include "fs/vfs/fd_table.h"
+#include "fs/vfs/path.h"
 #include "sim/config.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
@@ -109,8 +111,8 @@ struct MemFsConfig {
 class MemFs final : public FileSystem {
  public:
   static constexpr uint64_t kBlockSize = 4096;
-  static constexpr size_t kMaxNameLen = 255;
-  static constexpr size_t kMaxPathLen = 4096;
+  static constexpr size_t kMaxNameLen = vfs::kMaxNameLen;
+  static constexpr size_t kMaxPathLen = vfs::kMaxPathLen;
   static constexpr uint64_t kRootIno = 1;
 
   // `q` must outlive the file system.
@@ -155,7 +157,7 @@ class MemFs final : public FileSystem {
   // Introspection (no simulated time).
   uint64_t used_bytes() const { return used_blocks_ * kBlockSize; }
   size_t inode_count() const { return inodes_.size(); }  // live inodes, root included
-  size_t open_fd_count() const { return open_fds_; }
+  size_t open_fd_count() const { return fds_.open_count(); }
   uint32_t calls_in_service() const { return in_service_; }
 
  private:
@@ -204,8 +206,7 @@ class MemFs final : public FileSystem {
   uint64_t next_ino_ = kRootIno;
   uint64_t used_blocks_ = 0;
 
-  std::vector<OpenFile> fds_;  // index = fd - kFirstFd
-  size_t open_fds_ = 0;
+  vfs::FdTable<OpenFile> fds_;
 
   Counters counters_;
 };

@@ -481,6 +481,9 @@ TEST(FilebenchConfigTest, ErrorsNameTheKey) {
       {[](FilebenchConfig& c) { c.set = {"frobs=3"}; }, "sets no variable $frobs"},
       {[](FilebenchConfig& c) { c.script = "/no/such/file.f"; },
        "workload.filebench.script: cannot read filebench script '/no/such/file.f'"},
+      // An endless file is refused at a bound, not read whole.
+      {[](FilebenchConfig& c) { c.script = "/dev/zero"; },
+       "workload.filebench.script: filebench script '/dev/zero' is larger than 1048576 bytes"},
       {[](FilebenchConfig& c) { c.set = {"nfiles=lots"}; }, "<varmail stock>:9: bad number for 'entries': lots"},
   };
   for (const Case& k : cases) {

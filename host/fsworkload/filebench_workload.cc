@@ -72,18 +72,30 @@ void FilebenchConfig::Describe(sim::Schema<FilebenchConfig>& s) {
 // ---------------------------------------------------------------------------
 // Script assembly
 
+constexpr size_t kMaxScriptBytes = size_t{1} << 20;
+
 sim::Result<FilebenchScript> FilebenchWorkload::BuildScript(const FilebenchConfig& cfg, std::string_view path) {
   std::string text;
   std::string source;
   if (!cfg.script.empty()) {
-    std::ifstream in(cfg.script);
+    std::ifstream in(cfg.script, std::ios::binary);
     if (!in) {
       return sim::Status::InvalidInput(
           fmt::format("{}: cannot read filebench script '{}'", Key(path, "script"), cfg.script));
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
+    // Scripts are a few KiB; the bound keeps a wrong path (a device, a
+    // huge file) from being read whole.
+    text.resize(kMaxScriptBytes + 1);
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(in.gcount()));
+    if (in.bad()) {
+      return sim::Status::InvalidInput(
+          fmt::format("{}: cannot read filebench script '{}'", Key(path, "script"), cfg.script));
+    }
+    if (text.size() > kMaxScriptBytes) {
+      return sim::Status::InvalidInput(fmt::format("{}: filebench script '{}' is larger than {} bytes",
+                                                   Key(path, "script"), cfg.script, kMaxScriptBytes));
+    }
     source = cfg.script;
   } else {
     sim::Result<const Personality*> p = FindPersonality(cfg.personality, cfg.variant);

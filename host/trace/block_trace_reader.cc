@@ -214,6 +214,13 @@ sim::Result<std::unique_ptr<BlockTraceReader>> MakeReader(std::unique_ptr<LineSo
       FS_ASSIGN_OR_RETURN(LineSource::Outcome outcome, source->Next(&line));
       if (outcome == LineSource::Outcome::kEof) break;
       sample.push_back(SampleLine{outcome, std::string(line), source->line_no()});
+      // The rest of a too-long line may never end (a stream without line
+      // breaks): detect from the lines before it.
+      if (outcome == LineSource::Outcome::kTooLong) {
+        if (content > 0) break;
+        return sim::Status::InvalidInput(fmt::format("{}:{}: line longer than {} bytes before any trace record",
+                                                     source->name(), source->line_no(), options.max_line.value));
+      }
       if (outcome == LineSource::Outcome::kLine) {
         texts.emplace_back(line);
         if (!IsBlankOrComment(line)) ++content;

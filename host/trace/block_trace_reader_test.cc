@@ -175,6 +175,18 @@ TEST(BlockTraceReader, TooLongLineFailsOrIsSkipped) {
   EXPECT_EQ(o.stats.skipped, 1u);
 }
 
+// A stream without line breaks (here /dev/zero) ends detection at its first
+// too-long line instead of reading on for ever.
+TEST(BlockTraceReader, DetectionStopsAtAnEndlessLine) {
+  BlockTraceOptions opt;
+  auto r = OpenBlockTrace("/dev/zero", opt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "/dev/zero:1: line longer than 65536 bytes before any trace record");
+  const std::string data = "1 0 8 8 1\n" + std::string(100000, '9') + "\n2 0 8 8 1\n";
+  const Outcome o = ReadTrace(data, BlockTraceOptions{});  // detected from the line before
+  EXPECT_EQ(o.status.message(), "t.trace:2: line longer than 65536 bytes");
+}
+
 TEST(BlockTraceReader, ZeroLengthPolicy) {
   const std::string data = "1,h,0,Read,0,0,1\n2,h,0,Write,512,512,1\n";
   Outcome o = ReadTrace(data, Format("msr"));
