@@ -1,6 +1,7 @@
 // The presets and experiment configs under configs/f2fs/ use only keys and
-// values the F2FS model declares (fs.f2fs.*: F2fsConfig; workload.fio_file.*:
-// FioFileConfig), and bind to a valid configuration.
+// values the F2FS model and their workload declare (fs.f2fs.*: F2fsConfig;
+// workload.fio_files.*: host::FileFioConfig), and bind to a valid
+// configuration.
 #include <filesystem>
 #include <string>
 
@@ -8,7 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "fs/f2fs/f2fs_config.h"
-#include "tests/fio_file_job.h"
+#include "host/fsworkload/file_fio.h"
 #include "sim/config.h"
 
 namespace fs::f2fs {
@@ -53,6 +54,7 @@ void Bind(const sim::SchemaNode& schema, const YAML::Node& node, const std::stri
 TEST(ConfigsTest, F2fsConfigsUseDeclaredKeys) {
   const std::filesystem::path dir = std::filesystem::path(FLASHSTACK_SOURCE_DIR) / "configs" / "f2fs";
   int files = 0;
+  int workloads = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (e.path().extension() != ".yaml") continue;
     ++files;
@@ -64,12 +66,17 @@ TEST(ConfigsTest, F2fsConfigsUseDeclaredKeys) {
     if (root["fs"]["f2fs"]) Bind(sim::SchemaOf<F2fsConfig>(), root["fs"]["f2fs"], "", &cfg, file);
     sim::Status st = cfg.Validate();
     EXPECT_TRUE(st.ok()) << file << ": " << st.message();
-    if (root["workload"] && root["workload"]["fio_file"]) {
-      FioFileConfig w = sim::MakeDefault<FioFileConfig>();
-      Bind(sim::SchemaOf<FioFileConfig>(), root["workload"]["fio_file"], "", &w, file);
+    if (root["workload"] && root["workload"]["fio_files"]) {
+      ++workloads;
+      EXPECT_EQ(root["workload"]["kind"].Scalar(), "fio_files") << file;
+      host::FileFioConfig w = sim::MakeDefault<host::FileFioConfig>();
+      Bind(sim::SchemaOf<host::FileFioConfig>(), root["workload"]["fio_files"], "", &w, file);
+      const sim::Status ws = w.Validate("workload.fio_files");
+      EXPECT_TRUE(ws.ok()) << file << ": " << ws.message();
     }
   }
   EXPECT_GE(files, 4);
+  EXPECT_GE(workloads, 1);
 }
 
 TEST(ConfigsTest, Seed001SweepsTheNodeLookupOverTheSeedWorkload) {
@@ -79,13 +86,16 @@ TEST(ConfigsTest, Seed001SweepsTheNodeLookupOverTheSeedWorkload) {
   const YAML::Node sweep = root["sweep"]["fs.f2fs.fsync_node_lookup"];
   ASSERT_TRUE(sweep.IsSequence());
   EXPECT_EQ(Text(sweep), "[scan, list]");
-  FioFileConfig w = sim::MakeDefault<FioFileConfig>();
-  Bind(sim::SchemaOf<FioFileConfig>(), root["workload"]["fio_file"], "", &w, "seed001");
-  EXPECT_EQ(w.jobs, 4u);
-  EXPECT_EQ(w.file_size.value, 2ull << 30);
+  ASSERT_TRUE(root["workload"]["fio_files"]);
+  host::FileFioConfig w = sim::MakeDefault<host::FileFioConfig>();
+  Bind(sim::SchemaOf<host::FileFioConfig>(), root["workload"]["fio_files"], "", &w, "seed001");
+  EXPECT_EQ(w.numjobs, 4u);
+  EXPECT_FALSE(w.shared_file);
+  EXPECT_EQ(w.size.value, 2ull << 30);
   EXPECT_EQ(w.bs.value, 4096u);
-  EXPECT_EQ(w.fsync_every, 32u);
+  EXPECT_EQ(w.fsync, 32u);
   EXPECT_EQ(w.rw, "randwrite");
+  EXPECT_FALSE(w.layout);
 }
 
 }  // namespace

@@ -25,13 +25,8 @@ FsyncExperimentSpec Seed001Spec(bool list, uint64_t file_size, uint64_t writes_p
   FsyncExperimentSpec s;
   s.fs = sim::MakeDefault<F2fsConfig>();
   s.fs.fsync_node_lookup = list ? "list" : "scan";
-  s.jobs = 4;
-  s.job.file_size = file_size;
-  s.job.block_size = 4096;
-  s.job.fsync_every = 32;
-  s.job.writes = writes_per_job;
-  s.job.random = true;
-  s.job.seed = 1;
+  s.workload = Seed001Workload(4, file_size, writes_per_job);
+  s.seed = 1;
   s.volume_bytes = 4 * file_size + (file_size * 4) / 4 + (512ull << 20);
   return s;
 }

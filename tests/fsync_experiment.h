@@ -1,6 +1,7 @@
 // The seed-001 fsync experiment on any block device: format and mount F2FS,
-// run N fio-like file jobs (random 4 KiB writes, fsync every 32), report
-// the fsync latency split and the dirty node pages visited per fsync.
+// run the file fio workload (host/fsworkload/file_fio.h; by default N jobs,
+// each with its own file, random 4 KiB writes, fsync every 32), report the
+// fsync latency split and the dirty node pages visited per fsync.
 #pragma once
 
 #include <memory>
@@ -8,20 +9,37 @@
 #include <vector>
 
 #include "fs/f2fs/f2fs.h"
-#include "tests/fio_file_job.h"
 #include "fs/f2fs/image.h"
+#include "host/fsworkload/file_fio.h"
 #include "ssd/block_device.h"
+#include "sim/config.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
 #include "sim/task.h"
 
 namespace fs::f2fs {
 
+// The seed's workload: `jobs` jobs, each writing `writes_per_job` random
+// 4 KiB blocks of its own sparse `file_size` file in the root directory,
+// with an fsync after every 32 writes.
+inline host::FileFioConfig Seed001Workload(uint32_t jobs, uint64_t file_size, uint64_t writes_per_job) {
+  host::FileFioConfig w = sim::MakeDefault<host::FileFioConfig>();
+  w.rw = "randwrite";
+  w.bs = sim::KiB(4);
+  w.numjobs = jobs;
+  w.size = sim::Bytes{file_size};
+  w.directory = "/";
+  w.fsync = 32;
+  w.layout = false;
+  w.number_ios = writes_per_job;
+  return w;
+}
+
 struct FsyncExperimentSpec {
   F2fsConfig fs;
   uint64_t volume_bytes = 0;  // formatted size (<= device capacity)
-  uint32_t jobs = 4;
-  FioFileJobSpec job;         // path/seed are per job
+  host::FileFioConfig workload = Seed001Workload(4, 2ull << 30, 1000);
+  uint64_t seed = 1;          // run seed of the workload
 };
 
 struct FsyncExperimentResult {
@@ -37,12 +55,12 @@ struct FsyncExperimentResult {
   uint64_t writes = 0;
   uint64_t fsyncs = 0;
   uint64_t checkpoints = 0;
-  sim::SimTime elapsed;
+  sim::SimTime elapsed;            // the workload's measured phase
   double write_amplification = 0;
 };
 
 // Runs the experiment on `q`/`dev` (both fresh). `stats` receives the FS
-// statistics under "fs.".
+// statistics under "fs." and the workload's under "workload.".
 inline FsyncExperimentResult RunFsyncExperiment(const FsyncExperimentSpec& spec, sim::EventQueue* q,
                                                 ssd::BlockDevice* dev, sim::StatsRegistry* stats) {
   FsyncExperimentResult res;
@@ -72,24 +90,29 @@ inline FsyncExperimentResult RunFsyncExperiment(const FsyncExperimentSpec& spec,
   while (!mounted && q->Step()) {
   }
   if (!fs) return res;
-  std::vector<FioFileJobResult> jr(spec.jobs);
-  uint32_t done = 0;
-  auto job = [&](uint32_t i) -> sim::Task<void> {
-    FioFileJobSpec js = spec.job;
-    js.path = "/job" + std::to_string(i) + ".0.0";
-    js.seed = spec.job.seed + i;
-    co_await RunFioFileJob(fs.get(), q, js, &res.fsync, nullptr, &jr[i]);
-    ++done;
-  };
-  const sim::SimTime t0 = q->now();
-  for (uint32_t i = 0; i < spec.jobs; ++i) threads.Spawn(job(i));
-  while (done < spec.jobs && q->Step()) {
-  }
-  res.elapsed = q->now() - t0;
-  for (const auto& r : jr) {
-    res.writes += r.writes;
-    res.fsyncs += r.fsyncs;
-    if (r.errors) res.error = "job errors";
+  const host::FsWorkloadEnv wenv{q, fs.get(), stats->Root().Group("workload"), spec.seed};
+  sim::Result<std::unique_ptr<host::FileFioWorkload>> made =
+      host::FileFioWorkload::Create(spec.workload, wenv, "workload.fio_files");
+  std::unique_ptr<host::FileFioWorkload> workload;  // goes before `fs` and `threads`
+  if (!made.ok()) {
+    res.error = made.status().message();
+  } else {
+    workload = std::move(made).value();
+    workload->Start();
+    while (!workload->done() && q->Step()) {
+    }
+    res.elapsed = workload->end_time() - workload->start_time();
+    if (!workload->done()) res.error = "the workload did not finish";
+    if (!workload->run_status().ok()) res.error = workload->run_status().message();
+    const host::OpStats::Op* writes = workload->ops().Find("write");
+    const host::OpStats::Op* fsyncs = workload->ops().Find("fsync");
+    res.writes = writes->count.value();
+    if (writes->errors.value() > 0) res.error = "write errors";
+    if (fsyncs != nullptr) {  // declared only with fsync > 0
+      res.fsyncs = fsyncs->count.value();
+      res.fsync.Merge(fsyncs->lat);
+      if (fsyncs->errors.value() > 0) res.error = "fsync errors";
+    }
   }
   auto mean = [&](const char* name) {
     const sim::Histogram* h = stats->FindHistogram(name);
@@ -104,10 +127,11 @@ inline FsyncExperimentResult RunFsyncExperiment(const FsyncExperimentSpec& spec,
   res.nodes_written_per_fsync = calls > 0 ? stats->Value("fs.fsync.nodes_written") / calls : 0;
   res.checkpoints = fs->checkpoints();
   res.write_amplification = stats->Value("fs.write_amplification");
-  res.ok = res.error.empty() && done == spec.jobs;
+  res.ok = res.error.empty();
   fs->PowerCut();  // stop the background threads; the caller clears the queue
   q->Clear();
-  threads.DestroyAll();  // jobs the device left unfinished
+  workload.reset();      // its threads use the file system
+  threads.DestroyAll();  // the mount thread, if the device left it unfinished
   fs.reset();
   return res;
 }

@@ -15,11 +15,7 @@ FsyncExperimentResult RunOnce(const char* lookup, double bandwidth, sim::SimTime
   FsyncExperimentSpec s;
   s.fs = sim::MakeDefault<F2fsConfig>();
   s.fs.fsync_node_lookup = lookup;
-  s.jobs = 4;
-  s.job.file_size = 256ull << 20;
-  s.job.block_size = 4096;
-  s.job.fsync_every = 32;
-  s.job.writes = 2048;
+  s.workload = Seed001Workload(4, 256ull << 20, 2048);
   s.volume_bytes = 2ull << 30;
   fakes::FixedLatencyDeviceConfig dc;
   dc.capacity = s.volume_bytes;

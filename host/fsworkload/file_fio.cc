@@ -57,6 +57,8 @@ void FileFioConfig::Describe(sim::Schema<FileFioConfig>& s) {
   s.Param("layout", &FileFioConfig::layout, "true",
           "Write every file to its full size before the measured phase (fio's layout)");
   s.Param("total_ios", &FileFioConfig::total_ios, "0", "Stop after this many reads+writes over all jobs; 0 = no bound");
+  s.Param("number_ios", &FileFioConfig::number_ios, "0",
+          "Stop each job after this many reads+writes of its own (fio's number_ios); 0 = no bound");
   s.Param("io_size", &FileFioConfig::io_size, "0", "Stop after this many bytes over all jobs; 0 = no bound");
   s.Param("runtime", &FileFioConfig::runtime, "0s", "Length of the measured phase; 0 = no bound");
   s.Param("think_time", &FileFioConfig::think_time, "0s", "Pause of a job after each I/O");
@@ -74,9 +76,9 @@ sim::Status FileFioConfig::Validate(std::string_view path) const {
     return sim::Status::InvalidInput(
         fmt::format("{}: a shared file needs at least bs per job for sequential jobs", Key(path, "size")));
   }
-  if (total_ios == 0 && io_size.value == 0 && runtime <= sim::SimTime::Zero()) {
-    return sim::Status::InvalidInput(
-        fmt::format("{}: set total_ios, io_size or runtime (the workload would never end)", Key(path, "runtime")));
+  if (total_ios == 0 && number_ios == 0 && io_size.value == 0 && runtime <= sim::SimTime::Zero()) {
+    return sim::Status::InvalidInput(fmt::format(
+        "{}: set total_ios, number_ios, io_size or runtime (the workload would never end)", Key(path, "runtime")));
   }
   if (directory.empty() || directory.front() != '/') {
     return sim::Status::InvalidInput(fmt::format("{}: must be an absolute path: '{}'", Key(path, "directory"), directory));
@@ -173,6 +175,7 @@ sim::Task<void> FileFioWorkload::Worker(uint32_t job) {
   uint64_t issued = 0;
   sim::Rng& r = rng(job);
   while (!stopping()) {
+    if (cfg_.number_ios > 0 && issued >= cfg_.number_ios) break;
     if (cfg_.rate_iops > 0) {
       co_await SleepUntil(start_time() + sim::Sec(static_cast<double>(issued) / cfg_.rate_iops));
       if (stopping()) break;

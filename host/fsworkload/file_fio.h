@@ -20,8 +20,9 @@
 // is issued at that time or, if the job is late, as soon as the previous
 // one completes.
 //
-// Bounds: total_ios I/Os or io_size bytes over all jobs (reads and writes;
-// syncs do not count), or runtime; at least one must be set.
+// Bounds: total_ios I/Os or io_size bytes over all jobs, number_ios I/Os of
+// each job (fio's per-job number_ios), or runtime; reads and writes count,
+// syncs do not. At least one must be set; the first reached ends a job.
 //
 // Example (the seed-001 setting: 4 KiB random writes, 4 jobs, one 2 GiB
 // file, fsync every 32 writes):
@@ -58,6 +59,7 @@ struct FileFioConfig {
   bool sync = false;
   bool layout = true;
   uint64_t total_ios = 0;
+  uint64_t number_ios = 0;
   sim::Bytes io_size{0};
   sim::SimTime runtime;
   sim::SimTime think_time;

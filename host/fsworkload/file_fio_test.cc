@@ -136,6 +136,31 @@ TEST(FileFioTest, MixedReadsFollowRwmixread) {
   EXPECT_EQ(f.rig.OpCount("fsync"), 3u);  // end_fsync, one per job
 }
 
+TEST(FileFioTest, NumberIosBoundsEachJob) {
+  FioRig f;
+  FileFioConfig c = Fio();
+  c.rw = "randwrite";
+  c.size = sim::MiB(4);
+  c.numjobs = 3;
+  c.number_ios = 64;
+  c.fsync = 32;
+  c.layout = false;
+  c.think_time = sim::Us(10);
+  auto w = f.Make(c);
+  ASSERT_TRUE(f.rig.Run(*w));
+  std::map<fs::Fd, uint64_t> by_fd;
+  for (const auto& io : f.Measured(4096)) ++by_fd[io.fd];
+  EXPECT_EQ(by_fd.size(), 3u);
+  for (const auto& [fd, n] : by_fd) EXPECT_EQ(n, 64u) << "fd " << fd;
+  EXPECT_EQ(f.rig.OpCount("fsync"), 3u * 2);
+  // With a smaller total, the total ends the run first.
+  FioRig g;
+  c.total_ios = 100;
+  auto w2 = g.Make(c);
+  ASSERT_TRUE(g.rig.Run(*w2));
+  EXPECT_EQ(g.rig.OpCount("write"), 100u);
+}
+
 TEST(FileFioTest, RateAndRuntimeBoundTheRun) {
   FioRig f;
   FileFioConfig c = Fio();
@@ -157,7 +182,9 @@ TEST(FileFioTest, ValidationNamesTheKey) {
   c.size = sim::Bytes{100};
   EXPECT_THAT(c.Validate("workload.fio_files").message(), HasSubstr("workload.fio_files.size: 100 bytes is smaller than bs"));
   c = Fio();
-  EXPECT_THAT(c.Validate("w").message(), HasSubstr("w.runtime: set total_ios, io_size or runtime"));
+  EXPECT_THAT(c.Validate("w").message(), HasSubstr("w.runtime: set total_ios, number_ios, io_size or runtime"));
+  c.number_ios = 1;
+  EXPECT_TRUE(c.Validate("w").ok());
   c.total_ios = 1;
   c.directory = "rel";
   EXPECT_THAT(c.Validate("w").message(), HasSubstr("w.directory: must be an absolute path"));

@@ -10,8 +10,11 @@
 // only from the Rng it is given (one stream per job), so a job's address
 // sequence depends on nothing but its seed and the configuration.
 //
-// Implementations live in one .cc each and are listed by name in
-// access_distribution.cc; MakeAccessDistribution() picks one by name.
+// Registration: each implementation .cc registers its
+// AccessDistributionInfo with sim::Registrar (sim/registry.h); a new
+// distribution is one new file. A distribution with parameters declares them
+// in `config`, a section named after the distribution below the fio section
+// (zipf: `workload.fio.zipf.theta`), and checks them in `validate`.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/config.h"
 #include "sim/rng.h"
 #include "sim/status.h"
 
@@ -32,46 +36,44 @@ class AccessDistribution {
   virtual uint64_t Next(sim::Rng& rng) = 0;
 };
 
-// One zone of a zoned distribution: `access` of the I/Os go uniformly to
-// the next `size` of the range (both fractions; each sums to 1 over zones).
-struct AccessZone {
-  double access = 0;
-  double size = 0;
+// What a distribution is checked against and built from.
+struct AccessDistributionContext {
+  uint64_t units = 1;                        // slots in the range (>= 1)
+  const sim::ImplConfigs* params = nullptr;  // the distributions' own sections (FioConfig::distributions)
 };
 
-// Everything any distribution needs; each one reads its own fields.
-struct AccessParams {
-  uint64_t units = 1;          // slots in the range (>= 1)
-  double zipf_theta = 0.99;    // zipf: exponent (> 0)
-  double hot_fraction = 0.2;   // hotcold: fraction of slots that are hot, (0, 1)
-  double hot_ratio = 0.8;      // hotcold: fraction of accesses to the hot slots, [0, 1]
-  std::vector<AccessZone> zones;  // zoned: in address order
-};
-
-// An implementation (one .cc each) registers itself with
-// sim::Registrar<AccessDistributionInfo> (sim/registry.h).
 struct AccessDistributionInfo {
   const char* name;
   const char* description;
-  std::unique_ptr<AccessDistribution> (*make)(const AccessParams& params);
+  // Checks the distribution's own section for a range of ctx.units slots;
+  // `err` prefixes the section's path, so err("theta", ...) names
+  // "workload.fio.zipf.theta". `in_use` is the distribution the workload
+  // selected: only that one's values must be valid, but a distribution not
+  // in use may reject a setting that only it reads and that would otherwise
+  // be silently ignored. nullptr when there is nothing to check.
+  sim::Status (*validate)(const AccessDistributionContext& ctx, std::string_view in_use, const sim::KeyErrors& err);
+  // REQUIRES: validate(ctx, name, ...) is ok; violations CHECK-fail.
+  std::unique_ptr<AccessDistribution> (*make)(const AccessDistributionContext& ctx);
+  sim::ImplSection config;  // empty (no schema) for a distribution without parameters
 };
 
 // Registered names, sorted: "hotcold", "uniform", "zipf", "zoned".
 const std::vector<std::string>& AccessDistributionNames();
 
+// The config sections of the distributions that have parameters.
+std::vector<sim::ImplSection> AccessDistributionSections();
+
+// Checks every distribution's section, as AccessDistributionInfo::validate,
+// with `in_use` selected. Errors name keys below `path` (the fio section,
+// "" for bare keys): "<path>.<distribution>.<key>: problem". An unknown
+// `in_use` is an error of the key "<path>.distribution".
+sim::Status ValidateAccessDistributions(std::string_view in_use, const AccessDistributionContext& ctx,
+                                        std::string_view path);
+
 // The distribution registered as `name`. An unknown name is InvalidInput
-// listing the choices. Parameters must already be valid (FioConfig::Validate
-// checks them against user-facing key names); violations CHECK-fail.
+// listing the choices. REQUIRES: ValidateAccessDistributions(name, ctx) is
+// ok; violations CHECK-fail.
 sim::Result<std::unique_ptr<AccessDistribution>> MakeAccessDistribution(std::string_view name,
-                                                                        const AccessParams& params);
-
-// Slot ranges of a zoned layout: zone i covers [bounds[i], bounds[i+1]).
-// Boundaries come from cumulative size fractions, so zones tile the range
-// exactly. Shared by the zoned distribution and the config checks.
-std::vector<uint64_t> ZoneBounds(const std::vector<AccessZone>& zones, uint64_t units);
-
-// Hot slots of a hotcold layout: round(hot_fraction * units) clamped to
-// [1, units - 1], so both sets are non-empty. REQUIRES: units >= 2.
-uint64_t HotUnits(uint64_t units, double hot_fraction);
+                                                                        const AccessDistributionContext& ctx);
 
 }  // namespace host

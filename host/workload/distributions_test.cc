@@ -1,12 +1,16 @@
+#include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "host/workload/access_distribution.h"
 #include "host/workload/alias_table.h"
+#include "host/workload/fio_config.h"
 #include "host/workload/zipf.h"
+#include "sim/config.h"
 #include "sim/rng.h"
 
 namespace host {
@@ -109,41 +113,82 @@ TEST(ZipfSamplerTest, SmallRanges) {
   EXPECT_NEAR(zeros / 100000.0, 2.0 / 3.0, 0.01);
 }
 
+// The distributions' sections of a FioConfig with `settings` ("key=text")
+// applied, e.g. {"zoned.zones=[50%/10%, 50%/90%]"}.
+FioConfig WithKeys(const std::vector<std::string>& settings) {
+  FioConfig c;
+  for (const std::string& kv : settings) {
+    const size_t eq = kv.find('=');
+    const sim::Status s = sim::SetKey(sim::SchemaOf<FioConfig>(), &c, kv.substr(0, eq), kv.substr(eq + 1));
+    EXPECT_TRUE(s.ok()) << s.message();
+  }
+  return c;
+}
+
+// `draws` slots from distribution `name` over `units` slots.
+std::vector<uint64_t> Draw(const std::string& name, uint64_t units, const FioConfig& c, int draws) {
+  const AccessDistributionContext ctx{units, &c.distributions};
+  EXPECT_TRUE(ValidateAccessDistributions(name, ctx, "").ok()) << name;
+  auto d = MakeAccessDistribution(name, ctx);
+  EXPECT_TRUE(d.ok()) << name;
+  std::vector<uint64_t> out;
+  if (!d.ok()) return out;
+  sim::Rng rng(2, name);
+  for (int i = 0; i < draws; ++i) out.push_back(d.value()->Next(rng));
+  return out;
+}
+
 TEST(AccessDistributionTest, RegistryListsAndRejectsNames) {
   const std::vector<std::string> want = {"hotcold", "uniform", "zipf", "zoned"};
   EXPECT_EQ(AccessDistributionNames(), want);
-  AccessParams p;
-  p.units = 10;
-  auto bad = MakeAccessDistribution("gauss", p);
+  std::vector<std::string> sections;
+  for (const sim::ImplSection& s : AccessDistributionSections()) sections.push_back(s.name);
+  EXPECT_EQ(sections, (std::vector<std::string>{"hotcold", "zipf", "zoned"})) << "uniform has no parameters";
+  const FioConfig c;
+  auto bad = MakeAccessDistribution("gauss", {10, &c.distributions});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "unknown access distribution 'gauss'; choices: hotcold, uniform, zipf, zoned");
+  EXPECT_EQ(ValidateAccessDistributions("gauss", {10, &c.distributions}, "workload.fio").message(),
+            "workload.fio.distribution: unknown distribution 'gauss'; choices: hotcold, uniform, zipf, zoned");
 }
 
 TEST(AccessDistributionTest, EveryDistributionStaysInRange) {
-  AccessParams p;
-  p.units = 37;
-  p.zones = {{0.5, 0.1}, {0.5, 0.9}};
+  const FioConfig zoned = WithKeys({"zoned.zones=[50%/10%, 50%/90%]"});
   for (const std::string& name : AccessDistributionNames()) {
-    auto d = MakeAccessDistribution(name, p);
-    ASSERT_TRUE(d.ok()) << name;
-    sim::Rng rng(2, name);
-    std::vector<int> seen(p.units);
-    for (int i = 0; i < 20000; ++i) {
-      const uint64_t u = d.value()->Next(rng);
-      ASSERT_LT(u, p.units) << name;
+    std::vector<int> seen(37);
+    for (uint64_t u : Draw(name, 37, name == "zoned" ? zoned : FioConfig(), 20000)) {
+      ASSERT_LT(u, 37u) << name;
       ++seen[u];
     }
     EXPECT_GT(seen[0], 0) << name;
   }
 }
 
-TEST(AccessDistributionTest, ZoneBoundsTileTheRange) {
-  const std::vector<AccessZone> z = {{0.5, 0.05}, {0.3, 0.15}, {0.2, 0.8}};
-  EXPECT_EQ(ZoneBounds(z, 25600), (std::vector<uint64_t>{0, 1280, 5120, 25600}));
-  EXPECT_EQ(ZoneBounds(z, 7), (std::vector<uint64_t>{0, 0, 1, 7}));
-  EXPECT_EQ(HotUnits(25600, 0.2), 5120u);
-  EXPECT_EQ(HotUnits(2, 0.01), 1u);
-  EXPECT_EQ(HotUnits(2, 0.99), 1u);
+// Every draw lies in [lo, hi], and both ends are drawn.
+void ExpectSpan(const std::vector<uint64_t>& draws, uint64_t lo, uint64_t hi) {
+  ASSERT_FALSE(draws.empty());
+  EXPECT_EQ(*std::min_element(draws.begin(), draws.end()), lo);
+  EXPECT_EQ(*std::max_element(draws.begin(), draws.end()), hi);
+}
+
+TEST(AccessDistributionTest, ZonesTileTheRange) {
+  // Only the middle zone is accessed: [5%, 20%) of the range.
+  const FioConfig c = WithKeys({"zoned.zones=[0%/5%, 100%/15%, 0%/80%]"});
+  ExpectSpan(Draw("zoned", 25600, c, 200000), 1280, 5119);
+  // On 7 slots the boundaries round to 0, 0, 1, 7: the first zone is empty.
+  ExpectSpan(Draw("zoned", 7, c, 1000), 0, 0);
+  const FioConfig last = WithKeys({"zoned.zones=[0%/5%, 0%/15%, 100%/80%]"});
+  ExpectSpan(Draw("zoned", 7, last, 1000), 1, 6);
+}
+
+TEST(AccessDistributionTest, HotSetIsRoundedAndNeverEmpty) {
+  // All accesses to the hot set: round(20% of 25600) = 5120 slots.
+  ExpectSpan(Draw("hotcold", 25600, WithKeys({"hotcold.hot_fraction=20%", "hotcold.hot_ratio=100%"}), 200000), 0,
+             5119);
+  // On 2 slots each set keeps one slot however small or large the fraction.
+  ExpectSpan(Draw("hotcold", 2, WithKeys({"hotcold.hot_fraction=1%", "hotcold.hot_ratio=100%"}), 1000), 0, 0);
+  ExpectSpan(Draw("hotcold", 2, WithKeys({"hotcold.hot_fraction=99%", "hotcold.hot_ratio=0%"}), 1000), 1, 1);
+  ExpectSpan(Draw("hotcold", 2, WithKeys({"hotcold.hot_fraction=99%", "hotcold.hot_ratio=100%"}), 1000), 0, 0);
 }
 
 }  // namespace

@@ -113,16 +113,9 @@ void FioConfig::Describe(sim::Schema<FioConfig>& s) {
   s.Param("size", &FioConfig::size, "0",
           "Length of the address range: bytes or a percentage of the capacity; 0 = up to the device end");
   s.Choice("distribution", &FioConfig::distribution, "uniform", AccessDistributionNames(),
-           "Random patterns: how offsets are drawn over the range");
-  s.Param("zipf_theta", &FioConfig::zipf_theta, "0.99",
-          "distribution=zipf: exponent; block k of the range has weight 1/(k+1)^theta")
-      .Range(1e-6, 100);
-  s.Param("hot_fraction", &FioConfig::hot_fraction, "20%",
-          "distribution=hotcold: fraction of the range (from its start) that is hot");
-  s.Param("hot_ratio", &FioConfig::hot_ratio, "80%", "distribution=hotcold: fraction of I/Os to the hot part");
-  s.Param("zones", &FioConfig::zones, "[]",
-          "distribution=zoned: \"<access%>/<size%>\" entries in address order, e.g. [\"50%/5%\", "
-          "\"30%/15%\", \"20%/80%\"]");
+           "Random patterns: how offsets are drawn over the range; a distribution's parameters sit in its "
+           "section (zipf.theta, hotcold.*, zoned.zones)");
+  s.Implementations(&FioConfig::distributions, AccessDistributionSections());
   s.Param("rate_iops", &FioConfig::rate_iops, "0", "Per-job IOPS cap (open-loop arrivals); 0 = no cap").Min(0);
   s.Param("rate_bw", &FioConfig::rate_bw, "0B/s", "Per-job bandwidth cap (open-loop arrivals); 0 = no cap");
   s.Choice("arrival", &FioConfig::arrival, "fixed", {"fixed", "poisson"},
@@ -285,70 +278,9 @@ sim::Result<FioPlan> ResolveFio(const FioConfig& cfg, uint64_t capacity, uint32_
 
   // ---- access distribution
   plan.distribution = cfg.distribution;
-  const std::vector<std::string>& names = AccessDistributionNames();
-  if (std::find(names.begin(), names.end(), cfg.distribution) == names.end()) {
-    return err("distribution", fmt::format("unknown distribution '{}'; choices: {}", cfg.distribution,
-                                           Join(names)));
-  }
-  AccessParams& ap = plan.access;
-  ap.units = range_len / plan.align;
-  ap.zipf_theta = cfg.zipf_theta;
-  ap.hot_fraction = cfg.hot_fraction.value;
-  ap.hot_ratio = cfg.hot_ratio.value;
-  // Each distribution's own keys are checked only when it is selected.
-  if (cfg.distribution == "zipf" && !(cfg.zipf_theta > 0 && cfg.zipf_theta <= 100)) {
-    return err("zipf_theta", fmt::format("{} must be within (0, 100]", cfg.zipf_theta));
-  }
-  if (cfg.distribution == "hotcold") {
-    if (!(ap.hot_fraction > 0 && ap.hot_fraction < 1)) {
-      return err("hot_fraction", fmt::format("{} must be strictly between 0% and 100%", Pct(ap.hot_fraction)));
-    }
-    if (!(ap.hot_ratio >= 0 && ap.hot_ratio <= 1)) {
-      return err("hot_ratio", fmt::format("{} is outside 0%..100%", Pct(ap.hot_ratio)));
-    }
-    if (ap.units < 2) {
-      return err("hot_fraction", "the range has a single block; it cannot be split into hot and cold parts");
-    }
-  }
-  if (!cfg.zones.empty() && cfg.distribution != "zoned") {
-    return err("zones", fmt::format("set, but distribution is '{}', not 'zoned'", cfg.distribution));
-  }
-  if (cfg.distribution == "zoned") {
-    if (cfg.zones.empty()) return err("zones", "distribution=zoned needs at least one \"<access%>/<size%>\" zone");
-    double access_sum = 0, size_sum = 0;
-    for (size_t i = 0; i < cfg.zones.size(); ++i) {
-      const std::string& entry = cfg.zones[i];
-      const std::string key = fmt::format("zones[{}]", i);
-      const size_t slash = entry.find('/');
-      if (slash == std::string::npos) {
-        return err(key, fmt::format("'{}' is not \"<access%>/<size%>\"", entry));
-      }
-      sim::Result<double> a = ParseFraction(Trim(std::string_view(entry).substr(0, slash)));
-      if (!a.ok()) return err(key, fmt::format("bad access share in '{}': {}", entry, a.status().message()));
-      sim::Result<double> z = ParseFraction(Trim(std::string_view(entry).substr(slash + 1)));
-      if (!z.ok()) return err(key, fmt::format("bad size share in '{}': {}", entry, z.status().message()));
-      if (*a < 0 || *a > 1 || *z < 0 || *z > 1) {
-        return err(key, fmt::format("shares in '{}' must be within 0%..100%", entry));
-      }
-      if (*a > 0 && *z == 0) return err(key, fmt::format("'{}' sends I/O to a zone of size 0%", entry));
-      ap.zones.push_back({*a, *z});
-      access_sum += *a;
-      size_sum += *z;
-    }
-    if (std::fabs(access_sum - 1) > kSumTolerance) {
-      return err("zones", fmt::format("access percentages sum to {}, must be 100%", Pct(access_sum)));
-    }
-    if (std::fabs(size_sum - 1) > kSumTolerance) {
-      return err("zones", fmt::format("size percentages sum to {}, must be 100%", Pct(size_sum)));
-    }
-    const std::vector<uint64_t> bounds = ZoneBounds(ap.zones, ap.units);
-    for (size_t i = 0; i < ap.zones.size(); ++i) {
-      if (ap.zones[i].access > 0 && bounds[i + 1] == bounds[i]) {
-        return err(fmt::format("zones[{}]", i),
-                   fmt::format("'{}' covers no whole block of the {}-block range", cfg.zones[i], ap.units));
-      }
-    }
-  }
+  plan.access_units = range_len / plan.align;
+  plan.distributions = cfg.distributions;
+  FS_RETURN_IF_ERROR(ValidateAccessDistributions(cfg.distribution, {plan.access_units, &plan.distributions}, path));
 
   // ---- rate
   if (!(cfg.rate_iops >= 0 && std::isfinite(cfg.rate_iops))) {

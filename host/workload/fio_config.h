@@ -18,7 +18,8 @@
 //     blockalign: 4KiB
 //     bssplit: ["512/4%", "1KiB/1%", ..., "4KiB/67%", "8KiB/10%", "16KiB/7%", "32KiB/3%", "64KiB/3%"]
 //     distribution: zoned
-//     zones: ["50%/5%", "30%/15%", "20%/80%"]
+//     zoned:
+//       zones: ["50%/5%", "30%/15%", "20%/80%"]
 //     total_ios: 1000000
 //
 // Semantics that differ from fio, on purpose:
@@ -32,6 +33,9 @@
 //
 // Describe() declares each key once; Validate() makes the cross-field
 // checks against the device and names the offending key in its message.
+// Each access distribution declares and checks its own keys in a section
+// named after it (zipf.theta, hotcold.hot_fraction, hotcold.hot_ratio,
+// zoned.zones).
 #pragma once
 
 #include <cstdint>
@@ -62,10 +66,9 @@ struct FioConfig {
   std::string offset = "0";
   std::string size = "0";
   std::string distribution = "uniform";
-  double zipf_theta = 0.99;
-  sim::Ratio hot_fraction{0.2};
-  sim::Ratio hot_ratio{0.8};
-  std::vector<std::string> zones;
+  // The access distributions' own sections (workload.fio.zipf.theta, ...),
+  // declared by each distribution (access_distribution.h).
+  sim::ImplConfigs distributions;
   double rate_iops = 0;
   sim::Bandwidth rate_bw{0};
   std::string arrival = "fixed";
@@ -104,7 +107,8 @@ struct FioPlan {
   uint64_t range_end = 0;    // exclusive; range_end - range_start >= max_bs
   uint64_t stripe_len = 0;   // sequential: job i covers range_start + [i, i+1) * stripe_len
   std::string distribution;
-  AccessParams access;       // access.units = (range length) / align
+  uint64_t access_units = 0;  // slots the distribution draws from: (range length) / align
+  sim::ImplConfigs distributions;  // the distributions' own sections (FioConfig::distributions)
   uint32_t iodepth = 1;
   uint32_t numjobs = 1;
   double rate_iops = 0;      // per job; 0 = no IOPS cap

@@ -1,6 +1,9 @@
 #include "host/workload/fio_config.h"
 
 #include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -47,10 +50,12 @@ TEST(FioConfigTest, DeclaredDefaultsMatchInClassValues) {
   EXPECT_EQ(d.offset, c.offset);
   EXPECT_EQ(d.size, c.size);
   EXPECT_EQ(d.distribution, c.distribution);
-  EXPECT_EQ(d.zipf_theta, c.zipf_theta);
-  EXPECT_EQ(d.hot_fraction, c.hot_fraction);
-  EXPECT_EQ(d.hot_ratio, c.hot_ratio);
-  EXPECT_EQ(d.zones, c.zones);
+  // The distributions' sections read as their declared defaults either way.
+  for (const char* key : {"zipf.theta", "hotcold.hot_fraction", "hotcold.hot_ratio", "zoned.zones"}) {
+    EXPECT_EQ(sim::GetKey(sim::SchemaOf<FioConfig>(), &d, key).value(),
+              sim::GetKey(sim::SchemaOf<FioConfig>(), &c, key).value())
+        << key;
+  }
   EXPECT_EQ(d.rate_iops, c.rate_iops);
   EXPECT_EQ(d.rate_bw, c.rate_bw);
   EXPECT_EQ(d.arrival, c.arrival);
@@ -78,7 +83,7 @@ TEST(FioConfigTest, BindsJesd219FromConfigText) {
   set("bssplit", "[512/4%, 1KiB/1%, 1536/1%, 2KiB/1%, 2560/1%, 3KiB/1%, 3584/1%, 4KiB/67%, 8KiB/10%, "
                  "16KiB/7%, 32KiB/3%, 64KiB/3%]");
   set("distribution", "zoned");
-  set("zones", "[50%/5%, 30%/15%, 20%/80%]");
+  set("zoned.zones", "[50%/5%, 30%/15%, 20%/80%]");
   set("runtime", "10s");
   set("rate_bw", "100MB/s");
   FioConfig c;
@@ -95,10 +100,9 @@ TEST(FioConfigTest, BindsJesd219FromConfigText) {
   EXPECT_EQ(plan->min_bs, 512u);
   EXPECT_EQ(plan->max_bs, 65536u);
   EXPECT_EQ(plan->align, 4096u);
-  EXPECT_EQ(plan->access.units, kCap / 4096);
-  ASSERT_EQ(plan->access.zones.size(), 3u);
-  EXPECT_DOUBLE_EQ(plan->access.zones[1].access, 0.3);
-  EXPECT_DOUBLE_EQ(plan->access.zones[1].size, 0.15);
+  EXPECT_EQ(plan->distribution, "zoned");
+  EXPECT_EQ(plan->access_units, kCap / 4096);
+  EXPECT_EQ(sim::GetKey(sim::SchemaOf<FioConfig>(), &c, "zoned.zones").value(), "[50%/5%, 30%/15%, 20%/80%]");
   EXPECT_DOUBLE_EQ(plan->rate_bw, 100e6);
   EXPECT_EQ(plan->runtime, sim::Sec(10));
   EXPECT_EQ(plan->iodepth, 256u);
@@ -206,38 +210,60 @@ TEST(FioConfigTest, RangeMustFitTheDevice) {
                             "block size 4KiB");
 }
 
+// Sets `key` of `c` from config text.
+void Set(FioConfig& c, std::string_view key, std::string_view text) {
+  const sim::Status s = sim::SetKey(sim::SchemaOf<FioConfig>(), &c, key, text);
+  ASSERT_TRUE(s.ok()) << key << ": " << s.message();
+}
+
+TEST(FioConfigTest, DistributionParametersSitInTheirSections) {
+  const std::vector<std::string> keys = sim::SchemaOf<FioConfig>().AllKeys();
+  for (const char* key : {"zipf.theta", "hotcold.hot_fraction", "hotcold.hot_ratio", "zoned.zones"}) {
+    EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end()) << key;
+  }
+  EXPECT_EQ(sim::SchemaOf<FioConfig>().FindChild("uniform"), nullptr) << "uniform has no parameters";
+}
+
 TEST(FioConfigTest, DistributionParameters) {
   FioConfig c = Valid();
+  // Values outside a key's declared range never reach Validate().
+  EXPECT_THAT(sim::SetKey(sim::SchemaOf<FioConfig>(), &c, "zipf.theta", "0").message(), StartsWith("zipf.theta: "));
+  EXPECT_THAT(sim::SetKey(sim::SchemaOf<FioConfig>(), &c, "hotcold.hot_ratio", "150%").message(),
+              StartsWith("hotcold.hot_ratio: "));
   c.distribution = "zipf";
-  c.zipf_theta = 0;
-  EXPECT_EQ(Error(c), "workload.zipf_theta: 0 must be within (0, 100]");
+  Set(c, "zipf.theta", "1.2");
+  EXPECT_EQ(Error(c), "");
   c.distribution = "uniform";
+  Set(c, "hotcold.hot_fraction", "100%");
   EXPECT_EQ(Error(c), "");  // only the selected distribution's keys are checked
-  c.zipf_theta = 0.99;
   c.distribution = "hotcold";
-  c.hot_fraction = sim::Ratio{1.0};
-  EXPECT_EQ(Error(c), "workload.hot_fraction: 100% must be strictly between 0% and 100%");
-  c.hot_fraction = sim::Ratio{0.2};
-  c.hot_ratio = sim::Ratio{1.5};
-  EXPECT_EQ(Error(c), "workload.hot_ratio: 150% is outside 0%..100%");
-  c.hot_ratio = sim::Ratio{0.8};
-  EXPECT_EQ(Error(c, 4096), "workload.hot_fraction: the range has a single block; it cannot be split into hot and "
-                            "cold parts");
+  EXPECT_EQ(Error(c), "workload.hotcold.hot_fraction: 100% must be strictly between 0% and 100%");
+  Set(c, "hotcold.hot_fraction", "0%");
+  EXPECT_EQ(Error(c), "workload.hotcold.hot_fraction: 0% must be strictly between 0% and 100%");
+  Set(c, "hotcold.hot_fraction", "20%");
+  EXPECT_EQ(Error(c), "");
+  EXPECT_EQ(Error(c, 4096), "workload.hotcold.hot_fraction: the range has a single block; it cannot be split into "
+                            "hot and cold parts");
   c.distribution = "pareto";
   EXPECT_EQ(Error(c), "workload.distribution: unknown distribution 'pareto'; choices: hotcold, uniform, zipf, zoned");
   c.distribution = "zoned";
-  EXPECT_EQ(Error(c), "workload.zones: distribution=zoned needs at least one \"<access%>/<size%>\" zone");
-  c.zones = {"50%/5%", "30%/15%", "10%/80%"};
-  EXPECT_EQ(Error(c), "workload.zones: access percentages sum to 90%, must be 100%");
-  c.zones = {"50%/5%", "30%/15%", "20%/70%"};
-  EXPECT_EQ(Error(c), "workload.zones: size percentages sum to 90%, must be 100%");
-  c.zones = {"50%/5%", "50%"};
-  EXPECT_EQ(Error(c), "workload.zones[1]: '50%' is not \"<access%>/<size%>\"");
-  c.zones = {"50%/0.00001%", "50%/99.99999%"};
-  EXPECT_EQ(Error(c), "workload.zones[0]: '50%/0.00001%' covers no whole block of the 262144-block range");
+  EXPECT_EQ(Error(c), "workload.zoned.zones: distribution=zoned needs at least one \"<access%>/<size%>\" zone");
+  Set(c, "zoned.zones", "[50%/5%, 30%/15%, 10%/80%]");
+  EXPECT_EQ(Error(c), "workload.zoned.zones: access percentages sum to 90%, must be 100%");
+  Set(c, "zoned.zones", "[50%/5%, 30%/15%, 20%/70%]");
+  EXPECT_EQ(Error(c), "workload.zoned.zones: size percentages sum to 90%, must be 100%");
+  Set(c, "zoned.zones", "[50%/5%, 50%]");
+  EXPECT_EQ(Error(c), "workload.zoned.zones[1]: '50%' is not \"<access%>/<size%>\"");
+  Set(c, "zoned.zones", "[50%/0.00001%, 50%/99.99999%]");
+  EXPECT_EQ(Error(c), "workload.zoned.zones[0]: '50%/0.00001%' covers no whole block of the 262144-block range");
+  Set(c, "zoned.zones", "[50%/5%, 30%/15%, 20%/80%]");
+  EXPECT_EQ(Error(c), "");
   c.distribution = "uniform";
-  c.zones = {"100%/100%"};
-  EXPECT_EQ(Error(c), "workload.zones: set, but distribution is 'uniform', not 'zoned'");
+  EXPECT_EQ(Error(c), "workload.zoned.zones: set, but distribution is 'uniform', not 'zoned'");
+  c.distribution = "hotcold";
+  Set(c, "hotcold.hot_fraction", "100%");
+  EXPECT_EQ(Error(c), "workload.hotcold.hot_fraction: 100% must be strictly between 0% and 100%")
+      << "the selected distribution's errors come first";
 }
 
 TEST(FioConfigTest, RateBoundsAndPatternErrors) {

@@ -259,7 +259,7 @@ FioGenerator::FioGenerator(const FioPlan& plan, Env env) : plan_(plan), env_(std
   for (uint32_t i = 0; i < plan_.numjobs; ++i) {
     std::unique_ptr<AccessDistribution> dist;
     if (!plan_.sequential) {
-      auto d = MakeAccessDistribution(plan_.distribution, plan_.access);
+      auto d = MakeAccessDistribution(plan_.distribution, {plan_.access_units, &plan_.distributions});
       CHECK(d.ok()) << d.status().message();
       dist = std::move(d.value());
     }

@@ -8,9 +8,11 @@
 #include <map>
 #include <new>
 #include <sstream>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
+#include "sim/config.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
 
@@ -183,6 +185,12 @@ FioConfig Base() {
   c.bs = sim::KiB(4);
   c.total_ios = 1000;
   return c;
+}
+
+// Sets `key` of `c` (an access distribution's parameter) from config text.
+void SetKey(FioConfig& c, std::string_view key, std::string_view text) {
+  const sim::Status s = sim::SetKey(sim::SchemaOf<FioConfig>(), &c, key, text);
+  ASSERT_TRUE(s.ok()) << s.message();
 }
 
 // ---- closed loop
@@ -547,7 +555,7 @@ TEST(FioGeneratorTest, ZipfFollowsTheta) {
   Harness h(Us(1));
   FioConfig c = Base();
   c.distribution = "zipf";
-  c.zipf_theta = 1.2;
+  SetKey(c, "zipf.theta", "1.2");
   c.size = "1GiB";  // 2^18 blocks
   c.iodepth = 32;
   c.total_ios = 200000;
@@ -572,8 +580,8 @@ TEST(FioGeneratorTest, HotColdSplitsAccesses) {
   Harness h(Us(1));
   FioConfig c = Base();
   c.distribution = "hotcold";
-  c.hot_fraction = sim::Ratio{0.2};
-  c.hot_ratio = sim::Ratio{0.8};
+  SetKey(c, "hotcold.hot_fraction", "20%");
+  SetKey(c, "hotcold.hot_ratio", "80%");
   c.size = "100MiB";  // 25600 blocks, 5120 hot
   c.iodepth = 32;
   c.total_ios = 100000;
@@ -598,7 +606,7 @@ TEST(FioGeneratorTest, ZonedFollowsJesd219Zones) {
   Harness h(Us(1));
   FioConfig c = Base();
   c.distribution = "zoned";
-  c.zones = {"50%/5%", "30%/15%", "20%/80%"};
+  SetKey(c, "zoned.zones", "[50%/5%, 30%/15%, 20%/80%]");
   c.size = "100MiB";  // zones end at blocks 1280, 5120, 25600
   c.iodepth = 32;
   c.total_ios = 100000;
@@ -761,7 +769,7 @@ TEST(FioGeneratorTest, NoHeapAllocationPerIo) {
   closed.total_ios = 100000;
   FioConfig open = closed;
   open.distribution = "zoned";
-  open.zones = {"50%/5%", "30%/15%", "20%/80%"};
+  SetKey(open, "zoned.zones", "[50%/5%, 30%/15%, 20%/80%]");
   open.rate_iops = 100000;
   open.arrival = "poisson";
   for (const FioConfig& c : {closed, open}) {

@@ -13,12 +13,12 @@ class UniformDistribution final : public AccessDistribution {
  private:
   uint64_t units_;
 };
+
+std::unique_ptr<AccessDistribution> Make(const AccessDistributionContext& ctx) {
+  return std::make_unique<UniformDistribution>(ctx.units);
+}
 }  // namespace
 
-static std::unique_ptr<AccessDistribution> NewUniformDistribution(const AccessParams& p) {
-  return std::make_unique<UniformDistribution>(p.units);
-}
-
-const sim::Registrar<AccessDistributionInfo> kRegistered{{"uniform", "uniform over the range", &NewUniformDistribution}};
+const sim::Registrar<AccessDistributionInfo> kRegistered{{"uniform", "uniform over the range", nullptr, &Make, {}}};
 
 }  // namespace host

@@ -4,8 +4,10 @@
 #include <deque>
 
 #include <benchmark/benchmark.h>
+#include <glog/logging.h>
 
 #include "host/workload/fio_generator.h"
+#include "sim/config.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
 
@@ -74,7 +76,9 @@ FioConfig Random4k(const std::string& distribution) {
   c.iodepth = 32;
   c.numjobs = 4;
   c.distribution = distribution;
-  if (distribution == "zoned") c.zones = {"50%/5%", "30%/15%", "20%/80%"};
+  if (distribution == "zoned") {
+    CHECK(sim::SetKey(sim::SchemaOf<FioConfig>(), &c, "zoned.zones", "[50%/5%, 30%/15%, 20%/80%]").ok());
+  }
   return c;
 }
 
