@@ -28,9 +28,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       cp_lock_(env.events),
       cp_wq_(env.events),
       io_wq_(env.events),
-      gc_lock_(env.events),
       flusher_timer_(env.events),
-      gc_timer_(env.events),
       discard_timer_(env.events),
       threads_wq_(env.events) {
   auto alloc = MakeAllocationPolicy(cfg_.allocation, AllocationPolicyContext{&cfg_, &layout_});
@@ -46,11 +44,9 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   for (const std::string& b : cfg_.ipu_policy)
     for (int i = 0; i < 6; ++i)
       if (b == kBits[i]) ipu_bits_[i] = true;
-  auto bg = MakeVictimPolicy(cfg_.gc.bg_policy, cfg_.gc);
-  auto fg = MakeVictimPolicy(cfg_.gc.fg_policy, cfg_.gc);
-  CHECK(bg.ok() && fg.ok()) << "victim policies validated by the config schema";
-  bg_policy_ = std::move(bg).value();
-  fg_policy_ = std::move(fg).value();
+  auto cleaner = Cleaner::Create(q_, cfg_, layout_, sm_.get(), this, &stats_.cleaner);
+  CHECK(cleaner.ok()) << "victim policies validated by the config schema: " << cleaner.status().message();
+  cleaner_ = std::move(cleaner).value();
   page_limit_ = std::max<uint64_t>(64, cfg_.page_cache.memory.value / kBlockSize);
   RegisterStats();
 }
@@ -65,7 +61,7 @@ F2fs::~F2fs() {
 void F2fs::PowerCut() {
   dead_ = true;
   cp_lock_.Kill();
-  gc_lock_.Kill();
+  cleaner_->Kill();
   dirty_wq_.Kill();
   wb_wq_.Kill();
   cp_wq_.Kill();
@@ -74,7 +70,6 @@ void F2fs::PowerCut() {
   for (auto& [ino, in] : inodes_) in->lock.Kill();
   for (auto& in : freed_inodes_) in->lock.Kill();
   flusher_timer_.Cancel();
-  gc_timer_.Cancel();
   discard_timer_.Cancel();
 }
 
@@ -125,13 +120,13 @@ void F2fs::RegisterStats() {
   alloc.Add(&stats_.opu_blocks, "opu_blocks", "blocks", "data blocks written out of place");
   alloc.Add(&stats_.ssr_blocks, "ssr_blocks", "blocks", "blocks written into dirty segments (SSR)");
   sim::StatGroup gc = g.Group("gc");
-  gc.Add(&stats_.gc_bg_calls, "bg_calls", "count", "background cleaning rounds");
-  gc.Add(&stats_.gc_fg_calls, "fg_calls", "count", "foreground cleaning calls");
-  gc.Add(&stats_.gc_victims_bg, "victims_bg", "count", "sections cleaned in background");
-  gc.Add(&stats_.gc_victims_fg, "victims_fg", "count", "sections cleaned in foreground");
+  gc.Add(&stats_.cleaner.bg_calls, "bg_calls", "count", "background cleaning rounds");
+  gc.Add(&stats_.cleaner.fg_calls, "fg_calls", "count", "foreground cleaning calls");
+  gc.Add(&stats_.cleaner.victims_bg, "victims_bg", "count", "sections cleaned in background");
+  gc.Add(&stats_.cleaner.victims_fg, "victims_fg", "count", "sections cleaned in foreground");
   gc.Add(&stats_.gc_moved_bg, "moved_bg", "blocks", "blocks moved by background cleaning");
   gc.Add(&stats_.gc_moved_fg, "moved_fg", "blocks", "blocks moved by foreground cleaning");
-  gc.Add(&stats_.gc_sections_freed, "sections_freed", "count", "sections emptied by cleaning");
+  gc.Add(&stats_.cleaner.sections_freed, "sections_freed", "count", "sections emptied by cleaning");
   sim::StatGroup rec = g.Group("recovery");
   rec.Add(&stats_.recovered_inodes, "inodes", "count", "inodes recovered by roll-forward");
   rec.Add(&stats_.recovered_dnodes, "dnodes", "count", "dnodes replayed by roll-forward");
@@ -201,7 +196,7 @@ sim::Task<SharedLock> F2fs::LockOp() {
 }
 
 sim::Task<void> F2fs::BalanceFs() {
-  if (HasNotEnoughFreeSecs(0, 0)) co_await Gc(/*foreground=*/true, /*from_thread=*/false);
+  if (HasNotEnoughFreeSecs(0, 0)) co_await cleaner_->Gc(/*foreground=*/true, /*from_thread=*/false);
 }
 
 FsResult<F2fs::OpenFile*> F2fs::GetFd(Fd fd) {
@@ -647,7 +642,7 @@ sim::Task<FsStatus> F2fs::Sync() {
 sim::Task<FsStatus> F2fs::Unmount() {
   stopping_ = true;
   flusher_timer_.Kick();
-  gc_timer_.Kick();
+  cleaner_->Kick();
   discard_timer_.Kick();
   while (threads_running_ > 0 && !dead_) co_await threads_wq_.Wait();
   std::vector<Nid> inos;

@@ -46,8 +46,8 @@
 // - Cleaning: background thread (cost-benefit/greedy/ATGC victim policies,
 //   idle-triggered, the kernel's sleep-time adaptation and
 //   has_enough_invalid_blocks) and foreground (greedy) from
-//   f2fs_balance_fs; valid blocks move to the cold data log (ATGC log with
-//   the atgc option).
+//   f2fs_balance_fs, run by the Cleaner (cleaner.h); valid blocks move
+//   (MigrateSection) to the cold data log (ATGC log with the atgc option).
 // - Persistence: every write hands its block object to the Image; mount
 //   picks the newest valid CP pack, loads NAT/SIT/SSA, frees orphans and runs
 //   roll-forward recovery of fsynced dnodes (f2fs_recover_fsync_data).
@@ -82,6 +82,7 @@
 #include <vector>
 
 #include "fs/f2fs/allocation_policy.h"
+#include "fs/f2fs/cleaner.h"
 #include "fs/f2fs/durability.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/image.h"
@@ -102,7 +103,7 @@
 
 namespace fs::f2fs {
 
-class F2fs final : public FileSystem, private ssd::BlockClient, private DurabilityHost {
+class F2fs final : public FileSystem, private ssd::BlockClient, private DurabilityHost, private CleanerHost {
  public:
   struct Env {
     sim::EventQueue* events = nullptr;
@@ -173,7 +174,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   sim::Task<void> WriteCheckpointNow() { return Checkpoint(CpReason::kSync); }
   // Runs one cleaning round (F2FS_IOC_GARBAGE_COLLECT); returns the number
   // of victim sections cleaned (0: no victim).
-  sim::Task<uint32_t> GarbageCollect(bool foreground) { return Gc(foreground, /*from_thread=*/false); }
+  sim::Task<uint32_t> GarbageCollect(bool foreground) { return cleaner_->Gc(foreground, /*from_thread=*/false); }
   // echo 3 > drop_caches: drops every clean, unused page.
   void DropCaches();
   // fsck: verifies NAT <-> nodes, SIT counts <-> valid blocks, SSA <->
@@ -391,8 +392,8 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
     sim::Counter flushes, fua_writes, discards, discard_blocks;
     sim::Counter app_bytes_written, app_bytes_read;
     sim::Counter ipu_blocks, opu_blocks, ssr_blocks;
-    sim::Counter gc_bg_calls, gc_fg_calls, gc_victims_bg, gc_victims_fg, gc_moved_bg, gc_moved_fg,
-        gc_sections_freed;
+    CleanerStats cleaner;
+    sim::Counter gc_moved_bg, gc_moved_fg;
     sim::Counter recovered_inodes, recovered_dnodes, recovered_dentries, orphans_freed;
     sim::Counter evicted_pages, throttled_writes;
   };
@@ -548,10 +549,15 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   sim::Task<void> WriteMetaBlocks(std::vector<std::pair<BlockAddr, BlockPtr>>& blocks, Io kind, IoBatch* batch);
 
   // ---- Cleaning (f2fs_gc.cc).
-  sim::Task<uint32_t> Gc(bool foreground, bool from_thread);
-  sim::Task<uint32_t> CleanSection(uint32_t sec, bool foreground);
-  sim::Task<void> GcThread();
-  bool HasEnoughInvalidBlocks() const;
+  // ---- CleanerHost.
+  bool Dead() const override { return dead_; }
+  bool Stopping() const override { return stopping_; }
+  bool HasNotEnoughFreeSecs(uint32_t freed) const override { return HasNotEnoughFreeSecs(freed, 0); }
+  uint64_t ValidBlocks() const override { return valid_block_count_; }
+  sim::Task<void> CheckpointForCleaning() override { return Checkpoint(CpReason::kGc); }
+  sim::Task<uint32_t> MigrateSection(uint32_t sec, bool foreground) override;
+  sim::Task<void> BackgroundBalance() override { return BalanceFsBg(); }
+  sim::Task<void> GcThread();  // the cleaner's thread, counted in threads_running_
 
   // ---- Mount and recovery (f2fs_mount.cc).
   sim::Task<sim::Status> LoadCheckpoint();
@@ -577,8 +583,6 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   std::unique_ptr<Durability> durability_;  // after sm_ and nat_, which it reads
   std::vector<SitJournalEntry> sit_journal_;
   std::vector<bool> sit_bitmap_;
-  std::unique_ptr<VictimPolicy> bg_policy_;
-  std::unique_ptr<VictimPolicy> fg_policy_;
   std::array<bool, 8> ipu_bits_{};  // by bit index (force, ssr, util, ssr_util, fsync, async)
 
   // Nodes and inodes.
@@ -630,14 +634,11 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   std::vector<sim::Completion<bool>*> flush_waiters_cur_;
   std::vector<sim::Completion<bool>*> flush_waiters_next_;
 
-  // Cleaning.
-  RwLock gc_lock_;
-  uint32_t last_victim_bg_ = 0;
-  uint32_t last_victim_fg_ = 0;
+  // Cleaning (policy and pacing; the migration is MigrateSection).
+  std::unique_ptr<Cleaner> cleaner_;
 
   // Background threads.
   DaemonTimer flusher_timer_;
-  DaemonTimer gc_timer_;
   DaemonTimer discard_timer_;
   OwnedThread flusher_thread_;
   OwnedThread gc_thread_;

@@ -1,64 +1,12 @@
-// Cleaning (f2fs_gc): victim selection through a VictimPolicy, migration
-// of valid blocks (data to the cold data log or the ATGC log, nodes to their
-// log), the background thread (gc_thread_func) and the foreground path.
-#include <algorithm>
+// Cleaning's migration (do_garbage_collect): the valid blocks of a victim
+// section move, data to the cold data log or the ATGC log, nodes to their
+// log. When to clean and which victim is the Cleaner's (cleaner.h).
 
 #include "fs/f2fs/f2fs.h"
 
 namespace fs::f2fs {
 
-bool F2fs::HasEnoughInvalidBlocks() const {
-  const uint64_t user = layout_.user_block_count;
-  const uint64_t written = std::min(user, valid_block_count_);
-  const uint64_t invalid_user = user - written;
-  const uint64_t limit_invalid = user * 40 / 100;
-  const uint64_t free_segs = sm_->free_segments();
-  const uint64_t free_user =
-      free_segs > layout_.overprov_segments ? (free_segs - layout_.overprov_segments) * kBlocksPerSeg : 0;
-  const uint64_t limit_free = (user - written) * 40 / 100;
-  return invalid_user > limit_invalid && free_user < limit_free;
-}
-
-sim::Task<uint32_t> F2fs::Gc(bool foreground, bool from_thread) {
-  co_await gc_lock_.LockExclusive();
-  ExclusiveLock gl(&gc_lock_);
-  if (dead_) co_return 0;
-  if (foreground) stats_.gc_fg_calls.Inc(); else stats_.gc_bg_calls.Inc();
-  uint32_t freed = 0, victims = 0;
-  const uint32_t max_rounds = layout_.section_count;
-  for (uint32_t round = 0; round < max_rounds && !dead_; ++round) {
-    bool fg = false;
-    if (HasNotEnoughFreeSecs(freed, 0)) {
-      // Prefree sections become free with a checkpoint; clean only if that is not enough.
-      if (sm_->prefree_segments() > 0) {
-        co_await Checkpoint(CpReason::kGc);
-        if (!HasNotEnoughFreeSecs(freed, 0)) break;
-      }
-      fg = true;
-    } else if (foreground && !from_thread) {
-      break;  // space is fine (again)
-    }
-    VictimContext ctx;
-    ctx.sm = sm_.get();
-    ctx.now = q_->now();
-    ctx.max_search = fg ? 0 : cfg_.gc.max_victim_search;
-    ctx.last_victim = fg ? &last_victim_fg_ : &last_victim_bg_;
-    const uint32_t sec = (fg ? fg_policy_ : bg_policy_)->Select(ctx);
-    if (sec == kNoSection) break;
-    ++victims;
-    if (fg) stats_.gc_victims_fg.Inc(); else stats_.gc_victims_bg.Inc();
-    co_await CleanSection(sec, fg);
-    if (sm_->SectionValid(sec) == 0) {
-      ++freed;
-      stats_.gc_sections_freed.Inc();
-    }
-    if (!fg) break;  // background cleaning takes one victim per round
-    if (!HasNotEnoughFreeSecs(freed, 0)) break;
-  }
-  co_return victims;
-}
-
-sim::Task<uint32_t> F2fs::CleanSection(uint32_t sec, bool fg) {
+sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
   SharedLock cp = co_await LockOp();
   IoBatch batch(q_);
   IoBatch* bp = fg ? &batch : nullptr;
@@ -150,29 +98,7 @@ sim::Task<uint32_t> F2fs::CleanSection(uint32_t sec, bool fg) {
 
 sim::Task<void> F2fs::GcThread() {
   ++threads_running_;
-  const sim::SimTime min = cfg_.gc.min_sleep, max = cfg_.gc.max_sleep, no_gc = cfg_.gc.no_gc_sleep;
-  sim::SimTime wait = min;
-  auto increase = [&] {
-    if (wait == no_gc) return;
-    wait = wait + min > max ? max : wait + min;
-  };
-  auto decrease = [&] {
-    if (wait == no_gc) wait = max;
-    wait = wait - min <= min ? min : wait - min;
-  };
-  while (!stopping_ && !dead_) {
-    co_await gc_timer_.Sleep(wait);
-    if (stopping_ || dead_) break;
-    if (!IsIdle(cfg_.gc.idle_interval)) {
-      increase();
-      co_await BalanceFsBg();
-      continue;
-    }
-    if (HasEnoughInvalidBlocks()) decrease(); else increase();
-    const uint32_t victims = co_await Gc(/*foreground=*/false, /*from_thread=*/true);
-    if (victims == 0) wait = no_gc;
-    if (!dead_) co_await BalanceFsBg();
-  }
+  co_await cleaner_->Thread();
   --threads_running_;
   threads_wq_.NotifyAll();
 }

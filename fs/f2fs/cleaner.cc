@@ -1,0 +1,97 @@
+#include "fs/f2fs/cleaner.h"
+
+#include <algorithm>
+
+namespace fs::f2fs {
+
+sim::Result<std::unique_ptr<Cleaner>> Cleaner::Create(sim::EventQueue* q, const F2fsConfig& cfg,
+                                                      const Layout& layout, const SegmentManager* sm,
+                                                      CleanerHost* host, CleanerStats* stats) {
+  std::unique_ptr<Cleaner> c(new Cleaner(q, cfg, layout, sm, host, stats));
+  FS_ASSIGN_OR_RETURN(c->bg_policy_, MakeVictimPolicy(cfg.gc.bg_policy, cfg.gc));
+  FS_ASSIGN_OR_RETURN(c->fg_policy_, MakeVictimPolicy(cfg.gc.fg_policy, cfg.gc));
+  return c;
+}
+
+Cleaner::Cleaner(sim::EventQueue* q, const F2fsConfig& cfg, const Layout& layout, const SegmentManager* sm,
+                 CleanerHost* host, CleanerStats* stats)
+    : q_(q), cfg_(cfg), layout_(layout), sm_(sm), host_(host), stats_(stats), lock_(q), timer_(q) {}
+
+bool Cleaner::HasEnoughInvalidBlocks() const {
+  const uint64_t user = layout_.user_block_count;
+  const uint64_t written = std::min(user, host_->ValidBlocks());
+  const uint64_t invalid_user = user - written;
+  const uint64_t limit_invalid = user * 40 / 100;
+  const uint64_t free_segs = sm_->free_segments();
+  const uint64_t free_user =
+      free_segs > layout_.overprov_segments ? (free_segs - layout_.overprov_segments) * kBlocksPerSeg : 0;
+  const uint64_t limit_free = (user - written) * 40 / 100;
+  return invalid_user > limit_invalid && free_user < limit_free;
+}
+
+sim::Task<uint32_t> Cleaner::Gc(bool foreground, bool from_thread) {
+  co_await lock_.LockExclusive();
+  ExclusiveLock gl(&lock_);
+  if (host_->Dead()) co_return 0;
+  if (foreground) stats_->fg_calls.Inc(); else stats_->bg_calls.Inc();
+  uint32_t freed = 0, victims = 0;
+  const uint32_t max_rounds = layout_.section_count;
+  for (uint32_t round = 0; round < max_rounds && !host_->Dead(); ++round) {
+    bool fg = false;
+    if (host_->HasNotEnoughFreeSecs(freed)) {
+      // Prefree sections become free with a checkpoint; clean only if that is not enough.
+      if (sm_->prefree_segments() > 0) {
+        co_await host_->CheckpointForCleaning();
+        if (!host_->HasNotEnoughFreeSecs(freed)) break;
+      }
+      fg = true;
+    } else if (foreground && !from_thread) {
+      break;  // space is fine (again)
+    }
+    VictimContext ctx;
+    ctx.sm = sm_;
+    ctx.now = q_->now();
+    ctx.max_search = fg ? 0 : cfg_.gc.max_victim_search;
+    ctx.last_victim = fg ? &last_victim_fg_ : &last_victim_bg_;
+    const uint32_t sec = (fg ? fg_policy_ : bg_policy_)->Select(ctx);
+    if (sec == kNoSection) break;
+    ++victims;
+    if (fg) stats_->victims_fg.Inc(); else stats_->victims_bg.Inc();
+    co_await host_->MigrateSection(sec, fg);
+    if (sm_->SectionValid(sec) == 0) {
+      ++freed;
+      stats_->sections_freed.Inc();
+    }
+    if (!fg) break;  // background cleaning takes one victim per round
+    if (!host_->HasNotEnoughFreeSecs(freed)) break;
+  }
+  co_return victims;
+}
+
+sim::Task<void> Cleaner::Thread() {
+  const sim::SimTime min = cfg_.gc.min_sleep, max = cfg_.gc.max_sleep, no_gc = cfg_.gc.no_gc_sleep;
+  sim::SimTime wait = min;
+  auto increase = [&] {
+    if (wait == no_gc) return;
+    wait = wait + min > max ? max : wait + min;
+  };
+  auto decrease = [&] {
+    if (wait == no_gc) wait = max;
+    wait = wait - min <= min ? min : wait - min;
+  };
+  while (!host_->Stopping() && !host_->Dead()) {
+    co_await timer_.Sleep(wait);
+    if (host_->Stopping() || host_->Dead()) break;
+    if (!host_->IsIdle(cfg_.gc.idle_interval)) {
+      increase();
+      co_await host_->BackgroundBalance();
+      continue;
+    }
+    if (HasEnoughInvalidBlocks()) decrease(); else increase();
+    const uint32_t victims = co_await Gc(/*foreground=*/false, /*from_thread=*/true);
+    if (victims == 0) wait = no_gc;
+    if (!host_->Dead()) co_await host_->BackgroundBalance();
+  }
+}
+
+}  // namespace fs::f2fs

@@ -1,0 +1,102 @@
+// Cleaner: F2FS's cleaning control (f2fs_gc, gc_thread_func,
+// has_enough_invalid_blocks): when to clean, which sections (through the
+// victim policies of victim_policy.h), and how the background thread
+// paces itself. How a victim's valid blocks move is the host's
+// (CleanerHost::MigrateSection, the F2FS data and node paths), so a design
+// that cleans differently — coordinated with the device, or with its own
+// pacing — replaces this class without touching the migration, and the
+// reverse.
+//
+// Contract:
+// - Gc(foreground, from_thread) runs one cleaning call under the cleaning
+//   lock (one cleaner at a time). While the host lacks free sections it
+//   first turns prefree sections free with a checkpoint and cleans only if
+//   that is not enough, victims chosen by the foreground policy, until the
+//   host has enough (at most one pass over the sections). Otherwise a
+//   foreground call from outside the thread returns at once and a
+//   background call cleans one victim of the background policy. Returns
+//   the number of victims cleaned; 0 after a power cut.
+// - Thread() is the background thread (gc_thread_func): sleeps min_sleep
+//   .. max_sleep, lengthened while the host is busy or has few invalid
+//   blocks and shortened while it has many, no_gc_sleep after a round
+//   without a victim; cleans only when the host has been idle for
+//   idle_interval; runs the host's background balance after each wake-up.
+//   Returns when the host stops or dies; Kick() cuts a sleep short.
+// - Kill() (power cut): waiters on the cleaning lock and the sleep return
+//   and nothing more is scheduled.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "fs/f2fs/f2fs_config.h"
+#include "fs/f2fs/layout.h"
+#include "fs/f2fs/segment_manager.h"
+#include "fs/f2fs/sync_primitives.h"
+#include "fs/f2fs/victim_policy.h"
+#include "sim/event_queue.h"
+#include "sim/stats.h"
+#include "sim/task.h"
+
+namespace fs::f2fs {
+
+// What the cleaner needs of the file system it cleans.
+class CleanerHost {
+ public:
+  virtual ~CleanerHost() = default;
+  virtual bool Dead() const = 0;      // power cut
+  virtual bool Stopping() const = 0;  // unmounting
+  // has_not_enough_free_secs(sbi, freed, 0).
+  virtual bool HasNotEnoughFreeSecs(uint32_t freed) const = 0;
+  // Blocks in use (data, reservations and nodes).
+  virtual uint64_t ValidBlocks() const = 0;
+  virtual bool IsIdle(sim::SimTime interval) const = 0;
+  // A checkpoint for cleaning (turns prefree sections free).
+  virtual sim::Task<void> CheckpointForCleaning() = 0;
+  // Moves every valid block of section `sec` (do_garbage_collect); returns
+  // the blocks moved. A foreground call waits for the writes.
+  virtual sim::Task<uint32_t> MigrateSection(uint32_t sec, bool foreground) = 0;
+  // f2fs_balance_fs_bg.
+  virtual sim::Task<void> BackgroundBalance() = 0;
+};
+
+struct CleanerStats {
+  sim::Counter bg_calls, fg_calls, victims_bg, victims_fg, sections_freed;
+};
+
+class Cleaner {
+ public:
+  // Fails when a victim policy name is unknown. The arguments outlive the
+  // cleaner.
+  static sim::Result<std::unique_ptr<Cleaner>> Create(sim::EventQueue* q, const F2fsConfig& cfg,
+                                                      const Layout& layout, const SegmentManager* sm,
+                                                      CleanerHost* host, CleanerStats* stats);
+
+  sim::Task<uint32_t> Gc(bool foreground, bool from_thread);
+  sim::Task<void> Thread();
+  void Kick() { timer_.Kick(); }
+  void Kill() {
+    lock_.Kill();
+    timer_.Cancel();
+  }
+  bool HasEnoughInvalidBlocks() const;
+
+ private:
+  Cleaner(sim::EventQueue* q, const F2fsConfig& cfg, const Layout& layout, const SegmentManager* sm,
+          CleanerHost* host, CleanerStats* stats);
+
+  sim::EventQueue* q_;
+  const F2fsConfig& cfg_;
+  const Layout& layout_;
+  const SegmentManager* sm_;
+  CleanerHost* host_;
+  CleanerStats* stats_;
+  std::unique_ptr<VictimPolicy> bg_policy_;
+  std::unique_ptr<VictimPolicy> fg_policy_;
+  uint32_t last_victim_bg_ = 0;
+  uint32_t last_victim_fg_ = 0;
+  RwLock lock_;
+  DaemonTimer timer_;
+};
+
+}  // namespace fs::f2fs
