@@ -133,6 +133,27 @@ TEST_F(CliTest, SizesBeyondWhatTheSimulatorHoldsAreExitCode2) {
   EXPECT_THAT(o.out, HasSubstr("tBERS"));
 }
 
+TEST_F(CliTest, MemoryIsEstimatedAndLimitedBeforeRunning) {
+  Outcome o = Cli("check " + Tiny());
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("estimated memory 0.1 MiB (FTL tables)"));  // 64 MiB raw
+  // 2 x 2 x 2 planes x 400,000 blocks x 64 pages = 204.8 M pages; 160 M
+  // logical pages at 28 % spare: 28-bit L2P and P2L entries, 48 bytes a block.
+  const std::string big = " --set device.geometry.blocks_per_plane=400000";
+  o = Cli("check " + Tiny() + big);
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("estimated memory 1364.1 MiB (FTL tables)"));
+  // Regression: found by the randomized-input driver, a device past the
+  // machine's memory died in std::bad_alloc while being built.
+  o = Cli("run " + Tiny() + big + " --set run.max_memory=1280MiB --out " + (dir_ / "mem").string());
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("run.max_memory: the FTL's tables for this device (204800000 flash pages) need "
+                               "about 1.3 GiB, more than the 1.2 GiB allowed (run.max_memory)"));
+  // Block mapping: 18-bit L2P entries (1.22 GiB) fit.
+  o = Cli("check " + Tiny() + big + " --set ftl.mapping=block --set run.max_memory=1280MiB");
+  EXPECT_EQ(o.code, 0) << o.out;
+}
+
 TEST_F(CliTest, MobigenTimeScaleAndNonTraceInputsAreExitCode2) {
   const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/mobigen_twitter.yaml";
   // Regression: time_scale=1e9 was accepted and overflowed the simulated clock.

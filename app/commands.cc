@@ -110,7 +110,10 @@ sim::Status CmdBench(const std::string& config_path, const CommandOptions& opts,
 
 sim::Status CmdCheck(const std::string& config_path, const CommandOptions& opts, std::ostream& out) {
   FS_ASSIGN_OR_RETURN(std::vector<LoadedRun> runs, LoadRuns(config_path, opts));
-  out << fmt::format("{}: ok ({} run{})\n", config_path, runs.size(), runs.size() == 1 ? "" : "s");
+  uint64_t memory = 0;
+  for (const auto& r : runs) memory = std::max(memory, EstimateMemory(r.cfg));
+  out << fmt::format("{}: ok ({} run{}); estimated memory {:.1f} MiB (FTL tables){}\n", config_path, runs.size(),
+                     runs.size() == 1 ? "" : "s", memory / 1048576.0, runs.size() > 1 ? " at most" : "");
   for (const auto& r : runs) {
     if (!r.sweep_label.empty()) out << "  " << r.sweep_label << "\n";
   }

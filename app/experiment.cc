@@ -22,6 +22,9 @@ namespace app {
 void RunSection::Describe(sim::Schema<RunSection>& s) {
   s.Param("max_time", &RunSection::max_time, "0s",
           "Stop the run at this simulated time; 0 = when the workload finishes");
+  s.Param("max_memory", &RunSection::max_memory, "0",
+          "Refuse before running a configuration whose estimated memory (the FTL's mapping tables and block "
+          "state) exceeds this; 0 = the machine's physical memory");
   s.Param("stats_interval", &RunSection::stats_interval, "10ms", "Sampling period of the time series (series.csv)")
       .Min(1);
 }
@@ -65,9 +68,24 @@ sim::Status InSection(const sim::Status& st, std::string_view section) {
 }
 }  // namespace
 
+uint64_t EstimateMemory(const ExperimentConfig& cfg) { return cfg.ftl.MemoryBytes(cfg.device.geometry); }
+
 sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
   FS_RETURN_IF_ERROR(InSection(cfg.device.Validate(), "device"));
   FS_RETURN_IF_ERROR(InSection(cfg.ftl.Validate(cfg.device.geometry), "ftl"));
+  {
+    const uint64_t need = EstimateMemory(cfg);
+    const uint64_t physical =
+        static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const uint64_t limit = cfg.run.max_memory.value > 0 ? cfg.run.max_memory.value : physical;
+    if (need > limit) {
+      return sim::Status::InvalidInput(fmt::format(
+          "run.max_memory: the FTL's tables for this device ({} flash pages) need about {:.1f} GiB, more than the "
+          "{:.1f} GiB allowed ({}); use a smaller device.geometry or ftl.mapping: block, or raise run.max_memory",
+          cfg.device.geometry.pages(), need / 1073741824.0, limit / 1073741824.0,
+          cfg.run.max_memory.value > 0 ? "run.max_memory" : "this machine's memory"));
+    }
+  }
   const uint64_t capacity = cfg.ftl.LogicalPages(cfg.device.geometry) * cfg.device.geometry.page_size.value;
   const auto sector = static_cast<uint32_t>(cfg.device.ssd.sector_size.value);
   // Only the selected workload's and file system's sections must be complete.

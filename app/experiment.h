@@ -32,6 +32,7 @@ namespace app {
 struct RunSection {
   sim::SimTime max_time;        // 0 = until the workload finishes
   sim::SimTime stats_interval;  // time-series sampling period
+  sim::Bytes max_memory;        // refuse a larger estimate; 0 = the machine's memory
   static void Describe(sim::Schema<RunSection>& s);
 };
 
@@ -67,6 +68,9 @@ struct ExperimentConfig {
 // Cross-section validation (device geometry vs FTL, workload vs device
 // capacity). Messages start with the full key path ("ftl.op: …").
 sim::Status ValidateExperiment(const ExperimentConfig& cfg);
+// Estimated memory of the configured stack (today the FTL's tables, which
+// dominate), checked against run.max_memory by ValidateExperiment.
+uint64_t EstimateMemory(const ExperimentConfig& cfg);
 
 struct RunReport {
   double wall_seconds = 0;

@@ -76,6 +76,12 @@ uint64_t FtlConfig::LogicalPages(const flash::Geometry& g) const {
   return k->logical_pages(*this, g);
 }
 
+uint64_t FtlConfig::MemoryBytes(const flash::Geometry& g) const {
+  const FtlKindInfo* k = sim::Registry<FtlKindInfo>::Get().Find(kind);
+  CHECK(k != nullptr) << "unknown ftl.kind '" << kind << "' (Validate first)";
+  return k->memory_bytes != nullptr ? k->memory_bytes(*this, g) : 0;
+}
+
 uint64_t FtlConfig::LogicalPagesByOp(const flash::Geometry& g) const {
   return static_cast<uint64_t>(std::floor(static_cast<double>(g.pages()) / (1.0 + op.value)));
 }

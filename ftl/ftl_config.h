@@ -79,6 +79,9 @@ struct FtlConfig {
   uint64_t LogicalPages(const flash::Geometry& g) const;
   // floor(pages / (1 + op)): the page-mapped kind's capacity.
   uint64_t LogicalPagesByOp(const flash::Geometry& g) const;
+  // The selected kind's estimate of the memory it takes on `g`; 0 when the
+  // kind gives none. REQUIRES: Validate(g).ok().
+  uint64_t MemoryBytes(const flash::Geometry& g) const;
 };
 
 }  // namespace ftl

@@ -36,6 +36,10 @@ struct FtlKindInfo {
   std::unique_ptr<Ftl> (*make)(const FtlConfig& cfg, flash::FlashArray* array, sim::EventQueue* queue,
                                const sim::StatGroup& stats);
   sim::ImplSection config;  // empty (no schema) for a kind without its own section
+  // Estimated bytes of memory the FTL takes on `g` (its tables and
+  // per-block state), for the limit checked before a run. REQUIRES:
+  // validate ok.
+  uint64_t (*memory_bytes)(const FtlConfig& cfg, const flash::Geometry& g) = nullptr;
 };
 
 // Registered kinds, sorted; their config sections.

@@ -4,6 +4,12 @@
 
 namespace ftl {
 
+uint64_t Mapping::TableBytes(uint64_t logical_pages, const flash::Geometry& geometry, MapUnit unit) {
+  const unsigned l2p_bits = PackedArray::BitsFor(unit == MapUnit::kPage ? geometry.pages() : geometry.blocks());
+  const unsigned p2l_bits = PackedArray::BitsFor(logical_pages);
+  return PackedArray::StorageBytes(logical_pages, l2p_bits) + PackedArray::StorageBytes(geometry.pages(), p2l_bits);
+}
+
 sim::Result<MapUnit> ParseMapUnit(std::string_view name) {
   if (name == "page") return MapUnit::kPage;
   if (name == "block") return MapUnit::kBlock;

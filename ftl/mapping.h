@@ -47,6 +47,8 @@ class Mapping {
  public:
   // REQUIRES: 0 < logical_pages < geometry.pages().
   Mapping(uint64_t logical_pages, const flash::Geometry& geometry, MapUnit unit);
+  // Bytes the two tables of such a Mapping take (before it is built).
+  static uint64_t TableBytes(uint64_t logical_pages, const flash::Geometry& geometry, MapUnit unit);
 
   uint64_t logical_pages() const { return l2p_.size(); }
   MapUnit unit() const { return unit_; }

@@ -53,14 +53,16 @@ class PackedArray {
   PackedArray(uint64_t size, unsigned bits) : size_(size), bits_(bits), mask_((uint64_t{1} << bits) - 1) {
     CHECK_GE(bits, 1u);
     CHECK_LE(bits, kMaxBits);
-    // 8 bytes of slack so the last entry can be read with one 64-bit load.
-    bytes_.assign((size * bits + 7) / 8 + 8, 0xFF);
+    bytes_.assign(StorageBytes(size, bits), 0xFF);
     bytes_.shrink_to_fit();
   }
 
   // Smallest width whose all-ones value is >= `max_value`, i.e. that holds
   // every value in [0, max_value) and keeps kNone() distinct from them.
   static unsigned BitsFor(uint64_t max_value) { return std::max<unsigned>(1, std::bit_width(max_value)); }
+  // Bytes of `size` entries of `bits` bits, with 8 bytes of slack so the
+  // last entry can be read with one 64-bit load.
+  static uint64_t StorageBytes(uint64_t size, unsigned bits) { return (size * bits + 7) / 8 + 8; }
 
   uint64_t size() const { return size_; }
   unsigned bits() const { return bits_; }

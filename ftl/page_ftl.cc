@@ -401,10 +401,18 @@ std::unique_ptr<Ftl> MakePageFtl(const FtlConfig& cfg, flash::FlashArray* array,
 }
 sim::Status ValidatePageFtl(const FtlConfig& cfg, const flash::Geometry& g) { return cfg.ValidatePageMapped(g); }
 uint64_t PageFtlLogicalPages(const FtlConfig& cfg, const flash::Geometry& g) { return cfg.LogicalPagesByOp(g); }
+// The mapping tables exactly, and per block the block manager's state
+// (valid, erase and pending counts, close sequence, state, stream, free
+// ring and candidate-set position: 34 bytes), rounded up to 48 bytes.
+uint64_t PageFtlMemory(const FtlConfig& cfg, const flash::Geometry& g) {
+  const MapUnit unit = ParseMapUnit(cfg.mapping).value();
+  return Mapping::TableBytes(cfg.LogicalPagesByOp(g), g, unit) + g.blocks() * uint64_t{48};
+}
 }  // namespace
 
 const sim::Registrar<FtlKindInfo> kRegistered{{"page",
                                                "page-mapped FTL with GC (victim policies, allocation schemes)",
-                                               &ValidatePageFtl, &PageFtlLogicalPages, &MakePageFtl, {}}};
+                                               &ValidatePageFtl, &PageFtlLogicalPages, &MakePageFtl, {},
+                                               &PageFtlMemory}};
 
 }  // namespace ftl

@@ -271,6 +271,8 @@ void RunOne(const Options& o, const std::string& config, std::vector<std::string
             Tally* t, const std::string& what) {
   static const char* const kMaxTimes[] = {"100us", "1ms", "5ms", "20ms"};
   sets.push_back(std::string("run.max_time=") + Pick(rng, kMaxTimes));
+  // The estimate checked before a run must keep it below the watchdog.
+  sets.push_back(fmt::format("run.max_memory={}MiB", o.max_rss_mb / 2));
   std::error_code ec;
   fs::remove_all(o.work + "/out", ec);
   app::CommandOptions opts;
