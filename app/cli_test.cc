@@ -133,6 +133,21 @@ TEST_F(CliTest, SizesBeyondWhatTheSimulatorHoldsAreExitCode2) {
   EXPECT_THAT(o.out, HasSubstr("tBERS"));
 }
 
+TEST_F(CliTest, EmptyConfigDirectoryTraceAndNegativeSeedAreClearExitCode2) {
+  const std::string empty = Write("empty.yaml", "# nothing here\n");
+  Outcome o = Cli("check " + empty);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr(empty + ": the configuration sets no key"));
+  o = Cli("trace-info " + dir_.string());
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("is a directory, not a trace file"));
+  o = Cli("check " + Tiny() + " --seed -1");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("--seed: not an unsigned integer: '-1'"));
+  o = Cli("check " + Tiny() + " --seed 7");
+  EXPECT_EQ(o.code, 0) << o.out;
+}
+
 TEST_F(CliTest, MemoryIsEstimatedAndLimitedBeforeRunning) {
   Outcome o = Cli("check " + Tiny());
   EXPECT_EQ(o.code, 0) << o.out;

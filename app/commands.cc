@@ -42,6 +42,10 @@ sim::Result<std::vector<LoadedRun>> LoadRuns(const std::string& path, const Comm
   const sim::SchemaNode& schema = sim::SchemaOf<ExperimentConfig>();
   FS_ASSIGN_OR_RETURN(std::vector<sim::ResolvedConfig> resolved,
                       sim::LoadExperiment(schema, path, opts.overrides));
+  if (resolved.size() == 1 && resolved[0].values.empty()) {
+    return sim::Status::InvalidInput(fmt::format(
+        "{}: the configuration sets no key; start from configs/quickstart.yaml or see `flashstack explain`", path));
+  }
   std::vector<LoadedRun> runs;
   for (const auto& rc : resolved) {
     LoadedRun run;

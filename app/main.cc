@@ -101,6 +101,8 @@ int main(int argc, char** argv) {
                        (name.rfind("no", 0) == 0 && gflags::GetCommandLineFlagInfo(name.substr(2).c_str(), &info) &&
                         info.type == "bool");
     if (!known) return UserError(fmt::format("unknown flag '{}' (see flashstack --help)", rest[i]));
+    // "--seed -1": the next word is the flag's value, whatever it starts with.
+    if (info.type != "bool" && a.find('=') == std::string::npos) ++i;
   }
   int rest_argc = static_cast<int>(rest.size());
   char** rest_argv = rest.data();

@@ -1,6 +1,7 @@
 #include "host/trace/line_source.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -177,6 +178,11 @@ Compression DetectCompression(std::string_view head) {
 sim::Result<std::unique_ptr<LineSource>> LineSource::Open(const std::string& path, size_t max_line_bytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return sim::Status::NotFound(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return sim::Status::InvalidInput(fmt::format("{}: is a directory, not a trace file", path));
+  }
   char head[kMagicBytes];
   ssize_t got;
   do {
