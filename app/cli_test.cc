@@ -74,6 +74,9 @@ TEST_F(CliTest, SameConfigAndSeedGiveByteIdenticalStats) {
   EXPECT_THAT(sa, HasSubstr("\"seed\": 1"));
   EXPECT_THAT(sa, HasSubstr("\"workload.write.lat\""));
   EXPECT_THAT(sa, HasSubstr("\"ftl.write_amplification\""));
+  // Wall-clock figures include the setup (preconditioning here).
+  EXPECT_THAT(Slurp(fs::path(a) / "run_info.json"), HasSubstr("\"setup_wall_seconds\": "));
+  EXPECT_THAT(Slurp(fs::path(a) / "summary.txt"), HasSubstr(" s setup (formatting, preconditioning) + "));
 }
 
 TEST_F(CliTest, ResolvedConfigReloadsToTheSameRun) {

@@ -79,6 +79,8 @@ sim::Status WriteRunFiles(const std::string& dir, const RunIdentity& id, const s
     w.BeginObject();
     w.Key("wall_seconds");
     w.Number(wall.seconds);
+    w.Key("setup_wall_seconds");
+    w.Number(wall.setup_seconds);
     w.Key("events");
     w.Uint(wall.events);
     w.Key("events_per_wall_second");

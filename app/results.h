@@ -27,7 +27,8 @@ struct RunIdentity {
 };
 
 struct WallClock {
-  double seconds = 0;
+  double seconds = 0;        // the timed run
+  double setup_seconds = 0;  // building the stack: formatting, preconditioning
   uint64_t events = 0;
   double sim_seconds = 0;
   uint64_t host_ios = 0;
