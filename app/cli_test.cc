@@ -151,6 +151,27 @@ TEST_F(CliTest, EmptyConfigDirectoryTraceAndNegativeSeedAreClearExitCode2) {
   EXPECT_EQ(o.code, 0) << o.out;
 }
 
+// What `run` would reject, `check` reports: a missing or malformed trace, an
+// F2FS volume too small to format.
+TEST_F(CliTest, CheckFindsWhatTheRunWouldReject) {
+  Outcome o = Cli("check " + Tiny() + " --set workload.kind=trace --set workload.trace.path=/nonexistent.csv");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("workload.trace.path: /nonexistent.csv: cannot open"));
+  const std::string bad = Write("bad.trace", "1 0 8 8 1\n2 0 16 8 1\nthree 0 24 8 1\n");
+  o = Cli("check " + Tiny() + " --set workload.kind=trace --set workload.trace.path=" + bad +
+          " --set workload.trace.reader.format=mqsim");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("workload.trace.path: " + bad + ":3: "));
+  const std::string f2fs = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/varmail_f2fs.yaml";
+  o = Cli("check " + f2fs + " --set fs.volume=1MiB");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("fs.volume: 1048576 bytes (fs.volume) cannot be formatted: "));
+  const std::string mobigen = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/sqlite_wal_memfs.yaml";
+  o = Cli("check " + mobigen + " --set workload.kind=mobigen --set workload.mobigen.trace=/nonexistent.out");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("workload.mobigen.trace: /nonexistent.out: cannot read"));
+}
+
 TEST_F(CliTest, MemoryIsEstimatedAndLimitedBeforeRunning) {
   Outcome o = Cli("check " + Tiny());
   EXPECT_EQ(o.code, 0) << o.out;

@@ -55,6 +55,16 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, ui
   if (volume_bytes % kBlockSize != 0) {
     return sim::Status::InvalidInput("fs.volume: must be a multiple of the 4 KiB F2FS block");
   }
+  // mkfs's layout, so a volume too small to format is found by `check`.
+  const F2fsConfig& cfg = sections.Get<F2fsConfig>("f2fs");
+  const uint64_t volume = (volume_bytes > 0 ? volume_bytes : capacity) / kBlockSize * kBlockSize;
+  sim::Result<Layout> layout = ComputeLayout(
+      LayoutParams{volume, cfg.mkfs.segs_per_sec, cfg.mkfs.secs_per_zone, cfg.mkfs.overprovision});
+  if (!layout.ok()) {
+    return sim::Status::InvalidInput(fmt::format("fs.volume: {} bytes ({}) cannot be formatted: {}", volume,
+                                                 volume_bytes > 0 ? "fs.volume" : "the whole device",
+                                                 layout.status().message()));
+  }
   return sim::Status::Ok();
 }
 

@@ -6,8 +6,10 @@
 namespace host {
 namespace {
 
+// The trace is read and parsed here too, so `check` reports a missing or
+// malformed trace as `run` would.
 sim::Status Validate(const sim::ImplConfigs& sections, uint64_t, uint32_t) {
-  return sim::Status::Ok();  // the trace is read when the replay is built
+  return MobigenReplay::Load(sections.Get<MobigenConfig>("mobigen"), "workload.mobigen").status();
 }
 
 sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sections, const WorkloadEnv& env) {

@@ -60,6 +60,11 @@ struct MobigenReplay::FdMap {
 
 sim::Result<std::unique_ptr<MobigenReplay>> MobigenReplay::Create(const MobigenConfig& cfg, FsWorkloadEnv env,
                                                                   std::string_view path) {
+  FS_ASSIGN_OR_RETURN(std::shared_ptr<const MobigenTrace> trace, Load(cfg, path));
+  return std::make_unique<MobigenReplay>(std::move(trace), cfg, std::move(env));
+}
+
+sim::Result<std::shared_ptr<const MobigenTrace>> MobigenReplay::Load(const MobigenConfig& cfg, std::string_view path) {
   if (cfg.trace.empty()) return sim::Status::InvalidInput(Key(path, "trace") + ": no trace file given");
   MobigenParseOptions opt;
   opt.skip_malformed = cfg.on_error == "skip";
@@ -92,8 +97,7 @@ sim::Result<std::unique_ptr<MobigenReplay>> MobigenReplay::Create(const MobigenC
           Key(path, "trace"), t->last_us - t->first_us, cfg.time_scale, years);
     }
   }
-  auto trace = std::make_shared<const MobigenTrace>(std::move(t).value());
-  return std::make_unique<MobigenReplay>(std::move(trace), cfg, std::move(env));
+  return std::make_shared<const MobigenTrace>(std::move(t).value());
 }
 
 MobigenReplay::MobigenReplay(std::shared_ptr<const MobigenTrace> trace, const MobigenConfig& cfg, FsWorkloadEnv env)

@@ -89,6 +89,8 @@ class MobigenReplay final : public FsWorkload {
   // ..." for a scaled span beyond kMaxReplaySpan.
   static sim::Result<std::unique_ptr<MobigenReplay>> Create(const MobigenConfig& cfg, FsWorkloadEnv env,
                                                             std::string_view path = "");
+  // The reading, parsing and span checks of Create (what `check` runs).
+  static sim::Result<std::shared_ptr<const MobigenTrace>> Load(const MobigenConfig& cfg, std::string_view path = "");
   // Replays an already parsed trace (cfg.trace and cfg.on_error unused).
   MobigenReplay(std::shared_ptr<const MobigenTrace> trace, const MobigenConfig& cfg, FsWorkloadEnv env);
   ~MobigenReplay() override;

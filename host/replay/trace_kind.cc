@@ -1,6 +1,7 @@
 // workload.kind: trace — block trace replay on the device.
 #include "host/replay/trace_replay_config.h"
 #include "host/replay/trace_replayer.h"
+#include "host/trace/block_trace_reader.h"
 #include "host/workload_kind.h"
 #include "sim/registry.h"
 
@@ -20,8 +21,23 @@ class TraceDriver final : public WorkloadDriver {
   std::unique_ptr<TraceReplayer> r_;
 };
 
+// Beyond the keys, the trace is opened, its format detected and its first
+// kCheckedRecords records read, so `check` reports a missing, unknown or
+// malformed trace as `run` would.
+constexpr uint64_t kCheckedRecords = 10000;
+
 sim::Status Validate(const sim::ImplConfigs& sections, uint64_t capacity, uint32_t sector_size) {
-  return sections.Get<TraceReplayConfig>("trace").Validate(capacity, sector_size, "workload.trace");
+  const TraceReplayConfig& cfg = sections.Get<TraceReplayConfig>("trace");
+  FS_RETURN_IF_ERROR(cfg.Validate(capacity, sector_size, "workload.trace"));
+  sim::Result<std::unique_ptr<BlockTraceReader>> reader = OpenBlockTrace(cfg.path, cfg.reader);
+  if (!reader.ok()) return sim::Status::InvalidInput("workload.trace.path: " + reader.status().message());
+  BlockTraceRecord rec;
+  for (uint64_t i = 0; i < kCheckedRecords; ++i) {
+    sim::Result<bool> more = (*reader)->Next(&rec);
+    if (!more.ok()) return sim::Status::InvalidInput("workload.trace.path: " + more.status().message());
+    if (!*more) break;
+  }
+  return sim::Status::Ok();
 }
 
 // workload.trace.path was made absolute when the config was loaded.
