@@ -29,25 +29,27 @@ bool Cleaner::HasEnoughInvalidBlocks() const {
   return invalid_user > limit_invalid && free_user < limit_free;
 }
 
+// f2fs_gc (Linux 5.15): a call starts as background cleaning; if space is
+// short on entry, a checkpoint first turns prefree sections free, and only
+// if space is still short does the call switch to foreground cleaning,
+// for the rest of the call. Foreground rounds then continue until the
+// sections they emptied (prefree until the next checkpoint) make up the
+// shortfall; no checkpoint is written in between.
 sim::Task<uint32_t> Cleaner::Gc(bool foreground, bool from_thread) {
   co_await lock_.LockExclusive();
   ExclusiveLock gl(&lock_);
   if (host_->Dead()) co_return 0;
   if (foreground) stats_->fg_calls.Inc(); else stats_->bg_calls.Inc();
-  uint32_t freed = 0, victims = 0;
+  uint32_t sec_freed = 0, victims = 0;
+  bool fg = false;
   const uint32_t max_rounds = layout_.section_count;
   for (uint32_t round = 0; round < max_rounds && !host_->Dead(); ++round) {
-    bool fg = false;
-    if (host_->HasNotEnoughFreeSecs(freed)) {
-      // Prefree sections become free with a checkpoint; clean only if that is not enough.
-      if (sm_->prefree_segments() > 0) {
-        co_await host_->CheckpointForCleaning();
-        if (!host_->HasNotEnoughFreeSecs(freed)) break;
-      }
-      fg = true;
-    } else if (foreground && !from_thread) {
-      break;  // space is fine (again)
+    if (!fg && host_->HasNotEnoughFreeSecs(0)) {
+      if (sm_->prefree_segments() > 0) co_await host_->CheckpointForCleaning();
+      if (host_->Dead()) break;
+      if (host_->HasNotEnoughFreeSecs(0)) fg = true;
     }
+    if (!fg && foreground && !from_thread) break;  // a caller with enough space (-EINVAL)
     VictimContext ctx;
     ctx.sm = sm_;
     ctx.now = q_->now();
@@ -59,11 +61,10 @@ sim::Task<uint32_t> Cleaner::Gc(bool foreground, bool from_thread) {
     if (fg) stats_->victims_fg.Inc(); else stats_->victims_bg.Inc();
     co_await host_->MigrateSection(sec, fg);
     if (sm_->SectionValid(sec) == 0) {
-      ++freed;
       stats_->sections_freed.Inc();
+      if (fg) ++sec_freed;  // only foreground rounds count toward the shortfall
     }
-    if (!fg) break;  // background cleaning takes one victim per round
-    if (!host_->HasNotEnoughFreeSecs(freed)) break;
+    if (!host_->HasNotEnoughFreeSecs(sec_freed)) break;
   }
   co_return victims;
 }

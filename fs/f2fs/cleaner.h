@@ -9,13 +9,15 @@
 //
 // Contract:
 // - Gc(foreground, from_thread) runs one cleaning call under the cleaning
-//   lock (one cleaner at a time). While the host lacks free sections it
-//   first turns prefree sections free with a checkpoint and cleans only if
-//   that is not enough, victims chosen by the foreground policy, until the
-//   host has enough (at most one pass over the sections). Otherwise a
-//   foreground call from outside the thread returns at once and a
-//   background call cleans one victim of the background policy. Returns
-//   the number of victims cleaned; 0 after a power cut.
+//   lock (one cleaner at a time), as the kernel's f2fs_gc: if the host
+//   lacks free sections on entry, a checkpoint first turns prefree
+//   sections free (when there are any), and only if that is not enough
+//   does the call clean in foreground mode — victims of the foreground
+//   policy until the sections it emptied make up the shortfall, with no
+//   checkpoint in between (at most one pass over the sections). With
+//   enough space, a foreground call from outside the thread returns at
+//   once and a background call cleans one victim of the background policy.
+//   Returns the number of victims cleaned; 0 after a power cut.
 // - Thread() is the background thread (gc_thread_func): sleeps min_sleep
 //   .. max_sleep, lengthened while the host is busy or has few invalid
 //   blocks and shortened while it has many, no_gc_sleep after a round

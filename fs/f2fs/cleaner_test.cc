@@ -139,13 +139,27 @@ TEST(CleanerTest, ForegroundCleansFewestValidFirstUntilEnoughIsFree) {
   EXPECT_EQ(r.stats.victims_fg.value(), 1u);
   EXPECT_EQ(r.stats.sections_freed.value(), 1u);
   EXPECT_EQ(r.host->checkpoints, 0);
-  // Short by two: the cleaned (now prefree) section is freed by a
-  // checkpoint before a second victim is taken.
+  // Short by two on entry, with the cleaned (now prefree) section: the
+  // checkpoint on entry frees it, one more victim makes up the rest.
   r.host->want_free = r.sm->free_sections() + 2;
   EXPECT_EQ(r.Gc(true, false), 1u);
   ASSERT_EQ(r.host->migrated.size(), 2u);
   EXPECT_EQ(r.host->migrated[1], segs[1]);
   EXPECT_EQ(r.host->checkpoints, 1);
+}
+
+// The kernel's f2fs_gc checkpoints only on entry: sections emptied by
+// foreground rounds count toward the shortfall while still prefree, and
+// are neither checkpointed every round nor counted twice.
+TEST(CleanerTest, ForegroundRoundsCountEmptiedSectionsWithoutCheckpoints) {
+  Rig r;
+  const std::vector<uint32_t> segs = r.Fill(6);
+  r.sm->CommitCheckpoint(1);
+  r.host->want_free = r.sm->free_sections() + 3;
+  EXPECT_EQ(r.Gc(true, false), 3u);
+  EXPECT_EQ(r.host->migrated, (std::vector<uint32_t>{segs[0], segs[1], segs[2]}));
+  EXPECT_EQ(r.host->checkpoints, 0);
+  EXPECT_EQ(r.sm->prefree_segments(), 3u);
 }
 
 TEST(CleanerTest, PrefreeSectionsAreFreedByACheckpointBeforeCleaning) {
