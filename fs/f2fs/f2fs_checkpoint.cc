@@ -60,6 +60,7 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
     for (uint32_t ino : dirs) {
       Inode* d = FindInode(Nid{ino});
       if (!d) continue;
+      stats_.cp_blocks.Inc(d->dirty_pages);  // every dirty dentry page is written
       co_await WritebackInode(d, UINT64_MAX, /*wait=*/false, /*from_cp=*/true);
     }
   }
@@ -84,6 +85,7 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
         if (take) pages.push_back(np);
       }
       for (NodePage* np : pages) WriteNodePage(np, false, false, wb);
+      stats_.cp_blocks.Inc(pages.size());
     }
     wb.Flush();
   }

@@ -347,6 +347,29 @@ TEST(PolicyTest, DiscardFollowsTheCheckpointThatFreesSegments) {
   s.ExpectCheck();
 }
 
+// fs.cp.blocks counts every block a checkpoint writes: the directories'
+// dentry pages and the dirty nodes as well as NAT/SIT/SSA and the CP pack.
+TEST(PolicyTest, CheckpointBlocksCountNodesAndDentries) {
+  F2fsConfig c = testing::TestConfig();
+  c.page_cache.writeback_interval = sim::Ms(1000);  // no flusher during the test
+  c.page_cache.dirty_expire = sim::Ms(1000);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  s.Run(s.fs().WriteCheckpointNow());
+  Files f(&s);
+  CHECK(s.Run(s.fs().Mkdir("/d")).ok());
+  for (int i = 0; i < 300; ++i) f.Open("/d/f" + std::to_string(i));  // dentry blocks beyond the inline area
+  f.CloseAll();
+  auto written = [&](const char* kind) { return s.stats().Value(std::string("fs.io.written.") + kind); };
+  const double cp0 = s.stats().Value("fs.cp.blocks");
+  const double before = written("dentry") + written("node") + written("meta") + written("cp");
+  s.Run(s.fs().WriteCheckpointNow());
+  const double nodes_and_dentries = written("dentry") + written("node") + written("meta") + written("cp") - before;
+  EXPECT_GT(written("dentry"), 0);
+  EXPECT_GT(nodes_and_dentries, 300);  // 300 new inodes at least
+  EXPECT_EQ(s.stats().Value("fs.cp.blocks") - cp0, nodes_and_dentries);
+}
+
 TEST(PolicyTest, CheckpointTriggersAndOperationsStall) {
   F2fsConfig c = testing::TestConfig();
   c.checkpoint.dirty_nodes_threshold = 64;
