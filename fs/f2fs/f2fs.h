@@ -609,7 +609,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   // Space accounting (total_valid_block_count: data + NEW reservations + nodes).
   uint64_t valid_block_count_ = 0;
   uint32_t valid_inode_count_ = 0;
-  uint64_t alloc_since_cp_ = 0;
+  uint64_t alloc_since_cp_ = 0;  // alloc_valid_block_count: new blocks and nodes since the checkpoint
 
   // Checkpoint.
   RwLock cp_lock_;  // cp_rwsem

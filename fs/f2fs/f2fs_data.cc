@@ -512,7 +512,6 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteB
     SetNodeDirty(dn.np, inode);
     durability_->OnBlockUpdate(BlockUpdate{false, dn.np->nid, static_cast<uint16_t>(dn.ofs), inode->ino, old, addr});
     inode->append_write = true;
-    ++alloc_since_cp_;
     stats_.opu_blocks.Inc();
   }
   ClearDataPageDirty(inode, p);

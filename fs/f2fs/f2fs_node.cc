@@ -202,7 +202,6 @@ void F2fs::WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBat
   if (IsValidBlkaddr(old)) sm_->Invalidate(old);
   nat_->SetAddr(nid, b.footer.ino, addr, fsync_mark);
   durability_->OnBlockUpdate(BlockUpdate{true, nid, 0, b.footer.ino, old, addr});
-  ++alloc_since_cp_;
   ClearNodeDirty(np);
   LruRemove(np);
   ++np->writeback;

@@ -370,6 +370,39 @@ TEST(PolicyTest, CheckpointBlocksCountNodesAndDentries) {
   EXPECT_EQ(s.stats().Value("fs.cp.blocks") - cp0, nodes_and_dentries);
 }
 
+// f2fs_space_for_roll_forward counts blocks and nodes newly allocated since
+// the checkpoint (alloc_valid_block_count); overwriting existing blocks out
+// of place allocates none, so on a nearly full volume fsyncs of overwrites
+// roll forward instead of checkpointing.
+TEST(PolicyTest, OverwritesDoNotExhaustTheRollForwardSpace) {
+  F2fsConfig c = testing::TestConfig();
+  c.page_cache.writeback_interval = sim::Ms(1000);
+  c.page_cache.dirty_expire = sim::Ms(1000);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  f.Write("/b", 0, Pattern(64 * kBlockSize, 1));
+  // Fill all but ~300 blocks of user space (the file's nodes take a few).
+  const uint64_t fill = s.fs().free_user_blocks() - 300;
+  const Fd big = f.Open("/big");
+  for (uint64_t off = 0; off < fill; off += 1024) {
+    const uint64_t n = std::min<uint64_t>(1024, fill - off);
+    CHECK(s.Run(s.fs().Pwrite(big, off * kBlockSize, {}, n * kBlockSize)).ok());
+  }
+  s.Run(s.fs().Sync());
+  ASSERT_LT(s.fs().free_user_blocks(), 300u);
+  const double cps = s.stats().Value("fs.fsync.checkpoints");
+  // 20 fsyncs of 32 overwritten blocks each (out of place: more than
+  // min_fsync_blocks), 640 data blocks and their nodes rewritten.
+  for (int round = 0; round < 20; ++round) {
+    for (int i = 0; i < 32; ++i) f.Write("/b", uint64_t(i) * 2 * kBlockSize, Pattern(kBlockSize, 100 + round));
+    f.Fsync("/b");
+  }
+  EXPECT_GT(s.fs().app_blocks_written(), 640u);
+  EXPECT_EQ(s.stats().Value("fs.fsync.checkpoints") - cps, 0);
+  f.Verify();
+}
+
 TEST(PolicyTest, CheckpointTriggersAndOperationsStall) {
   F2fsConfig c = testing::TestConfig();
   c.checkpoint.dirty_nodes_threshold = 64;
