@@ -166,6 +166,11 @@ TEST_F(CliTest, CheckFindsWhatTheRunWouldReject) {
   o = Cli("check " + f2fs + " --set fs.volume=1MiB");
   EXPECT_EQ(o.code, 2) << o.out;
   EXPECT_THAT(o.out, HasSubstr("fs.volume: 1048576 bytes (fs.volume) cannot be formatted: "));
+  // Regression: found by the sanitized randomized-input run, a queue the
+  // device does not have passed check and aborted at the first request.
+  o = Cli("check " + f2fs + " --set fs.f2fs.io_queue=662501");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("fs.f2fs.io_queue: queue 662501 does not exist: the device has "));
   const std::string mobigen = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/sqlite_wal_memfs.yaml";
   o = Cli("check " + mobigen + " --set workload.kind=mobigen --set workload.mobigen.trace=/nonexistent.out");
   EXPECT_EQ(o.code, 2) << o.out;

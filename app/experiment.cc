@@ -95,7 +95,7 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
   const fs::FileSystemKind* fs_kind = nullptr;
   if (cfg.fs.kind != "none") {
     FS_ASSIGN_OR_RETURN(fs_kind, sim::Registry<fs::FileSystemKind>::Get().Lookup(cfg.fs.kind, "file system"));
-    FS_RETURN_IF_ERROR(fs_kind->validate(cfg.fs.kinds, cfg.fs.volume.value, capacity));
+    FS_RETURN_IF_ERROR(fs_kind->validate(cfg.fs.kinds, cfg.fs.volume.value, capacity, cfg.device.ssd.queues));
     if (fs_kind->uses_device && cfg.fs.volume.value > capacity) {
       return sim::Status::InvalidInput(fmt::format("fs.volume: {} bytes exceed the device's {} bytes",
                                                    cfg.fs.volume.value, capacity));

@@ -48,8 +48,10 @@ struct FileSystemKind {
   bool uses_device;
   sim::ImplSection config;  // fs.<name>.*
   // Cross-key checks of the kind's section for a volume of `volume_bytes`
-  // (0 = the whole device of `capacity` bytes). Errors name full keys.
-  sim::Status (*validate)(const sim::ImplConfigs& sections, uint64_t volume_bytes, uint64_t capacity);
+  // (0 = the whole device of `capacity` bytes) on a device with
+  // `device_queues` submission queues. Errors name full keys.
+  sim::Status (*validate)(const sim::ImplConfigs& sections, uint64_t volume_bytes, uint64_t capacity,
+                          uint32_t device_queues);
   // Formats env.volume_bytes of env.device (when the kind uses it) and
   // mounts, running env.events until mounted. REQUIRES: validate ok.
   sim::Result<std::unique_ptr<MountedFs>> (*mount)(const sim::ImplConfigs& sections, const FsEnv& env);

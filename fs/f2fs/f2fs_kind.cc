@@ -46,7 +46,8 @@ class MountedF2fs final : public MountedFs {
   std::unique_ptr<F2fs> fs_;
 };
 
-sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, uint64_t capacity) {
+sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, uint64_t capacity,
+                     uint32_t device_queues) {
   const sim::Status st = sections.Get<F2fsConfig>("f2fs").Validate();
   if (!st.ok()) {
     const std::string& m = st.message();
@@ -55,8 +56,13 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, ui
   if (volume_bytes % kBlockSize != 0) {
     return sim::Status::InvalidInput("fs.volume: must be a multiple of the 4 KiB F2FS block");
   }
-  // mkfs's layout, so a volume too small to format is found by `check`.
   const F2fsConfig& cfg = sections.Get<F2fsConfig>("f2fs");
+  if (cfg.io_queue >= device_queues) {
+    return sim::Status::InvalidInput(fmt::format(
+        "fs.f2fs.io_queue: queue {} does not exist: the device has {} submission queues (device.ssd.queues)",
+        cfg.io_queue, device_queues));
+  }
+  // mkfs's layout, so a volume too small to format is found by `check`.
   const uint64_t volume = (volume_bytes > 0 ? volume_bytes : capacity) / kBlockSize * kBlockSize;
   sim::Result<Layout> layout = ComputeLayout(
       LayoutParams{volume, cfg.mkfs.segs_per_sec, cfg.mkfs.secs_per_zone, cfg.mkfs.overprovision});

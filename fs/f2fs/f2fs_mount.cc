@@ -133,6 +133,10 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
 sim::Task<sim::Result<std::unique_ptr<F2fs>>> F2fs::Mount(const F2fsConfig& cfg, Env env) {
   sim::Status st = cfg.Validate();
   if (!st.ok()) co_return st;
+  if (cfg.io_queue >= env.device->queues()) {
+    co_return sim::Status::InvalidInput(fmt::format("fs.f2fs.io_queue: queue {} does not exist: the device has {}",
+                                                    cfg.io_queue, env.device->queues()));
+  }
   const SuperBlock* sb = As<SuperBlock>(env.image->Read(BlockAddr{0}), BlockData::Type::kSuper);
   if (!sb) co_return sim::Status::InvalidInput("no F2FS superblock on the device (format it first)");
   LayoutParams lp;
