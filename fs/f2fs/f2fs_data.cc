@@ -495,8 +495,7 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteB
   BlockPtr content = is_dir ? BlockPtr(p->dents) : BlockPtr(p->bytes);
   BlockAddr addr;
   if (IsValidBlkaddr(old) && p->writeback == 0 && ShouldIpu(inode)) {
-    addr = old;
-    sm_->Touch(old, q_->now());
+    addr = old;  // in place: neither the SIT nor the segment's age changes (f2fs_inplace_write_data)
     inode->update_write = true;
     stats_.ipu_blocks.Inc();
   } else {
@@ -506,6 +505,7 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteB
     }
     const LogType t = DataLogType(inode, hot, false);
     if (sm_->curseg(t).ssr) stats_.ssr_blocks.Inc();
+    if (IsValidBlkaddr(old)) sm_->RefreshMtime(old, q_->now());
     addr = sm_->Allocate(t, Summary{dn.np->nid, static_cast<uint16_t>(dn.ofs), 0}, q_->now(), NeedSsr());
     if (IsValidBlkaddr(old)) sm_->Invalidate(old);
     MutNode(dn.np).SetAddr(dn.ofs, addr);

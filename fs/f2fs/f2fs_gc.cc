@@ -78,7 +78,16 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
       }
       const LogType t = DataLogType(in, false, /*gc=*/true);
       sm_->OpenLog(t);  // the in-memory ATGC log opens on first use
-      const BlockAddr na = sm_->Allocate(t, sm_->SummaryOf(m.addr), q_->now(), NeedSsr());
+      // f2fs_allocate_data_block: only the ATGC log (from_gc) keeps the
+      // victim segment's age; cleaning into the cold log stamps now.
+      sim::SimTime mtime = q_->now();
+      if (t == LogType::kAtgcData) {
+        const sim::SimTime old_mtime = sm_->SegmentMtime(m.addr);
+        if (old_mtime > sim::SimTime::Zero()) mtime = old_mtime;
+      } else {
+        sm_->RefreshMtime(m.addr, q_->now());
+      }
+      const BlockAddr na = sm_->Allocate(t, sm_->SummaryOf(m.addr), mtime, NeedSsr());
       sm_->Invalidate(m.addr);
       MutNode(dn).SetAddr(m.ofs, na);
       SetNodeDirty(dn, in);

@@ -328,6 +328,45 @@ INSTANTIATE_TEST_SUITE_P(Policies, BackgroundCleaningTest,
                                            BgGcCase{"sections", "cost_benefit", false, 4, 512ull << 20}),
                          [](const ::testing::TestParamInfo<BgGcCase>& i) { return std::string(i.param.name); });
 
+// f2fs_allocate_data_block: blocks moved into the ATGC log keep their
+// victim segment's age (from_gc); moved into the cold data log, and written
+// by the application, they are stamped with the current time.
+TEST(PolicyTest, AtgcCleaningKeepsTheVictimsAge) {
+  for (const bool atgc : {true, false}) {
+    SCOPED_TRACE(atgc ? "atgc" : "cold log");
+    F2fsConfig c = testing::TestConfig();
+    c.atgc = atgc;
+    c.gc.bg_policy = atgc ? "atgc" : "greedy";
+    c.gc.background = false;
+    Stack s(128ull << 20, c);
+    s.FormatAndMount();
+    Files f(&s);
+    for (uint64_t off = 0; off < 2048; off += 16) {
+      f.Write("/keep", off * kBlockSize, Pattern(16 * kBlockSize, static_cast<uint32_t>(off)));
+      f.Write("/drop", off * kBlockSize, Pattern(16 * kBlockSize, static_cast<uint32_t>(off + 1)));
+      f.Fsync("/keep");
+      f.Fsync("/drop");
+    }
+    f.Unlink("/drop");
+    s.Run(s.fs().Sync());
+    const sim::SimTime written = s.q().now();
+    s.Run(Idle(&s.q(), sim::Sec(3600)));
+    const sim::SimTime cleaned = s.q().now();
+    ASSERT_GT(s.Run(s.fs().GarbageCollect(/*foreground=*/false)), 0u);
+    const SegmentManager& sm = s.fs().segments();
+    const LogType log = atgc ? LogType::kAtgcData : LogType::kColdData;
+    ASSERT_TRUE(sm.LogActive(log));
+    const sim::SimTime age = sim::SimTime::FromNs(sm.seg(sm.curseg(log).segno).mtime_ns);
+    if (atgc) {
+      EXPECT_LE(age, written);  // the victim's age
+    } else {
+      EXPECT_GE(age, cleaned);  // now
+    }
+    s.ExpectCheck();
+    f.Verify();
+  }
+}
+
 TEST(PolicyTest, DiscardFollowsTheCheckpointThatFreesSegments) {
   Stack s;
   s.FormatAndMount();

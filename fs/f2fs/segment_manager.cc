@@ -195,10 +195,13 @@ void SegmentManager::MarkValid(BlockAddr a, const Summary& sum, sim::SimTime now
   UpdateValid(a, +1, now);
 }
 
-void SegmentManager::Touch(BlockAddr a, sim::SimTime now) {
+void SegmentManager::RefreshMtime(BlockAddr a, sim::SimTime now) {
   SegEntry& e = sit_[layout_.SegOf(a).v];
-  if (e.valid > 0) e.mtime_ns = (e.mtime_ns * (e.valid - 1) + now.ns()) / e.valid;
-  MarkSitDirty(layout_.SegOf(a));
+  e.mtime_ns = e.mtime_ns == 0 ? now.ns() : (e.mtime_ns * e.valid + now.ns()) / (e.valid + 1);
+}
+
+sim::SimTime SegmentManager::SegmentMtime(BlockAddr a) const {
+  return sim::SimTime::FromNs(sit_[layout_.SegOf(a).v].mtime_ns);
 }
 
 void SegmentManager::ReserveSegment(SegNo s) {

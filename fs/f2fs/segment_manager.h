@@ -82,8 +82,12 @@ class SegmentManager {
   void Invalidate(BlockAddr a);
   // A block becomes valid at a known address (roll-forward recovery).
   void MarkValid(BlockAddr a, const Summary& sum, sim::SimTime now);
-  // An in-place update rewrote the block: refresh the segment age.
-  void Touch(BlockAddr a, sim::SimTime now);
+  // update_segment_mtime(old_blkaddr, 0): a block about to be rewritten
+  // elsewhere (not by ATGC cleaning) weighs `now` into its segment's
+  // modification time, over the valid blocks before the invalidation.
+  void RefreshMtime(BlockAddr a, sim::SimTime now);
+  // The modification time of a's segment (get_segment_mtime).
+  sim::SimTime SegmentMtime(BlockAddr a) const;
   // Opens a log that has no segment yet (the in-memory ATGC log).
   void OpenLog(LogType t) {
     if (!LogActive(t)) MoveLog(t, /*need_ssr=*/false);
