@@ -99,6 +99,19 @@ TEST_F(F2fsApiTest, ErrorsAreErrnos) {
   EXPECT_EQ(Run(fs().Rename("/d", "/d/x/y")).err, Errno::kNotDir);
   ASSERT_TRUE(Run(fs().Mkdir("/d/sub")).ok());
   EXPECT_EQ(Run(fs().Rename("/d", "/d/sub/inside")).err, Errno::kInval);
+  // Path rules shared with memfs (fs/vfs/path.h).
+  EXPECT_EQ(Run(fs().Open("", kRdWr)).err, Errno::kNoEnt);
+  EXPECT_EQ(Run(fs().Open("/f/", kRdWr)).err, Errno::kNotDir);
+  EXPECT_EQ(Run(fs().Open("/new/", kCreat | kRdWr)).err, Errno::kIsDir);
+  EXPECT_EQ(Run(fs().Unlink("/f/")).err, Errno::kNotDir);
+  EXPECT_EQ(Run(fs().Stat("/f/")).err, Errno::kNotDir);
+  EXPECT_TRUE(Run(fs().Stat("/d/")).ok());
+  EXPECT_TRUE(Run(fs().Stat("/d/.")).ok());
+  EXPECT_EQ(Run(fs().Stat("/d/./sub/../x")).value.ino, Run(fs().Fstat(f2)).value.ino);
+  std::string deep;
+  while (deep.size() < 4096) deep += "/d";
+  EXPECT_EQ(Run(fs().Stat(deep)).err, Errno::kNameTooLong);
+  EXPECT_EQ(fd, 3);  // descriptors start above the standard streams
   Run(fs().Close(fd));
   Run(fs().Close(f2));
   Check();
