@@ -15,6 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct Outcome {
   int code = -1;
@@ -175,6 +176,25 @@ TEST_F(CliTest, CheckFindsWhatTheRunWouldReject) {
   o = Cli("check " + mobigen + " --set workload.kind=mobigen --set workload.mobigen.trace=/nonexistent.out");
   EXPECT_EQ(o.code, 2) << o.out;
   EXPECT_THAT(o.out, HasSubstr("workload.mobigen.trace: /nonexistent.out: cannot read"));
+}
+
+// Re-running into a results folder replaces it whole (no stale file
+// survives) and says so; a folder with other files is refused.
+TEST_F(CliTest, ResultsFolderIsReplacedWholeOrRefused) {
+  const fs::path out = dir_ / "r";
+  Outcome o = Cli("run " + Tiny() + " --out " + out.string());
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, Not(HasSubstr("replacing")));
+  { std::ofstream(out / "series.csv") << "stale\n"; }
+  o = Cli("run " + Tiny() + " --set workload.fio.total_ios=100 --out " + out.string());
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("results in " + out.string() + "/ (replacing the earlier results there)"));
+  EXPECT_THAT(Slurp(out / "series.csv"), Not(HasSubstr("stale")));
+  { std::ofstream(out / "notes.txt") << "mine\n"; }
+  o = Cli("run " + Tiny() + " --out " + out.string());
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("holds 'notes.txt', which flashstack did not write"));
+  EXPECT_TRUE(fs::exists(out / "notes.txt"));
 }
 
 TEST_F(CliTest, MemoryIsEstimatedAndLimitedBeforeRunning) {

@@ -127,9 +127,12 @@ sim::Status CmdCheck(const std::string& config_path, const CommandOptions& opts,
 sim::Status CmdRun(const std::string& config_path, const CommandOptions& opts, std::ostream& out) {
   FS_ASSIGN_OR_RETURN(std::vector<LoadedRun> runs, LoadRuns(config_path, opts));
   const sim::SchemaNode& schema = sim::SchemaOf<ExperimentConfig>();
+  const std::string base = opts.out_dir.empty() ? "results/" + runs.front().cfg.name : opts.out_dir;
+  bool replaced = false;
+  FS_RETURN_IF_ERROR(PrepareResultsFolder(base, &replaced));
   for (size_t i = 0; i < runs.size(); ++i) {
     const LoadedRun& run = runs[i];
-    std::string dir = opts.out_dir.empty() ? "results/" + run.cfg.name : opts.out_dir;
+    std::string dir = base;
     if (runs.size() > 1) dir += "/" + FolderFor(i, run.sweep_label);
     const auto t0 = std::chrono::steady_clock::now();
     FS_ASSIGN_OR_RETURN(std::unique_ptr<Experiment> exp, Experiment::Create(run.cfg));
@@ -144,7 +147,7 @@ sim::Status CmdRun(const std::string& config_path, const CommandOptions& opts, s
                            setup, rep.wall_seconds, rep.events,
                            rep.wall_seconds > 0 ? rep.events / rep.wall_seconds / 1e6 : 0.0,
                            rep.wall_seconds > 0 ? rep.host_ios / rep.wall_seconds : 0.0);
-    summary += fmt::format("results in {}/\n", dir);
+    summary += fmt::format("results in {}/{}\n", dir, replaced ? " (replacing the earlier results there)" : "");
     WallClock wall{rep.wall_seconds, setup, rep.events, rep.sim_time.sec(), rep.host_ios};
     FS_RETURN_IF_ERROR(WriteRunFiles(dir, RunIdentity{run.cfg.name, run.sweep_label, run.cfg.seed}, schema,
                                      &run.cfg, exp->stats(), summary, wall));

@@ -1,5 +1,6 @@
 #include "app/results.h"
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -37,6 +38,48 @@ sim::Status WriteFile(const std::filesystem::path& path, const std::string& text
 }
 
 }  // namespace
+
+namespace {
+bool IsRunFile(const std::string& name) {
+  return name == "stats.json" || name == "series.csv" || name == "config.yaml" || name == "summary.txt" ||
+         name == "run_info.json";
+}
+// A sweep point's folder: "NNN" or "NNN-label" holding only run files.
+bool IsPointFolder(const std::filesystem::directory_entry& e) {
+  const std::string n = e.path().filename().string();
+  if (!e.is_directory() || n.size() < 3 || !std::isdigit(static_cast<unsigned char>(n[0])) ||
+      !std::isdigit(static_cast<unsigned char>(n[1])) || !std::isdigit(static_cast<unsigned char>(n[2])) ||
+      (n.size() > 3 && n[3] != '-')) {
+    return false;
+  }
+  std::error_code ec;
+  for (const auto& f : std::filesystem::directory_iterator(e.path(), ec)) {
+    if (!f.is_regular_file() || !IsRunFile(f.path().filename().string())) return false;
+  }
+  return !ec;
+}
+}  // namespace
+
+sim::Status PrepareResultsFolder(const std::string& dir, bool* replaced) {
+  namespace fs = std::filesystem;
+  *replaced = false;
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return sim::Status::Ok();
+  if (!fs::is_directory(dir, ec)) {
+    return sim::Status::InvalidInput(fmt::format("results folder {}: exists and is not a folder", dir));
+  }
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string n = e.path().filename().string();
+    if ((e.is_regular_file() && IsRunFile(n)) || IsPointFolder(e)) continue;
+    return sim::Status::InvalidInput(fmt::format(
+        "results folder {}: holds '{}', which flashstack did not write; choose another --out or remove it", dir, n));
+  }
+  if (ec) return sim::Status::IoError(fmt::format("results folder {}: {}", dir, ec.message()));
+  fs::remove_all(dir, ec);
+  if (ec) return sim::Status::IoError(fmt::format("cannot replace results folder {}: {}", dir, ec.message()));
+  *replaced = true;
+  return sim::Status::Ok();
+}
 
 sim::Status WriteRunFiles(const std::string& dir, const RunIdentity& id, const sim::SchemaNode& schema,
                           const void* config, const sim::StatsRegistry& stats, const std::string& summary,

@@ -39,6 +39,13 @@ struct WallClock {
 void WriteConfigJson(sim::JsonWriter& w, const sim::SchemaNode& node, const void* obj);
 
 // Creates `dir` (and parents) and writes the files above.
+// Before a run writes into `dir`: a folder that exists is replaced whole
+// (no stale file of an earlier run survives) when it holds only what
+// flashstack writes — run files, or sweep-point folders of them — and is
+// refused (InvalidInput) otherwise, so a mistyped --out never deletes
+// other files. *replaced tells whether an earlier result was removed.
+sim::Status PrepareResultsFolder(const std::string& dir, bool* replaced);
+
 sim::Status WriteRunFiles(const std::string& dir, const RunIdentity& id, const sim::SchemaNode& schema,
                           const void* config, const sim::StatsRegistry& stats, const std::string& summary,
                           const WallClock& wall);
