@@ -116,8 +116,15 @@ sim::Status CmdCheck(const std::string& config_path, const CommandOptions& opts,
   FS_ASSIGN_OR_RETURN(std::vector<LoadedRun> runs, LoadRuns(config_path, opts));
   uint64_t memory = 0;
   for (const auto& r : runs) memory = std::max(memory, EstimateMemory(r.cfg));
-  out << fmt::format("{}: ok ({} run{}); estimated memory {:.1f} MiB (FTL tables){}\n", config_path, runs.size(),
-                     runs.size() == 1 ? "" : "s", memory / 1048576.0, runs.size() > 1 ? " at most" : "");
+  const flash::Geometry& g = runs.front().cfg.device.geometry;
+  const double raw = static_cast<double>(g.pages()) * static_cast<double>(g.page_size.value);
+  const double logical =
+      static_cast<double>(runs.front().cfg.ftl.LogicalPages(g)) * static_cast<double>(g.page_size.value);
+  out << fmt::format("{}: ok ({} run{}); device {:.4g} GiB raw, {:.4g} GiB logical{}; estimated memory {:.1f} MiB "
+                     "(FTL tables){}\n",
+                     config_path, runs.size(), runs.size() == 1 ? "" : "s", raw / 1073741824.0,
+                     logical / 1073741824.0, runs.size() > 1 ? " (first run)" : "", memory / 1048576.0,
+                     runs.size() > 1 ? ", at most" : "");
   for (const auto& r : runs) {
     if (!r.sweep_label.empty()) out << "  " << r.sweep_label << "\n";
   }
