@@ -264,6 +264,7 @@ sim::Result<LineSource::Outcome> LineSource::Next(std::string_view* line) {
       pos_ += len + 1;
       if (discarding_) {  // the tail of a line already reported as too long
         discarding_ = false;
+        discarded_ = 0;
         continue;
       }
       ++line_no_;
@@ -273,7 +274,19 @@ sim::Result<LineSource::Outcome> LineSource::Next(std::string_view* line) {
       return Outcome::kLine;
     }
     if (discarding_) {
+      // A line without end (a device, a binary file) is not skipped for
+      // ever: past kMaxDiscardFactor x max_line_bytes it is an error.
+      discarded_ += avail;
       pos_ = end_;
+      if (discarded_ > std::max<uint64_t>(kMaxDiscardFactor * max_line_bytes_, kMinDiscardBytes)) {
+        const uint64_t dropped = discarded_;
+        eof_ = true;
+        end_ = pos_ = 0;
+        discarding_ = false;
+        discarded_ = 0;
+        return sim::Status::InvalidInput(fmt::format(
+            "{}:{}: no line break in {} bytes: not a line-oriented trace", name_, line_no_, dropped));
+      }
     } else if (avail > max_line_bytes_ + 1) {  // +1: the line may still end in "\r\n"
       ++line_no_;
       discarding_ = true;

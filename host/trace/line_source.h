@@ -36,6 +36,11 @@ class ByteSource {
 class LineSource {
  public:
   static constexpr size_t kDefaultMaxLineBytes = 64 * 1024;
+  // A too-long line is skipped up to the larger of kMaxDiscardFactor x
+  // max_line_bytes and kMinDiscardBytes; a longer one (a stream without
+  // line breaks, such as a device) ends the stream with an error.
+  static constexpr uint64_t kMaxDiscardFactor = 64;
+  static constexpr uint64_t kMinDiscardBytes = uint64_t{64} << 20;
 
   enum class Outcome : uint8_t {
     kLine,     // *line holds the next line
@@ -83,6 +88,7 @@ class LineSource {
   size_t end_ = 0;  // one past the last valid byte
   bool eof_ = false;
   bool discarding_ = false;  // dropping the rest of a too-long line
+  uint64_t discarded_ = 0;   // bytes of it dropped so far
   uint64_t line_no_ = 0;
 };
 

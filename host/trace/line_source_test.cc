@@ -94,6 +94,21 @@ TEST(LineSource, LongLinesAcrossManyRefillsUseBoundedMemory) {
   EXPECT_EQ(LinesOf(data, 1024), (V{"T", "L:last"}));
 }
 
+TEST(LineSource, AnEndlessLineEndsTheStreamWithAnError) {
+  auto src = LineSource::Open("/dev/zero", 1024);
+  ASSERT_TRUE(src.ok()) << src.status().message();
+  std::string_view line;
+  sim::Result<LineSource::Outcome> r = (*src)->Next(&line);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, LineSource::Outcome::kTooLong);
+  r = (*src)->Next(&line);  // skipping its tail gives up after 64 MiB
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().rfind("/dev/zero:1: no line break in ", 0), 0u) << r.status().message();
+  r = (*src)->Next(&line);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, LineSource::Outcome::kEof);
+}
+
 TEST(LineSource, ManyLinesAcrossChunkBoundaries) {
   std::string data;
   for (int i = 0; i < 300000; ++i) data += std::to_string(i) + (i % 3 ? "\n" : "\r\n");
