@@ -200,22 +200,41 @@ TEST_F(CliTest, ResultsFolderIsReplacedWholeOrRefused) {
 TEST_F(CliTest, MemoryIsEstimatedAndLimitedBeforeRunning) {
   Outcome o = Cli("check " + Tiny());
   EXPECT_EQ(o.code, 0) << o.out;
-  EXPECT_THAT(o.out, HasSubstr("estimated memory 0.1 MiB (FTL tables)"));  // 64 MiB raw
+  EXPECT_THAT(o.out, HasSubstr("estimated memory 0.1 MiB (FTL tables 0.1 MiB, file-system tables 0.0 MiB, workload 0.0 MiB)"));  // 64 MiB raw
   // 2 x 2 x 2 planes x 400,000 blocks x 64 pages = 204.8 M pages; 160 M
   // logical pages at 28 % spare: 28-bit L2P and P2L entries, 48 bytes a block.
   const std::string big = " --set device.geometry.blocks_per_plane=400000";
   o = Cli("check " + Tiny() + big);
   EXPECT_EQ(o.code, 0) << o.out;
-  EXPECT_THAT(o.out, HasSubstr("estimated memory 1364.1 MiB (FTL tables)"));
+  EXPECT_THAT(o.out, HasSubstr("estimated memory 1364.1 MiB (FTL tables 1364.1 MiB, file-system tables 0.0 MiB, workload 0.0 MiB)"));
   // Regression: found by the randomized-input driver, a device past the
   // machine's memory died in std::bad_alloc while being built.
   o = Cli("run " + Tiny() + big + " --set run.max_memory=1280MiB --out " + (dir_ / "mem").string());
   EXPECT_EQ(o.code, 2) << o.out;
-  EXPECT_THAT(o.out, HasSubstr("run.max_memory: the FTL's tables for this device (204800000 flash pages) need "
-                               "about 1.3 GiB, more than the 1.2 GiB allowed (run.max_memory)"));
+  EXPECT_THAT(o.out, HasSubstr("run.max_memory: this run's tables need about 1.3 GiB (the FTL's for 204800000 "
+                               "flash pages 1.3 GiB), more than the 1.2 GiB allowed (run.max_memory)"));
   // Block mapping: 18-bit L2P entries (1.22 GiB) fit.
   o = Cli("check " + Tiny() + big + " --set ftl.mapping=block --set run.max_memory=1280MiB");
   EXPECT_EQ(o.code, 0) << o.out;
+  // Regression: found by the randomized-input driver, F2FS on a 1 TiB
+  // device (957 GiB volume) took 9 GiB while the estimate counted the
+  // FTL's 0.9 GiB only: the file system's tables take 32 bytes a block.
+  const std::string f2fs = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/varmail_f2fs.yaml";
+  const std::string tib = " --set device.geometry.dies_per_chip=64 --set device.geometry.blocks_per_plane=512";
+  o = Cli("check " + f2fs + tib);
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("estimated memory 8745.4 MiB (FTL tables 874.7 MiB, file-system tables 7870.7 MiB, workload 0.0 MiB)"));
+  o = Cli("run " + f2fs + tib + " --set run.max_memory=4GiB --out " + (dir_ / "mem").string());
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("the file system's 7.7 GiB"));
+  EXPECT_THAT(o.out, HasSubstr("use a smaller device.geometry or fs.volume"));
+  o = Cli("check " + f2fs + tib + " --set fs.volume=64GiB --set run.max_memory=4GiB");
+  EXPECT_EQ(o.code, 0) << o.out;
+  // A filebench fileset of 10^9 entries would take 32 bytes an entry.
+  o = Cli("check " + f2fs + " --set workload.filebench.nfiles=1000000000 --set run.max_memory=8GiB");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("the workload's 30."));
+  EXPECT_THAT(o.out, HasSubstr("fewer workload files"));
 }
 
 TEST_F(CliTest, MobigenTimeScaleAndNonTraceInputsAreExitCode2) {

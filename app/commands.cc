@@ -114,17 +114,21 @@ sim::Status CmdBench(const std::string& config_path, const CommandOptions& opts,
 
 sim::Status CmdCheck(const std::string& config_path, const CommandOptions& opts, std::ostream& out) {
   FS_ASSIGN_OR_RETURN(std::vector<LoadedRun> runs, LoadRuns(config_path, opts));
-  uint64_t memory = 0;
-  for (const auto& r : runs) memory = std::max(memory, EstimateMemory(r.cfg));
+  MemoryEstimate memory;
+  for (const auto& r : runs) {
+    const MemoryEstimate m = EstimateMemory(r.cfg);
+    if (m.total() > memory.total()) memory = m;
+  }
   const flash::Geometry& g = runs.front().cfg.device.geometry;
   const double raw = static_cast<double>(g.pages()) * static_cast<double>(g.page_size.value);
   const double logical =
       static_cast<double>(runs.front().cfg.ftl.LogicalPages(g)) * static_cast<double>(g.page_size.value);
+  constexpr double kMiB = 1048576.0;
   out << fmt::format("{}: ok ({} run{}); device {:.4g} GiB raw, {:.4g} GiB logical{}; estimated memory {:.1f} MiB "
-                     "(FTL tables){}\n",
+                     "(FTL tables {:.1f} MiB, file-system tables {:.1f} MiB, workload {:.1f} MiB){}\n",
                      config_path, runs.size(), runs.size() == 1 ? "" : "s", raw / 1073741824.0,
-                     logical / 1073741824.0, runs.size() > 1 ? " (first run)" : "", memory / 1048576.0,
-                     runs.size() > 1 ? ", at most" : "");
+                     logical / 1073741824.0, runs.size() > 1 ? " (first run)" : "", memory.total() / kMiB,
+                     memory.ftl / kMiB, memory.fs / kMiB, memory.workload / kMiB, runs.size() > 1 ? ", at most" : "");
   for (const auto& r : runs) {
     if (!r.sweep_label.empty()) out << "  " << r.sweep_label << "\n";
   }

@@ -24,7 +24,7 @@ void RunSection::Describe(sim::Schema<RunSection>& s) {
           "Stop the run at this simulated time; 0 = when the workload finishes");
   s.Param("max_memory", &RunSection::max_memory, "0",
           "Refuse before running a configuration whose estimated memory (the FTL's mapping tables and block "
-          "state) exceeds this; 0 = the machine's physical memory");
+          "state, the file system's per-block tables) exceeds this; 0 = the machine's physical memory");
   s.Param("stats_interval", &RunSection::stats_interval, "10ms", "Sampling period of the time series (series.csv)")
       .Min(1);
 }
@@ -68,24 +68,46 @@ sim::Status InSection(const sim::Status& st, std::string_view section) {
 }
 }  // namespace
 
-uint64_t EstimateMemory(const ExperimentConfig& cfg) { return cfg.ftl.MemoryBytes(cfg.device.geometry); }
+MemoryEstimate EstimateMemory(const ExperimentConfig& cfg) {
+  MemoryEstimate m;
+  m.ftl = cfg.ftl.MemoryBytes(cfg.device.geometry);
+  if (cfg.fs.kind != "none") {
+    const fs::FileSystemKind* k = sim::Registry<fs::FileSystemKind>::Get().Find(cfg.fs.kind);
+    CHECK(k != nullptr) << "unknown fs.kind '" << cfg.fs.kind << "' (Validate first)";
+    if (k->memory_bytes != nullptr) {
+      const uint64_t capacity = cfg.ftl.LogicalPages(cfg.device.geometry) * cfg.device.geometry.page_size.value;
+      m.fs = k->memory_bytes(cfg.fs.kinds, cfg.fs.volume.value, capacity);
+    }
+  }
+  const host::WorkloadKind* w = sim::Registry<host::WorkloadKind>::Get().Find(cfg.workload.kind);
+  CHECK(w != nullptr) << "unknown workload.kind '" << cfg.workload.kind << "' (Validate first)";
+  if (w->memory_bytes != nullptr) m.workload = w->memory_bytes(cfg.workload.kinds);
+  return m;
+}
+
+namespace {
+sim::Status CheckMemory(const ExperimentConfig& cfg) {
+  const MemoryEstimate need = EstimateMemory(cfg);
+  const uint64_t physical =
+      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t limit = cfg.run.max_memory.value > 0 ? cfg.run.max_memory.value : physical;
+  if (need.total() <= limit) return sim::Status::Ok();
+  constexpr double kGiB = 1073741824.0;
+  return sim::Status::InvalidInput(fmt::format(
+      "run.max_memory: this run's tables need about {:.1f} GiB (the FTL's for {} flash pages {:.1f} GiB{}{}), "
+      "more than the {:.1f} GiB allowed ({}); use a smaller device.geometry{}{} or ftl.mapping: block, or raise "
+      "run.max_memory",
+      need.total() / kGiB, cfg.device.geometry.pages(), need.ftl / kGiB,
+      need.fs > 0 ? fmt::format(", the file system's {:.1f} GiB", need.fs / kGiB) : "",
+      need.workload > 0 ? fmt::format(", the workload's {:.1f} GiB", need.workload / kGiB) : "", limit / kGiB,
+      cfg.run.max_memory.value > 0 ? "run.max_memory" : "this machine's memory",
+      need.fs > 0 ? " or fs.volume" : "", need.workload > 0 ? ", fewer workload files" : ""));
+}
+}  // namespace
 
 sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
   FS_RETURN_IF_ERROR(InSection(cfg.device.Validate(), "device"));
   FS_RETURN_IF_ERROR(InSection(cfg.ftl.Validate(cfg.device.geometry), "ftl"));
-  {
-    const uint64_t need = EstimateMemory(cfg);
-    const uint64_t physical =
-        static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-    const uint64_t limit = cfg.run.max_memory.value > 0 ? cfg.run.max_memory.value : physical;
-    if (need > limit) {
-      return sim::Status::InvalidInput(fmt::format(
-          "run.max_memory: the FTL's tables for this device ({} flash pages) need about {:.1f} GiB, more than the "
-          "{:.1f} GiB allowed ({}); use a smaller device.geometry or ftl.mapping: block, or raise run.max_memory",
-          cfg.device.geometry.pages(), need / 1073741824.0, limit / 1073741824.0,
-          cfg.run.max_memory.value > 0 ? "run.max_memory" : "this machine's memory"));
-    }
-  }
   const uint64_t capacity = cfg.ftl.LogicalPages(cfg.device.geometry) * cfg.device.geometry.page_size.value;
   const auto sector = static_cast<uint32_t>(cfg.device.ssd.sector_size.value);
   // Only the selected workload's and file system's sections must be complete.
@@ -101,6 +123,7 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
                                                    cfg.fs.volume.value, capacity));
     }
   }
+  FS_RETURN_IF_ERROR(CheckMemory(cfg));
   if (!workload->needs_fs && fs_kind != nullptr) {
     return sim::Status::InvalidInput(fmt::format(
         "fs.kind: block workload '{}' drives the device directly; set fs.kind: none", cfg.workload.kind));

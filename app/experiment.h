@@ -68,9 +68,19 @@ struct ExperimentConfig {
 // Cross-section validation (device geometry vs FTL, workload vs device
 // capacity). Messages start with the full key path ("ftl.op: …").
 sim::Status ValidateExperiment(const ExperimentConfig& cfg);
-// Estimated memory of the configured stack (today the FTL's tables, which
-// dominate), checked against run.max_memory by ValidateExperiment.
-uint64_t EstimateMemory(const ExperimentConfig& cfg);
+// Estimated memory of the configured stack: the tables that grow with the
+// device (the FTL's), with the volume (the file system's) and with the
+// workload's configuration (a filebench fileset), which dominate; file
+// contents written during the run come on top. Checked against
+// run.max_memory by ValidateExperiment.
+struct MemoryEstimate {
+  uint64_t ftl = 0;
+  uint64_t fs = 0;
+  uint64_t workload = 0;
+  uint64_t total() const { return ftl + fs + workload; }
+};
+// REQUIRES: the FTL, file-system and workload sections validate.
+MemoryEstimate EstimateMemory(const ExperimentConfig& cfg);
 
 struct RunReport {
   double wall_seconds = 0;

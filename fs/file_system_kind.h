@@ -55,6 +55,10 @@ struct FileSystemKind {
   // Formats env.volume_bytes of env.device (when the kind uses it) and
   // mounts, running env.events until mounted. REQUIRES: validate ok.
   sim::Result<std::unique_ptr<MountedFs>> (*mount)(const sim::ImplConfigs& sections, const FsEnv& env);
+  // Memory the mounted file system's tables take for a volume of
+  // `volume_bytes` (as validate) before any file is written; null: none
+  // that grows with the volume. REQUIRES: validate ok.
+  uint64_t (*memory_bytes)(const sim::ImplConfigs& sections, uint64_t volume_bytes, uint64_t capacity) = nullptr;
 };
 
 // Registered kinds, sorted; their config sections.

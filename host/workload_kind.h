@@ -68,6 +68,9 @@ struct WorkloadKind {
   sim::Status (*validate)(const sim::ImplConfigs& sections, uint64_t capacity, uint32_t sector_size);
   // Builds the workload. Errors name full keys.
   sim::Result<std::unique_ptr<WorkloadDriver>> (*make)(const sim::ImplConfigs& sections, const WorkloadEnv& env);
+  // Memory the workload's own model takes that its configuration can make
+  // large (a filebench fileset's entries); null: none. REQUIRES: validate ok.
+  uint64_t (*memory_bytes)(const sim::ImplConfigs& sections) = nullptr;
 };
 
 inline std::vector<std::string> WorkloadKindNames() { return sim::Registry<WorkloadKind>::Get().Names(); }

@@ -1,6 +1,7 @@
 // Comments in the shipped configs that state a device's raw capacity
-// ("# 8 GiB raw") must match the device the file configures: a newcomer
-// reads them to size experiments.
+// ("# 8 GiB raw") or its geometry ("4 channels x 2 chips x 1 die x 2
+// planes") must match the device the file configures: a newcomer reads
+// them to size experiments.
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -19,7 +20,8 @@ namespace {
 TEST(ConfigCommentsTest, StatedRawCapacitiesMatchTheDevice) {
   const std::filesystem::path root = std::filesystem::path(FLASHSTACK_SOURCE_DIR) / "configs";
   const std::regex stated(R"(([0-9]+(?:\.[0-9]+)?) ?(KiB|MiB|GiB|TiB) raw)");
-  int checked = 0;
+  const std::regex shape(R"(([0-9]+) channels? x ([0-9]+) chips? x ([0-9]+) dies? x ([0-9]+) planes?)");
+  int checked = 0, shapes = 0;
   for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
     if (e.path().extension() != ".yaml") continue;
     std::ifstream in(e.path());
@@ -40,8 +42,17 @@ TEST(ConfigCommentsTest, StatedRawCapacitiesMatchTheDevice) {
           << e.path().string() << ": '" << it->str() << "' but the device has " << raw / 0x1p30 << " GiB raw";
       ++checked;
     }
+    const flash::Geometry& g = cfg.device.geometry;
+    for (std::sregex_iterator it(text.begin(), text.end(), shape), end; it != end; ++it) {
+      EXPECT_EQ(std::stoul((*it)[1]), g.channels) << e.path().string() << ": '" << it->str() << "'";
+      EXPECT_EQ(std::stoul((*it)[2]), g.chips_per_channel) << e.path().string() << ": '" << it->str() << "'";
+      EXPECT_EQ(std::stoul((*it)[3]), g.dies_per_chip) << e.path().string() << ": '" << it->str() << "'";
+      EXPECT_EQ(std::stoul((*it)[4]), g.planes_per_die) << e.path().string() << ": '" << it->str() << "'";
+      ++shapes;
+    }
   }
   EXPECT_GT(checked, 5);
+  EXPECT_GE(shapes, 3);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include "fs/f2fs/f2fs.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/image.h"
+#include "fs/f2fs/nat_table.h"
+#include "fs/f2fs/segment_manager.h"
 #include "fs/file_system_kind.h"
 #include "sim/registry.h"
 #include "sim/task.h"
@@ -97,10 +99,21 @@ sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, 
   return std::unique_ptr<MountedFs>(std::make_unique<MountedF2fs>(std::move(image), std::move(mounted).value()));
 }
 
+// The image, SIT, SSA and NAT: about 32 bytes per 4 KiB block of the volume.
+uint64_t MemoryBytes(const sim::ImplConfigs& sections, uint64_t volume_bytes, uint64_t capacity) {
+  const F2fsConfig& cfg = sections.Get<F2fsConfig>("f2fs");
+  const uint64_t volume = (volume_bytes > 0 ? volume_bytes : capacity) / kBlockSize * kBlockSize;
+  sim::Result<Layout> layout = ComputeLayout(
+      LayoutParams{volume, cfg.mkfs.segs_per_sec, cfg.mkfs.secs_per_zone, cfg.mkfs.overprovision});
+  if (!layout.ok()) return 0;
+  return Image::BaseMemoryBytes(volume / kBlockSize) + SegmentManager::BaseMemoryBytes(*layout) +
+         NatTable::BaseMemoryBytes(layout->max_nid, layout->nat_blocks);
+}
+
 }  // namespace
 
 const sim::Registrar<FileSystemKind> kRegistered{
     {"f2fs", "the F2FS model on the simulated SSD", true,
-     sim::ImplSection::Of<F2fsConfig>("f2fs", "F2FS model (fs.kind: f2fs)"), &Validate, &Mount}};
+     sim::ImplSection::Of<F2fsConfig>("f2fs", "F2FS model (fs.kind: f2fs)"), &Validate, &Mount, &MemoryBytes}};
 
 }  // namespace fs::f2fs

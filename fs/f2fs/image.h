@@ -36,6 +36,9 @@ namespace fs::f2fs {
 class Image {
  public:
   explicit Image(uint64_t blocks);
+  // Memory an image of `blocks` blocks takes before any write (the
+  // contents written later come on top).
+  static uint64_t BaseMemoryBytes(uint64_t blocks) { return blocks * (sizeof(BlockPtr) + sizeof(uint64_t)); }
   Image(const Image&) = delete;
   Image& operator=(const Image&) = delete;
 

@@ -46,6 +46,10 @@ class NatTable {
   };
 
   NatTable(uint32_t max_nid, uint32_t nat_blocks);
+  // Memory the table takes when nothing is dirty.
+  static uint64_t BaseMemoryBytes(uint32_t max_nid, uint32_t nat_blocks) {
+    return uint64_t{max_nid} * sizeof(Entry) + uint64_t{nat_blocks} * (sizeof(std::vector<uint32_t>) + 1);
+  }
 
   uint32_t max_nid() const { return static_cast<uint32_t>(entries_.size()); }
   uint32_t nat_blocks() const { return static_cast<uint32_t>(bitmap_.size()); }

@@ -59,6 +59,11 @@ class SegmentManager {
 
   // `policy` (outlives this) chooses the segments the logs move to.
   SegmentManager(const Layout& layout, const AllocationPolicy* policy);
+  // Memory the SIT and SSA of `layout` take.
+  static uint64_t BaseMemoryBytes(const Layout& layout) {
+    return uint64_t{layout.segment_count_main} * (sizeof(SegEntry) + 4) +
+           uint64_t{layout.main_blocks()} * sizeof(Summary);
+  }
 
   const Layout& layout() const { return layout_; }
 

@@ -1,6 +1,7 @@
 // workload.kind: filebench — filebench personalities on a file system
 #include "host/fsworkload/fs_workload_kind.h"
 #include "host/fsworkload/filebench_workload.h"
+#include "host/fsworkload/fileset.h"
 #include "sim/registry.h"
 
 namespace host {
@@ -14,9 +15,17 @@ sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sectio
   return MakeFsWorkload<FilebenchConfig, FilebenchWorkload>(sections, "filebench", env);
 }
 
+uint64_t MemoryBytes(const sim::ImplConfigs& sections) {
+  auto script = FilebenchWorkload::BuildScript(sections.Get<FilebenchConfig>("filebench"), "workload.filebench");
+  if (!script.ok()) return 0;
+  uint64_t bytes = 0;
+  for (const FilesetDef& f : script->filesets) bytes += Fileset::MemoryBytes(f);
+  return bytes;
+}
+
 }  // namespace
 
 const sim::Registrar<WorkloadKind> kRegistered{
-    {"filebench", "filebench personalities on a file system", true, sim::ImplSection::Of<FilebenchConfig>("filebench", "filebench personality (kind: filebench)"), {}, &Validate, &Make}};
+    {"filebench", "filebench personalities on a file system", true, sim::ImplSection::Of<FilebenchConfig>("filebench", "filebench personality (kind: filebench)"), {}, &Validate, &Make, &MemoryBytes}};
 
 }  // namespace host

@@ -9,6 +9,17 @@
 
 namespace host {
 
+uint64_t Fileset::MemoryBytes(const FilesetDef& def) {
+  if (def.single_file) return sizeof(File);
+  // Two index sets per kind: one bit per member plus a summary bit per word.
+  const auto sets = [](uint64_t n) { return 2 * (n / 8 + n / 512 + 16); };
+  const uint64_t members = def.entries + def.leafdirs;
+  const uint64_t dirs = def.dirwidth > 1 ? static_cast<uint64_t>(2.0 * static_cast<double>(members) / def.dirwidth)
+                                         : members;
+  return def.entries * sizeof(File) + def.leafdirs * sizeof(LeafDir) + sets(def.entries) + sets(def.leafdirs) +
+         (dirs + 1) * sizeof(Dir);
+}
+
 Fileset::Fileset(const FilesetDef& def, sim::Rng rng) : def_(def), rng_(rng) {
   root_ = def_.path;
   while (root_.size() > 1 && root_.back() == '/') root_.pop_back();

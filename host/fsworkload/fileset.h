@@ -55,6 +55,9 @@ class Fileset {
   };
 
   Fileset(const FilesetDef& def, sim::Rng rng);
+  // Memory a fileset of `def` takes (its entries, their sets and, about,
+  // its directories), known before it is populated.
+  static uint64_t MemoryBytes(const FilesetDef& def);
 
   const FilesetDef& def() const { return def_; }
   const std::vector<Dir>& dirs() const { return dirs_; }

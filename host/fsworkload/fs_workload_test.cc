@@ -270,6 +270,21 @@ TEST(FilesetTest, TreeShapeAndPaths) {
   EXPECT_EQ(p, "/base/set/00000001/00000100");
 }
 
+// run.max_memory is checked against the estimate before a fileset is
+// populated: it must cover what the populated fileset holds.
+TEST(FilesetTest, MemoryEstimateCoversThePopulatedFileset) {
+  for (const FilesetDef& d : {Def(200000, 20, 4096), Def(200000, 1000000, 4096), Def(100000, 3, 0, 0),
+                              Def(50000, 100, 16384, 0)}) {
+    Fileset f(d, sim::Rng(3, "memory"));
+    const double held = static_cast<double>(f.file_count() * sizeof(Fileset::File) +
+                                            f.leafdir_count() * sizeof(Fileset::LeafDir) +
+                                            f.dirs().size() * sizeof(Fileset::Dir));
+    const auto estimate = static_cast<double>(Fileset::MemoryBytes(d));
+    EXPECT_GE(estimate, held) << d.entries << " entries, width " << d.dirwidth << ": " << f.dirs().size() << " dirs";
+    EXPECT_LE(estimate, 1.5 * held) << d.entries << " entries, width " << d.dirwidth;
+  }
+}
+
 TEST(FilesetTest, SizesFollowTheDistribution) {
   Fileset g(Def(20000, 100, 16384), sim::Rng(2, "sizes"));
   EXPECT_NEAR(static_cast<double>(g.total_bytes()) / 20000, 16384, 16384 * 0.02);
