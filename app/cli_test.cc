@@ -237,6 +237,36 @@ TEST_F(CliTest, MemoryIsEstimatedAndLimitedBeforeRunning) {
   EXPECT_THAT(o.out, HasSubstr("fewer workload files"));
 }
 
+// Batch jobs (stderr not a terminal, as here) show life: a full progress
+// line every --progress_every wall seconds, naming the run.
+TEST_F(CliTest, ProgressLinesInALog) {
+  const std::string f2fs = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/varmail_f2fs.yaml";
+  Outcome o = Cli("run " + f2fs + " --quiet --progress_every 0.01 --set run.max_time=2s --out " +
+                  (dir_ / "p").string());
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, ::testing::ContainsRegex(R"(\[flashstack\] varmail_f2fs: wall [0-9]+s \| sim [^|]+ \| [0-9]+ ios)"));
+  EXPECT_THAT(o.out, Not(HasSubstr("\r")));
+  o = Cli("run " + f2fs + " --quiet --noprogress --progress_every 0.01 --set run.max_time=2s --out " +
+          (dir_ / "p").string());
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, Not(HasSubstr("[flashstack]")));
+  for (const char* bad : {"0", "abc", "1e999", "-1", "2s"}) {
+    o = Cli("run " + f2fs + " --progress_every " + bad + " --out " + (dir_ / "p").string());
+    EXPECT_EQ(o.code, 2) << bad << ": " << o.out;
+    EXPECT_THAT(o.out, HasSubstr("--progress_every: must be a positive number of seconds (got '" + std::string(bad)));
+  }
+}
+
+// A ratio with nothing under it is n/a, never 0.000.
+TEST_F(CliTest, WriteAmplificationWithoutWritesIsNotApplicable) {
+  const std::string f2fs = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/varmail_f2fs.yaml";
+  Outcome o = Cli("run " + f2fs + " --set run.max_time=1us --out " + (dir_ / "wa").string());
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("written 0 B"));
+  EXPECT_THAT(o.out, HasSubstr("FS write amplification n/a, end to end n/a"));
+  EXPECT_THAT(o.out, HasSubstr("ftl        write amplification n/a"));
+}
+
 TEST_F(CliTest, MobigenTimeScaleAndNonTraceInputsAreExitCode2) {
   const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/mobigen_twitter.yaml";
   // Regression: time_scale=1e9 was accepted and overflowed the simulated clock.

@@ -148,7 +148,9 @@ sim::Status CmdRun(const std::string& config_path, const CommandOptions& opts, s
     const auto t0 = std::chrono::steady_clock::now();
     FS_ASSIGN_OR_RETURN(std::unique_ptr<Experiment> exp, Experiment::Create(run.cfg));
     const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const RunReport rep = exp->Run(opts.progress);
+    Experiment::Progress progress = opts.progress;
+    progress.label = run.cfg.name + (run.sweep_label.empty() ? "" : " " + run.sweep_label);
+    const RunReport rep = exp->Run(progress);
     FS_RETURN_IF_ERROR(exp->status());
     std::string summary = fmt::format("== {}{}{} (seed {}) ==\n", run.cfg.name, run.sweep_label.empty() ? "" : " ",
                                       run.sweep_label, run.cfg.seed);

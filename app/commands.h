@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/experiment.h"
 #include "sim/status.h"
 
 namespace app {
@@ -15,7 +16,7 @@ struct CommandOptions {
   std::string out_dir;                 // "" = results/<name>
   std::string seed;                    // "" = from the config
   bool quiet = false;
-  bool progress = false;               // progress line on stderr
+  Experiment::Progress progress;       // run: how stderr shows a run is alive
   std::string trace_format;            // "" = detect
   std::string on_error = "fail";       // trace-info: fail | skip
 };

@@ -204,21 +204,27 @@ sim::Result<std::unique_ptr<Experiment>> Experiment::Create(const ExperimentConf
 }
 
 namespace {
-// Prints "sim 12.3ms | 45.6k ios | 1.2M ios/s | ETA 3s" on stderr once per
-// wall second after the first three; a daemon event so it never keeps the
-// run alive.
+// Shows "sim 12.3ms | 45.6k ios | 1.2M ios/s | ETA 3s" on stderr: on a
+// terminal, one line rewritten once per wall second after the first three;
+// in a log, a full line (with the run's label and wall time) every
+// `every_seconds`. A daemon event, so it never keeps the run alive.
 class ProgressLine final : public sim::Event {
  public:
-  ProgressLine(sim::EventQueue* q, const host::WorkloadDriver* w, sim::SimTime max_time)
-      : sim::Event(sim::Priority::kProgress), q_(q), w_(w), max_time_(max_time),
+  using Mode = Experiment::Progress::Mode;
+  ProgressLine(sim::EventQueue* q, const host::WorkloadDriver* w, sim::SimTime max_time,
+               const Experiment::Progress& p)
+      : sim::Event(sim::Priority::kProgress), q_(q), w_(w), max_time_(max_time), p_(p),
         start_(std::chrono::steady_clock::now()), last_(start_) {
     set_daemon(true);
   }
   void Start() { q_->ScheduleIn(this, kStep); }
   void Process() override {
     const auto now = std::chrono::steady_clock::now();
-    // Silent for short runs; then one update per wall second.
-    if (now - start_ >= std::chrono::seconds(3) && now - last_ >= std::chrono::seconds(1)) {
+    const bool terminal = p_.mode == Mode::kTerminal;
+    const std::chrono::duration<double> every(terminal ? 1.0 : p_.every_seconds);
+    const bool due = terminal ? now - start_ >= std::chrono::seconds(3) && now - last_ >= every
+                              : now - last_ >= every;
+    if (due) {
       last_ = now;
       const double wall = std::chrono::duration<double>(now - start_).count();
       const uint64_t done = w_->completed();
@@ -227,9 +233,16 @@ class ProgressLine final : public sim::Event {
       if (total > 0) frac = static_cast<double>(done) / static_cast<double>(total);
       if (max_time_ > sim::SimTime::Zero()) frac = std::max(frac, q_->now().sec() / max_time_.sec());
       std::string eta = frac > 0.001 ? fmt::format("ETA {:.0f}s", wall * (1 - frac) / frac) : "ETA ?";
-      std::fprintf(stderr, "\r[flashstack] sim %s | %llu ios | %.0f ios/s | %s   ", q_->now().ToString().c_str(),
-                   static_cast<unsigned long long>(done), done / wall, eta.c_str());
-      shown_ = true;
+      const std::string body = fmt::format("sim {} | {} ios | {:.0f} ios/s | {}", q_->now().ToString(), done,
+                                           done / wall, eta);
+      if (terminal) {
+        std::fprintf(stderr, "\r[flashstack] %s   ", body.c_str());
+        shown_ = true;
+      } else {
+        std::fprintf(stderr, "[flashstack] %s%swall %.0fs | %s\n", p_.label.c_str(), p_.label.empty() ? "" : ": ",
+                     wall, body.c_str());
+        std::fflush(stderr);
+      }
     }
     if (q_->pending() > 0) q_->ScheduleIn(this, kStep);
   }
@@ -243,19 +256,20 @@ class ProgressLine final : public sim::Event {
   sim::EventQueue* q_;
   const host::WorkloadDriver* w_;
   sim::SimTime max_time_;
+  Experiment::Progress p_;
   std::chrono::steady_clock::time_point start_, last_;
   bool shown_ = false;
 };
 }  // namespace
 
-RunReport Experiment::Run(bool progress) {
+RunReport Experiment::Run(const Progress& progress) {
   Stack& s = *stack_;
   const auto t0 = std::chrono::steady_clock::now();
   const uint64_t ev0 = s.queue.events_processed();
   stats_.StartSampling(&s.queue, cfg_.run.stats_interval);
   std::unique_ptr<ProgressLine> line;
-  if (progress) {
-    line = std::make_unique<ProgressLine>(&s.queue, s.workload.get(), cfg_.run.max_time);
+  if (progress.mode != Progress::Mode::kOff) {
+    line = std::make_unique<ProgressLine>(&s.queue, s.workload.get(), cfg_.run.max_time, progress);
     line->Start();
   }
   s.workload->Start();

@@ -95,9 +95,24 @@ class Experiment {
   static sim::Result<std::unique_ptr<Experiment>> Create(const ExperimentConfig& cfg);
   ~Experiment();
 
-  // Runs to completion (or run.max_time). With `progress`, prints a
-  // progress line on stderr every second of wall time.
-  RunReport Run(bool progress);
+  // How a run shows that it is alive, on stderr.
+  struct Progress {
+    enum class Mode {
+      kOff,
+      kTerminal,  // one line rewritten every wall second, after the first three
+      kLog,       // a full line every `every_seconds` of wall time (batch jobs)
+    };
+    Mode mode = Mode::kOff;
+    double every_seconds = 60;
+    std::string label;  // names the run in kLog lines
+  };
+  // Runs to completion (or run.max_time), showing `progress`.
+  RunReport Run(const Progress& progress);
+  RunReport Run(bool terminal_progress) {
+    Progress p;
+    if (terminal_progress) p.mode = Progress::Mode::kTerminal;
+    return Run(p);
+  }
 
   const sim::StatsRegistry& stats() const { return stats_; }
   // The human summary of the finished run.

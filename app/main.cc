@@ -10,7 +10,9 @@
 // failures (I/O errors writing results).
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -26,7 +28,10 @@ DEFINE_string(seed, "", "run: override the experiment's random seed (unsigned in
 DEFINE_string(format, "", "trace-info: trace format name (default: detect from content)");
 DEFINE_string(on_error, "fail", "trace-info: what to do with a malformed trace line: fail or skip");
 DEFINE_bool(quiet, false, "run: do not print the summary");
-DEFINE_bool(progress, true, "run: show a progress line on stderr when it is a terminal");
+DEFINE_bool(progress, true,
+            "run: show progress on stderr: a line rewritten every second on a terminal, else a line every "
+            "--progress_every seconds");
+DEFINE_string(progress_every, "60", "run: seconds of wall time between progress lines when stderr is not a terminal");
 
 namespace {
 
@@ -54,6 +59,9 @@ Options:
   --out DIR         Results folder for run
   --seed N          Override the experiment seed
   --quiet           Do not print the run summary
+  --noprogress      No progress on stderr (by default: a line rewritten every
+                    second on a terminal, else a line every --progress_every
+                    seconds, default 60, for batch logs)
   --help            This text
 
 Exit codes: 0 ok, 2 bad input (config, flag, trace), 1 other errors.
@@ -128,7 +136,18 @@ int main(int argc, char** argv) {
   opts.out_dir = FLAGS_out;
   opts.seed = FLAGS_seed;
   opts.quiet = FLAGS_quiet;
-  opts.progress = FLAGS_progress && isatty(STDERR_FILENO);
+  double progress_every = 0;
+  {
+    const std::string& v = FLAGS_progress_every;
+    char* end = nullptr;
+    progress_every = v.empty() ? 0 : std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size() || !(progress_every > 0) || !std::isfinite(progress_every)) {
+      return UserError(fmt::format("--progress_every: must be a positive number of seconds (got '{}')", v));
+    }
+  }
+  using Mode = app::Experiment::Progress::Mode;
+  opts.progress.mode = !FLAGS_progress ? Mode::kOff : isatty(STDERR_FILENO) ? Mode::kTerminal : Mode::kLog;
+  opts.progress.every_seconds = progress_every;
   opts.trace_format = FLAGS_format;
   opts.on_error = FLAGS_on_error;
 

@@ -24,10 +24,14 @@ class MountedF2fs final : public MountedFs {
   FileSystem* fs() override { return fs_.get(); }
 
   std::string Summary(const sim::StatsRegistry& st) const override {
+    // Nothing written by the application: no ratio to show.
+    const bool wrote = st.Value("fs.app.bytes_written") > 0;
+    const auto ratio = [&](const char* key) {
+      return wrote ? fmt::format("{:.3f}", st.Value(key)) : std::string("n/a");
+    };
     std::string out = fmt::format(
-        "f2fs       FS write amplification {:.3f}, end to end {:.3f}; {} checkpoints; GC {} victims ({} blocks "
-        "moved)\n",
-        st.Value("fs.write_amplification"), st.Value("fs.write_amplification_end_to_end"),
+        "f2fs       FS write amplification {}, end to end {}; {} checkpoints; GC {} victims ({} blocks moved)\n",
+        ratio("fs.write_amplification"), ratio("fs.write_amplification_end_to_end"),
         static_cast<uint64_t>(st.Value("fs.cp.count")),
         static_cast<uint64_t>(st.Value("fs.gc.victims_bg") + st.Value("fs.gc.victims_fg")),
         static_cast<uint64_t>(st.Value("fs.gc.moved_bg") + st.Value("fs.gc.moved_fg")));

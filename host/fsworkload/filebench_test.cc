@@ -11,6 +11,7 @@
 
 #include "fs/memfs/mem_fs_test_util.h"
 #include "host/fsworkload/filebench_personalities.h"
+#include "host/fsworkload/fs_workload_kind.h"
 #include "host/fsworkload/fsworkload_test_util.h"
 
 namespace host {
@@ -190,6 +191,10 @@ TEST(FilebenchRunTest, OltpSemaphoresAndAio) {
   // Random 2 KiB reads and dsync (O_SYNC) writes through aio.
   EXPECT_EQ(rig.Stat("workload.fs.pread.calls"), reads);
   EXPECT_EQ(rig.Stat("workload.fs.pwrite.calls"), dbw + lgw);
+  // The summary counts them beside the fsync calls (there are none).
+  EXPECT_EQ(rig.Stat("workload.sync_writes"), dbw + lgw);
+  EXPECT_THAT(FsWorkloadSummary(rig.reg), ::testing::HasSubstr("0 fsyncs, " + std::to_string(dbw + lgw) +
+                                                                    " O_SYNC writes"));
   const sim::Histogram* lat = rig.reg.FindHistogram("workload.op.dbwrite-a.lat");
   ASSERT_NE(lat, nullptr);
   EXPECT_GE(lat->min(), (sim::Us(2) + sim::Us(20)).ns());  // write + fsync latency of O_SYNC

@@ -42,6 +42,8 @@ FsWorkload::FsWorkload(FsWorkloadEnv env, uint32_t threads)
       "write_MBps", "MB/s", "Application write throughput over the measured phase");
   g.AddFormula([this] { return static_cast<double>(metered_.fsyncs()); }, "fsyncs", "calls",
                "fsync and fdatasync calls");
+  g.AddFormula([this] { return static_cast<double>(metered_.sync_writes()); }, "sync_writes", "calls",
+               "write and pwrite calls on files opened with O_SYNC (each durable on return)");
   g.AddFormula([this] { return static_cast<double>(metered_.calls_total()); }, "fs_calls", "calls",
                "File-system calls issued in the measured phase");
   g.AddFormula([this] { return measured_seconds(); }, "measured_time", "s",

@@ -28,13 +28,22 @@ uint64_t MeteredFs::calls_total() const {
 // Each call is the wrapped call, timed. The wrapped task is lazy: it starts
 // when Timed awaits it, after the start time is taken.
 sim::Task<fs::FsResult<fs::Fd>> MeteredFs::Open(std::string_view path, uint32_t flags) {
-  return Timed(kOpen, inner_->Open(path, flags));
+  fs::FsResult<fs::Fd> r = co_await Timed(kOpen, inner_->Open(path, flags));
+  if (r.ok() && r.value >= 0) {
+    if (static_cast<size_t>(r.value) >= sync_fd_.size()) sync_fd_.resize(static_cast<size_t>(r.value) + 1, false);
+    sync_fd_[r.value] = (flags & fs::kSync) != 0;
+  }
+  co_return r;
 }
-sim::Task<fs::FsStatus> MeteredFs::Close(fs::Fd fd) { return Timed(kClose, inner_->Close(fd)); }
+sim::Task<fs::FsStatus> MeteredFs::Close(fs::Fd fd) {
+  if (IsSync(fd)) sync_fd_[fd] = false;
+  return Timed(kClose, inner_->Close(fd));
+}
 sim::Task<fs::FsResult<uint64_t>> MeteredFs::Read(fs::Fd fd, std::span<uint8_t> out) {
   return Timed(kRead, inner_->Read(fd, out), &bytes_read_);
 }
 sim::Task<fs::FsResult<uint64_t>> MeteredFs::Write(fs::Fd fd, std::span<const uint8_t> data, uint64_t length) {
+  if (IsSync(fd)) sync_writes_.Inc();
   return Timed(kWrite, inner_->Write(fd, data, length), &bytes_written_);
 }
 sim::Task<fs::FsResult<uint64_t>> MeteredFs::Pread(fs::Fd fd, uint64_t offset, std::span<uint8_t> out) {
@@ -42,6 +51,7 @@ sim::Task<fs::FsResult<uint64_t>> MeteredFs::Pread(fs::Fd fd, uint64_t offset, s
 }
 sim::Task<fs::FsResult<uint64_t>> MeteredFs::Pwrite(fs::Fd fd, uint64_t offset, std::span<const uint8_t> data,
                                                     uint64_t length) {
+  if (IsSync(fd)) sync_writes_.Inc();
   return Timed(kPwrite, inner_->Pwrite(fd, offset, data, length), &bytes_written_);
 }
 sim::Task<fs::FsStatus> MeteredFs::Ftruncate(fs::Fd fd, uint64_t size) {

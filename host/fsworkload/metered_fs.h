@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "fs/file_system.h"
 #include "sim/event_queue.h"
@@ -60,6 +61,9 @@ class MeteredFs final : public fs::FileSystem {
   uint64_t bytes_read() const { return bytes_read_.value(); }
   uint64_t bytes_written() const { return bytes_written_.value(); }
   uint64_t fsyncs() const { return calls_[kFsync].calls.value() + calls_[kFdatasync].calls.value(); }
+  // write/pwrite calls on descriptors opened with O_SYNC (each one durable
+  // on return, as if followed by fsync).
+  uint64_t sync_writes() const { return sync_writes_.value(); }
   const sim::Counter& bytes_read_counter() const { return bytes_read_; }
   const sim::Counter& bytes_written_counter() const { return bytes_written_; }
 
@@ -107,9 +111,13 @@ class MeteredFs final : public fs::FileSystem {
 
   sim::EventQueue* q_;
   fs::FileSystem* inner_;
+  bool IsSync(fs::Fd fd) const { return fd >= 0 && static_cast<size_t>(fd) < sync_fd_.size() && sync_fd_[fd]; }
+
   std::array<CallStats, kNumCalls> calls_;
   sim::Counter bytes_read_;
   sim::Counter bytes_written_;
+  sim::Counter sync_writes_;
+  std::vector<bool> sync_fd_;  // by descriptor: opened with O_SYNC
 };
 
 }  // namespace host
