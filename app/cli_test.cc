@@ -268,7 +268,7 @@ TEST_F(CliTest, WriteAmplificationWithoutWritesIsNotApplicable) {
 }
 
 TEST_F(CliTest, MobigenTimeScaleAndNonTraceInputsAreExitCode2) {
-  const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/mobigen_twitter.yaml";
+  const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/mobigen_app.yaml";
   // Regression: time_scale=1e9 was accepted and overflowed the simulated clock.
   Outcome o = Cli("check " + cfg + " --set workload.mobigen.time_scale=1e9");
   EXPECT_EQ(o.code, 2) << o.out;
@@ -319,13 +319,14 @@ TEST_F(CliTest, ExplainListsKeysWithUnitsAndDefaults) {
   EXPECT_EQ(Cli("explain no.such.prefix").code, 2);
 }
 
-TEST_F(CliTest, TraceInfoSummarizesTheMsrSample) {
-  const std::string msr = std::string(FLASHSTACK_SHARED_DIR) + "/traces/block/msr-cambridge1-sample.csv";
-  if (!fs::exists(msr)) GTEST_SKIP() << "shared samples not present";
+TEST_F(CliTest, TraceInfoSummarizesTheExampleMsrTrace) {
+  const std::string msr = std::string(FLASHSTACK_SOURCE_DIR) + "/traces/examples/server.msr.csv";
   const Outcome o = Cli("trace-info " + msr);
   EXPECT_EQ(o.code, 0) << o.out;
-  EXPECT_THAT(o.out, HasSubstr("msr"));
-  EXPECT_THAT(o.out, HasSubstr("1000"));
+  EXPECT_THAT(o.out, HasSubstr("format      msr"));
+  EXPECT_THAT(o.out, HasSubstr("3279 (3276 records, 3 ignored"));
+  EXPECT_THAT(o.out, HasSubstr("max end 13585760256 (13.6 GB)"));
+  EXPECT_THAT(o.out, HasSubstr("volumes     2: 0 (3000), 1 (276)"));
   const std::string bad = Write("bad.csv", "128166372003061629,hm,0,Read,3154137088,4096,1331\n"
                                            "128166372003061630,hm,0,Frobnicate,3154137088,4096,1331\n");
   const Outcome e = Cli("trace-info " + bad + " --format msr");
@@ -358,16 +359,13 @@ TEST_F(CliTest, TraceReplayRunsAndBadTraceLinesAreExitCode2) {
   EXPECT_THAT(o.out, HasSubstr("malformed 1"));
 }
 
-TEST_F(CliTest, MobigenTwitterReplaysEveryLine) {
-  const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/mobigen_twitter.yaml";
-  if (!fs::exists(std::string(FLASHSTACK_SHARED_DIR) + "/traces/mobibench/mobigen.out.twitter")) {
-    GTEST_SKIP() << "shared samples not present";
-  }
+TEST_F(CliTest, MobigenExampleReplaysEveryLine) {
+  const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/mobigen_app.yaml";
   const std::string a = (dir_ / "a").string(), b = (dir_ / "b").string();
   Outcome o = Cli("run " + cfg + " --out " + a);
   ASSERT_EQ(o.code, 0) << o.out;
-  EXPECT_THAT(o.out, HasSubstr("16307 ops"));
-  EXPECT_THAT(o.out, HasSubstr("297 fsyncs"));
+  EXPECT_THAT(o.out, HasSubstr("3196 ops"));
+  EXPECT_THAT(o.out, HasSubstr("76 fsyncs"));
   ASSERT_EQ(Cli("run " + cfg + " --quiet --out " + b).code, 0);
   EXPECT_EQ(Slurp(fs::path(a) / "stats.json"), Slurp(fs::path(b) / "stats.json"));
 }

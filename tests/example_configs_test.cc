@@ -89,8 +89,8 @@ TEST_P(ExampleConfigTest, LoadsAndReplays) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleConfigTest,
-                         ::testing::Values(Example{"replay_msr.yaml", 1000, 508},
-                                           Example{"replay_tpcc.yaml", 2 * 6999, 2 * 4381}),
+                         ::testing::Values(Example{"replay_msr.yaml", 3000, 867},
+                                           Example{"replay_tpcc.yaml", 2 * 5000, 2 * 3038}),
                          [](const auto& info) {
                            std::string f = info.param.file;
                            return f.substr(0, f.find('.'));
