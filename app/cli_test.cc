@@ -109,6 +109,12 @@ TEST_F(CliTest, BadUnitAndRangeAreExitCode2) {
   o = Cli("check " + Tiny() + " --set ftl.op=7parsecs");
   EXPECT_EQ(o.code, 2);
   EXPECT_THAT(o.out, HasSubstr("--set"));
+  // Regression: '7' was accepted as 700 % (the logical space shrank 8x).
+  o = Cli("check " + Tiny() + " --set ftl.op=7");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("ftl.op: a bare number is a fraction, at most 1: this would be 700%; write 7% for a "
+                               "percentage (got '7')"));
+  EXPECT_EQ(Cli("check " + Tiny() + " --set ftl.op=0.28").code, 0);
 }
 
 TEST_F(CliTest, CrossKeyErrorsNameTheKeyAndItsLine) {

@@ -129,6 +129,14 @@ TEST(ConfigUnitsTest, Ratios) {
   EXPECT_EQ(ParseParamValue(Decl(ParamKind::kRatio, 0.0, 4.0), "250%")->d, 2.5);
   EXPECT_THAT(ParseError(Decl(ParamKind::kRatio, 0.0, 4.0), "500%"), HasSubstr("between 0% and 400%"));
   EXPECT_THAT(ParseError(ParamKind::kRatio, "7 percent"), HasSubstr("write a fraction (0.07) or a percentage (7%)"));
+  // A bare number above 1 is a forgotten '%', whatever the declared range.
+  EXPECT_EQ(MustParse(ParamKind::kRatio, "1").d, 1.0);
+  EXPECT_EQ(MustParse(ParamKind::kRatio, "1.0").d, 1.0);
+  EXPECT_THAT(ParseError(Decl(ParamKind::kRatio, 0.0, 10.0), "7"),
+              HasSubstr("this would be 700%; write 7% for a percentage"));
+  EXPECT_THAT(ParseError(Decl(ParamKind::kRatio, 0.0, 10.0), "28"), HasSubstr("write 28% for a percentage"));
+  EXPECT_THAT(ParseError(Decl(ParamKind::kRatio, 0.0, 10.0), "1.5"), HasSubstr("would be 150%"));
+  EXPECT_EQ(ParseParamValue(Decl(ParamKind::kRatio, 0.0, 10.0), "700%")->d, 7.0);
 }
 
 TEST(ConfigUnitsTest, Integers) {
@@ -518,7 +526,10 @@ TEST_F(ConfigLoadTest, SetOverridesWinAndReportErrors) {
   EXPECT_EQ(LoadError(path, {"device.timing.tr=5us"}),
             "--set device.timing.tr=5us: unknown key 'device.timing.tr' — did you mean 'device.timing.tR'?");
   EXPECT_EQ(LoadError(path, {"ftl.op=2"}),
-            "--set ftl.op=2: ftl.op: out of range; must be between 0% and 100% (got '2')");
+            "--set ftl.op=2: ftl.op: a bare number is a fraction, at most 1: this would be 200%; write 2% for a "
+            "percentage (got '2')");
+  EXPECT_EQ(LoadError(path, {"ftl.op=200%"}),
+            "--set ftl.op=200%: ftl.op: out of range; must be between 0% and 100% (got '200%')");
   EXPECT_EQ(LoadError(path, {"device=1"}),
             "--set device=1: 'device' is a section; --set needs a key such as 'device.model'");
   EXPECT_EQ(LoadError(path, {"nokey"}), "--set nokey: expected key=value");

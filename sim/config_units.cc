@@ -396,6 +396,14 @@ Result<double> ParseRatio(std::string_view text) {
   }
   auto v = ToDouble(lexed->num, shift);
   if (!v) return Status::InvalidInput("too large");
+  // A bare number is a fraction of 1: '7' is far more likely a forgotten
+  // '%' than 700 %, so it is refused rather than read either way.
+  if (shift == 0 && *v > 1) {
+    const std::string num(Trim(text));
+    return Status::InvalidInput(fmt::format(
+        "a bare number is a fraction, at most 1: this would be {}%; write {}% for a percentage",
+        RenderDecimal(ShortestDecimal(*v), -2), config_text::Excerpt(num)));
+  }
   return *v;
 }
 
