@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fs/f2fs/f2fs_test_util.h"
 #include "fs/f2fs/segment_manager.h"
 #include "sim/config.h"
 
@@ -39,9 +40,16 @@ TEST(AllocationPolicyTest, UnknownNameListsTheChoices) {
 
 class EveryPolicyTest : public ::testing::TestWithParam<std::string> {};
 
+// lfs mode: every policy runs in it (ParaFS's only in it).
+F2fsConfig LfsConfig() {
+  F2fsConfig cfg = sim::MakeDefault<F2fsConfig>();
+  cfg.mode = "lfs";
+  return cfg;
+}
+
 TEST_P(EveryPolicyTest, LogsMatchTheActiveLogs) {
   for (uint32_t logs : {2u, 4u, 6u}) {
-    F2fsConfig cfg = sim::MakeDefault<F2fsConfig>();
+    F2fsConfig cfg = LfsConfig();
     cfg.active_logs = logs;
     const Layout layout = SmallLayout();
     auto p = Make(GetParam(), cfg, layout);
@@ -66,7 +74,7 @@ TEST_P(EveryPolicyTest, LogsMatchTheActiveLogs) {
 }
 
 TEST_P(EveryPolicyTest, FullLogsMoveToFreeSegmentsOfTheirOwn) {
-  const F2fsConfig cfg = sim::MakeDefault<F2fsConfig>();
+  const F2fsConfig cfg = LfsConfig();
   const Layout layout = SmallLayout();
   auto p = Make(GetParam(), cfg, layout);
   SegmentManager sm(layout, p.get());
@@ -83,6 +91,45 @@ TEST_P(EveryPolicyTest, FullLogsMoveToFreeSegmentsOfTheirOwn) {
     }
     EXPECT_EQ(segs.size(), size_t{kNumPersistentLogs}) << "two logs share a segment";
   }
+}
+
+// On a device of fixed placement a policy either refuses (InvalidInput) or
+// keeps the region contract: RegionOfSection constant and in range, a log
+// of region r moves to a free segment of region r while r has one, the
+// stripe visits every region, and no two logs share a segment.
+TEST_P(EveryPolicyTest, RegionsKeepTheirLogsInTheirOwnSections) {
+  const F2fsConfig cfg = LfsConfig();
+  const Layout layout = SmallLayout();
+  testing::RoundRobinPlacement placement(4);
+  const ssd::DeviceLayout device = testing::FixedLayout(4, 8192, &placement);
+  auto made = MakeAllocationPolicy(GetParam(), AllocationPolicyContext{&cfg, &layout, &device});
+  if (!made.ok()) {
+    EXPECT_EQ(made.status().code(), sim::Status::Code::kInvalidInput) << made.status().message();
+    return;
+  }
+  auto p = std::move(made).value();
+  ASSERT_GE(p->regions(), 1u);
+  ASSERT_GE(p->StripeBlocks(), 1u);
+  for (uint32_t sec = 0; sec < layout.section_count; ++sec) ASSERT_LT(p->RegionOfSection(sec), p->regions());
+  SegmentManager sm(layout, p.get());
+  sm.FinishLoad();
+  for (int l = 0; l < kNumPersistentLogs; ++l) sm.OpenLog(static_cast<LogType>(l));
+  std::set<uint32_t> regions_seen;
+  for (int n = 0; n < 3 * kBlocksPerSeg; ++n) {
+    const LogType t = static_cast<LogType>(n % kNumPersistentLogs);
+    regions_seen.insert(sm.stripe(t).region);
+    sm.Allocate(t, Summary{Nid{3}, 0, 0}, sim::SimTime::Zero(), false);
+  }
+  EXPECT_EQ(regions_seen.size(), p->regions()) << "the stripe does not visit every region";
+  std::set<uint32_t> segs;
+  for (uint32_t r = 0; r < sm.regions(); ++r)
+    for (int l = 0; l < kNumPersistentLogs; ++l) {
+      const LogType t = static_cast<LogType>(l);
+      if (!sm.LogActive(t, r)) continue;
+      const SegNo s = sm.curseg(t, r).segno;
+      EXPECT_EQ(sm.RegionOf(s), r) << LogTypeName(t) << " of region " << r << " writes outside it";
+      EXPECT_TRUE(segs.insert(s.v).second) << "two logs share segment " << s.v;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registered, EveryPolicyTest, ::testing::ValuesIn(AllocationPolicyNames()),
@@ -129,7 +176,7 @@ TEST(DefaultAllocationPolicyTest, AtgcLogSsrFindsDirtySegmentsOfEveryDataTempera
     FillLog(sm, dirty, false);
     for (uint32_t off = 0; off < kBlocksPerSeg; off += 2) sm.Invalidate(BlockAddr{layout.SegStart(first).v + off});
     sm.CommitCheckpoint(/*granularity=*/16);
-    const SegmentChoice c = p->NextSegment(sm, LogType::kAtgcData, /*need_ssr=*/true);
+    const SegmentChoice c = p->NextSegment(sm, LogType::kAtgcData, /*region=*/0, /*need_ssr=*/true);
     EXPECT_TRUE(c.ssr) << static_cast<int>(dirty);
     EXPECT_EQ(c.segno, first) << static_cast<int>(dirty);
   }

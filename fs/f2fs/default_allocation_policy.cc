@@ -20,21 +20,8 @@ class DefaultAllocationPolicy final : public AllocationPolicy {
       : active_logs_(ctx.cfg->active_logs), atgc_(ctx.cfg->atgc), lfs_(ctx.cfg->mode == "lfs"), layout_(*ctx.layout) {}
 
   // __get_segment_type_{2,4,6}.
-  LogType DataLog(const DataPlacement& p) const override {
-    if (active_logs_ == 2) return LogType::kHotData;
-    if (active_logs_ == 4) return p.is_dir ? LogType::kHotData : LogType::kColdData;
-    if (p.gc_move) return atgc_ ? LogType::kAtgcData : LogType::kColdData;
-    if (p.cold_file) return LogType::kColdData;
-    if (p.hot_file || p.hot_writeback) return LogType::kHotData;
-    return LogType::kWarmData;
-  }
-
-  LogType NodeLog(const NodePlacement& p) const override {
-    if (active_logs_ == 2) return LogType::kHotNode;
-    if (p.dnode && p.file_dnode) return LogType::kWarmNode;
-    if (active_logs_ == 4) return LogType::kColdNode;
-    return p.dnode ? LogType::kHotNode : LogType::kColdNode;
-  }
+  LogType DataLog(const DataPlacement& p) const override { return KernelDataLog(p, active_logs_, atgc_); }
+  LogType NodeLog(const NodePlacement& p) const override { return KernelNodeLog(p, active_logs_); }
 
   // f2fs_need_SSR.
   bool NeedSsr(const SegmentManager& sm, const SpacePressure& p) const override {
@@ -49,7 +36,8 @@ class DefaultAllocationPolicy final : public AllocationPolicy {
   // allocate_segment_by_default: the warm node log (the roll-forward chain)
   // never uses SSR; a log whose section still has a free next segment
   // continues there.
-  SegmentChoice NextSegment(const SegmentManager& sm, LogType t, bool need_ssr) const override {
+  SegmentChoice NextSegment(const SegmentManager& sm, LogType t, uint32_t /*region: one*/,
+                            bool need_ssr) const override {
     const SegmentManager::CurSeg& c = sm.curseg(t);
     if (t != LogType::kWarmNode && need_ssr) {
       const bool next_in_section_free = c.segno != kNullSegNo && !c.ssr && NextInSectionFree(sm, c.segno);
@@ -142,8 +130,8 @@ const sim::Registrar<AllocationPolicyInfo> kRegistered{{
     "default",
     "the kernel's: temperature logs by active_logs, SSR when free sections run short (not in lfs mode), "
     "else the next free segment of the section or the next free section",
-    [](const AllocationPolicyContext& ctx) -> std::unique_ptr<AllocationPolicy> {
-      return std::make_unique<DefaultAllocationPolicy>(ctx);
+    [](const AllocationPolicyContext& ctx) -> sim::Result<std::unique_ptr<AllocationPolicy>> {
+      return std::unique_ptr<AllocationPolicy>(std::make_unique<DefaultAllocationPolicy>(ctx));
     },
     {}}};
 

@@ -31,8 +31,9 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       flusher_timer_(env.events),
       discard_timer_(env.events),
       threads_wq_(env.events) {
-  auto alloc = MakeAllocationPolicy(cfg_.allocation, AllocationPolicyContext{&cfg_, &layout_});
-  CHECK(alloc.ok()) << "allocation policy validated by the config schema: " << alloc.status().message();
+  auto alloc = MakeAllocationPolicy(cfg_.allocation,
+                                    AllocationPolicyContext{&cfg_, &layout_, dev_ ? &dev_->layout() : nullptr});
+  CHECK(alloc.ok()) << "allocation policy checked by Mount: " << alloc.status().message();
   alloc_ = std::move(alloc).value();
   sm_ = std::make_unique<SegmentManager>(layout_, alloc_.get());
   nat_ = std::make_unique<NatTable>(layout_.max_nid, layout_.nat_blocks);

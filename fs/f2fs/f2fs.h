@@ -131,7 +131,11 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   // mkfs.f2fs: writes a fresh volume of `device_bytes` into `image`
   // (durable, untimed). InvalidInput if the device is too small or the
   // config is invalid.
-  static sim::Status Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* image);
+  // `device`: the flash layout behind the volume, for an allocation policy
+  // with regions (ParaFS), which places every region's logs in its own
+  // sections; null formats as without regions.
+  static sim::Status Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* image,
+                            const ssd::DeviceLayout* device = nullptr);
 
   // Mounts the volume in env.image: reads the newest valid checkpoint and
   // the NAT/SIT/SSA through the device, frees orphan inodes, runs

@@ -166,9 +166,16 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   cp->overprov_segment_count = layout_.overprov_segments;
   cp->free_segment_count = sm_->free_segments();
   for (int l = 0; l < kNumPersistentLogs; ++l) {
-    const SegmentManager::CurSeg& c = sm_->curseg(static_cast<LogType>(l));
+    const SegmentManager::CurSeg& c = sm_->curseg(static_cast<LogType>(l), 0);
     cp->cursegs[l] = CurSegState{c.segno, static_cast<uint16_t>(c.next_blkoff), c.ssr};
   }
+  for (uint32_t r = 1; r < sm_->regions(); ++r) {
+    for (int l = 0; l < kNumPersistentLogs; ++l) {
+      const SegmentManager::CurSeg& c = sm_->curseg(static_cast<LogType>(l), r);
+      cp->region_cursegs.push_back(CurSegState{c.segno, static_cast<uint16_t>(c.next_blkoff), c.ssr});
+    }
+  }
+  for (int l = 0; l < kNumPersistentLogs; ++l) cp->stripes[l] = sm_->stripe(static_cast<LogType>(l));
   cp->umount = umount;
   cp->valid_node_count = nat_->valid_nodes();
   cp->valid_inode_count = valid_inode_count_;
@@ -180,13 +187,17 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   cp->orphan_present = !orphans.empty();
   cp->orphan_blocks = static_cast<uint32_t>((orphans.size() + kOrphansPerBlock - 1) / kOrphansPerBlock);
   // Data summaries: compacted into 1-3 blocks by the number of entries.
+  // With regions, one normal summary block per data log (and per node log
+  // at umount), as the kernel writes when the compacted form does not fit.
+  const uint32_t regions = sm_->regions();
   uint64_t entries = 0;
   for (LogType t : {LogType::kHotData, LogType::kWarmData, LogType::kColdData})
-    entries += sm_->LogActive(t) ? sm_->curseg(t).next_blkoff : 0;
-  cp->data_sum_blocks = entries <= kCompactFirstEntries                            ? 1
+    entries += sm_->LogActive(t, 0) ? sm_->curseg(t, 0).next_blkoff : 0;
+  cp->data_sum_blocks = regions > 1                                                 ? 3 * regions
+                        : entries <= kCompactFirstEntries                            ? 1
                         : entries - kCompactFirstEntries <= kCompactNextEntries ? 2
                                                                                  : 3;
-  const uint32_t node_sum_blocks = umount ? 3 : 0;
+  const uint32_t node_sum_blocks = umount ? 3 * regions : 0;
   cp->cp_pack_start_sum = 1 + cp->orphan_blocks;
   cp->cp_pack_total_block_count = 2 + cp->orphan_blocks + cp->data_sum_blocks + node_sum_blocks;
   cp->checksum = cp->Checksum();
@@ -194,13 +205,17 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   auto sum = std::make_shared<CpSummaryBlock>();
   {
     const LogType dl[3] = {LogType::kHotData, LogType::kWarmData, LogType::kColdData};
-    for (int i = 0; i < 3; ++i) sum->data[i] = sm_->CursegSummaries(dl[i]);
+    for (int i = 0; i < 3; ++i) sum->data[i] = sm_->CursegSummaries(dl[i], 0);
+    for (uint32_t r = 1; r < regions; ++r)
+      for (int i = 0; i < 3; ++i) sum->region_data.push_back(sm_->CursegSummaries(dl[i], r));
     sum->nat_journal = nat_->journal();
     sum->sit_journal = sit_journal_;
     if (umount) {
       const LogType nl[3] = {LogType::kHotNode, LogType::kWarmNode, LogType::kColdNode};
       sum->has_node = true;
-      for (int i = 0; i < 3; ++i) sum->node[i] = sm_->CursegSummaries(nl[i]);
+      for (int i = 0; i < 3; ++i) sum->node[i] = sm_->CursegSummaries(nl[i], 0);
+      for (uint32_t r = 1; r < regions; ++r)
+        for (int i = 0; i < 3; ++i) sum->region_node.push_back(sm_->CursegSummaries(nl[i], r));
     }
   }
   const int pack = static_cast<int>(new_ver % 2);

@@ -165,13 +165,14 @@ F2fsConfig CrashConfig() {
   return c;
 }
 
-void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_seed, bool big_writes = false) {
+void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_seed, bool big_writes = false,
+                        const ssd::DeviceLayout& device_layout = {}) {
   sim::Rng rng(base_seed, "f2fs.test.crash");
   int recovered_runs = 0;
   uint64_t gc_moved = 0;
   for (int it = 0; it < iterations; ++it) {
     SCOPED_TRACE("iteration " + std::to_string(it));
-    Stack s(96ull << 20, cfg);
+    Stack s(96ull << 20, cfg, device_layout);
     s.FormatAndMount();
     WorkloadOptions opt;
     opt.ops = 300;
@@ -252,6 +253,24 @@ TEST(CrashTest, RandomCutsLowSpaceCleaning) {
   F2fsConfig c = CrashConfig();
   c.mode = "lfs";  // no SSR: foreground cleaning under low space
   RunCrashIterations(c, 25, 4, /*big_writes=*/true);
+}
+
+// ParaFS's 2-D allocation: logs per region (flash channel), striped flash
+// page by flash page; recovery follows the fsync chain across regions.
+TEST(CrashTest, RandomCutsParafs2d) {
+  F2fsConfig c = CrashConfig();
+  c.mode = "lfs";
+  c.allocation = "parafs_2d";
+  testing::RoundRobinPlacement placement(2);
+  RunCrashIterations(c, 40, 7, /*big_writes=*/false, testing::FixedLayout(2, 8192, &placement));
+}
+
+TEST(CrashTest, RandomCutsParafs2dLowSpaceCleaning) {
+  F2fsConfig c = CrashConfig();
+  c.mode = "lfs";
+  c.allocation = "parafs_2d";
+  testing::RoundRobinPlacement placement(2);
+  RunCrashIterations(c, 20, 8, /*big_writes=*/true, testing::FixedLayout(2, 8192, &placement));
 }
 
 TEST(CrashTest, RandomCutsLowSpaceSsr) {

@@ -301,14 +301,17 @@ sim::Status F2fs::Check() const {
                                                      ref[idx] ? "referenced" : "unreferenced"));
     }
   }
-  for (int l = 0; l < kNumLogs; ++l) {
-    const LogType t = static_cast<LogType>(l);
-    if (!sm_->LogActive(t)) continue;
-    const auto& cs = sm_->curseg(t);
-    if (cs.next_blkoff < kBlocksPerSeg) {
-      const auto& e = sm_->seg(cs.segno);
-      if (e.cur_map.test(cs.next_blkoff) || (cs.ssr && e.ckpt_map.test(cs.next_blkoff)))
-        return sim::Status::InvalidInput(fmt::format("fsck: log {} points at a used block", LogTypeName(t)));
+  for (uint32_t r = 0; r < sm_->regions(); ++r) {
+    for (int l = 0; l < kNumLogs; ++l) {
+      const LogType t = static_cast<LogType>(l);
+      if (!sm_->LogActive(t, r)) continue;
+      const auto& cs = sm_->curseg(t, r);
+      if (cs.next_blkoff < kBlocksPerSeg) {
+        const auto& e = sm_->seg(cs.segno);
+        if (e.cur_map.test(cs.next_blkoff) || (cs.ssr && e.ckpt_map.test(cs.next_blkoff)))
+          return sim::Status::InvalidInput(
+              fmt::format("fsck: log {} of region {} points at a used block", LogTypeName(t), r));
+      }
     }
   }
   // Space accounting.

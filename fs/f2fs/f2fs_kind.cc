@@ -84,9 +84,9 @@ sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, 
   const F2fsConfig& cfg = sections.Get<F2fsConfig>("f2fs");
   const uint64_t volume = fs_env.volume_bytes / kBlockSize * kBlockSize;
   auto image = std::make_unique<Image>(volume / kBlockSize);
-  if (sim::Status st = F2fs::Format(cfg, volume, image.get()); !st.ok()) {
+  if (sim::Status st = F2fs::Format(cfg, volume, image.get(), &fs_env.device->layout()); !st.ok()) {
     const std::string& m = st.message();
-    return m.rfind("fs.f2fs.", 0) == 0 ? st : sim::Status::InvalidInput("fs.f2fs." + m);
+    return m.rfind("fs.", 0) == 0 ? st : sim::Status::InvalidInput("fs.f2fs." + m);
   }
   F2fs::Env env;
   env.events = fs_env.events;

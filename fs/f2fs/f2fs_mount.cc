@@ -19,7 +19,8 @@ const T* As(const BlockPtr& p, BlockData::Type t) {
 
 }  // namespace
 
-sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* image) {
+sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* image,
+                         const ssd::DeviceLayout* device) {
   FS_RETURN_IF_ERROR(cfg.Validate());
   LayoutParams lp;
   lp.device_bytes = device_bytes;
@@ -27,6 +28,28 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
   lp.secs_per_zone = cfg.mkfs.secs_per_zone;
   lp.overprovision_pct = cfg.mkfs.overprovision;
   FS_ASSIGN_OR_RETURN(Layout l, ComputeLayout(lp));
+  // With regions, every region's six logs start in sections of their own
+  // region: the i-th log of region r in the i-th section of r.
+  uint32_t regions = 1;
+  std::vector<SegNo> region_segs;  // r * kNumPersistentLogs + LogType
+  if (device) {
+    FS_ASSIGN_OR_RETURN(std::unique_ptr<AllocationPolicy> policy,
+                        MakeAllocationPolicy(cfg.allocation, AllocationPolicyContext{&cfg, &l, device}));
+    regions = policy->regions();
+    if (regions > 1) {
+      std::vector<std::vector<uint32_t>> secs(regions);
+      for (uint32_t sec = 0; sec < l.section_count; ++sec) secs[policy->RegionOfSection(sec)].push_back(sec);
+      for (uint32_t r = 0; r < regions; ++r) {
+        if (secs[r].size() < kNumPersistentLogs + 1)
+          return sim::Status::InvalidInput(fmt::format(
+              "fs.volume: region {} (flash channel {}) has {} sections; each region needs at least {} (its six logs "
+              "and one to clean into)",
+              r, r, secs[r].size(), kNumPersistentLogs + 1));
+        for (int t = 0; t < kNumPersistentLogs; ++t) region_segs.push_back(SegNo{secs[r][t] * l.segs_per_sec});
+      }
+      for (int t = 0; t < kNumPersistentLogs; ++t) l.init_curseg[t] = region_segs[t];
+    }
+  }
   if (image->blocks() < l.block_count)
     return sim::Status::InvalidInput(
         fmt::format("image of {} blocks is smaller than the device ({} blocks)", image->blocks(), l.block_count));
@@ -86,8 +109,10 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
   cp->valid_block_count = cfg.inline_dentry ? 1 : 2;
   cp->rsvd_segment_count = l.reserved_segments;
   cp->overprov_segment_count = l.overprov_segments;
-  cp->free_segment_count = l.segment_count_main - kNumPersistentLogs;
+  cp->free_segment_count = l.segment_count_main - kNumPersistentLogs * regions;
   for (int t = 0; t < kNumPersistentLogs; ++t) cp->cursegs[t] = CurSegState{l.init_curseg[t], 0, false};
+  for (size_t i = kNumPersistentLogs; i < region_segs.size(); ++i)
+    cp->region_cursegs.push_back(CurSegState{region_segs[i], 0, false});
   cp->cursegs[static_cast<int>(LogType::kHotNode)].blkoff = 1;
   if (!cfg.inline_dentry) cp->cursegs[static_cast<int>(LogType::kHotData)].blkoff = 1;
   cp->umount = true;
@@ -96,15 +121,20 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
   cp->next_free_nid = Nid{kRootIno.v + 1};
   cp->sit_bitmap.assign(l.sit_blocks, false);
   cp->nat_bitmap.assign(l.nat_blocks, false);
-  cp->data_sum_blocks = 1;
+  cp->data_sum_blocks = regions > 1 ? 3 * regions : 1;
   cp->cp_pack_start_sum = 1;
-  cp->cp_pack_total_block_count = 2 + 1 + 3;
+  cp->cp_pack_total_block_count = 2 + cp->data_sum_blocks + 3 * regions;
   cp->checksum = cp->Checksum();
   auto sum = std::make_shared<CpSummaryBlock>();
   for (int i = 0; i < 3; ++i) {
     sum->data[i].assign(kBlocksPerSeg, Summary{});
     sum->node[i].assign(kBlocksPerSeg, Summary{});
   }
+  for (uint32_t r = 1; r < regions; ++r)
+    for (int i = 0; i < 3; ++i) {
+      sum->region_data.emplace_back(kBlocksPerSeg, Summary{});
+      sum->region_node.emplace_back(kBlocksPerSeg, Summary{});
+    }
   sum->node[0][0] = Summary{kRootIno, 0, 0};
   if (!cfg.inline_dentry) sum->data[0][0] = Summary{kRootIno, 0, 0};
   sum->has_node = true;
@@ -118,15 +148,20 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
     }
     sum->sit_journal.push_back(SitJournalEntry{l.init_curseg[t], e});
   }
+  for (size_t i = kNumPersistentLogs; i < region_segs.size(); ++i) {
+    RawSitEntry e;
+    e.type = static_cast<uint8_t>(i % kNumPersistentLogs);
+    sum->sit_journal.push_back(SitJournalEntry{region_segs[i], e});
+  }
   const BlockAddr base = l.CpPackAddr(static_cast<int>(cp->cp_ver % 2));
   image->WriteDurable(base, cp);
   image->WriteDurable(BlockAddr{base.v + 1}, sum);
-  for (uint32_t i = 2; i < 5; ++i) {
+  for (uint32_t i = 2; i + 1 < cp->cp_pack_total_block_count; ++i) {
     auto cont = std::make_shared<CpSummaryBlock>();
     cont->continuation = true;
     image->WriteDurable(BlockAddr{base.v + i}, cont);
   }
-  image->WriteDurable(BlockAddr{base.v + 5}, cp);
+  image->WriteDurable(BlockAddr{base.v + cp->cp_pack_total_block_count - 1}, cp);
   return sim::Status::Ok();
 }
 
@@ -153,6 +188,11 @@ sim::Task<sim::Result<std::unique_ptr<F2fs>>> F2fs::Mount(const F2fsConfig& cfg,
   c.mkfs.hot_extensions = sb->hot_extensions;
   c.mkfs.segs_per_sec = sb->segs_per_sec;
   c.mkfs.secs_per_zone = sb->secs_per_zone;
+  {
+    // The allocation policy may depend on the device (ParaFS's regions).
+    auto alloc = MakeAllocationPolicy(c.allocation, AllocationPolicyContext{&c, &*layout, &env.device->layout()});
+    if (!alloc.ok()) co_return alloc.status();
+  }
   std::unique_ptr<F2fs> fs(new F2fs(c, *layout, env));
   st = co_await fs->LoadCheckpoint();
   if (!st.ok()) co_return st;
@@ -250,34 +290,70 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
       for (uint32_t i = 0; i < kBlocksPerSeg; ++i) sm_->SetSummary(BlockAddr{start.v + i}, b->entries[i]);
     }
   }
-  for (int t = 0; t < kNumPersistentLogs; ++t) sm_->SetCurseg(static_cast<LogType>(t), cp.cursegs[t]);
+  const uint32_t regions = sm_->regions();
+  if (regions > 1 && !cp.region_cursegs.empty() && cp.region_cursegs.size() != (regions - 1) * kNumPersistentLogs)
+    co_return sim::Status::InvalidInput("checkpoint has logs of " +
+                                        std::to_string(cp.region_cursegs.size() / kNumPersistentLogs + 1) +
+                                        " regions; the allocation policy has " + std::to_string(regions));
+  if (regions == 1 && !cp.region_cursegs.empty())
+    co_return sim::Status::InvalidInput("checkpoint has logs of several regions; the allocation policy has one");
+  for (int t = 0; t < kNumPersistentLogs; ++t) sm_->SetCurseg(static_cast<LogType>(t), 0, cp.cursegs[t]);
+  for (size_t i = 0; i < cp.region_cursegs.size(); ++i)
+    sm_->SetCurseg(static_cast<LogType>(i % kNumPersistentLogs), static_cast<uint32_t>(i / kNumPersistentLogs + 1),
+                   cp.region_cursegs[i]);
+  for (int t = 0; t < kNumPersistentLogs; ++t)
+    if (cp.stripes[t].region < regions) sm_->SetStripe(static_cast<LogType>(t), cp.stripes[t]);
   const LogType dl[3] = {LogType::kHotData, LogType::kWarmData, LogType::kColdData};
   const LogType nl[3] = {LogType::kHotNode, LogType::kWarmNode, LogType::kColdNode};
-  for (int i = 0; i < 3; ++i) {
-    const SegNo s = cp.cursegs[static_cast<int>(dl[i])].segno;
-    const BlockAddr start = layout_.SegStart(s);
-    for (uint32_t k = 0; k < sum->data[i].size() && k < kBlocksPerSeg; ++k)
-      sm_->SetSummary(BlockAddr{start.v + k}, sum->data[i][k]);
+  // The summaries of log (type, region): region 0 in data/node, the others
+  // in region_data/region_node.
+  auto summaries_of = [&](bool node, int i, uint32_t r) -> const std::vector<Summary>* {
+    if (r == 0) return node ? &sum->node[i] : &sum->data[i];
+    const auto& v = node ? sum->region_node : sum->region_data;
+    const size_t k = (r - 1) * 3 + i;
+    return k < v.size() ? &v[k] : nullptr;
+  };
+  for (uint32_t r = 0; r < regions; ++r) {
+    for (int i = 0; i < 3; ++i) {
+      const CurSegState& c = r == 0 ? cp.cursegs[static_cast<int>(dl[i])]
+                                    : cp.region_cursegs.empty() ? CurSegState{}
+                                                                : cp.region_cursegs[(r - 1) * kNumPersistentLogs +
+                                                                                    static_cast<int>(dl[i])];
+      if (c.segno == kNullSegNo) continue;
+      const std::vector<Summary>* v = summaries_of(false, i, r);
+      if (!v) continue;
+      const BlockAddr start = layout_.SegStart(c.segno);
+      for (uint32_t k = 0; k < v->size() && k < kBlocksPerSeg; ++k) sm_->SetSummary(BlockAddr{start.v + k}, (*v)[k]);
+    }
   }
-  for (int i = 0; i < 3; ++i) {
-    const CurSegState& c = cp.cursegs[static_cast<int>(nl[i])];
-    const BlockAddr start = layout_.SegStart(c.segno);
-    if (sum->has_node) {
-      for (uint32_t k = 0; k < sum->node[i].size() && k < kBlocksPerSeg; ++k)
-        sm_->SetSummary(BlockAddr{start.v + k}, sum->node[i][k]);
-      continue;
-    }
-    // Node summaries of the active node segments come from the node footers
-    // (restore_node_summary).
-    std::vector<BlockAddr> addrs;
-    for (uint32_t k = 0; k < kBlocksPerSeg; ++k) {
-      if (!sm_->seg(c.segno).cur_map.test(k)) continue;
-      addrs.push_back(BlockAddr{start.v + k});
-    }
-    co_await ReadBlocks(addrs, Io::kNode);
-    for (BlockAddr a : addrs) {
-      const auto* nb = As<NodeBlock>(image_->Read(a), BlockData::Type::kNode);
-      if (nb) sm_->SetSummary(a, Summary{nb->footer.nid, 0, 0});
+  for (uint32_t r = 0; r < regions; ++r) {
+    for (int i = 0; i < 3; ++i) {
+      const CurSegState& c = r == 0 ? cp.cursegs[static_cast<int>(nl[i])]
+                                    : cp.region_cursegs.empty() ? CurSegState{}
+                                                                : cp.region_cursegs[(r - 1) * kNumPersistentLogs +
+                                                                                    static_cast<int>(nl[i])];
+      if (c.segno == kNullSegNo) continue;
+      const BlockAddr start = layout_.SegStart(c.segno);
+      if (sum->has_node) {
+        const std::vector<Summary>* v = summaries_of(true, i, r);
+        if (v) {
+          for (uint32_t k = 0; k < v->size() && k < kBlocksPerSeg; ++k)
+            sm_->SetSummary(BlockAddr{start.v + k}, (*v)[k]);
+          continue;
+        }
+      }
+      // Node summaries of the active node segments come from the node
+      // footers (restore_node_summary).
+      std::vector<BlockAddr> addrs;
+      for (uint32_t k = 0; k < kBlocksPerSeg; ++k) {
+        if (!sm_->seg(c.segno).cur_map.test(k)) continue;
+        addrs.push_back(BlockAddr{start.v + k});
+      }
+      co_await ReadBlocks(addrs, Io::kNode);
+      for (BlockAddr a : addrs) {
+        const auto* nb = As<NodeBlock>(image_->Read(a), BlockData::Type::kNode);
+        if (nb) sm_->SetSummary(a, Summary{nb->footer.nid, 0, 0});
+      }
     }
   }
   sm_->FinishLoad();

@@ -66,8 +66,14 @@ inline void RunTask(sim::EventQueue& q, sim::Task<void> task) {
 // Event queue + device + image + file system.
 class Stack {
  public:
-  explicit Stack(uint64_t bytes = 256ull << 20, F2fsConfig cfg = TestConfig()) : cfg_(std::move(cfg)) {
+  // `device_layout`: what the device reports as its flash layout (e.g. a
+  // fixed placement for ParaFS); its `fixed` must outlive the Stack.
+  explicit Stack(uint64_t bytes = 256ull << 20, F2fsConfig cfg = TestConfig(),
+                 const ssd::DeviceLayout& device_layout = {})
+      : cfg_(std::move(cfg)) {
     dcfg_.capacity = bytes;
+    dcfg_.layout = device_layout;
+    dcfg_.log_writes = true;
     image_ = std::make_unique<Image>(bytes / kBlockSize);
     NewDevice();
   }
@@ -81,7 +87,11 @@ class Stack {
   sim::StatsRegistry& stats() { return *stats_; }
   fakes::FixedLatencyDevice& device() { return *dev_; }
 
-  void Format() { CHECK(F2fs::Format(cfg_, dcfg_.capacity, image_.get()).ok()); }
+  void Format() {
+    sim::Status st = TryFormat();
+    CHECK(st.ok()) << st.message();
+  }
+  sim::Status TryFormat() { return F2fs::Format(cfg_, dcfg_.capacity, image_.get(), &dcfg_.layout); }
   sim::Status Mount() {
     F2fs::Env env;
     env.events = q_.get();
@@ -146,6 +156,33 @@ class Stack {
   std::unique_ptr<fakes::FixedLatencyDevice> dev_;
   std::unique_ptr<F2fs> fs_;
 };
+
+// A fixed placement dealing logical flash blocks to channels round robin
+// (block b on channel b % channels), as a static block-mapped FTL would.
+class RoundRobinPlacement final : public ssd::FixedPlacement {
+ public:
+  explicit RoundRobinPlacement(uint32_t channels) : channels_(channels) {}
+  ssd::FlashPlace PlaceOf(uint64_t b) const override {
+    ssd::FlashPlace p;
+    p.channel = static_cast<uint32_t>(b % channels_);
+    p.block = b / channels_;
+    return p;
+  }
+
+ private:
+  uint32_t channels_;
+};
+
+// The layout of a device of `channels` channels, 2 MiB flash blocks of
+// `page_size` pages, placed by `placement`.
+inline ssd::DeviceLayout FixedLayout(uint32_t channels, uint32_t page_size, const ssd::FixedPlacement* placement) {
+  ssd::DeviceLayout d;
+  d.channels = channels;
+  d.page_size = page_size;
+  d.pages_per_block = (2u << 20) / page_size;
+  d.fixed = placement;
+  return d;
+}
 
 inline std::vector<uint8_t> Pattern(size_t n, uint32_t seed) {
   std::vector<uint8_t> v(n);

@@ -100,6 +100,16 @@ uint64_t CheckpointBlock::Checksum() const {
     mix(c.blkoff);
     mix(c.ssr);
   }
+  for (const auto& c : region_cursegs) {
+    mix(c.segno.v);
+    mix(c.blkoff);
+    mix(c.ssr);
+  }
+  for (const auto& st : stripes) {
+    if (st.region == 0 && st.left == 0) continue;
+    mix(st.region);
+    mix(st.left);
+  }
   mix(umount);
   mix(orphan_present);
   mix(cp_pack_total_block_count);

@@ -274,6 +274,10 @@ struct CpSummaryBlock final : BlockData {
   std::vector<SitJournalEntry> sit_journal;
   bool has_node = false;
   std::array<std::vector<Summary>, 3> node;
+  // With regions (allocation policy regions() = R > 1): the same for the
+  // logs of regions 1 .. R-1, three per region (hot, warm, cold).
+  std::vector<std::vector<Summary>> region_data;
+  std::vector<std::vector<Summary>> region_node;
 };
 
 struct OrphanBlock final : BlockData {
@@ -287,6 +291,14 @@ struct CurSegState {
   bool ssr = false;  // allocation mode of the log
 };
 
+// Where a log type's stripe over the regions stands (SegmentManager): the
+// region taking its next block and the blocks that region still takes
+// (0: a whole stripe unit).
+struct StripeState {
+  uint16_t region = 0;
+  uint16_t left = 0;
+};
+
 // The checkpoint block (#1 and #2 of a pack carry the same object).
 struct CheckpointBlock final : BlockData {
   CheckpointBlock() : BlockData(Type::kCheckpoint) {}
@@ -296,7 +308,11 @@ struct CheckpointBlock final : BlockData {
   uint32_t rsvd_segment_count = 0;
   uint32_t overprov_segment_count = 0;
   uint32_t free_segment_count = 0;
-  std::array<CurSegState, kNumPersistentLogs> cursegs{};  // by LogType
+  std::array<CurSegState, kNumPersistentLogs> cursegs{};  // by LogType (region 0)
+  // With regions: the logs of regions 1 .. R-1, at (r - 1) *
+  // kNumPersistentLogs + LogType, and each log type's stripe position.
+  std::vector<CurSegState> region_cursegs;
+  std::array<StripeState, kNumPersistentLogs> stripes{};
   bool umount = false;
   bool orphan_present = false;
   uint32_t cp_pack_total_block_count = 0;

@@ -9,11 +9,23 @@ SegmentManager::SegmentManager(const Layout& layout, const AllocationPolicy* pol
       policy_(policy),
       sit_(layout.segment_count_main),
       free_(layout.segment_count_main, 0),
-      curseg_of_(layout.segment_count_main, 0xFF),
+      curseg_of_(layout.segment_count_main, kNoLog),
       sit_dirty_(layout.segment_count_main, 0),
       ssa_dirty_(layout.segment_count_main, 0),
       ssa_(layout.main_blocks()) {
   CHECK(policy_ != nullptr);
+  regions_ = policy_->regions();
+  CHECK(regions_ >= 1 && regions_ * kNumLogs < kNoLog) << "regions " << regions_;
+  cur_.resize(size_t{regions_} * kNumLogs);
+  if (regions_ > 1) {
+    stripe_blocks_ = policy_->StripeBlocks();
+    CHECK(stripe_blocks_ >= 1 && stripe_blocks_ <= kBlocksPerSeg);
+    region_of_sec_.resize(layout.section_count);
+    for (uint32_t sec = 0; sec < layout.section_count; ++sec) {
+      region_of_sec_[sec] = policy_->RegionOfSection(sec);
+      CHECK_LT(region_of_sec_[sec], regions_);
+    }
+  }
 }
 
 void SegmentManager::LoadSit(SegNo s, const RawSitEntry& e) {
@@ -29,16 +41,23 @@ void SegmentManager::LoadSit(SegNo s, const RawSitEntry& e) {
   total_valid_ += se.valid;
 }
 
-void SegmentManager::SetCurseg(LogType t, const CurSegState& c) {
-  CurSeg& cs = cur_[static_cast<int>(t)];
-  if (cs.segno != kNullSegNo) curseg_of_[cs.segno.v] = 0xFF;
+void SegmentManager::SetCurseg(LogType t, uint32_t region, const CurSegState& c) {
+  CHECK_LT(region, regions_);
+  CurSeg& cs = cur_[LogIndex(t, region)];
+  if (cs.segno != kNullSegNo) curseg_of_[cs.segno.v] = kNoLog;
   cs.segno = c.segno;
   cs.next_blkoff = c.blkoff;
   cs.ssr = c.ssr;
   if (c.segno != kNullSegNo) {
     CHECK_LT(c.segno.v, sit_.size());
-    curseg_of_[c.segno.v] = static_cast<uint8_t>(t);
+    curseg_of_[c.segno.v] = static_cast<uint16_t>(LogIndex(t, region));
   }
+}
+
+void SegmentManager::SetStripe(LogType t, StripeCursor c) {
+  CHECK_LT(c.region, regions_);
+  CHECK_LE(c.left, stripe_blocks_);
+  stripe_[static_cast<int>(t)] = c;
 }
 
 void SegmentManager::FinishLoad() {
@@ -46,12 +65,15 @@ void SegmentManager::FinishLoad() {
   free_sections_ = 0;
   prefree_ = 0;
   for (uint32_t s = 0; s < sit_.size(); ++s) {
-    const bool f = sit_[s].valid == 0 && curseg_of_[s] == 0xFF;
+    const bool f = sit_[s].valid == 0 && curseg_of_[s] == kNoLog;
     free_[s] = f;
     if (f) ++free_segments_;
   }
   for (uint32_t sec = 0; sec < layout_.section_count; ++sec)
     if (SectionFree(sec)) ++free_sections_;
+  for (uint32_t r = 1; r < regions_; ++r)
+    for (int l = 0; l < kNumPersistentLogs; ++l)
+      if (!LogActive(static_cast<LogType>(l), r)) MoveLog(static_cast<LogType>(l), r, /*need_ssr=*/false);
 }
 
 bool SegmentManager::SectionFree(uint32_t sec) const {
@@ -80,7 +102,7 @@ void SegmentManager::MarkSitDirty(SegNo s) {
 }
 
 BlockAddr SegmentManager::NextAddr(LogType t) const {
-  const CurSeg& c = cur_[static_cast<int>(t)];
+  const CurSeg& c = curseg(t);
   CHECK(c.segno != kNullSegNo) << "log " << LogTypeName(t) << " not active";
   return BlockAddr{layout_.SegStart(c.segno).v + c.next_blkoff};
 }
@@ -133,21 +155,21 @@ void SegmentManager::LeaveSegment(SegNo s) {
   MarkSitDirty(s);
 }
 
-void SegmentManager::MoveLog(LogType t, bool need_ssr) {
-  const SegmentChoice c = policy_->NextSegment(*this, t, need_ssr);
-  if (c.ssr) OpenSsrSegment(t, c.segno);
-  else OpenFreeSegment(t, c.segno);
+void SegmentManager::MoveLog(LogType t, uint32_t region, bool need_ssr) {
+  const SegmentChoice c = policy_->NextSegment(*this, t, region, need_ssr);
+  if (c.ssr) OpenSsrSegment(t, region, c.segno);
+  else OpenFreeSegment(t, region, c.segno);
 }
 
-void SegmentManager::OpenFreeSegment(LogType t, SegNo next) {
+void SegmentManager::OpenFreeSegment(LogType t, uint32_t region, SegNo next) {
   CHECK(next != kNullSegNo) << "no free section left for log " << LogTypeName(t)
                             << " (free segments " << free_segments_ << ", prefree " << prefree_ << ")";
   CHECK(free_[next.v]) << "allocation policy chose segment " << next.v << ", which is not free";
-  CurSeg& c = cur_[static_cast<int>(t)];
+  CurSeg& c = cur_[LogIndex(t, region)];
   const SegNo old = c.segno;
-  if (old != kNullSegNo) curseg_of_[old.v] = 0xFF;
+  if (old != kNullSegNo) curseg_of_[old.v] = kNoLog;
   SetFree(next, false);
-  curseg_of_[next.v] = static_cast<uint8_t>(t);
+  curseg_of_[next.v] = static_cast<uint16_t>(LogIndex(t, region));
   sit_[next.v].type = static_cast<uint8_t>(t);
   MarkSitDirty(next);
   c.segno = next;
@@ -156,13 +178,13 @@ void SegmentManager::OpenFreeSegment(LogType t, SegNo next) {
   if (old != kNullSegNo) LeaveSegment(old);
 }
 
-void SegmentManager::OpenSsrSegment(LogType t, SegNo next) {
+void SegmentManager::OpenSsrSegment(LogType t, uint32_t region, SegNo next) {
   CHECK(!free_[next.v] && !IsCurseg(next) && sit_[next.v].valid > 0 && SsrFreeSlots(next) > 0)
       << "allocation policy chose segment " << next.v << " for SSR, which is not a dirty segment with free slots";
-  CurSeg& c = cur_[static_cast<int>(t)];
+  CurSeg& c = cur_[LogIndex(t, region)];
   const SegNo old = c.segno;
-  if (old != kNullSegNo) curseg_of_[old.v] = 0xFF;
-  curseg_of_[next.v] = static_cast<uint8_t>(t);
+  if (old != kNullSegNo) curseg_of_[old.v] = kNoLog;
+  curseg_of_[next.v] = static_cast<uint16_t>(LogIndex(t, region));
   sit_[next.v].type = static_cast<uint8_t>(t);
   MarkSitDirty(next);
   c.segno = next;
@@ -172,7 +194,9 @@ void SegmentManager::OpenSsrSegment(LogType t, SegNo next) {
 }
 
 BlockAddr SegmentManager::Allocate(LogType t, const Summary& sum, sim::SimTime now, bool need_ssr) {
-  CurSeg& c = cur_[static_cast<int>(t)];
+  StripeCursor& st = stripe_[static_cast<int>(t)];
+  const uint32_t region = st.region;
+  CurSeg& c = cur_[LogIndex(t, region)];
   CHECK(c.segno != kNullSegNo) << "log " << LogTypeName(t) << " not active";
   CHECK_LT(c.next_blkoff, kBlocksPerSeg);
   const SegNo s = c.segno;
@@ -183,7 +207,16 @@ BlockAddr SegmentManager::Allocate(LogType t, const Summary& sum, sim::SimTime n
   ssa_dirty_[s.v] = 1;
   UpdateValid(a, +1, now);
   c.next_blkoff = c.ssr ? NextFreeSlot(s, off + 1) : off + 1;
-  if (c.next_blkoff >= kBlocksPerSeg) MoveLog(t, need_ssr);
+  if (c.next_blkoff >= kBlocksPerSeg) MoveLog(t, region, need_ssr);
+  if (regions_ > 1) {
+    if (st.left == 0) st.left = static_cast<uint16_t>(stripe_blocks_);
+    if (--st.left == 0) {
+      const uint32_t next = policy_->NextRegion(*this, t, region);
+      CHECK_LT(next, regions_);
+      st.region = static_cast<uint16_t>(next);
+      if (!LogActive(t, next)) MoveLog(t, next, need_ssr);
+    }
+  }
   return a;
 }
 
@@ -211,8 +244,9 @@ void SegmentManager::ReserveSegment(SegNo s) {
 }
 
 void SegmentManager::MoveAllLogsToNewSegments() {
-  for (int l = 0; l < kNumPersistentLogs; ++l)
-    if (cur_[l].segno != kNullSegNo) MoveLog(static_cast<LogType>(l), /*need_ssr=*/false);
+  for (uint32_t r = 0; r < regions_; ++r)
+    for (int l = 0; l < kNumPersistentLogs; ++l)
+      if (LogActive(static_cast<LogType>(l), r)) MoveLog(static_cast<LogType>(l), r, /*need_ssr=*/false);
 }
 
 uint32_t SegmentManager::SectionValid(uint32_t sec) const {
@@ -231,7 +265,7 @@ bool SegmentManager::IsGcCandidate(uint32_t sec) const {
   bool any_valid = false;
   for (uint32_t i = 0; i < layout_.segs_per_sec; ++i) {
     const uint32_t s = sec * layout_.segs_per_sec + i;
-    if (curseg_of_[s] != 0xFF) return false;
+    if (curseg_of_[s] != kNoLog) return false;
     if (sit_[s].valid) any_valid = true;
   }
   return any_valid && SectionValid(sec) < layout_.blocks_per_sec();
@@ -240,7 +274,8 @@ bool SegmentManager::IsGcCandidate(uint32_t sec) const {
 std::vector<SegNo> SegmentManager::DirtySsaSegments() const {
   std::vector<SegNo> out;
   for (uint32_t s = 0; s < ssa_dirty_.size(); ++s)
-    if (ssa_dirty_[s] && (curseg_of_[s] == 0xFF || curseg_of_[s] >= kNumPersistentLogs)) out.push_back(SegNo{s});
+    if (ssa_dirty_[s] && (curseg_of_[s] == kNoLog || curseg_of_[s] % kNumLogs >= kNumPersistentLogs))
+      out.push_back(SegNo{s});
   return out;
 }
 
@@ -254,8 +289,8 @@ RawSitEntry SegmentManager::RawEntry(SegNo s) const {
   return r;
 }
 
-std::vector<Summary> SegmentManager::CursegSummaries(LogType t) const {
-  const CurSeg& c = cur_[static_cast<int>(t)];
+std::vector<Summary> SegmentManager::CursegSummaries(LogType t, uint32_t region) const {
+  const CurSeg& c = curseg(t, region);
   if (c.segno == kNullSegNo) return {};
   const size_t base = static_cast<size_t>(c.segno.v) * kBlocksPerSeg;
   return std::vector<Summary>(ssa_.begin() + base, ssa_.begin() + base + kBlocksPerSeg);

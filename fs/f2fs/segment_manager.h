@@ -22,6 +22,14 @@
 // AllocationPolicy given at construction chooses the next segment — a free
 // one (LFS) or a dirty one whose free slots the log then fills (SSR); the
 // SegmentManager applies the choice.
+//
+// Regions: with a policy of R > 1 regions each log type has R logs, one per
+// region (log (t, r)). A log type's allocations stripe over them: the
+// stripe cursor of t names the region whose log takes t's next block; after
+// StripeBlocks() blocks there the policy's NextRegion moves it. The
+// region-free accessors (curseg(t), NextAddr(t), Allocate(t)) act on the
+// cursor's region, so code that knows nothing of regions sees one log per
+// type. With one region everything is as without regions.
 #pragma once
 
 #include <array>
@@ -51,6 +59,9 @@ class SegmentManager {
     uint32_t next_blkoff = 0;
     bool ssr = false;
   };
+  // Where a log type's stripe stands: the region taking its next block, and
+  // how many blocks that region still takes before the stripe moves on.
+  using StripeCursor = StripeState;  // region, left (0: a whole stripe unit)
   // A run of blocks to discard after a checkpoint.
   struct DiscardRange {
     BlockAddr start;
@@ -61,7 +72,7 @@ class SegmentManager {
   SegmentManager(const Layout& layout, const AllocationPolicy* policy);
   // Memory the SIT and SSA of `layout` take.
   static uint64_t BaseMemoryBytes(const Layout& layout) {
-    return uint64_t{layout.segment_count_main} * (sizeof(SegEntry) + 4) +
+    return uint64_t{layout.segment_count_main} * (sizeof(SegEntry) + 5) +
            uint64_t{layout.main_blocks()} * sizeof(Summary);
   }
 
@@ -71,9 +82,13 @@ class SegmentManager {
   // Loads one segment's checkpointed SIT entry (current = checkpoint state).
   void LoadSit(SegNo s, const RawSitEntry& e);
   void SetSummary(BlockAddr a, const Summary& s) { ssa_[Index(a)] = s; }
-  void SetCurseg(LogType t, const CurSegState& c);
+  void SetCurseg(LogType t, const CurSegState& c) { SetCurseg(t, 0, c); }
+  void SetCurseg(LogType t, uint32_t region, const CurSegState& c);
+  void SetStripe(LogType t, StripeCursor c);
   // After all LoadSit/SetCurseg: computes free/prefree state. Segments
-  // without valid blocks that are not cursegs are free.
+  // without valid blocks that are not cursegs are free. Then opens, in a
+  // free segment, every persistent log of a region > 0 the load left
+  // without one (a volume formatted without regions in mind).
   void FinishLoad();
 
   // ---- Allocation.
@@ -95,10 +110,10 @@ class SegmentManager {
   sim::SimTime SegmentMtime(BlockAddr a) const;
   // Opens a log that has no segment yet (the in-memory ATGC log).
   void OpenLog(LogType t) {
-    if (!LogActive(t)) MoveLog(t, /*need_ssr=*/false);
+    if (!LogActive(t)) MoveLog(t, stripe_[static_cast<int>(t)].region, /*need_ssr=*/false);
   }
-  // Moves every active log to a new free segment (after roll-forward
-  // recovery, so no log overwrites what recovery adopted).
+  // Moves every active log (of every region) to a new free segment (after
+  // roll-forward recovery, so no log overwrites what recovery adopted).
   void MoveAllLogsToNewSegments();
   // Marks a free segment in use without valid blocks (it becomes prefree):
   // protects blocks recovery may read until the next checkpoint.
@@ -106,9 +121,14 @@ class SegmentManager {
 
   // ---- Queries.
   const SegEntry& seg(SegNo s) const { return sit_[s.v]; }
-  const CurSeg& curseg(LogType t) const { return cur_[static_cast<int>(t)]; }
-  bool LogActive(LogType t) const { return cur_[static_cast<int>(t)].segno != kNullSegNo; }
-  bool IsCurseg(SegNo s) const { return curseg_of_[s.v] != 0xFF; }
+  const CurSeg& curseg(LogType t) const { return cur_[LogIndex(t, stripe_[static_cast<int>(t)].region)]; }
+  const CurSeg& curseg(LogType t, uint32_t region) const { return cur_[LogIndex(t, region)]; }
+  bool LogActive(LogType t) const { return curseg(t).segno != kNullSegNo; }
+  bool LogActive(LogType t, uint32_t region) const { return curseg(t, region).segno != kNullSegNo; }
+  StripeCursor stripe(LogType t) const { return stripe_[static_cast<int>(t)]; }
+  uint32_t regions() const { return regions_; }
+  uint32_t RegionOf(SegNo s) const { return region_of_sec_.empty() ? 0 : region_of_sec_[layout_.SecOf(s)]; }
+  bool IsCurseg(SegNo s) const { return curseg_of_[s.v] != kNoLog; }
   bool IsFree(SegNo s) const { return free_[s.v]; }
   bool SectionFree(uint32_t sec) const;
   bool IsPrefree(SegNo s) const { return !free_[s.v] && !IsCurseg(s) && sit_[s.v].valid == 0; }
@@ -133,8 +153,8 @@ class SegmentManager {
   bool SsaDirty(SegNo s) const { return ssa_dirty_[s.v] != 0; }
   std::vector<SegNo> DirtySsaSegments() const;
   RawSitEntry RawEntry(SegNo s) const;
-  // Summaries of the blocks [0, blkoff) of a log's segment.
-  std::vector<Summary> CursegSummaries(LogType t) const;
+  // Summaries of the blocks of a log's segment.
+  std::vector<Summary> CursegSummaries(LogType t, uint32_t region = 0) const;
   // Commits a checkpoint: checkpoint maps := current maps, prefree segments
   // become free. Returns the freed segments' and the newly invalid runs
   // (at least `granularity` blocks) to discard.
@@ -142,14 +162,16 @@ class SegmentManager {
   void ClearSsaDirty(SegNo s) { ssa_dirty_[s.v] = 0; }
 
  private:
+  static constexpr uint16_t kNoLog = 0xFFFF;
   size_t Index(BlockAddr a) const { return a.v - layout_.main_blkaddr; }
+  size_t LogIndex(LogType t, uint32_t region) const { return size_t{region} * kNumLogs + static_cast<size_t>(t); }
   void UpdateValid(BlockAddr a, int delta, sim::SimTime now);
   void MarkSitDirty(SegNo s);
   void SetFree(SegNo s, bool free);
-  // Moves log `t` to the segment the policy chooses.
-  void MoveLog(LogType t, bool need_ssr);
-  void OpenFreeSegment(LogType t, SegNo next);
-  void OpenSsrSegment(LogType t, SegNo next);
+  // Moves log (t, region) to the segment the policy chooses.
+  void MoveLog(LogType t, uint32_t region, bool need_ssr);
+  void OpenFreeSegment(LogType t, uint32_t region, SegNo next);
+  void OpenSsrSegment(LogType t, uint32_t region, SegNo next);
   void LeaveSegment(SegNo s);
   uint32_t NextFreeSlot(SegNo s, uint32_t from) const;
 
@@ -157,12 +179,16 @@ class SegmentManager {
   const AllocationPolicy* policy_;
   std::vector<SegEntry> sit_;
   std::vector<uint8_t> free_;
-  std::vector<uint8_t> curseg_of_;  // LogType writing the segment, 0xFF none
+  uint32_t regions_ = 1;
+  uint32_t stripe_blocks_ = kBlocksPerSeg;
+  std::vector<uint32_t> region_of_sec_;  // empty with one region
+  std::vector<uint16_t> curseg_of_;      // LogIndex of the log writing the segment, kNoLog none
   std::vector<uint8_t> sit_dirty_;
   std::vector<SegNo> dirty_sit_list_;
   std::vector<uint8_t> ssa_dirty_;
   std::vector<Summary> ssa_;
-  std::array<CurSeg, kNumLogs> cur_{};
+  std::vector<CurSeg> cur_;  // by LogIndex
+  std::array<StripeCursor, kNumLogs> stripe_{};
   uint32_t free_segments_ = 0;
   uint32_t free_sections_ = 0;
   uint32_t prefree_ = 0;

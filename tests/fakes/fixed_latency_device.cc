@@ -33,6 +33,7 @@ void FixedLatencyDevice::Submit(ssd::BlockRequest* req) {
   const int op = static_cast<int>(req->op);
   ++count_[op];
   bytes_[op] += req->length;
+  if (cfg_.log_writes && req->op == ssd::BlockOp::kWrite) write_log_.emplace_back(req->offset, req->length);
   req->submit_time = q_->now();
   sim::SimTime done;
   switch (req->op) {

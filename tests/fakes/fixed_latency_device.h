@@ -22,6 +22,10 @@ struct FixedLatencyDeviceConfig {
   sim::SimTime flush_latency = sim::Us(100);
   sim::SimTime trim_latency = sim::Us(5);
   double bandwidth_bytes_per_sec = 2e9;
+  // What layout() reports (default: no flash structure); `fixed`, if set,
+  // must outlive the device.
+  ssd::DeviceLayout layout;
+  bool log_writes = false;  // keep every write request's (offset, length)
 };
 
 class FixedLatencyDevice final : public ssd::BlockDevice {
@@ -32,16 +36,15 @@ class FixedLatencyDevice final : public ssd::BlockDevice {
   uint32_t sector_size() const override { return cfg_.sector_size; }
   uint32_t io_unit() const override { return 4096; }
   uint32_t queues() const override { return 1u << 16; }  // any queue index
-  const ssd::DeviceLayout& layout() const override {
-    static const ssd::DeviceLayout kFlat;  // no flash structure
-    return kFlat;
-  }
+  const ssd::DeviceLayout& layout() const override { return cfg_.layout; }
   void Submit(ssd::BlockRequest* req) override;
 
   uint64_t requests(ssd::BlockOp op) const { return count_[static_cast<int>(op)]; }
   uint64_t bytes(ssd::BlockOp op) const { return bytes_[static_cast<int>(op)]; }
   uint64_t fua_writes() const { return fua_; }
   size_t in_flight() const { return in_flight_; }
+  // Write requests in submission order (with cfg.log_writes).
+  const std::vector<std::pair<uint64_t, uint64_t>>& write_log() const { return write_log_; }
 
  private:
   class Done final : public sim::Event {
@@ -58,6 +61,7 @@ class FixedLatencyDevice final : public ssd::BlockDevice {
   sim::SimTime busy_until_;
   sim::SimTime last_write_done_;
   std::vector<Done*> all_;
+  std::vector<std::pair<uint64_t, uint64_t>> write_log_;
   Done* free_ = nullptr;
   size_t in_flight_ = 0;
   uint64_t count_[4] = {};

@@ -1,0 +1,163 @@
+// ParaFS's 2-D allocation on the F2FS model: what it refuses, how it
+// stripes and groups, and that a volume written with it remounts clean.
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "fs/f2fs/f2fs_test_util.h"
+
+namespace fs::f2fs {
+namespace {
+
+using testing::FixedLayout;
+using testing::RoundRobinPlacement;
+using testing::Stack;
+
+F2fsConfig ParafsConfig() {
+  F2fsConfig c = testing::TestConfig();
+  c.mode = "lfs";
+  c.allocation = "parafs_2d";
+  return c;
+}
+
+sim::Status FormatAndMountStatus(Stack& s) {
+  FS_RETURN_IF_ERROR(s.TryFormat());
+  return s.Mount();
+}
+
+TEST(Parafs2dTest, RefusesADeviceThatPlacesDataItself) {
+  Stack s(128ull << 20, ParafsConfig());  // flat layout: no fixed placement
+  sim::Status st = FormatAndMountStatus(s);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("needs a device that exposes its flash placement (ftl.kind: static_block)"),
+            std::string::npos)
+      << st.message();
+}
+
+TEST(Parafs2dTest, RefusesInPlaceUpdatesAndAtgc) {
+  RoundRobinPlacement placement(4);
+  F2fsConfig c = ParafsConfig();
+  c.mode = "adaptive";
+  Stack s(128ull << 20, c, FixedLayout(4, 8192, &placement));
+  sim::Status st = FormatAndMountStatus(s);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("fs.f2fs.mode: the parafs_2d allocation writes out of place only"), std::string::npos)
+      << st.message();
+  F2fsConfig a = ParafsConfig();
+  a.atgc = true;
+  Stack s2(128ull << 20, a, FixedLayout(4, 8192, &placement));
+  st = FormatAndMountStatus(s2);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("fs.f2fs.atgc"), std::string::npos) << st.message();
+}
+
+TEST(Parafs2dTest, RefusesASectionThatIsNotOneFlashBlock) {
+  RoundRobinPlacement placement(4);
+  ssd::DeviceLayout d = FixedLayout(4, 8192, &placement);
+  d.pages_per_block = 512;  // 4 MiB flash blocks, 2 MiB sections
+  Stack s(128ull << 20, ParafsConfig(), d);
+  sim::Status st = FormatAndMountStatus(s);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("fs.f2fs.mkfs.segs_per_sec: parafs_2d maps one section to one flash block"),
+            std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("set segs_per_sec: 2"), std::string::npos) << st.message();
+  // With two segments a section the volume mounts.
+  F2fsConfig c = ParafsConfig();
+  c.mkfs.segs_per_sec = 2;
+  Stack ok(256ull << 20, c, d);
+  st = FormatAndMountStatus(ok);
+  EXPECT_TRUE(st.ok()) << st.message();
+}
+
+// A large fsynced write: consecutive flash pages (two 4 KiB blocks) of the
+// file land on consecutive channels, every flash block holds blocks of one
+// log only, and each log's blocks stay on their own region's channel.
+TEST(Parafs2dTest, StripesFlashPagesOverChannelsAndGroupsByTemperature) {
+  constexpr uint32_t kChannels = 4;
+  RoundRobinPlacement placement(kChannels);
+  Stack s(256ull << 20, ParafsConfig(), FixedLayout(kChannels, 8192, &placement));
+  ASSERT_TRUE(FormatAndMountStatus(s).ok());
+  const Layout& l = s.fs().layout();
+  FsResult<Fd> fd = s.Run(s.fs().Open("/big", kCreat | kRdWr));
+  ASSERT_TRUE(fd.ok());
+  const std::vector<uint8_t> data = testing::Pattern(8 << 20, 1);
+  ASSERT_TRUE(s.Run(s.fs().Pwrite(fd.value, 0, data, data.size())).ok());
+  ASSERT_TRUE(s.Run(s.fs().Fsync(fd.value)).ok());
+  auto channel_of = [&](uint64_t byte) {
+    return placement.PlaceOf(byte / (2u << 20)).channel;
+  };
+  // The data writes of the file (warm data log) in submission order: one
+  // flash page each, aligned, on consecutive channels.
+  const SegmentManager& sm = s.fs().segments();
+  uint32_t data_writes = 0, wrong_channel = 0;
+  int64_t prev_channel = -1;
+  for (const auto& [off, len] : s.device().write_log()) {
+    const BlockAddr a{static_cast<uint32_t>(off / kBlockSize)};
+    if (!l.InMain(a) || sm.seg(l.SegOf(a)).type != static_cast<uint8_t>(LogType::kWarmData)) continue;
+    ++data_writes;
+    EXPECT_EQ(off % 8192, 0u) << "a data write does not start on a flash page";
+    EXPECT_LE(len, 8192u) << "a data write spans two flash pages of one channel";
+    const uint32_t ch = channel_of(off);
+    if (prev_channel >= 0 && ch != (prev_channel + 1) % kChannels) ++wrong_channel;
+    prev_channel = ch;
+  }
+  EXPECT_EQ(data_writes, data.size() / 8192);
+  EXPECT_EQ(wrong_channel, 0u);
+  // Grouping: each section (= flash block) was written by one log, on the
+  // channel of its region.
+  std::map<uint32_t, std::set<uint8_t>> types_by_region;
+  for (uint32_t seg = 0; seg < sm.main_segments(); ++seg) {
+    const auto& e = sm.seg(SegNo{seg});
+    if (e.valid == 0) continue;
+    EXPECT_EQ(sm.RegionOf(SegNo{seg}), channel_of(uint64_t{l.SegStart(SegNo{seg}).v} * kBlockSize));
+    types_by_region[sm.RegionOf(SegNo{seg})].insert(e.type);
+  }
+  EXPECT_EQ(types_by_region.size(), kChannels) << "data did not reach every channel";
+  s.ExpectCheck();
+}
+
+TEST(Parafs2dTest, RemountKeepsEveryRegionsLogs) {
+  RoundRobinPlacement placement(3);
+  Stack s(256ull << 20, ParafsConfig(), FixedLayout(3, 8192, &placement));
+  ASSERT_TRUE(FormatAndMountStatus(s).ok());
+  for (int f = 0; f < 20; ++f) {
+    FsResult<Fd> fd = s.Run(s.fs().Open("/f" + std::to_string(f), kCreat | kRdWr));
+    ASSERT_TRUE(fd.ok());
+    const std::vector<uint8_t> data = testing::Pattern(100000 + 7919 * f, f);
+    ASSERT_TRUE(s.Run(s.fs().Pwrite(fd.value, 0, data, data.size())).ok());
+    if (f % 3 == 0) ASSERT_TRUE(s.Run(s.fs().Fsync(fd.value)).ok());
+  }
+  ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+  std::vector<std::pair<SegNo, uint32_t>> before;
+  const SegmentManager& sm = s.fs().segments();
+  for (uint32_t r = 0; r < sm.regions(); ++r)
+    for (int l = 0; l < kNumPersistentLogs; ++l) {
+      const auto& c = sm.curseg(static_cast<LogType>(l), r);
+      before.emplace_back(c.segno, c.next_blkoff);
+    }
+  s.Remount();
+  s.ExpectCheck();
+  const SegmentManager& sm2 = s.fs().segments();
+  ASSERT_EQ(sm2.regions(), 3u);
+  size_t k = 0;
+  for (uint32_t r = 0; r < sm2.regions(); ++r)
+    for (int l = 0; l < kNumPersistentLogs; ++l, ++k) {
+      const auto& c = sm2.curseg(static_cast<LogType>(l), r);
+      EXPECT_EQ(c.segno, before[k].first) << "log " << l << " of region " << r;
+      EXPECT_EQ(c.next_blkoff, before[k].second) << "log " << l << " of region " << r;
+    }
+  for (int f = 0; f < 20; ++f) {
+    const std::vector<uint8_t> want = testing::Pattern(100000 + 7919 * f, f);
+    FsResult<Fd> fd = s.Run(s.fs().Open("/f" + std::to_string(f), kRdOnly));
+    ASSERT_TRUE(fd.ok());
+    std::vector<uint8_t> got(want.size());
+    FsResult<uint64_t> n = s.Run(s.fs().Pread(fd.value, 0, got));
+    ASSERT_TRUE(n.ok());
+    EXPECT_EQ(got, want) << "file " << f;
+  }
+}
+
+}  // namespace
+}  // namespace fs::f2fs
