@@ -35,6 +35,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
                                     AllocationPolicyContext{&cfg_, &layout_, dev_ ? &dev_->layout() : nullptr});
   CHECK(alloc.ok()) << "allocation policy checked by Mount: " << alloc.status().message();
   alloc_ = std::move(alloc).value();
+  erase_before_reuse_ = dev_ && dev_->layout().fixed != nullptr;
   sm_ = std::make_unique<SegmentManager>(layout_, alloc_.get());
   nat_ = std::make_unique<NatTable>(layout_.max_nid, layout_.nat_blocks);
   auto durability = MakeDurability(cfg_.durability, DurabilityContext{&cfg_, &layout_, nat_.get(), sm_.get(), this});
@@ -113,6 +114,10 @@ void F2fs::RegisterStats() {
   io.Add(&stats_.fua_writes, "fua_writes", "count", "FUA writes");
   io.Add(&stats_.discards, "discards", "count", "discard requests");
   io.Add(&stats_.discard_blocks, "discard_blocks", "blocks", "blocks discarded");
+  if (erase_before_reuse_) {
+    io.Add(&stats_.section_trims, "section_trims", "count",
+           "whole sections trimmed so the fixed-placement device erases their flash blocks before reuse");
+  }
   sim::StatGroup app = g.Group("app");
   app.Add(&stats_.app_bytes_written, "bytes_written", "bytes", "bytes written by applications");
   app.Add(&stats_.app_bytes_read, "bytes_read", "bytes", "bytes read by applications");

@@ -393,7 +393,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
     sim::Histogram cp_duration, cp_stall;
     sim::Counter cp_stall_ns, cp_blocks;
     std::array<sim::Counter, static_cast<int>(Io::kCount)> blocks_written, blocks_read;
-    sim::Counter flushes, fua_writes, discards, discard_blocks;
+    sim::Counter flushes, fua_writes, discards, discard_blocks, section_trims;
     sim::Counter app_bytes_written, app_bytes_read;
     sim::Counter ipu_blocks, opu_blocks, ssr_blocks;
     CleanerStats cleaner;
@@ -426,6 +426,23 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   sim::Task<void> WaitWarmNodeWrites();
   void SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch);
   void SubmitTrim(BlockAddr start, uint32_t count);
+  // On a device of fixed placement (DeviceLayout::fixed: a flash block is
+  // erased only when trimmed whole, and must be erased before it is
+  // written again): trims every section of `freed` (CommitCheckpoint's
+  // ranges) that is now free, whole, and drops those ranges from `freed`.
+  void TrimFreedSections(std::vector<SegmentManager::DiscardRange>* freed);
+  // At mount on such a device: trims every free section (a crash may have
+  // lost the trims of the sections the last checkpoint freed).
+  void TrimAllFreeSections();
+  // At mount after roll-forward recovery (or none), on such a device: the
+  // logs' blocks past their checkpointed positions, and free sections, may
+  // have been programmed after the checkpoint (even after an umount
+  // checkpoint, mkfs's included, a later run may have crashed before its
+  // first checkpoint), so free sections are trimmed and every log moves to
+  // a fresh one — as F2FS does on zoned devices when a write pointer
+  // disagrees (f2fs_fix_curseg_write_pointer); this device reports none, so
+  // it is done at every mount.
+  void MoveLogsPastUncheckpointedWrites();
   // Reads `addrs` (merging contiguous runs) and waits.
   sim::Task<void> ReadBlocks(const std::vector<BlockAddr>& addrs, Io kind);
   sim::Task<void> ReadBlock(BlockAddr a, Io kind);
@@ -579,6 +596,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   Listener* listener_ = nullptr;
   std::function<double()> device_wa_;
   bool dead_ = false;
+  bool erase_before_reuse_ = false;  // the device has fixed placement (see TrimFreedSections)
   bool stopping_ = false;
 
   std::unique_ptr<AllocationPolicy> alloc_;  // before sm_, which uses it

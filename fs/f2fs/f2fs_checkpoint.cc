@@ -259,6 +259,7 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   durability_->OnCheckpointCommitted(q_->now());
   alloc_since_cp_ = 0;
   std::vector<SegmentManager::DiscardRange> d = sm_->CommitCheckpoint(cfg_.discard.granularity);
+  if (erase_before_reuse_) TrimFreedSections(&d);
   if (cfg_.discard.enabled) {
     for (const auto& r : d) discards_.push_back(r);
     if (!discards_.empty()) discard_timer_.Kick();
@@ -285,6 +286,37 @@ sim::Task<void> F2fs::BalanceFsBg() {
     if (in && in->refs == 0 && in->unlinked && !in->freed) co_await ReleaseInode(in);
   }
   if (durability_->NeedBackgroundCheckpoint()) co_await Checkpoint(CpReason::kBackground);
+}
+
+void F2fs::TrimFreedSections(std::vector<SegmentManager::DiscardRange>* freed) {
+  std::vector<SegmentManager::DiscardRange> rest;
+  std::vector<uint32_t> trimmed;
+  for (const SegmentManager::DiscardRange& r : *freed) {
+    const SegNo s = layout_.SegOf(r.start);
+    const uint32_t sec = layout_.SecOf(s);
+    if (r.len != kBlocksPerSeg || !sm_->SectionFree(sec)) {
+      rest.push_back(r);
+      continue;
+    }
+    if (std::find(trimmed.begin(), trimmed.end(), sec) != trimmed.end()) continue;
+    trimmed.push_back(sec);
+    SubmitTrim(layout_.SegStart(SegNo{sec * layout_.segs_per_sec}), layout_.blocks_per_sec());
+    stats_.section_trims.Inc();
+  }
+  *freed = std::move(rest);
+}
+
+void F2fs::TrimAllFreeSections() {
+  for (uint32_t sec = 0; sec < layout_.section_count; ++sec) {
+    if (!sm_->SectionFree(sec)) continue;
+    SubmitTrim(layout_.SegStart(SegNo{sec * layout_.segs_per_sec}), layout_.blocks_per_sec());
+    stats_.section_trims.Inc();
+  }
+}
+
+void F2fs::MoveLogsPastUncheckpointedWrites() {
+  TrimAllFreeSections();
+  sm_->MoveAllLogsToNewSegments();
 }
 
 sim::Task<void> F2fs::DiscardThread() {

@@ -453,7 +453,10 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
     }
     blk = node->footer.next_blkaddr;
   }
-  if (entries.empty()) co_return sim::Status::Ok();
+  if (entries.empty()) {
+    if (erase_before_reuse_) MoveLogsPastUncheckpointedWrites();
+    co_return sim::Status::Ok();
+  }
   // Blocks of the chain stay untouched until the recovery checkpoint.
   for (BlockAddr b : chain) sm_->ReserveSegment(layout_.SegOf(b));
 
@@ -580,7 +583,11 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
   }
   cp.Release();
   // No log may overwrite what recovery adopted before the checkpoint.
-  sm_->MoveAllLogsToNewSegments();
+  if (erase_before_reuse_) {
+    MoveLogsPastUncheckpointedWrites();
+  } else {
+    sm_->MoveAllLogsToNewSegments();
+  }
   co_return sim::Status::Ok();
 }
 

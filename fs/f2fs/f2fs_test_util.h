@@ -74,6 +74,7 @@ class Stack {
     dcfg_.capacity = bytes;
     dcfg_.layout = device_layout;
     dcfg_.log_writes = true;
+    if (device_layout.fixed) dcfg_.sequential = &sequential_;
     image_ = std::make_unique<Image>(bytes / kBlockSize);
     NewDevice();
   }
@@ -86,12 +87,35 @@ class Stack {
   F2fsConfig& cfg() { return cfg_; }
   sim::StatsRegistry& stats() { return *stats_; }
   fakes::FixedLatencyDevice& device() { return *dev_; }
+  // On a device of fixed placement: the flash blocks' write discipline,
+  // checked from the start of the main area once formatted.
+  const fakes::SequentialBlocks& sequential() const { return sequential_; }
 
   void Format() {
     sim::Status st = TryFormat();
     CHECK(st.ok()) << st.message();
   }
-  sim::Status TryFormat() { return F2fs::Format(cfg_, dcfg_.capacity, image_.get(), &dcfg_.layout); }
+  sim::Status TryFormat() {
+    sim::Status st = F2fs::Format(cfg_, dcfg_.capacity, image_.get(), &dcfg_.layout);
+    if (st.ok()) {
+      const BlockPtr& p = image_->Read(BlockAddr{0});
+      CHECK(p && p->type == BlockData::Type::kSuper);
+      const auto* sb = static_cast<const SuperBlock*>(p.get());
+      LayoutParams lp{sb->block_count * kBlockSize, sb->segs_per_sec, sb->secs_per_zone, sb->overprovision_pct};
+      const Layout l = ComputeLayout(lp).value();
+      sequential_.from = uint64_t{l.main_blkaddr} * kBlockSize;
+      // What mkfs wrote into the main area (the root directory) was
+      // programmed in order from its blocks' starts.
+      const uint64_t block_bytes = uint64_t{dcfg_.layout.page_size} * dcfg_.layout.pages_per_block;
+      for (uint32_t b = l.main_blkaddr; b < l.main_blkaddr + l.main_blocks() && block_bytes > 0; ++b) {
+        if (!image_->Read(BlockAddr{b})) continue;
+        const uint64_t byte = uint64_t{b} * kBlockSize;
+        uint64_t& wp = sequential_.write_pointer[byte / block_bytes];
+        wp = std::max(wp, byte % block_bytes + kBlockSize);
+      }
+    }
+    return st;
+  }
   sim::Status Mount() {
     F2fs::Env env;
     env.events = q_.get();
@@ -150,6 +174,7 @@ class Stack {
   }
   F2fsConfig cfg_;
   fakes::FixedLatencyDeviceConfig dcfg_;
+  fakes::SequentialBlocks sequential_;
   std::unique_ptr<Image> image_;
   std::unique_ptr<sim::EventQueue> q_;
   std::unique_ptr<sim::StatsRegistry> stats_;

@@ -34,6 +34,7 @@ void FixedLatencyDevice::Submit(ssd::BlockRequest* req) {
   ++count_[op];
   bytes_[op] += req->length;
   if (cfg_.log_writes && req->op == ssd::BlockOp::kWrite) write_log_.emplace_back(req->offset, req->length);
+  if (cfg_.sequential) CheckSequential(*req);
   req->submit_time = q_->now();
   sim::SimTime done;
   switch (req->op) {
@@ -59,6 +60,35 @@ void FixedLatencyDevice::Submit(ssd::BlockRequest* req) {
   d->req = req;
   ++in_flight_;
   q_->Schedule(d, done);
+}
+
+void FixedLatencyDevice::CheckSequential(const ssd::BlockRequest& req) {
+  SequentialBlocks& sb = *cfg_.sequential;
+  const uint64_t block_bytes = uint64_t{cfg_.layout.page_size} * cfg_.layout.pages_per_block;
+  if (req.op != ssd::BlockOp::kWrite && req.op != ssd::BlockOp::kTrim) return;
+  uint64_t off = std::max(req.offset, sb.from);
+  const uint64_t end = req.offset + req.length;
+  while (off < end) {
+    const uint64_t blk = off / block_bytes;
+    const uint64_t in_block = off % block_bytes;
+    const uint64_t n = std::min(end - off, block_bytes - in_block);
+    uint64_t& wp = sb.write_pointer[blk];
+    if (req.op == ssd::BlockOp::kTrim) {
+      if (in_block == 0 && n == block_bytes) {
+        if (wp > 0) ++sb.erases;
+        wp = 0;
+      }
+    } else if (in_block != wp) {
+      if (sb.violations++ == 0)
+        sb.first_violation = "write of " + std::to_string(n) + " B at byte " + std::to_string(in_block) +
+                             " of flash block " + std::to_string(blk) + " whose write pointer is at " +
+                             std::to_string(wp);
+      wp = std::max(wp, in_block + n);
+    } else {
+      wp += n;
+    }
+    off += n;
+  }
 }
 
 void FixedLatencyDevice::Done::Process() {

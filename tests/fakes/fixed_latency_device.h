@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "ssd/block_device.h"
@@ -13,6 +15,20 @@
 #include "sim/time.h"
 
 namespace fakes {
+
+// The write discipline of a flash block on a device of fixed placement (a
+// static block-mapped FTL): within [from, capacity) each flash block
+// (layout.page_size x layout.pages_per_block bytes) is written in order
+// from its start, and written again only after a trim of the whole block
+// has erased it. Kept outside the device so it survives power cuts (it is
+// flash state); the device records violations instead of failing.
+struct SequentialBlocks {
+  uint64_t from = 0;
+  std::map<uint64_t, uint64_t> write_pointer;  // flash block -> bytes written since its erase
+  uint64_t violations = 0;
+  uint64_t erases = 0;
+  std::string first_violation;
+};
 
 struct FixedLatencyDeviceConfig {
   uint64_t capacity = 256ull << 20;
@@ -26,6 +42,7 @@ struct FixedLatencyDeviceConfig {
   // must outlive the device.
   ssd::DeviceLayout layout;
   bool log_writes = false;  // keep every write request's (offset, length)
+  SequentialBlocks* sequential = nullptr;  // checks the discipline above (needs layout.pages_per_block)
 };
 
 class FixedLatencyDevice final : public ssd::BlockDevice {
@@ -56,6 +73,7 @@ class FixedLatencyDevice final : public ssd::BlockDevice {
     Done* next_free = nullptr;
   };
   Done* Alloc();
+  void CheckSequential(const ssd::BlockRequest& req);
   sim::EventQueue* q_;
   FixedLatencyDeviceConfig cfg_;
   sim::SimTime busy_until_;
