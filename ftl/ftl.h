@@ -5,8 +5,9 @@
 // Read/Write complete asynchronously through FtlClient::OnFtlDone(op) from an
 // event. A write completes when its data is programmed (the optional write
 // buffer lives in the host interface, above). The FTL may delay writes while
-// foreground GC frees space. Trim is a metadata operation taking effect
-// immediately. Ops are owned by the caller until completion.
+// foreground GC frees space (the page-mapped FTL) or while their block is
+// erased (the static block-mapped FTL). Trim is a metadata operation taking
+// effect immediately. Ops are owned by the caller until completion.
 //
 // Errors: an FTL that refuses an operation (the static block-mapped FTL
 // refuses writes that break its in-order contract) still completes the op
@@ -88,7 +89,9 @@ class Ftl {
   virtual uint64_t logical_pages() const = 0;
   virtual void Submit(FtlOp* op) = 0;
   // Unmaps [first, first + count). Pages read after a trim complete without
-  // touching flash.
+  // touching flash. The mapping changes at once; an FTL may start flash work
+  // in the background (the static block-mapped FTL erases a logical block
+  // the range covers whole).
   virtual void Trim(Lpn first, uint64_t count) = 0;
   // Functional (untimed) writes to reach a steady state; REQUIRES: no op in flight.
   virtual void Precondition(const PreconditionSpec& spec) = 0;

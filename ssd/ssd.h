@@ -25,7 +25,8 @@
 //  6. Flush (BlockOp::kFlush) completes when every write that completed
 //     before the flush was fetched is programmed; it forces destaging of
 //     those pages. Without a buffer it completes after request_overhead.
-//  7. Trim unmaps the whole pages inside the range (Ftl::Trim) and drops
+//  7. Trim unmaps the whole pages inside the range (Ftl::Trim; the static
+//     block-mapped FTL erases each logical block it covers whole) and drops
 //     their dirty buffered copies; sectors of partially covered pages at the
 //     ends are ignored (not unmapped). It completes after request_overhead.
 //     A destage already in flight for a trimmed page is not cancelled.
