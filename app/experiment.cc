@@ -108,6 +108,7 @@ sim::Status CheckMemory(const ExperimentConfig& cfg) {
 sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
   FS_RETURN_IF_ERROR(InSection(cfg.device.Validate(), "device"));
   FS_RETURN_IF_ERROR(InSection(cfg.ftl.Validate(cfg.device.geometry), "ftl"));
+  FS_RETURN_IF_ERROR(ssd::ValidateDeviceForFtl(cfg.device, cfg.ftl));
   const uint64_t capacity = cfg.ftl.LogicalPages(cfg.device.geometry) * cfg.device.geometry.page_size.value;
   const auto sector = static_cast<uint32_t>(cfg.device.ssd.sector_size.value);
   // Only the selected workload's and file system's sections must be complete.
@@ -294,6 +295,11 @@ std::string Experiment::Summary() const {
   if (stack_->fs != nullptr) {
     out += stack_->fs->Summary(st);
     if (!stack_->fs_kind->uses_device) return out;
+  }
+  if (const double errors = st.Value("ssd.errors"); errors > 0) {
+    out += fmt::format("ssd        {} requests failed: {} pages refused by the device (out-of-order, overwrite or "
+                       "partial-page writes; see ssd.errors, ftl.write_errors.*)\n",
+                       static_cast<uint64_t>(errors), static_cast<uint64_t>(st.Value("ssd.error_pages")));
   }
   const double host = st.Value("ftl.host_writes");
   const std::string wa = host > 0 ? fmt::format("{:.3f}", st.Value("ftl.write_amplification")) : "n/a";

@@ -5,14 +5,22 @@
 // Read/Write complete asynchronously through FtlClient::OnFtlDone(op) from an
 // event. A write completes when its data is programmed (the optional write
 // buffer lives in the host interface, above). The FTL may delay writes while
-// foreground GC frees space. Trim is a metadata operation taking effect
-// immediately. Ops are owned by the caller until completion.
+// foreground GC frees space (the page-mapped FTL) or while their block is
+// erased (the static block-mapped FTL). Trim is a metadata operation taking
+// effect immediately. Ops are owned by the caller until completion.
+//
+// Errors: an FTL that refuses an operation (the static block-mapped FTL
+// refuses writes that break its in-order contract) still completes the op
+// through OnFtlDone, with FtlOp::status saying why and nothing written. The
+// submitter sets status to kOk before Submit; the FTL changes it only to
+// report an error. The page-mapped FTL never fails an op.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "flash/geometry.h"
+#include "ftl/fixed_placement.h"
 #include "sim/time.h"
 
 namespace ftl {
@@ -29,6 +37,25 @@ class FtlClient;
 // hot/cold separation, cold pages go to their own open units.
 enum class Temperature : uint8_t { kUnknown, kHot, kCold };
 
+// Outcome of an op (see the header comment).
+enum class FtlStatus : uint8_t {
+  kOk,
+  // A write of a page other than the next unwritten page of its block
+  // (it skips pages): static block mapping programs pages in order.
+  kWriteOutOfOrder,
+  // A write of a page already programmed since its block was last erased
+  // (an overwrite without an erase).
+  kOverwrite,
+};
+inline const char* FtlStatusName(FtlStatus s) {
+  switch (s) {
+    case FtlStatus::kOk: return "ok";
+    case FtlStatus::kWriteOutOfOrder: return "write out of order";
+    case FtlStatus::kOverwrite: return "overwrite without erase";
+  }
+  return "?";
+}
+
 struct FtlOp {
   enum class Kind : uint8_t { kRead, kWrite };
   Kind kind = Kind::kRead;
@@ -39,6 +66,7 @@ struct FtlOp {
   sim::SimTime finish_time;   // set by the FTL before OnFtlDone
   FtlOp* next = nullptr;      // intrusive link, owned by the FTL while pending
   Temperature temperature = Temperature::kUnknown;  // writes only; a placement hint
+  FtlStatus status = FtlStatus::kOk;  // set to kOk by the submitter; an error by the FTL
 };
 
 class FtlClient {
@@ -61,10 +89,18 @@ class Ftl {
   virtual uint64_t logical_pages() const = 0;
   virtual void Submit(FtlOp* op) = 0;
   // Unmaps [first, first + count). Pages read after a trim complete without
-  // touching flash.
+  // touching flash. The mapping changes at once; an FTL may start flash work
+  // in the background (the static block-mapped FTL erases a logical block
+  // the range covers whole).
   virtual void Trim(Lpn first, uint64_t count) = 0;
   // Functional (untimed) writes to reach a steady state; REQUIRES: no op in flight.
   virtual void Precondition(const PreconditionSpec& spec) = 0;
+  // Where each logical block lives, if this FTL fixes placement; null if it
+  // places data itself (the page-mapped FTL). An FTL with fixed placement
+  // takes only whole pages written in order within each block (see its
+  // header): the host interface must neither buffer (reorder) its writes
+  // nor send it part of a page. Lives as long as the FTL.
+  virtual const FixedPlacement* fixed_placement() const { return nullptr; }
 };
 
 }  // namespace ftl

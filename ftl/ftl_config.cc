@@ -82,6 +82,12 @@ uint64_t FtlConfig::MemoryBytes(const flash::Geometry& g) const {
   return k->memory_bytes != nullptr ? k->memory_bytes(*this, g) : 0;
 }
 
+bool FtlConfig::FixesPlacement() const {
+  const FtlKindInfo* k = sim::Registry<FtlKindInfo>::Get().Find(kind);
+  CHECK(k != nullptr) << "unknown ftl.kind '" << kind << "' (Validate first)";
+  return k->fixed_placement;
+}
+
 uint64_t FtlConfig::LogicalPagesByOp(const flash::Geometry& g) const {
   return static_cast<uint64_t>(std::floor(static_cast<double>(g.pages()) / (1.0 + op.value)));
 }

@@ -82,6 +82,9 @@ struct FtlConfig {
   // The selected kind's estimate of the memory it takes on `g`; 0 when the
   // kind gives none. REQUIRES: Validate(g).ok().
   uint64_t MemoryBytes(const flash::Geometry& g) const;
+  // Whether the selected kind fixes placement (FtlKindInfo::fixed_placement).
+  // REQUIRES: the kind is registered (Validate).
+  bool FixesPlacement() const;
 };
 
 }  // namespace ftl

@@ -40,6 +40,10 @@ struct FtlKindInfo {
   // per-block state), for the limit checked before a run. REQUIRES:
   // validate ok.
   uint64_t (*memory_bytes)(const FtlConfig& cfg, const flash::Geometry& g) = nullptr;
+  // The kind fixes placement (its Ftl::fixed_placement() is non-null): it
+  // takes only whole flash pages, in order, so the host interface must not
+  // put a write buffer in front of it (ssd::ValidateDeviceForFtl).
+  bool fixed_placement = false;
 };
 
 // Registered kinds, sorted; their config sections.

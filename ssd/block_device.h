@@ -11,6 +11,13 @@
 // A device may ignore them (the page-mapped FTL uses the stream only with
 // ftl.hot_cold); a device with fixed placement (DeviceLayout::fixed)
 // decides the channel by address and ignores `channel`.
+//
+// Errors: a request the device refuses in whole or in part still completes
+// through OnBlockComplete, with `status` other than kOk. Only a device with
+// fixed placement (the static block-mapped FTL) refuses requests: writes
+// must program whole flash pages (layout().page_size), each the next
+// unwritten page of its logical block, in submission order; a refused page
+// is not written (the request's other pages may be).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +34,23 @@ enum class BlockOp : uint8_t { kRead, kWrite, kTrim, kFlush };
 // logs, a stream id of NVMe streams).
 enum class StreamHint : uint8_t { kNone, kHot, kWarm, kCold };
 
+// Outcome of a request; the first refused page's reason when several are.
+enum class IoStatus : uint8_t {
+  kOk,
+  kWriteOutOfOrder,  // a page written before the earlier pages of its block
+  kOverwrite,        // a page written again without its block being trimmed (erased)
+  kPartialPage,      // a write covering only part of a flash page
+};
+inline const char* IoStatusName(IoStatus s) {
+  switch (s) {
+    case IoStatus::kOk: return "ok";
+    case IoStatus::kWriteOutOfOrder: return "write out of order";
+    case IoStatus::kOverwrite: return "overwrite without erase";
+    case IoStatus::kPartialPage: return "partial-page write";
+  }
+  return "?";
+}
+
 class BlockClient;
 
 struct BlockRequest {
@@ -41,6 +65,7 @@ struct BlockRequest {
   uint64_t tag = 0;      // caller's own value, untouched by the device
   sim::SimTime submit_time;   // set by the device at Submit()
   sim::SimTime complete_time; // set by the device before OnBlockComplete()
+  IoStatus status = IoStatus::kOk;  // set by the device before OnBlockComplete()
 };
 
 class BlockClient {

@@ -6,6 +6,7 @@
 #include "sim/config.h"
 #include "flash/flash_config.h"
 #include "flash/geometry.h"
+#include "ftl/ftl_config.h"
 #include "ssd/ssd_config.h"
 #include "sim/status.h"
 
@@ -21,5 +22,13 @@ struct DeviceConfig {
   // the device section ("flash.timing.tR_msb: ...").
   sim::Status Validate() const;
 };
+
+// Checks that the host interface of `dev` suits the FTL `ftl` configures:
+// an FTL with fixed placement (FtlConfig::FixesPlacement) takes whole pages
+// written in order and reports refused writes on the request, so no write
+// buffer may sit in front of it (a buffer completes writes before they
+// reach the FTL and destages them in its own order). Errors name the full
+// key ("device.ssd.write_buffer.size: ..."). REQUIRES: ftl.Validate ok.
+sim::Status ValidateDeviceForFtl(const DeviceConfig& dev, const ftl::FtlConfig& ftl);
 
 }  // namespace ssd

@@ -12,23 +12,16 @@
 
 #include <cstdint>
 
+#include "ftl/fixed_placement.h"
+
 namespace ssd {
 
-// A physical place of the flash array.
-struct FlashPlace {
-  uint32_t channel = 0, chip = 0, die = 0, plane = 0;
-  uint64_t block = 0;  // block index within its plane
-};
-
-// Placement fixed by the FTL (a static block-mapped FTL): the place of each
-// logical block. Stable for the device's lifetime except when the FTL
-// retires a bad or worn block.
-class FixedPlacement {
- public:
-  virtual ~FixedPlacement() = default;
-  // REQUIRES: logical_block < logical blocks of the device.
-  virtual FlashPlace PlaceOf(uint64_t logical_block) const = 0;
-};
+// A physical place of the flash array, and the placement fixed by the FTL
+// (a static block-mapped FTL): the place of each logical block. Declared in
+// ftl/fixed_placement.h, where the FTL implements it; the layers above use
+// these names.
+using FlashPlace = ftl::FlashPlace;
+using FixedPlacement = ftl::FixedPlacement;
 
 struct DeviceLayout {
   uint32_t channels = 1;
@@ -39,9 +32,10 @@ struct DeviceLayout {
   uint32_t page_size = 4096;
   uint32_t pages_per_block = 1;
   // Null when the device places data itself (a page-mapped FTL); then the
-  // channel of a logical address is unknown above the device.
+  // channel of a logical address is unknown above the device. Set, by the
+  // FTL (Ftl::fixed_placement()), for the static block-mapped FTL; it lives
+  // as long as the device.
   const FixedPlacement* fixed = nullptr;
-
 };
 
 }  // namespace ssd

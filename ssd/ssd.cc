@@ -19,6 +19,7 @@ struct Ssd::Request {
   ssd::BlockRequest* req = nullptr;
   uint32_t pending = 0;  // pages not yet done
   bool flash_used = false;
+  ssd::IoStatus status = ssd::IoStatus::kOk;  // first refused page's reason
   sim::SimTime flash_start;
   sim::SimTime flash_end;
   uint64_t flush_target = 0;
@@ -141,7 +142,8 @@ Ssd::Ssd(sim::EventQueue* events, const SsdConfig& config, const flash::Geometry
   layout_.blocks_per_plane = geometry.blocks_per_plane;
   layout_.page_size = page_size_;
   layout_.pages_per_block = geometry.pages_per_block;
-  layout_.fixed = nullptr;  // the page-mapped FTL places data dynamically
+  // Null for an FTL that places data itself (the page-mapped FTL).
+  layout_.fixed = ftl_->fixed_placement();
 
   admitted_.assign(config_.queues, 0);
   host_wait_.resize(config_.queues);
@@ -158,6 +160,8 @@ Ssd::Ssd(sim::EventQueue* events, const SsdConfig& config, const flash::Geometry
   const uint64_t slots = config_.write_buffer.size.value / page_size_;
   if (slots > 0) {
     CHECK_LE(slots, UINT32_MAX - 1);
+    CHECK(layout_.fixed == nullptr)
+        << "a write buffer in front of an FTL with fixed placement (ValidateDeviceForFtl refuses it)";
     buffer_ = std::make_unique<WriteBuffer>(static_cast<uint32_t>(slots));
     const double t = config_.write_buffer.destage_threshold.value * static_cast<double>(slots);
     destage_threshold_slots_ =
@@ -193,6 +197,7 @@ Ssd::PageOp* Ssd::AllocOp() {
   op->client = this;
   op->req = nullptr;
   op->temperature = ftl::Temperature::kUnknown;
+  op->status = ftl::FtlStatus::kOk;
   return op;
 }
 
@@ -247,6 +252,7 @@ void Ssd::Admit(ssd::BlockRequest* req) {
   r->req = req;
   r->pending = 0;
   r->flash_used = false;
+  r->status = ssd::IoStatus::kOk;
   r->flush_target = 0;
   const sim::SimTime now = events_->now();
   queue_wait_.Record((now - req->submit_time).ns());
@@ -374,6 +380,12 @@ void Ssd::SubmitFlashWrite(PageOp* op) {
     r->flash_start = events_->now();
   }
   uint64_t have = op->mask;
+  if (layout_.fixed != nullptr && PartialPage(have)) {
+    // The FTL programs whole pages once per erase (no buffer merges halves).
+    Fail(op, ssd::IoStatus::kPartialPage);
+    PageDone(op);
+    return;
+  }
   if (buffer_ != nullptr) have |= buffer_->Lookup(op->lpn.v);
   if (config_.partial_page_rmw && PartialPage(have)) {
     rmw_reads_.Inc();
@@ -401,6 +413,7 @@ void Ssd::OnFtlDone(ftl::FtlOp* f) {
       return;
     case PageOp::Phase::kWrite:
       op->req->flash_end = events_->now();
+      if (op->status != ftl::FtlStatus::kOk) Fail(op, FromFtl(op->status));
       PageDone(op);
       return;
     case PageOp::Phase::kDestageRead:
@@ -409,6 +422,7 @@ void Ssd::OnFtlDone(ftl::FtlOp* f) {
       ftl_->Submit(op);
       return;
     case PageOp::Phase::kDestageWrite: {
+      CHECK(op->status == ftl::FtlStatus::kOk) << "the FTL refused a buffered page (fixed placement and a buffer)";
       buffer_->FinishDestage(op->slot);
       buffer_destaged_.Inc();
       --destage_inflight_;
@@ -425,6 +439,20 @@ void Ssd::OnFtlDone(ftl::FtlOp* f) {
   LOG(FATAL) << "FTL completed a page op in phase " << static_cast<int>(op->phase);
 }
 
+ssd::IoStatus Ssd::FromFtl(ftl::FtlStatus s) {
+  switch (s) {
+    case ftl::FtlStatus::kOk: return ssd::IoStatus::kOk;
+    case ftl::FtlStatus::kWriteOutOfOrder: return ssd::IoStatus::kWriteOutOfOrder;
+    case ftl::FtlStatus::kOverwrite: return ssd::IoStatus::kOverwrite;
+  }
+  LOG(FATAL) << "unknown FTL status " << static_cast<int>(s);
+}
+
+void Ssd::Fail(PageOp* op, ssd::IoStatus s) {
+  failed_pages_.Inc();
+  if (op->req->status == ssd::IoStatus::kOk) op->req->status = s;
+}
+
 void Ssd::PageDone(PageOp* op) {
   Request* r = op->req;
   FreeOp(op);
@@ -436,6 +464,8 @@ void Ssd::Complete(Request* r) {
   ssd::BlockRequest* req = r->req;
   const sim::SimTime now = events_->now();
   req->complete_time = now;
+  req->status = r->status;
+  if (r->status != ssd::IoStatus::kOk) failed_requests_.Inc();
   const int k = OpIndex(req->op);
   ops_[k].Inc();
   bytes_[k].Inc(req->length);
@@ -532,6 +562,9 @@ void Ssd::RegisterStats(sim::StatGroup& stats) {
   stats.Add(&buffer_stalls_, "buffer.stalls", "pages", "Written pages that waited for a free buffer slot");
   stats.Add(&rmw_reads_, "rmw_reads", "pages", "Page reads for read-modify-write of partial-page writes");
   stats.Add(&trimmed_pages_, "trimmed_pages", "pages", "Whole pages unmapped by trims");
+  stats.Add(&failed_requests_, "errors", "requests",
+            "Requests completed with an error status (pages refused by an FTL with fixed placement)");
+  stats.Add(&failed_pages_, "error_pages", "pages", "Pages refused: out-of-order, overwrite or partial-page writes");
   auto secs = [this] { return events_->now().sec(); };
   stats.AddFormula(
       [this, secs] {

@@ -25,11 +25,19 @@
 //  6. Flush (BlockOp::kFlush) completes when every write that completed
 //     before the flush was fetched is programmed; it forces destaging of
 //     those pages. Without a buffer it completes after request_overhead.
-//  7. Trim unmaps the whole pages inside the range (Ftl::Trim) and drops
+//  7. Trim unmaps the whole pages inside the range (Ftl::Trim; the static
+//     block-mapped FTL erases each logical block it covers whole) and drops
 //     their dirty buffered copies; sectors of partially covered pages at the
 //     ends are ignored (not unmapped). It completes after request_overhead.
 //     A destage already in flight for a trimmed page is not cancelled.
-//  8. Completion: complete_time is set and client->OnBlockComplete() runs
+//  8. Errors: on a device whose FTL fixes placement (Ftl::fixed_placement(),
+//     the static block-mapped FTL, which takes whole pages written in order
+//     and no write buffer), a write page covering part of a flash page is
+//     refused here (IoStatus::kPartialPage) and one the FTL refuses comes
+//     back with its FtlStatus; the page is not written and the request
+//     completes with the first refused page's status (stats errors,
+//     error_pages). The layout's `fixed` is the FTL's placement.
+//  9. Completion: complete_time is set and client->OnBlockComplete() runs
 //     from an event, after the next waiting request of the queue (if any)
 //     has been admitted.
 //
@@ -108,6 +116,9 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
   void WriteArrived(PageOp* op);
   void SubmitFlashWrite(PageOp* op);
   void PageDone(PageOp* op);
+  // Records a refused page on its request.
+  void Fail(PageOp* op, ssd::IoStatus s);
+  static ssd::IoStatus FromFtl(ftl::FtlStatus s);
   void Complete(Request* r);
   void PlaceWaiters();
   void PumpDestage();
@@ -163,6 +174,8 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
   sim::Counter buffer_stalls_;
   sim::Counter rmw_reads_;
   sim::Counter trimmed_pages_;
+  sim::Counter failed_requests_;
+  sim::Counter failed_pages_;
 };
 
 }  // namespace ssd
