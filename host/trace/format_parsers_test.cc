@@ -149,6 +149,20 @@ TEST(DiskSimFormats, TimeUnitOverride) {
   EXPECT_EQ(recs[1].time.ns(), 500'000);
 }
 
+// A DiskSim trace written with %g has times like "5e-05" (ms) without a
+// decimal point; they were rejected, and such a file would be taken for
+// MQSim's integer nanoseconds.
+TEST(DiskSimFormats, ExponentTimesAreDiskSimMilliseconds) {
+  const std::string trace = "0 0 8 8 1\n5e-05 0 16 8 0\n1.5e+01 0 24 8 1\n";
+  sim::Result<std::unique_ptr<BlockTraceReader>> r = OpenBlockTraceFromMemory("t.trace", trace, {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)->format(), "disksim");
+  const auto recs = trace_test::ReadAll(r->get());
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(recs[1].time.ns(), 50);
+  EXPECT_EQ(recs[2].time.ns(), 15'000'000);
+}
+
 TEST(WiscSeeFormat, DispatchOnlyControlIgnoredNoneTime) {
   const auto recs = ReadAllFile(SamplePath("wiscsee.txt"), Named("wiscsee"));
   ASSERT_EQ(recs.size(), 5u);
@@ -161,6 +175,32 @@ TEST(WiscSeeFormat, DispatchOnlyControlIgnoredNoneTime) {
   EXPECT_EQ(recs[1].flags, 0);
   EXPECT_FALSE(recs[4].valid_time);  // timestamp "None"
   EXPECT_EQ(recs[4].offset_bytes, 65536u);
+}
+
+// WiscSee writes its times with Python's str(float): small values come out
+// in exponent notation ("7.3902e-05"). The reader rejected them, so real
+// event files failed to parse and were not detected without a format name.
+TEST(WiscSeeFormat, ExponentNotationAndDetection) {
+  const std::string events =
+      "3241 D write 0 4096 5e-06 0 False\n"
+      "3241 D write 4096 4096 7.8902e-05 7.3902e-05 False\n"
+      "3241 D write 8192 8192 0.000125 4.6098e-05 True\n"
+      "3241 C write 8192 8192 0.000300 0.000175 True\n"
+      "3241 D read 0 4096 0.500125 0.5 False\n"
+      "3241 D discard 1048576 1048576 1.000125 0.5 False\n"
+      "3241 D write 12288 4096 1.2e+01 11.0 False\n";
+  for (const BlockTraceOptions& o : {Named("wiscsee"), BlockTraceOptions{}}) {
+    sim::Result<std::unique_ptr<BlockTraceReader>> r = OpenBlockTraceFromMemory("events.txt", events, o);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ((*r)->format(), "wiscsee");
+    const auto recs = trace_test::ReadAll(r->get());
+    ASSERT_EQ(recs.size(), 6u);
+    EXPECT_EQ(recs[1].time.ns(), 73'902);
+    EXPECT_EQ(recs[2].time.ns(), 120'000);
+    EXPECT_EQ(recs[3].time.ns(), 500'120'000);
+    EXPECT_EQ(recs[4].op, Op::kTrim);
+    EXPECT_EQ(recs[5].time.ns(), 11'999'995'000);
+  }
 }
 
 struct DetectCase {
