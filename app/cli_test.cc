@@ -273,18 +273,40 @@ TEST_F(CliTest, WriteAmplificationWithoutWritesIsNotApplicable) {
   EXPECT_THAT(o.out, HasSubstr("ftl        write amplification n/a"));
 }
 
-TEST_F(CliTest, MobigenTimeScaleAndNonTraceInputsAreExitCode2) {
+TEST_F(CliTest, MobigenSpeedupAndNonTraceInputsAreExitCode2) {
   const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/mobigen_app.yaml";
-  // Regression: time_scale=1e9 was accepted and overflowed the simulated clock.
-  Outcome o = Cli("check " + cfg + " --set workload.mobigen.time_scale=1e9");
+  // Regression: time_scale=1e9 (now speedup=1e-9) was accepted and
+  // overflowed the simulated clock.
+  Outcome o = Cli("check " + cfg + " --set workload.mobigen.speedup=1e-9");
   EXPECT_EQ(o.code, 2) << o.out;
-  EXPECT_THAT(o.out, HasSubstr("workload.mobigen.time_scale"));
+  EXPECT_THAT(o.out, HasSubstr("workload.mobigen.speedup"));
   // Regression: /dev/zero as the trace was read into memory without bound.
   if (fs::exists("/dev/zero")) {
     o = Cli("run " + cfg + " --quiet --set workload.mobigen.trace=/dev/zero --out " + (dir_ / "z").string());
     EXPECT_EQ(o.code, 2) << o.out;
     EXPECT_THAT(o.out, HasSubstr("/dev/zero:1: line longer than"));
   }
+}
+
+// time_scale meant "2 = twice as fast" for block traces and "0.5 = twice
+// as fast" for MobiGen; both are now `speedup` (2 = twice as fast), and the
+// old key is an error that names the new one, in a file as with --set.
+// Before, both configs below ran (MobiGen's at a different speed).
+TEST_F(CliTest, TimeScaleIsRetiredForSpeedupEverywhere) {
+  const std::string mobigen = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/mobigen_app.yaml";
+  Outcome o = Cli("check " + mobigen + " --set workload.mobigen.time_scale=0.5");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("workload.mobigen.time_scale: replaced by 'speedup', its inverse"));
+  EXPECT_THAT(o.out, HasSubstr("time_scale: 0.5 (twice as fast) is speedup: 2"));
+  const fs::path cfg = dir_ / "old.yaml";
+  std::ofstream(cfg) << "include: [" << FLASHSTACK_SOURCE_DIR << "/configs/examples/replay_msr.yaml]\n"
+                     << "workload:\n  trace:\n    time_scale: 2\n";
+  o = Cli("check " + cfg.string());
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr(cfg.string() + ":4:5: workload.trace.time_scale: renamed to 'speedup', with the "
+                               "same meaning"));
+  o = Cli("check " + mobigen + " --set workload.mobigen.speedup=2");
+  EXPECT_EQ(o.code, 0) << o.out;
 }
 
 TEST_F(CliTest, UnknownFlagsCommandsAndMissingFiles) {

@@ -31,9 +31,13 @@ void MobigenConfig::Describe(sim::Schema<MobigenConfig>& s) {
           "Replay directory (Mobibench's -p): temp_<tid>_<n>.dat files for unquoted opens");
   s.Choice("timing", &MobigenConfig::timing, "timed", {"timed", "afap"},
            "timed = each thread waits for its lines' timestamps; afap = as fast as possible");
-  s.Param("time_scale", &MobigenConfig::time_scale, "1.0",
-          "timed: multiplies the trace's times (0.5 = twice as fast)")
-      .Range(0, kMaxMobigenTimeScale);
+  s.Param("speedup", &MobigenConfig::speedup, "1",
+          "timed: how many times faster than recorded; a line at trace time t is due at t / speedup (2 = twice "
+          "as fast, 0.5 = half as fast)")
+      .Range(kMinMobigenSpeedup, kMaxMobigenSpeedup);
+  s.Retired("time_scale",
+            "replaced by 'speedup', its inverse, the same key as block-trace replay: the old time_scale: 0.5 "
+            "(twice as fast) is speedup: 2; for no waits at all use timing: afap");
   s.Choice("fd_scope", &MobigenConfig::fd_scope, "process", {"process", "thread"},
            "Trace descriptors belong to the process (shared by threads) or to each thread");
   s.Choice("unmapped_fd", &MobigenConfig::unmapped_fd, "open", {"open", "skip"},
@@ -78,23 +82,23 @@ sim::Result<std::shared_ptr<const MobigenTrace>> MobigenReplay::Load(const Mobig
   if (cfg.timing != "afap") {
     // The replay waits until each line's scaled time: the scaled span of the
     // trace must fit the simulated clock, and years of it are suspicious.
-    const double span_us = static_cast<double>(t->last_us - t->first_us) * cfg.time_scale;
+    const double span_us = static_cast<double>(t->last_us - t->first_us) / cfg.speedup;
     const sim::SimTime span = sim::SaturatingUs(span_us);
     const double years = span_us / 1e6 / (365.0 * 24 * 3600);
     if (span > sim::kMaxReplaySpan) {
-      const bool scaled = cfg.time_scale > 1 && sim::SaturatingUs(static_cast<double>(t->last_us - t->first_us)) <=
+      const bool scaled = cfg.speedup < 1 && sim::SaturatingUs(static_cast<double>(t->last_us - t->first_us)) <=
                                                     sim::kMaxReplaySpan;
       return sim::Status::InvalidInput(fmt::format(
-          "{}: the trace's timestamps span {} us ({} .. {}); x time_scale {} that is {:.3g} years of simulated "
-          "time, beyond the {:.0f} years a timed replay may span (use timing: afap, or a smaller time_scale)",
-          Key(path, scaled ? "time_scale" : "trace"), t->last_us - t->first_us, t->first_us, t->last_us,
-          cfg.time_scale, years, sim::kMaxReplaySpan.sec() / (365.0 * 24 * 3600)));
+          "{}: the trace's timestamps span {} us ({} .. {}); at speedup {} that is {:.3g} years of simulated "
+          "time, beyond the {:.0f} years a timed replay may span (use timing: afap, or a larger speedup)",
+          Key(path, scaled ? "speedup" : "trace"), t->last_us - t->first_us, t->first_us, t->last_us,
+          cfg.speedup, years, sim::kMaxReplaySpan.sec() / (365.0 * 24 * 3600)));
     }
     if (span > sim::kLongSimulatedSpan) {
       LOG(WARNING) << fmt::format(
-          "{}: the trace's timestamps span {} us; x time_scale {} the timed replay lasts {:.3g} years of "
+          "{}: the trace's timestamps span {} us; at speedup {} the timed replay lasts {:.3g} years of "
           "simulated time",
-          Key(path, "trace"), t->last_us - t->first_us, cfg.time_scale, years);
+          Key(path, "trace"), t->last_us - t->first_us, cfg.speedup, years);
     }
   }
   return std::make_shared<const MobigenTrace>(std::move(t).value());
@@ -366,7 +370,7 @@ sim::Task<void> MobigenReplay::Worker(uint32_t thread) {
       // Create bounds the scaled span; the clamp keeps traces given to the
       // constructor directly from overflowing the clock.
       const sim::SimTime offset =
-          std::min(sim::SaturatingUs(static_cast<double>(r.t_us - t.first_us) * cfg_.time_scale), sim::kMaxReplaySpan);
+          std::min(sim::SaturatingUs(static_cast<double>(r.t_us - t.first_us) / cfg_.speedup), sim::kMaxReplaySpan);
       const sim::SimTime due = sim::SaturatingAdd(start_time(), offset);
       if (now() < due) {
         co_await SleepUntil(due);

@@ -2,13 +2,13 @@
 // fs::FileSystem, one simulated thread per trace thread, each issuing its
 // lines in order.
 //
-// Timing. timing=timed: a thread waits until start + (t_us - first_us) x
-// time_scale before each line (open loop, as Mobibench's replayer sleeps
-// until each line's time); a line that comes due while the thread is still
-// busy is issued at once and counted late. timing=afap: no waits.
-// time_scale is at most kMaxMobigenTimeScale; Create rejects a trace whose
-// scaled span exceeds sim::kMaxReplaySpan and warns beyond
-// sim::kLongSimulatedSpan.
+// Timing. timing=timed: a thread waits until start + (t_us - first_us) /
+// speedup before each line (open loop, as Mobibench's replayer sleeps
+// until each line's time; speedup 2 = twice as fast, as for block traces);
+// a line that comes due while the thread is still busy is issued at once
+// and counted late. timing=afap: no waits. speedup is at least
+// kMinMobigenSpeedup; Create rejects a trace whose scaled span exceeds
+// sim::kMaxReplaySpan and warns beyond sim::kLongSimulatedSpan.
 //
 // Calls, following Mobibench's replayer (shell/mobibench.c do_script):
 //  - open: a quoted path is opened as is; an unquoted one (MobiGen keeps
@@ -65,14 +65,16 @@
 
 namespace host {
 
-// Largest time_scale (a timed replay a million times slower than recorded).
-inline constexpr double kMaxMobigenTimeScale = 1e6;
+// Smallest and largest speedup (a timed replay a million times slower or
+// faster than recorded), the bounds of workload.trace.speedup.
+inline constexpr double kMinMobigenSpeedup = 1e-6;
+inline constexpr double kMaxMobigenSpeedup = 1e6;
 
 struct MobigenConfig {
   std::string trace;
   std::string dir = "/mobigen";
   std::string timing = "timed";
-  double time_scale = 1.0;
+  double speedup = 1.0;
   std::string fd_scope = "process";
   std::string unmapped_fd = "open";
   std::string open_flags = "mobibench";
@@ -85,7 +87,7 @@ struct MobigenConfig {
 class MobigenReplay final : public FsWorkload {
  public:
   // Reads and parses cfg.trace. Errors: "<path>.trace: cannot read ...",
-  // the trace's "<file>:<line>: ..." message, or "<path>.time_scale|trace:
+  // the trace's "<file>:<line>: ..." message, or "<path>.speedup|trace:
   // ..." for a scaled span beyond kMaxReplaySpan.
   static sim::Result<std::unique_ptr<MobigenReplay>> Create(const MobigenConfig& cfg, FsWorkloadEnv env,
                                                             std::string_view path = "");

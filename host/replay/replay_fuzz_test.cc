@@ -115,7 +115,7 @@ TEST(ReplayRobustnessTest, DamagedTracesUnderRandomConfigs) {
     cfg.fit = fits[rng.Uniform(4)];
     cfg.volume_layout = rng.Uniform(2) ? "split" : "overlay";
     cfg.mode = rng.Uniform(2) ? "open" : "closed";
-    cfg.time_scale = scales[rng.Uniform(4)];
+    cfg.speedup = scales[rng.Uniform(4)];
     cfg.iodepth = static_cast<uint32_t>(1 + rng.Uniform(8));
     cfg.max_backlog = static_cast<uint32_t>(1 + rng.Uniform(8));
     cfg.align = sim::Bytes{rng.Uniform(2) ? 0u : 4096u};

@@ -36,8 +36,8 @@ ReplayStream::ReplayStream(const TraceReplayConfig& cfg, TraceInput input, std::
       reader_(std::move(first)) {
   CHECK(reader_ != nullptr && map_ != nullptr && counters_ != nullptr);
   format_ = std::string(reader_->format());
-  unit_scale_ = cfg.time_scale == 1.0;
-  inv_scale_ = 1.0L / static_cast<long double>(cfg.time_scale);
+  unit_scale_ = cfg.speedup == 1.0;
+  inv_scale_ = 1.0L / static_cast<long double>(cfg.speedup);
   selector_.StartPass();
   counters_->loops_started.Inc();
 }
@@ -153,8 +153,8 @@ sim::Result<bool> ReplayStream::Next(ReplayItem* item) {
     if (!unit_scale_) {
       const long double s = static_cast<long double>(rel) * inv_scale_;
       if (!(std::fabs(s) <= static_cast<long double>(kMaxScaledNs))) {
-        return Fail(LineError(rec_.line_no, fmt::format("time {} divided by time_scale {} is out of range",
-                                                        sim::Ns(rel).ToString(), cfg_.time_scale)));
+        return Fail(LineError(rec_.line_no, fmt::format("time {} divided by speedup {} is out of range",
+                                                        sim::Ns(rel).ToString(), cfg_.speedup)));
       }
       scaled = std::llround(s);
     } else if (scaled > kMaxScaledNs || scaled < -kMaxScaledNs) {
@@ -164,9 +164,9 @@ sim::Result<bool> ReplayStream::Next(ReplayItem* item) {
     if (!warned_long_ && last_arrival_ > sim::kLongSimulatedSpan.ns() && cfg_.mode == "open") {
       warned_long_ = true;
       LOG(WARNING) << fmt::format(
-          "{}:{}: arrives {:.3g} years after the replay start (trace time / time_scale {}); the open-loop replay "
+          "{}:{}: arrives {:.3g} years after the replay start (trace time / speedup {}); the open-loop replay "
           "will span that much simulated time",
-          input_.name(), rec_.line_no, sim::Ns(last_arrival_).sec() / (365.0 * 24 * 3600), cfg_.time_scale);
+          input_.name(), rec_.line_no, sim::Ns(last_arrival_).sec() / (365.0 * 24 * 3600), cfg_.speedup);
     }
     item->arrival_ns = last_arrival_;
     item->trace_ns = rel;

@@ -7,7 +7,7 @@
 // adds k * period to every trace time, with period = (latest - earliest
 // trace time of the slice) + the gap between the slice's last two records
 // (at least 1 ns), so every time of loop k+1 follows every time of loop k.
-// The scaled time of a record is (t + k * period - t0) / time_scale; its
+// The scaled time of a record is (t + k * period - t0) / speedup; its
 // arrival is the largest scaled time seen so far (and at least 0): records
 // arrive in file order, so one earlier than its predecessor (an unsorted
 // trace) arrives together with it, and one before t0 at the start.

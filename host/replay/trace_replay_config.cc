@@ -12,8 +12,8 @@ namespace host {
 
 namespace {
 
-constexpr double kMinTimeScale = 1e-6;
-constexpr double kMaxTimeScale = 1e6;
+constexpr double kMinSpeedup = 1e-6;
+constexpr double kMaxSpeedup = 1e6;
 constexpr uint32_t kMaxIodepth = 65536;
 constexpr uint32_t kMaxBacklog = 1u << 20;
 constexpr uint32_t kMaxLoops = 1000000;
@@ -26,9 +26,12 @@ void TraceReplayConfig::Describe(sim::Schema<TraceReplayConfig>& s) {
   s.Section("reader", &TraceReplayConfig::reader, "How the trace file is parsed");
   s.Choice("mode", &TraceReplayConfig::mode, "open", {"open", "closed"},
            "open: issue each record at its (scaled) trace time; closed: as fast as possible at iodepth");
-  s.Param("time_scale", &TraceReplayConfig::time_scale, "1",
-          "Open loop: replay speed-up; record at trace time t is issued at t / time_scale (2 = twice as fast)")
-      .Range(kMinTimeScale, kMaxTimeScale);
+  s.Param("speedup", &TraceReplayConfig::speedup, "1",
+          "Open loop: how many times faster than recorded; a record at trace time t is issued at t / speedup "
+          "(2 = twice as fast, 0.5 = half as fast)")
+      .Range(kMinSpeedup, kMaxSpeedup);
+  s.Retired("time_scale",
+            "renamed to 'speedup', with the same meaning (2 = twice as fast as recorded); write speedup: <N>");
   s.Param("iodepth", &TraceReplayConfig::iodepth, "32",
           "Requests outstanding at the device: kept full in closed loop, the cap in open loop")
       .Range(1, kMaxIodepth);
@@ -74,9 +77,8 @@ sim::Status TraceReplayConfig::Validate(uint64_t capacity, uint32_t sector_size,
   if (mode != "open" && mode != "closed") {
     return err("mode", fmt::format("'{}' is not one of: open, closed", mode));
   }
-  if (!std::isfinite(time_scale) || time_scale < kMinTimeScale || time_scale > kMaxTimeScale) {
-    return err("time_scale", fmt::format("{} is outside {}..{} (must be > 0)", time_scale, kMinTimeScale,
-                                         kMaxTimeScale));
+  if (!std::isfinite(speedup) || speedup < kMinSpeedup || speedup > kMaxSpeedup) {
+    return err("speedup", fmt::format("{} is outside {}..{} (must be > 0)", speedup, kMinSpeedup, kMaxSpeedup));
   }
   if (iodepth < 1 || iodepth > kMaxIodepth) {
     return err("iodepth", fmt::format("{} is outside 1..{}", iodepth, kMaxIodepth));

@@ -7,7 +7,7 @@
 //       path: ../traces/hm_0.csv.gz     # relative to the config file
 //       reader: {format: msr, on_error: skip}
 //       mode: open                      # open | closed
-//       time_scale: 2.0                 # open loop: twice as fast as recorded
+//       speedup: 2                      # open loop: twice as fast as recorded
 //       iodepth: 64
 //       volumes: ["0"]                  # keep disk 0 only
 //       fit: scale                      # wrap | scale | compact | error
@@ -79,7 +79,7 @@ struct TraceReplayConfig {
   std::string path;
   BlockTraceOptions reader;
   std::string mode = "open";
-  double time_scale = 1.0;
+  double speedup = 1.0;
   uint32_t iodepth = 32;
   uint32_t max_backlog = 1024;
   std::vector<std::string> volumes;
@@ -101,7 +101,7 @@ struct TraceReplayConfig {
   // Cross-field checks against a device of `capacity` bytes and
   // `sector_size`-byte sectors. Errors are InvalidInput "<path>.<key>:
   // problem" ("<key>: problem" when `path` is empty), e.g.
-  // "workload.trace.time_scale: 0 must be > 0".
+  // "workload.trace.speedup: 0 is outside ...".
   sim::Status Validate(uint64_t capacity, uint32_t sector_size, std::string_view path = "") const;
 
   bool open_loop() const { return mode == "open"; }

@@ -298,7 +298,7 @@ void TraceReplayer::RegisterStats() {
   g.AddFormula([this] { return MeasuredSeconds(); }, "measured_time", "s",
                "Replay duration: start to the last completion");
   g.AddFormula([this] { return trace_time().sec(); }, "trace_time", "s",
-               "Trace time spanned by the issued records (all loops, before time_scale)");
+               "Trace time spanned by the issued records (all loops, before speedup)");
   g.AddFormula(
       [this] {
         const double m = MeasuredSeconds();

@@ -13,7 +13,7 @@
 //
 // Issue discipline.
 //  - Open loop (mode open): a record arrives at start + its arrival time
-//    (ReplayStream: (t - t0) / time_scale, never before the record before
+//    (ReplayStream: (t - t0) / speedup, never before the record before
 //    it). An arrival issues at once if one of the iodepth request slots is
 //    free and no earlier arrival waits; otherwise it joins the host queue
 //    (FIFO, at most max_backlog arrivals) and is counted as delayed. When

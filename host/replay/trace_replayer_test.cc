@@ -71,7 +71,7 @@ TEST_P(OpenLoopTimingTest, IssueTimesAreTraceTimesOverScale) {
   std::string trace;
   for (size_t i = 0; i < times.size(); ++i) trace += MqLine(times[i], 0, i * kSectors4K, kSectors4K, i % 2 == 0);
   TraceReplayConfig cfg = MqConfig();
-  cfg.time_scale = scale;
+  cfg.speedup = scale;
   ReplayBench bench;
   bench.queue.Run(sim::Ms(3));  // the replay starts at 3 ms, not at 0
   ASSERT_EQ(bench.queue.now(), sim::Ms(3));
@@ -603,11 +603,11 @@ TEST(BadInputTest, MissingFileIsNotFound) {
 
 TEST(BadInputTest, InvalidConfigNamesTheKey) {
   TraceReplayConfig cfg = MqConfig();
-  cfg.time_scale = 0;
+  cfg.speedup = 0;
   ReplayBench bench;
   auto made = TraceReplayer::Create(cfg, bench.MakeEnv(), "", "workload.trace");
   ASSERT_FALSE(made.ok());
-  EXPECT_THAT(made.status().message(), StartsWith("workload.trace.time_scale: "));
+  EXPECT_THAT(made.status().message(), StartsWith("workload.trace.speedup: "));
 }
 
 TEST(BadInputTest, RelativePathResolvesAgainstBaseDir) {
@@ -626,7 +626,7 @@ TEST(BadInputTest, TimeOutOfRangeAfterScalingIsAnErrorNotACrash) {
   // 9e18 ns (285 years) is a valid trace time; divided by 1e-6 it is not.
   const std::string trace = MqLine(0, 0, 0, 8, true) + "9000000000000000000 0 8 8 1\n";
   TraceReplayConfig cfg = MqConfig();
-  cfg.time_scale = 1e-6;
+  cfg.speedup = 1e-6;
   ReplayBench bench;
   auto made = bench.FromMemory(cfg, trace);
   ASSERT_TRUE(made.ok()) << made.status().message();
