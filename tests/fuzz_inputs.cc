@@ -382,6 +382,7 @@ void FuzzTraces(const Options& o, sim::Rng& rng, Tally* t) {
     if (!rng.Bernoulli(o.run_share)) continue;
     static const char* const kFits[] = {"wrap", "scale", "compact", "error"};
     static const char* const kScales[] = {"1", "1e-6", "1e-3", "1e3", "1e9"};
+    static const char* const kSpreads[] = {"0s", "0s", "1ns", "1ms", "1s", "1h"};
     std::vector<std::string> sets = {
         "workload.kind=trace",
         "workload.trace.path=" + o.work + "/current.trace",
@@ -394,6 +395,7 @@ void FuzzTraces(const Options& o, sim::Rng& rng, Tally* t) {
         std::string("workload.trace.mode=") + (rng.Bernoulli(0.5) ? "open" : "closed"),
         std::string("workload.trace.volume_layout=") + (rng.Bernoulli(0.5) ? "overlay" : "split"),
         std::string("workload.trace.speedup=") + Pick(rng, kScales),
+        std::string("workload.trace.spread_ties=") + Pick(rng, kSpreads),
         fmt::format("workload.trace.loops={}", 1 + rng.Uniform(3)),
         fmt::format("workload.trace.iodepth={}", 1 + rng.Uniform(64)),
         fmt::format("ftl.op={}%", 5 + rng.Uniform(45)),

@@ -123,6 +123,7 @@ TEST(ReplayRobustnessTest, DamagedTracesUnderRandomConfigs) {
     cfg.skip_records = rng.Uniform(3) == 0 ? rng.Uniform(50) : 0;
     cfg.max_records = rng.Uniform(3) == 0 ? rng.Uniform(100) : 0;
     if (rng.Uniform(4) == 0) cfg.end_time = sim::Ms(1 + static_cast<double>(rng.Uniform(100)));
+    if (rng.Uniform(3) == 0) cfg.spread_ties = sim::Us(static_cast<double>(rng.Uniform(2000)));
     ReplayBench bench(uint64_t{1 + rng.Uniform(64)} << 20);
     auto made = bench.FromMemory(cfg, trace);
     if (!made.ok()) {

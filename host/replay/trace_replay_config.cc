@@ -59,6 +59,9 @@ void TraceReplayConfig::Describe(sim::Schema<TraceReplayConfig>& s) {
   s.Param("start_time", &TraceReplayConfig::start_time, "0s",
           "Replay records from this trace time on (relative to the trace's first record)");
   s.Param("end_time", &TraceReplayConfig::end_time, "0s", "Replay records before this trace time; 0 = no end");
+  s.Param("spread_ties", &TraceReplayConfig::spread_ties, "0s",
+          "Open loop: records sharing one timestamp (a coarse clock) are issued evenly across this span after it "
+          "(set it to the clock's step, e.g. 1s); 0 = issue them together");
   s.Param("loops", &TraceReplayConfig::loops, "1",
           "Replay the selected records this many times; each loop continues in time after the previous")
       .Range(1, kMaxLoops);
@@ -133,6 +136,9 @@ sim::Status TraceReplayConfig::Validate(uint64_t capacity, uint32_t sector_size,
   if (end_time != sim::SimTime::Zero() && end_time <= start_time) {
     return err("end_time", fmt::format("{} is not after start_time ({})", end_time.ToString(),
                                        start_time.ToString()));
+  }
+  if (spread_ties < sim::SimTime::Zero()) {
+    return err("spread_ties", fmt::format("{} is negative", spread_ties.ToString()));
   }
   if (loops < 1 || loops > kMaxLoops) return err("loops", fmt::format("{} is outside 1..{}", loops, kMaxLoops));
   return sim::Status::Ok();

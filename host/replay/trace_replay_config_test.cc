@@ -34,7 +34,7 @@ TEST(TraceReplayConfigTest, EveryKeyIsDeclared) {
   const std::vector<std::string> keys = sim::SchemaOf<TraceReplayConfig>().AllKeys();
   for (const char* k : {"path", "reader.format", "reader.on_error", "mode", "speedup", "iodepth", "max_backlog",
                         "volumes", "volume_layout", "fit", "trace_span", "compact_granularity", "align",
-                        "skip_records", "max_records", "start_time", "end_time", "loops", "include_trims",
+                        "skip_records", "max_records", "start_time", "end_time", "spread_ties", "loops", "include_trims",
                         "include_flushes"}) {
     EXPECT_NE(std::find(keys.begin(), keys.end(), k), keys.end()) << k;
   }
@@ -77,6 +77,8 @@ TEST(TraceReplayConfigTest, ErrorsNameTheKey) {
          c->start_time = sim::Ms(5);
          c->end_time = sim::Ms(5);
        }, "workload.trace.end_time: 5ms is not after start_time"},
+      {"spread negative", [](TraceReplayConfig* c) { c->spread_ties = sim::Ns(-1); },
+       "workload.trace.spread_ties: -1ns is negative"},
       {"loops", [](TraceReplayConfig* c) { c->loops = 0; }, "workload.trace.loops: 0 is outside"},
   };
   for (const BadCase& bc : cases) {
