@@ -363,6 +363,42 @@ TEST_F(CliTest, TraceInfoSummarizesTheExampleMsrTrace) {
   EXPECT_EQ(Cli("trace-info " + bad + " --format msr --on_error skip").code, 0);
 }
 
+// A libCacheSim CloudPhysics CSV (time in whole seconds): a 2-hour trace
+// showed as 7.2 ms with no warning, and trace-info could not be told the
+// unit. The default is now seconds; trace-info takes a run's reader keys
+// and warns when the implied rate is beyond any device, and when the clock
+// is coarse.
+TEST_F(CliTest, TraceInfoTakesReaderKeysAndWarnsAboutMisreadTimes) {
+  std::string csv = "version,time,op,size,lbn\n";
+  // 30 reads every 10 s for 2 hours.
+  for (int i = 0; i < 21600; ++i) csv += "1," + std::to_string(1000 + i / 30 * 10) + ",28,4096," + std::to_string(i * 8) + "\n";
+  const std::string cp = Write("w01.csv", csv);
+  Outcome o = Cli("trace-info " + cp);
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("format      cloudphysics"));
+  EXPECT_THAT(o.out, HasSubstr("duration    7190s"));
+  EXPECT_THAT(o.out, HasSubstr("field unit 1s; 20880 of 21600 timed records at the time of the record before; step 10s"));
+  EXPECT_THAT(o.out, HasSubstr("warning     20880 of 21600 records have the same time as the record before and times "
+                               "advance in steps of 10s: a coarse clock"));
+  EXPECT_THAT(o.out, Not(HasSubstr("beyond what one device serves")));
+  // Read as microseconds (the old default), as a run would with the same key.
+  for (const std::string& key : {"time_unit", "workload.trace.reader.time_unit"}) {
+    o = Cli("trace-info " + cp + " --set " + key + "=1us");
+    EXPECT_EQ(o.code, 0) << o.out;
+    EXPECT_THAT(o.out, HasSubstr("duration    7.19ms"));
+    EXPECT_THAT(o.out, HasSubstr("warning     21600 records in 7.19ms imply 3e+06 requests/s and 12.3 GB/s, beyond "
+                                 "what one device serves: the time field is read in units of 1us"));
+  }
+  o = Cli("trace-info " + cp + " --set time_unit=1us --set max_line=10");
+  EXPECT_EQ(o.code, 2) << o.out;
+  o = Cli("trace-info " + cp + " --set ftl.op=7%");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("--set ftl.op=7%: trace-info takes the trace reader keys: format, on_error"));
+  o = Cli("trace-info " + cp + " --set time_unit=fast");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("--set time_unit=fast: time_unit:"));
+}
+
 TEST_F(CliTest, TraceReplayRunsAndBadTraceLinesAreExitCode2) {
   const std::string trace = Write("t.csv",
                                   "128166372003061629,hm,0,Read,4096,4096,1331\n"

@@ -372,7 +372,11 @@ void FuzzTraces(const Options& o, sim::Rng& rng, Tally* t) {
     ++t->inputs;
     auto reader = host::OpenBlockTraceFromMemory("current.trace", text, topt);
     sim::Status st = reader.status();
-    if (reader.ok()) st = host::Summarize(reader->get()).status();
+    if (reader.ok()) {
+      sim::Result<host::TraceInfo> info = host::Summarize(reader->get());
+      st = info.status();
+      if (info.ok()) host::FormatTraceInfo(*info);  // the warnings' arithmetic on any input
+    }
     if (!Expected(st)) Finding(o, "trace-info", st);
     if (!st.ok()) {
       ++t->rejected;

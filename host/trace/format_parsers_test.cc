@@ -77,12 +77,32 @@ TEST(CloudPhysicsFormat, ScsiOpcodes) {
   const auto recs = ReadAllFile(SamplePath("cloudphysics.csv"), Named("cloudphysics"));
   CheckRecords(recs, 8,
                {{0, 0, Op::kRead, 512000, 4096, 0, 2},
-                {1, 3'000, Op::kWrite, 21981565440, 512, 0, 3},
-                {3, 10'000, Op::kRead, 1073741824, 65536, 0, 5},    // READ(16)
-                {4, 11'000, Op::kWrite, 4096, 4096, 0, 6},          // WRITE(16)
-                {5, 12'000, Op::kFlush, 0, 0, 0, 7},                // SYNCHRONIZE CACHE
-                {6, 500'000, Op::kWrite, 39424, 1024, 0, 8},        // WRITE(6)
-                {7, 501'000, Op::kRead, 39936, 512, 0, 9}});        // READ(6)
+                {1, 3'000'000'000, Op::kWrite, 21981565440, 512, 0, 3},
+                {3, 10'000'000'000, Op::kRead, 1073741824, 65536, 0, 5},    // READ(16)
+                {4, 11'000'000'000, Op::kWrite, 4096, 4096, 0, 6},          // WRITE(16)
+                {5, 12'000'000'000, Op::kFlush, 0, 0, 0, 7},                // SYNCHRONIZE CACHE
+                {6, 500'000'000'000, Op::kWrite, 39424, 1024, 0, 8},        // WRITE(6)
+                {7, 501'000'000'000, Op::kRead, 39936, 512, 0, 9}});        // READ(6)
+}
+
+// libCacheSim's converter writes the vscsi timestamp in seconds (ts/10^6):
+// a two-hour trace spans two hours, not 7.2 ms (the old microsecond
+// default); a CSV with microseconds is read with time_unit 1us.
+TEST(CloudPhysicsFormat, TimeColumnIsSeconds) {
+  const std::string csv = "version,time,op,size,lbn\n1,1000,28,4096,8\n2,4600,2a,4096,16\n1,8200,28,512,0\n";
+  BlockTraceOptions o = Named("cloudphysics");
+  auto recs = trace_test::ReadAllMemory(csv, o);
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(recs[2].time, sim::Sec(7200));
+  EXPECT_EQ(recs[1].time, sim::Sec(3600));
+  o.time_unit = sim::Us(1);
+  recs = trace_test::ReadAllMemory(csv, o);
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(recs[2].time, sim::Us(7200));
+  // Detected without a format name, with the same unit.
+  recs = trace_test::ReadAllMemory(csv, {});
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(recs[2].time, sim::Sec(7200));
 }
 
 TEST(UmassSpcFormat, AsuSectorsSeconds) {
