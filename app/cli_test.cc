@@ -399,6 +399,45 @@ TEST_F(CliTest, TraceInfoTakesReaderKeysAndWarnsAboutMisreadTimes) {
   EXPECT_THAT(o.out, HasSubstr("--set time_unit=fast: time_unit:"));
 }
 
+// A MobiGen replay whose calls fail printed a clean summary; the failures
+// and unknown calls are now in it. An empty trace is an error naming it.
+TEST_F(CliTest, MobigenSummaryShowsFailuresAndEmptyTraceIsExitCode2) {
+  const std::string trace = Write("app.mobigen", "0 0 stat64 \"/data/missing\" -1\n"
+                                                 "0 5 open \"/data/gone\" O_RDONLY 3\n"
+                                                 "0 9 mmap2 3 0\n");
+  const std::string cfg = Write("m.yaml", "name: m\nfs:\n  kind: memfs\nworkload:\n  kind: mobigen\n  mobigen:\n"
+                                          "    trace: app.mobigen\n    prepare: false\n");
+  Outcome o = Cli("run " + cfg + " --out " + (dir_ / "m").string());
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("2 calls executed, 2 failed, 1 unknown not executed"));
+  EXPECT_THAT(o.out, HasSubstr("failed     open 1, stat64 1 (1 of 2 failed in the trace too)"));
+  EXPECT_THAT(o.out, HasSubstr("unknown    mmap2 1 (not replayed)"));
+  const std::string empty = Write("empty.mobigen", "");
+  for (const char* cmd : {"check", "run"}) {
+    o = Cli(std::string(cmd) + " " + cfg + " --set workload.mobigen.trace=" + empty + " --out " +
+            (dir_ / "e").string());
+    EXPECT_EQ(o.code, 2) << o.out;
+    EXPECT_THAT(o.out, HasSubstr("workload.mobigen.trace: " + empty + ": no call to replay (0 lines"));
+  }
+}
+
+// Sibling of the empty MobiGen trace: a block trace with no record (here
+// only a header and a zero-length request) replayed nothing and reported a
+// clean run. It is an error in check and run.
+TEST_F(CliTest, BlockTraceWithoutRecordsIsExitCode2) {
+  const std::string trace = Write("none.csv", "# nothing\nTimestamp,Hostname,DiskNumber,Type,Offset,Size,"
+                                              "ResponseTime\n128166372003061629,hm,0,Read,4096,0,1331\n");
+  const std::string cfg = Write("replay0.yaml", "include: " + Tiny() +
+                                                    "\nworkload:\n  kind: trace\n  trace:\n    path: none.csv\n"
+                                                    "    reader:\n      format: msr\n");
+  for (const char* cmd : {"check", "run"}) {
+    const Outcome o = Cli(std::string(cmd) + " " + cfg + " --out " + (dir_ / "none").string());
+    EXPECT_EQ(o.code, 2) << o.out;
+    EXPECT_THAT(o.out, HasSubstr("workload.trace.path: " + trace + ": no records to replay (3 lines: 2 blank, "
+                                 "comment, header or non-request, 0 malformed skipped, 1 zero-length dropped)"));
+  }
+}
+
 TEST_F(CliTest, TraceReplayRunsAndBadTraceLinesAreExitCode2) {
   const std::string trace = Write("t.csv",
                                   "128166372003061629,hm,0,Read,4096,4096,1331\n"

@@ -17,6 +17,22 @@ std::string Key(std::string_view path, std::string_view key) {
   return path.empty() ? std::string(key) : fmt::format("{}.{}", path, key);
 }
 
+// True if the trace shows the original call failing: a negative descriptor
+// or byte count, or a nonzero result.
+bool FailedInTrace(const MobigenRecord& r) {
+  switch (r.call) {
+    case MobigenCall::kOpen:
+      return r.fd < 0;
+    case MobigenCall::kRead:
+    case MobigenCall::kWrite:
+    case MobigenCall::kPread:
+    case MobigenCall::kPwrite:
+      return r.bytes < 0;
+    default:
+      return r.ret != 0;
+  }
+}
+
 std::string DirName(std::string_view p) {
   const size_t slash = p.rfind('/');
   if (slash == std::string_view::npos || slash == 0) return "/";
@@ -79,6 +95,15 @@ sim::Result<std::shared_ptr<const MobigenTrace>> MobigenReplay::Load(const Mobig
     }
     return t.status();
   }
+  if (t->records.size() == t->unknown()) {
+    std::string unknown;
+    for (const auto& [name, n] : t->unknown_counts) unknown += fmt::format("{}{} {}", unknown.empty() ? "" : ", ", name, n);
+    return sim::Status::InvalidInput(fmt::format(
+        "{}: {}: no call to replay ({} line{}: {} blank or malformed skipped, {} unknown call{}{}); the trace is "
+        "empty or not a MobiGen trace",
+        Key(path, "trace"), cfg.trace, t->lines, t->lines == 1 ? "" : "s", t->skipped, t->unknown(),
+        t->unknown() == 1 ? "" : "s", unknown.empty() ? "" : " (" + unknown + ")"));
+  }
   if (cfg.timing != "afap") {
     // The replay waits until each line's scaled time: the scaled span of the
     // trace must fit the simulated clock, and years of it are suspicious.
@@ -131,6 +156,8 @@ MobigenReplay::MobigenReplay(std::shared_ptr<const MobigenTrace> trace, const Mo
   const sim::StatGroup g = stats_group().Group("mobigen");
   g.Add(&lines_, "lines", "lines", "Lines in the trace");
   g.Add(&executed_total_, "executed", "calls", "Trace lines executed as file-system calls");
+  g.Add(&failed_, "failed", "calls", "Executed calls the file system refused (see op.<call>.errors)");
+  g.Add(&failed_as_recorded_, "failed_as_recorded", "calls", "Failed calls that the trace shows failing too");
   g.Add(&unknown_, "unknown", "lines", "Lines with a call the replay does not know (not executed)");
   g.Add(&skipped_lines_, "skipped_lines", "lines", "Blank or malformed (skipped) lines");
   g.Add(&unmapped_skipped_, "unmapped_skipped", "lines", "Lines skipped for an unmapped descriptor");
@@ -357,7 +384,55 @@ sim::Task<void> MobigenReplay::Execute(uint32_t thread, const MobigenRecord& r) 
   const auto c = static_cast<size_t>(r.call);
   ++executed_[c];
   executed_total_.Inc();
+  if (!ok) {
+    ++failed_by_call_[c];
+    failed_.Inc();
+    if (FailedInTrace(r)) failed_as_recorded_.Inc();
+  }
   op_stats().Record(op_ids_[c], now() - t0, bytes, ok);
+}
+
+std::string MobigenReplay::Report() const {
+  const MobigenTrace& t = *trace_;
+  std::string out = fmt::format(
+      "mobigen    {}: {} lines, {} calls executed, {} failed, {} unknown not executed, {} malformed/blank skipped, "
+      "{} on unmapped descriptors skipped\n",
+      t.source, t.lines, executed_total_.value(), failed_.value(), t.unknown(), t.skipped, unmapped_skipped_.value());
+  if (failed_.value() > 0) {
+    std::string by_call;
+    for (size_t c = 0; c + 1 < kNumMobigenCalls; ++c) {
+      if (failed_by_call_[c] == 0) continue;
+      by_call += fmt::format("{}{} {}", by_call.empty() ? "" : ", ", MobigenCallName(static_cast<MobigenCall>(c)),
+                             failed_by_call_[c]);
+    }
+    out += fmt::format("failed     {} ({} of {} failed in the trace too)\n", by_call, failed_as_recorded_.value(),
+                       failed_.value());
+  }
+  if (t.unknown() > 0) {
+    std::string names;
+    for (const auto& [name, n] : t.unknown_counts) names += fmt::format("{}{} {}", names.empty() ? "" : ", ", name, n);
+    out += fmt::format("unknown    {} (not replayed)\n", names);
+  }
+  if (!t.errors.empty()) {
+    out += fmt::format("malformed  first {} of {} lines:\n", t.errors.size(), t.malformed);
+    for (const std::string& e : t.errors) out += fmt::format("  {}\n", e);
+  }
+  if (short_reads_.value() > 0) {
+    out += fmt::format("short      {} reads returned fewer bytes than the trace's ({} bytes asked for in all)\n",
+                       short_reads_.value(), read_requested_.value());
+  }
+  if (implicit_opens_.value() > 0 || implicit_closes_.value() > 0) {
+    out += fmt::format("implicit   {} opens of descriptors used without an open, {} closes of reused ones\n",
+                       implicit_opens_.value(), implicit_closes_.value());
+  }
+  if (timed_) {
+    out += fmt::format("timing     speedup {}; {} lines issued after their due time{}\n", cfg_.speedup,
+                       late_ops_.value(),
+                       late_ops_.value() > 0
+                           ? fmt::format(" (at most {} late)", sim::Ns(static_cast<int64_t>(lateness_.max())).ToString())
+                           : "");
+  }
+  return out;
 }
 
 sim::Task<void> MobigenReplay::Worker(uint32_t thread) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -20,6 +21,7 @@ namespace host {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 using testing::Rig;
 
@@ -348,6 +350,48 @@ TEST(MobigenReplayTest, SpeedupCompressesTheReplay) {
     ASSERT_TRUE(rig.Run(r));
     EXPECT_EQ(r.end_time() - r.start_time(), sim::Us(950 / speedup) + sim::Us(3)) << speedup;
   }
+}
+
+// Failed and unknown calls were only in stats.json; the run's summary
+// (Report) now names them. Without preparation the read-only open and the
+// stat of an existing path fail although they succeeded in the trace; the
+// access of a missing path fails as it did in the trace.
+TEST(MobigenReplayTest, ReportShowsFailedAndUnknownCalls) {
+  Rig rig;
+  MobigenConfig c = ReplayCfg();
+  c.prepare = false;
+  c.timing = "afap";
+  const std::string text = std::string(kSmall) + "2 10 access \"/nope\" -1\n";
+  MobigenReplay r(Small(text), c, rig.Env());
+  ASSERT_TRUE(rig.Run(r));
+  EXPECT_EQ(r.failed(), 3u);
+  EXPECT_EQ(r.failed_as_recorded(), 1u);
+  EXPECT_EQ(rig.Stat("workload.mobigen.failed"), 3);
+  EXPECT_EQ(rig.Stat("workload.mobigen.failed_as_recorded"), 1);
+  const std::string report = r.Report();
+  EXPECT_THAT(report, HasSubstr("small: 15 lines, 14 calls executed, 3 failed, 1 unknown not executed"));
+  EXPECT_THAT(report, HasSubstr("failed     open 1, stat64 1, access 1 (1 of 3 failed in the trace too)\n"));
+  EXPECT_THAT(report, HasSubstr("unknown    ioctl 1 (not replayed)\n"));
+  EXPECT_THAT(report, HasSubstr(fmt::format("short      {} reads returned fewer bytes", r.short_reads())));
+  EXPECT_THAT(report, Not(HasSubstr("timing")));  // afap
+}
+
+// An empty trace replayed nothing and printed a clean summary; it is an
+// error naming the file, as is a trace of nothing but unknown calls.
+TEST(MobigenReplayTest, ATraceWithoutCallsIsAnError) {
+  Rig rig;
+  MobigenConfig c = ReplayCfg();
+  const std::string path = ::testing::TempDir() + "/mobigen_empty.txt";
+  for (const std::string& text : {std::string(), std::string("\n\n"), std::string("0 1 ioctl 3 0\n")}) {
+    std::ofstream(path, std::ios::trunc) << text;
+    c.trace = path;
+    auto w = MobigenReplay::Create(c, rig.Env(), "workload.mobigen");
+    ASSERT_FALSE(w.ok()) << text;
+    EXPECT_THAT(w.status().message(), StartsWith("workload.mobigen.trace: " + path + ": no call to replay"));
+  }
+  EXPECT_THAT(MobigenReplay::Load(c, "workload.mobigen").status().message(),
+              HasSubstr("1 unknown call (ioctl 1)"));
+  std::remove(path.c_str());
 }
 
 TEST(MobigenReplayTest, CreateReportsTraceErrors) {
