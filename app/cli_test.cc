@@ -273,18 +273,40 @@ TEST_F(CliTest, WriteAmplificationWithoutWritesIsNotApplicable) {
   EXPECT_THAT(o.out, HasSubstr("ftl        write amplification n/a"));
 }
 
-TEST_F(CliTest, MobigenTimeScaleAndNonTraceInputsAreExitCode2) {
+TEST_F(CliTest, MobigenSpeedupAndNonTraceInputsAreExitCode2) {
   const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/mobigen_app.yaml";
-  // Regression: time_scale=1e9 was accepted and overflowed the simulated clock.
-  Outcome o = Cli("check " + cfg + " --set workload.mobigen.time_scale=1e9");
+  // Regression: time_scale=1e9 (now speedup=1e-9) was accepted and
+  // overflowed the simulated clock.
+  Outcome o = Cli("check " + cfg + " --set workload.mobigen.speedup=1e-9");
   EXPECT_EQ(o.code, 2) << o.out;
-  EXPECT_THAT(o.out, HasSubstr("workload.mobigen.time_scale"));
+  EXPECT_THAT(o.out, HasSubstr("workload.mobigen.speedup"));
   // Regression: /dev/zero as the trace was read into memory without bound.
   if (fs::exists("/dev/zero")) {
     o = Cli("run " + cfg + " --quiet --set workload.mobigen.trace=/dev/zero --out " + (dir_ / "z").string());
     EXPECT_EQ(o.code, 2) << o.out;
     EXPECT_THAT(o.out, HasSubstr("/dev/zero:1: line longer than"));
   }
+}
+
+// time_scale meant "2 = twice as fast" for block traces and "0.5 = twice
+// as fast" for MobiGen; both are now `speedup` (2 = twice as fast), and the
+// old key is an error that names the new one, in a file as with --set.
+// Before, both configs below ran (MobiGen's at a different speed).
+TEST_F(CliTest, TimeScaleIsRetiredForSpeedupEverywhere) {
+  const std::string mobigen = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/mobigen_app.yaml";
+  Outcome o = Cli("check " + mobigen + " --set workload.mobigen.time_scale=0.5");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("workload.mobigen.time_scale: replaced by 'speedup', its inverse"));
+  EXPECT_THAT(o.out, HasSubstr("time_scale: 0.5 (twice as fast) is speedup: 2"));
+  const fs::path cfg = dir_ / "old.yaml";
+  std::ofstream(cfg) << "include: [" << FLASHSTACK_SOURCE_DIR << "/configs/examples/replay_msr.yaml]\n"
+                     << "workload:\n  trace:\n    time_scale: 2\n";
+  o = Cli("check " + cfg.string());
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr(cfg.string() + ":4:5: workload.trace.time_scale: renamed to 'speedup', with the "
+                               "same meaning"));
+  o = Cli("check " + mobigen + " --set workload.mobigen.speedup=2");
+  EXPECT_EQ(o.code, 0) << o.out;
 }
 
 TEST_F(CliTest, UnknownFlagsCommandsAndMissingFiles) {
@@ -339,6 +361,81 @@ TEST_F(CliTest, TraceInfoSummarizesTheExampleMsrTrace) {
   EXPECT_EQ(e.code, 2);
   EXPECT_THAT(e.out, HasSubstr(bad + ":2:"));
   EXPECT_EQ(Cli("trace-info " + bad + " --format msr --on_error skip").code, 0);
+}
+
+// A libCacheSim CloudPhysics CSV (time in whole seconds): a 2-hour trace
+// showed as 7.2 ms with no warning, and trace-info could not be told the
+// unit. The default is now seconds; trace-info takes a run's reader keys
+// and warns when the implied rate is beyond any device, and when the clock
+// is coarse.
+TEST_F(CliTest, TraceInfoTakesReaderKeysAndWarnsAboutMisreadTimes) {
+  std::string csv = "version,time,op,size,lbn\n";
+  // 30 reads every 10 s for 2 hours.
+  for (int i = 0; i < 21600; ++i) csv += "1," + std::to_string(1000 + i / 30 * 10) + ",28,4096," + std::to_string(i * 8) + "\n";
+  const std::string cp = Write("w01.csv", csv);
+  Outcome o = Cli("trace-info " + cp);
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("format      cloudphysics"));
+  EXPECT_THAT(o.out, HasSubstr("duration    7190s"));
+  EXPECT_THAT(o.out, HasSubstr("field unit 1s; 20880 of 21600 timed records at the time of the record before; step 10s"));
+  EXPECT_THAT(o.out, HasSubstr("warning     20880 of 21600 records have the same time as the record before and times "
+                               "advance in steps of 10s: a coarse clock"));
+  EXPECT_THAT(o.out, Not(HasSubstr("beyond what one device serves")));
+  // Read as microseconds (the old default), as a run would with the same key.
+  for (const std::string& key : {"time_unit", "workload.trace.reader.time_unit"}) {
+    o = Cli("trace-info " + cp + " --set " + key + "=1us");
+    EXPECT_EQ(o.code, 0) << o.out;
+    EXPECT_THAT(o.out, HasSubstr("duration    7.19ms"));
+    EXPECT_THAT(o.out, HasSubstr("warning     21600 records in 7.19ms imply 3e+06 requests/s and 12.3 GB/s, beyond "
+                                 "what one device serves: the time field is read in units of 1us"));
+  }
+  o = Cli("trace-info " + cp + " --set time_unit=1us --set max_line=10");
+  EXPECT_EQ(o.code, 2) << o.out;
+  o = Cli("trace-info " + cp + " --set ftl.op=7%");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("--set ftl.op=7%: trace-info takes the trace reader keys: format, on_error"));
+  o = Cli("trace-info " + cp + " --set time_unit=fast");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("--set time_unit=fast: time_unit:"));
+}
+
+// A MobiGen replay whose calls fail printed a clean summary; the failures
+// and unknown calls are now in it. An empty trace is an error naming it.
+TEST_F(CliTest, MobigenSummaryShowsFailuresAndEmptyTraceIsExitCode2) {
+  const std::string trace = Write("app.mobigen", "0 0 stat64 \"/data/missing\" -1\n"
+                                                 "0 5 open \"/data/gone\" O_RDONLY 3\n"
+                                                 "0 9 mmap2 3 0\n");
+  const std::string cfg = Write("m.yaml", "name: m\nfs:\n  kind: memfs\nworkload:\n  kind: mobigen\n  mobigen:\n"
+                                          "    trace: app.mobigen\n    prepare: false\n");
+  Outcome o = Cli("run " + cfg + " --out " + (dir_ / "m").string());
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("2 calls executed, 2 failed, 1 unknown not executed"));
+  EXPECT_THAT(o.out, HasSubstr("failed     open 1, stat64 1 (1 of 2 failed in the trace too)"));
+  EXPECT_THAT(o.out, HasSubstr("unknown    mmap2 1 (not replayed)"));
+  const std::string empty = Write("empty.mobigen", "");
+  for (const char* cmd : {"check", "run"}) {
+    o = Cli(std::string(cmd) + " " + cfg + " --set workload.mobigen.trace=" + empty + " --out " +
+            (dir_ / "e").string());
+    EXPECT_EQ(o.code, 2) << o.out;
+    EXPECT_THAT(o.out, HasSubstr("workload.mobigen.trace: " + empty + ": no call to replay (0 lines"));
+  }
+}
+
+// Sibling of the empty MobiGen trace: a block trace with no record (here
+// only a header and a zero-length request) replayed nothing and reported a
+// clean run. It is an error in check and run.
+TEST_F(CliTest, BlockTraceWithoutRecordsIsExitCode2) {
+  const std::string trace = Write("none.csv", "# nothing\nTimestamp,Hostname,DiskNumber,Type,Offset,Size,"
+                                              "ResponseTime\n128166372003061629,hm,0,Read,4096,0,1331\n");
+  const std::string cfg = Write("replay0.yaml", "include: " + Tiny() +
+                                                    "\nworkload:\n  kind: trace\n  trace:\n    path: none.csv\n"
+                                                    "    reader:\n      format: msr\n");
+  for (const char* cmd : {"check", "run"}) {
+    const Outcome o = Cli(std::string(cmd) + " " + cfg + " --out " + (dir_ / "none").string());
+    EXPECT_EQ(o.code, 2) << o.out;
+    EXPECT_THAT(o.out, HasSubstr("workload.trace.path: " + trace + ": no records to replay (3 lines: 2 blank, "
+                                 "comment, header or non-request, 0 malformed skipped, 1 zero-length dropped)"));
+  }
 }
 
 TEST_F(CliTest, TraceReplayRunsAndBadTraceLinesAreExitCode2) {

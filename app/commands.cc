@@ -204,6 +204,24 @@ sim::Status CmdTraceInfo(const std::string& path, const CommandOptions& opts, st
   host::BlockTraceOptions topt;
   topt.format = opts.trace_format;
   topt.on_error = opts.on_error;
+  // The reader keys of a run (workload.trace.reader.*), by their short name
+  // or their full one, so trace-info reads the file exactly as a run would.
+  static constexpr std::string_view kReaderPrefix = "workload.trace.reader.";
+  const sim::SchemaNode& schema = sim::SchemaOf<host::BlockTraceOptions>();
+  for (const std::string& o : opts.overrides) {
+    const size_t eq = o.find('=');
+    if (eq == std::string::npos) return sim::Status::InvalidInput(fmt::format("--set {}: expected key=value", o));
+    std::string_view key = std::string_view(o).substr(0, eq);
+    if (key.rfind(kReaderPrefix, 0) == 0) key.remove_prefix(kReaderPrefix.size());
+    if (schema.FindParam(key) == nullptr) {
+      std::vector<std::string> keys;
+      for (const sim::ParamDecl& d : schema.params()) keys.push_back(d.key);
+      return sim::Status::InvalidInput(fmt::format("--set {}: trace-info takes the trace reader keys: {}", o,
+                                                   fmt::join(keys, ", ")));
+    }
+    sim::Status st = sim::SetKey(schema, &topt, key, std::string_view(o).substr(eq + 1));
+    if (!st.ok()) return sim::Status::InvalidInput(fmt::format("--set {}: {}", o, st.message()));
+  }
   FS_ASSIGN_OR_RETURN(std::unique_ptr<host::BlockTraceReader> reader, host::OpenBlockTrace(path, topt));
   FS_ASSIGN_OR_RETURN(host::TraceInfo info, host::Summarize(reader.get()));
   out << host::FormatTraceInfo(info);

@@ -4,7 +4,7 @@
 //   flashstack check CONFIG [--set k=v]...
 //   flashstack bench CONFIG [--set k=v]...
 //   flashstack explain [KEY-PREFIX]
-//   flashstack trace-info FILE [--format NAME]
+//   flashstack trace-info FILE [--format NAME] [--set reader-key=value]...
 //
 // Exit codes: 0 success, 2 user error (bad config, flag, trace), 1 other
 // failures (I/O errors writing results).
@@ -51,8 +51,12 @@ Usage:
       peak memory (see configs/bench/).
   flashstack explain [KEY-PREFIX]
       List every configuration key with its type, unit, default and meaning.
-  flashstack trace-info FILE [--format NAME] [--on_error skip]
-      Summarize a block trace: records, duration, read/write mix, sizes, span.
+  flashstack trace-info FILE [--format NAME] [--on_error skip] [--set key=value]...
+      Summarize a block trace: records, duration, read/write mix, sizes, span,
+      and warn when its times look misread (an implausible request rate or
+      span) or coarse. --set takes the reader keys of a run
+      (workload.trace.reader.*: format, time_unit, action, on_error,
+      zero_length, max_line, max_kept_errors), e.g. --set time_unit=1us.
 
 Options:
   --set key=value   Override one config key (repeatable), e.g. --set ftl.op=28%

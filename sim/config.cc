@@ -83,6 +83,13 @@ const ParamDecl* SchemaNode::FindParam(std::string_view key) const {
   return nullptr;
 }
 
+const SchemaNode::RetiredKey* SchemaNode::FindRetired(std::string_view key) const {
+  for (const RetiredKey& r : retired_) {
+    if (r.key == key) return &r;
+  }
+  return nullptr;
+}
+
 const SchemaNode::Child* SchemaNode::FindChild(std::string_view key) const {
   const auto [head, rest] = SplitFirst(key);
   for (const Child& c : children_) {
@@ -145,7 +152,12 @@ Result<std::pair<const ParamDecl*, void*>> FindKey(const SchemaNode& root, void*
     rest.remove_prefix(dot + 1);
   }
   const ParamDecl* d = node->FindParam(rest);
-  if (d == nullptr) return Status::InvalidInput(fmt::format("unknown key '{}'", path));
+  if (d == nullptr) {
+    if (const SchemaNode::RetiredKey* r = node->FindRetired(rest); r != nullptr) {
+      return Status::InvalidInput(fmt::format("{}: {}", path, r->message));
+    }
+    return Status::InvalidInput(fmt::format("unknown key '{}'", path));
+  }
   return std::make_pair(d, target);
 }
 }  // namespace

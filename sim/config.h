@@ -120,6 +120,14 @@ class SchemaNode {
   // ("timing.tR"); nullptr when not declared.
   const ParamDecl* FindParam(std::string_view key) const;
   const Child* FindChild(std::string_view key) const;
+  // A key this section no longer has, and what to write instead.
+  struct RetiredKey {
+    std::string key;      // one component, e.g. "time_scale"
+    std::string message;  // the replacement, e.g. "renamed to 'speedup' ..."
+  };
+  const std::vector<RetiredKey>& retired() const { return retired_; }
+  // The retired key `key` (one component) of this node; nullptr if none.
+  const RetiredKey* FindRetired(std::string_view key) const;
   // Every leaf key path below this node ("device.timing.tR", ...), sorted
   // in declaration order.
   std::vector<std::string> AllKeys(const std::string& prefix = "") const;
@@ -127,6 +135,7 @@ class SchemaNode {
  protected:
   std::vector<ParamDecl> params_;
   std::vector<Child> children_;
+  std::vector<RetiredKey> retired_;
 };
 
 namespace internal {
@@ -274,6 +283,14 @@ class Schema : public SchemaNode {
     d.load = [field](const void* obj) { return internal::Format(static_cast<const T*>(obj)->*field); };
     params_.push_back(std::move(d));
     return Ref(&params_.back());
+  }
+
+  // A key that was removed or renamed, possibly with another meaning:
+  // setting it is an error "<path>: <message>" (never silently unknown or
+  // reinterpreted), and it is not listed among the valid keys.
+  void Retired(std::string key, std::string message) {
+    CHECK(FindParam(key) == nullptr) << "retired key '" << key << "' is also declared";
+    retired_.push_back(RetiredKey{std::move(key), std::move(message)});
   }
 
   Ref Choice(std::string key, std::string T::*field, std::string default_text,

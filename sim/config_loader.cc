@@ -247,6 +247,9 @@ class ExperimentLoader {
         if (const ParamDecl* d = at->FindParam(parts[i]); d != nullptr && !parts[i].empty()) {
           return Target{Dotted(at_path, parts[i]), d, nullptr};
         }
+        if (const SchemaNode::RetiredKey* r = at->FindRetired(parts[i]); r != nullptr) {
+          return Error(loc, fmt::format("{}: {}", Dotted(at_path, parts[i]), r->message));
+        }
       }
       const SchemaNode::Child* c = parts[i].empty() ? nullptr : at->FindChild(parts[i]);
       if (c == nullptr) return UnknownKey(Dotted(prefix, key), *at, at_path, loc);

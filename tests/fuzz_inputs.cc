@@ -372,7 +372,11 @@ void FuzzTraces(const Options& o, sim::Rng& rng, Tally* t) {
     ++t->inputs;
     auto reader = host::OpenBlockTraceFromMemory("current.trace", text, topt);
     sim::Status st = reader.status();
-    if (reader.ok()) st = host::Summarize(reader->get()).status();
+    if (reader.ok()) {
+      sim::Result<host::TraceInfo> info = host::Summarize(reader->get());
+      st = info.status();
+      if (info.ok()) host::FormatTraceInfo(*info);  // the warnings' arithmetic on any input
+    }
     if (!Expected(st)) Finding(o, "trace-info", st);
     if (!st.ok()) {
       ++t->rejected;
@@ -382,6 +386,7 @@ void FuzzTraces(const Options& o, sim::Rng& rng, Tally* t) {
     if (!rng.Bernoulli(o.run_share)) continue;
     static const char* const kFits[] = {"wrap", "scale", "compact", "error"};
     static const char* const kScales[] = {"1", "1e-6", "1e-3", "1e3", "1e9"};
+    static const char* const kSpreads[] = {"0s", "0s", "1ns", "1ms", "1s", "1h"};
     std::vector<std::string> sets = {
         "workload.kind=trace",
         "workload.trace.path=" + o.work + "/current.trace",
@@ -393,7 +398,8 @@ void FuzzTraces(const Options& o, sim::Rng& rng, Tally* t) {
         std::string("workload.trace.fit=") + Pick(rng, kFits),
         std::string("workload.trace.mode=") + (rng.Bernoulli(0.5) ? "open" : "closed"),
         std::string("workload.trace.volume_layout=") + (rng.Bernoulli(0.5) ? "overlay" : "split"),
-        std::string("workload.trace.time_scale=") + Pick(rng, kScales),
+        std::string("workload.trace.speedup=") + Pick(rng, kScales),
+        std::string("workload.trace.spread_ties=") + Pick(rng, kSpreads),
         fmt::format("workload.trace.loops={}", 1 + rng.Uniform(3)),
         fmt::format("workload.trace.iodepth={}", 1 + rng.Uniform(64)),
         fmt::format("ftl.op={}%", 5 + rng.Uniform(45)),
@@ -445,7 +451,7 @@ void FuzzMobigen(const Options& o, sim::Rng& rng, Tally* t) {
         "workload.mobigen.trace=" + o.work + "/current.mobigen",
         std::string("workload.mobigen.on_error=") + (popt.skip_malformed ? "skip" : "fail"),
         std::string("workload.mobigen.timing=") + (rng.Bernoulli(0.5) ? "timed" : "afap"),
-        std::string("workload.mobigen.time_scale=") + Pick(rng, kScales),
+        std::string("workload.mobigen.speedup=") + Pick(rng, kScales),
         std::string("workload.mobigen.fd_scope=") + (rng.Bernoulli(0.5) ? "process" : "thread"),
         std::string("workload.mobigen.unmapped_fd=") + (rng.Bernoulli(0.5) ? "open" : "skip"),
         std::string("workload.mobigen.open_flags=") + (rng.Bernoulli(0.5) ? "mobibench" : "trace"),

@@ -3,6 +3,7 @@
 // builds a kind from its section. Each kind registers from its own *_kind.cc.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,16 +19,21 @@ std::string FsWorkloadSummary(const sim::StatsRegistry& st);
 
 class FsWorkloadDriver final : public WorkloadDriver {
  public:
-  explicit FsWorkloadDriver(std::unique_ptr<FsWorkload> w) : w_(std::move(w)) {}
+  // `report`, if given, adds the workload's own lines to the summary.
+  explicit FsWorkloadDriver(std::unique_ptr<FsWorkload> w, std::function<std::string()> report = nullptr)
+      : w_(std::move(w)), report_(std::move(report)) {}
   void Start() override { w_->Start(); }
   uint64_t completed() const override { return w_->ops().total(); }
   uint64_t planned() const override { return 0; }
   sim::Status status() const override { return w_->run_status(); }
-  std::string Summary(const sim::StatsRegistry& st) const override { return FsWorkloadSummary(st); }
+  std::string Summary(const sim::StatsRegistry& st) const override {
+    return FsWorkloadSummary(st) + (report_ ? report_() : std::string());
+  }
   FsWorkload& workload() { return *w_; }
 
  private:
   std::unique_ptr<FsWorkload> w_;
+  std::function<std::string()> report_;
 };
 
 // Builds W (with static Create(const C&, FsWorkloadEnv, path)) from its

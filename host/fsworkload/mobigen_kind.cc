@@ -13,7 +13,12 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t, uint32_t) {
 }
 
 sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sections, const WorkloadEnv& env) {
-  return MakeFsWorkload<MobigenConfig, MobigenReplay>(sections, "mobigen", env);
+  FsWorkloadEnv e{env.events, env.fs, env.stats, env.seed};
+  FS_ASSIGN_OR_RETURN(std::unique_ptr<MobigenReplay> w,
+                      MobigenReplay::Create(sections.Get<MobigenConfig>("mobigen"), e, "workload.mobigen"));
+  const MobigenReplay* replay = w.get();  // owned by the driver
+  return std::unique_ptr<WorkloadDriver>(
+      std::make_unique<FsWorkloadDriver>(std::move(w), [replay] { return replay->Report(); }));
 }
 
 }  // namespace

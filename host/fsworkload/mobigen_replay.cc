@@ -17,6 +17,22 @@ std::string Key(std::string_view path, std::string_view key) {
   return path.empty() ? std::string(key) : fmt::format("{}.{}", path, key);
 }
 
+// True if the trace shows the original call failing: a negative descriptor
+// or byte count, or a nonzero result.
+bool FailedInTrace(const MobigenRecord& r) {
+  switch (r.call) {
+    case MobigenCall::kOpen:
+      return r.fd < 0;
+    case MobigenCall::kRead:
+    case MobigenCall::kWrite:
+    case MobigenCall::kPread:
+    case MobigenCall::kPwrite:
+      return r.bytes < 0;
+    default:
+      return r.ret != 0;
+  }
+}
+
 std::string DirName(std::string_view p) {
   const size_t slash = p.rfind('/');
   if (slash == std::string_view::npos || slash == 0) return "/";
@@ -31,9 +47,13 @@ void MobigenConfig::Describe(sim::Schema<MobigenConfig>& s) {
           "Replay directory (Mobibench's -p): temp_<tid>_<n>.dat files for unquoted opens");
   s.Choice("timing", &MobigenConfig::timing, "timed", {"timed", "afap"},
            "timed = each thread waits for its lines' timestamps; afap = as fast as possible");
-  s.Param("time_scale", &MobigenConfig::time_scale, "1.0",
-          "timed: multiplies the trace's times (0.5 = twice as fast)")
-      .Range(0, kMaxMobigenTimeScale);
+  s.Param("speedup", &MobigenConfig::speedup, "1",
+          "timed: how many times faster than recorded; a line at trace time t is due at t / speedup (2 = twice "
+          "as fast, 0.5 = half as fast)")
+      .Range(kMinMobigenSpeedup, kMaxMobigenSpeedup);
+  s.Retired("time_scale",
+            "replaced by 'speedup', its inverse, the same key as block-trace replay: the old time_scale: 0.5 "
+            "(twice as fast) is speedup: 2; for no waits at all use timing: afap");
   s.Choice("fd_scope", &MobigenConfig::fd_scope, "process", {"process", "thread"},
            "Trace descriptors belong to the process (shared by threads) or to each thread");
   s.Choice("unmapped_fd", &MobigenConfig::unmapped_fd, "open", {"open", "skip"},
@@ -75,26 +95,35 @@ sim::Result<std::shared_ptr<const MobigenTrace>> MobigenReplay::Load(const Mobig
     }
     return t.status();
   }
+  if (t->records.size() == t->unknown()) {
+    std::string unknown;
+    for (const auto& [name, n] : t->unknown_counts) unknown += fmt::format("{}{} {}", unknown.empty() ? "" : ", ", name, n);
+    return sim::Status::InvalidInput(fmt::format(
+        "{}: {}: no call to replay ({} line{}: {} blank or malformed skipped, {} unknown call{}{}); the trace is "
+        "empty or not a MobiGen trace",
+        Key(path, "trace"), cfg.trace, t->lines, t->lines == 1 ? "" : "s", t->skipped, t->unknown(),
+        t->unknown() == 1 ? "" : "s", unknown.empty() ? "" : " (" + unknown + ")"));
+  }
   if (cfg.timing != "afap") {
     // The replay waits until each line's scaled time: the scaled span of the
     // trace must fit the simulated clock, and years of it are suspicious.
-    const double span_us = static_cast<double>(t->last_us - t->first_us) * cfg.time_scale;
+    const double span_us = static_cast<double>(t->last_us - t->first_us) / cfg.speedup;
     const sim::SimTime span = sim::SaturatingUs(span_us);
     const double years = span_us / 1e6 / (365.0 * 24 * 3600);
     if (span > sim::kMaxReplaySpan) {
-      const bool scaled = cfg.time_scale > 1 && sim::SaturatingUs(static_cast<double>(t->last_us - t->first_us)) <=
+      const bool scaled = cfg.speedup < 1 && sim::SaturatingUs(static_cast<double>(t->last_us - t->first_us)) <=
                                                     sim::kMaxReplaySpan;
       return sim::Status::InvalidInput(fmt::format(
-          "{}: the trace's timestamps span {} us ({} .. {}); x time_scale {} that is {:.3g} years of simulated "
-          "time, beyond the {:.0f} years a timed replay may span (use timing: afap, or a smaller time_scale)",
-          Key(path, scaled ? "time_scale" : "trace"), t->last_us - t->first_us, t->first_us, t->last_us,
-          cfg.time_scale, years, sim::kMaxReplaySpan.sec() / (365.0 * 24 * 3600)));
+          "{}: the trace's timestamps span {} us ({} .. {}); at speedup {} that is {:.3g} years of simulated "
+          "time, beyond the {:.0f} years a timed replay may span (use timing: afap, or a larger speedup)",
+          Key(path, scaled ? "speedup" : "trace"), t->last_us - t->first_us, t->first_us, t->last_us,
+          cfg.speedup, years, sim::kMaxReplaySpan.sec() / (365.0 * 24 * 3600)));
     }
     if (span > sim::kLongSimulatedSpan) {
       LOG(WARNING) << fmt::format(
-          "{}: the trace's timestamps span {} us; x time_scale {} the timed replay lasts {:.3g} years of "
+          "{}: the trace's timestamps span {} us; at speedup {} the timed replay lasts {:.3g} years of "
           "simulated time",
-          Key(path, "trace"), t->last_us - t->first_us, cfg.time_scale, years);
+          Key(path, "trace"), t->last_us - t->first_us, cfg.speedup, years);
     }
   }
   return std::make_shared<const MobigenTrace>(std::move(t).value());
@@ -127,6 +156,8 @@ MobigenReplay::MobigenReplay(std::shared_ptr<const MobigenTrace> trace, const Mo
   const sim::StatGroup g = stats_group().Group("mobigen");
   g.Add(&lines_, "lines", "lines", "Lines in the trace");
   g.Add(&executed_total_, "executed", "calls", "Trace lines executed as file-system calls");
+  g.Add(&failed_, "failed", "calls", "Executed calls the file system refused (see op.<call>.errors)");
+  g.Add(&failed_as_recorded_, "failed_as_recorded", "calls", "Failed calls that the trace shows failing too");
   g.Add(&unknown_, "unknown", "lines", "Lines with a call the replay does not know (not executed)");
   g.Add(&skipped_lines_, "skipped_lines", "lines", "Blank or malformed (skipped) lines");
   g.Add(&unmapped_skipped_, "unmapped_skipped", "lines", "Lines skipped for an unmapped descriptor");
@@ -353,7 +384,55 @@ sim::Task<void> MobigenReplay::Execute(uint32_t thread, const MobigenRecord& r) 
   const auto c = static_cast<size_t>(r.call);
   ++executed_[c];
   executed_total_.Inc();
+  if (!ok) {
+    ++failed_by_call_[c];
+    failed_.Inc();
+    if (FailedInTrace(r)) failed_as_recorded_.Inc();
+  }
   op_stats().Record(op_ids_[c], now() - t0, bytes, ok);
+}
+
+std::string MobigenReplay::Report() const {
+  const MobigenTrace& t = *trace_;
+  std::string out = fmt::format(
+      "mobigen    {}: {} lines, {} calls executed, {} failed, {} unknown not executed, {} malformed/blank skipped, "
+      "{} on unmapped descriptors skipped\n",
+      t.source, t.lines, executed_total_.value(), failed_.value(), t.unknown(), t.skipped, unmapped_skipped_.value());
+  if (failed_.value() > 0) {
+    std::string by_call;
+    for (size_t c = 0; c + 1 < kNumMobigenCalls; ++c) {
+      if (failed_by_call_[c] == 0) continue;
+      by_call += fmt::format("{}{} {}", by_call.empty() ? "" : ", ", MobigenCallName(static_cast<MobigenCall>(c)),
+                             failed_by_call_[c]);
+    }
+    out += fmt::format("failed     {} ({} of {} failed in the trace too)\n", by_call, failed_as_recorded_.value(),
+                       failed_.value());
+  }
+  if (t.unknown() > 0) {
+    std::string names;
+    for (const auto& [name, n] : t.unknown_counts) names += fmt::format("{}{} {}", names.empty() ? "" : ", ", name, n);
+    out += fmt::format("unknown    {} (not replayed)\n", names);
+  }
+  if (!t.errors.empty()) {
+    out += fmt::format("malformed  first {} of {} lines:\n", t.errors.size(), t.malformed);
+    for (const std::string& e : t.errors) out += fmt::format("  {}\n", e);
+  }
+  if (short_reads_.value() > 0) {
+    out += fmt::format("short      {} reads returned fewer bytes than the trace's ({} bytes asked for in all)\n",
+                       short_reads_.value(), read_requested_.value());
+  }
+  if (implicit_opens_.value() > 0 || implicit_closes_.value() > 0) {
+    out += fmt::format("implicit   {} opens of descriptors used without an open, {} closes of reused ones\n",
+                       implicit_opens_.value(), implicit_closes_.value());
+  }
+  if (timed_) {
+    out += fmt::format("timing     speedup {}; {} lines issued after their due time{}\n", cfg_.speedup,
+                       late_ops_.value(),
+                       late_ops_.value() > 0
+                           ? fmt::format(" (at most {} late)", sim::Ns(static_cast<int64_t>(lateness_.max())).ToString())
+                           : "");
+  }
+  return out;
 }
 
 sim::Task<void> MobigenReplay::Worker(uint32_t thread) {
@@ -366,7 +445,7 @@ sim::Task<void> MobigenReplay::Worker(uint32_t thread) {
       // Create bounds the scaled span; the clamp keeps traces given to the
       // constructor directly from overflowing the clock.
       const sim::SimTime offset =
-          std::min(sim::SaturatingUs(static_cast<double>(r.t_us - t.first_us) * cfg_.time_scale), sim::kMaxReplaySpan);
+          std::min(sim::SaturatingUs(static_cast<double>(r.t_us - t.first_us) / cfg_.speedup), sim::kMaxReplaySpan);
       const sim::SimTime due = sim::SaturatingAdd(start_time(), offset);
       if (now() < due) {
         co_await SleepUntil(due);

@@ -2,13 +2,13 @@
 // fs::FileSystem, one simulated thread per trace thread, each issuing its
 // lines in order.
 //
-// Timing. timing=timed: a thread waits until start + (t_us - first_us) x
-// time_scale before each line (open loop, as Mobibench's replayer sleeps
-// until each line's time); a line that comes due while the thread is still
-// busy is issued at once and counted late. timing=afap: no waits.
-// time_scale is at most kMaxMobigenTimeScale; Create rejects a trace whose
-// scaled span exceeds sim::kMaxReplaySpan and warns beyond
-// sim::kLongSimulatedSpan.
+// Timing. timing=timed: a thread waits until start + (t_us - first_us) /
+// speedup before each line (open loop, as Mobibench's replayer sleeps
+// until each line's time; speedup 2 = twice as fast, as for block traces);
+// a line that comes due while the thread is still busy is issued at once
+// and counted late. timing=afap: no waits. speedup is at least
+// kMinMobigenSpeedup; Create rejects a trace whose scaled span exceeds
+// sim::kMaxReplaySpan and warns beyond sim::kLongSimulatedSpan.
 //
 // Calls, following Mobibench's replayer (shell/mobibench.c do_script):
 //  - open: a quoted path is opened as is; an unquoted one (MobiGen keeps
@@ -44,12 +44,19 @@
 // Without it those opens fail (ENOENT) as on a fresh file system.
 //
 // Accounting: executed + unknown + skipped lines + unmapped skips = lines.
+// An executed call the file system refused is counted failed (and in
+// op.<call>.errors); failed_as_recorded counts those the trace shows
+// failing too (its result or byte count negative, a nonzero status).
+//
+// A trace without a single known call (empty, only blank, malformed or
+// unknown lines) is an error: there is nothing to replay.
 //
 // Statistics: FsWorkload's, with op.<call>.* per syscall name (bytes =
-// bytes returned/accepted), plus mobigen.{lines, executed, unknown,
-// skipped_lines, unmapped_skipped, implicit_opens, implicit_closes,
-// short_reads, read_bytes_requested, late_ops, lateness (ns),
-// unknown.<name>}.
+// bytes returned/accepted), plus mobigen.{lines, executed, failed,
+// failed_as_recorded, unknown, skipped_lines, unmapped_skipped,
+// implicit_opens, implicit_closes, short_reads, read_bytes_requested,
+// late_ops, lateness (ns), unknown.<name>}. Report() puts the failures,
+// unknown calls, skips, short reads and lateness in the run's summary.
 #pragma once
 
 #include <array>
@@ -65,14 +72,16 @@
 
 namespace host {
 
-// Largest time_scale (a timed replay a million times slower than recorded).
-inline constexpr double kMaxMobigenTimeScale = 1e6;
+// Smallest and largest speedup (a timed replay a million times slower or
+// faster than recorded), the bounds of workload.trace.speedup.
+inline constexpr double kMinMobigenSpeedup = 1e-6;
+inline constexpr double kMaxMobigenSpeedup = 1e6;
 
 struct MobigenConfig {
   std::string trace;
   std::string dir = "/mobigen";
   std::string timing = "timed";
-  double time_scale = 1.0;
+  double speedup = 1.0;
   std::string fd_scope = "process";
   std::string unmapped_fd = "open";
   std::string open_flags = "mobibench";
@@ -85,7 +94,7 @@ struct MobigenConfig {
 class MobigenReplay final : public FsWorkload {
  public:
   // Reads and parses cfg.trace. Errors: "<path>.trace: cannot read ...",
-  // the trace's "<file>:<line>: ..." message, or "<path>.time_scale|trace:
+  // the trace's "<file>:<line>: ..." message, or "<path>.speedup|trace:
   // ..." for a scaled span beyond kMaxReplaySpan.
   static sim::Result<std::unique_ptr<MobigenReplay>> Create(const MobigenConfig& cfg, FsWorkloadEnv env,
                                                             std::string_view path = "");
@@ -103,6 +112,11 @@ class MobigenReplay final : public FsWorkload {
   uint64_t implicit_closes() const { return implicit_closes_.value(); }
   uint64_t short_reads() const { return short_reads_.value(); }
   uint64_t late_ops() const { return late_ops_.value(); }
+  uint64_t failed() const { return failed_.value(); }
+  uint64_t failed_as_recorded() const { return failed_as_recorded_.value(); }
+  // Summary lines for the run's report: lines and calls, failures by call,
+  // unknown calls by name, skipped lines, short reads, lateness.
+  std::string Report() const;
   // Paths created by preparation (sorted; directories end with '/').
   const std::vector<std::string>& prepared() const { return prepared_; }
 
@@ -132,9 +146,10 @@ class MobigenReplay final : public FsWorkload {
   std::vector<uint8_t> buf_;
   std::array<uint32_t, kNumMobigenCalls> op_ids_{};
   std::array<uint64_t, kNumMobigenCalls> executed_{};
+  std::array<uint64_t, kNumMobigenCalls> failed_by_call_{};
   std::vector<std::string> prepared_;
 
-  sim::Counter lines_, executed_total_, unknown_, skipped_lines_, unmapped_skipped_, implicit_opens_,
+  sim::Counter lines_, executed_total_, failed_, failed_as_recorded_, unknown_, skipped_lines_, unmapped_skipped_, implicit_opens_,
       implicit_closes_, short_reads_, read_requested_, late_ops_;
   sim::Histogram lateness_;
   std::vector<std::unique_ptr<sim::Counter>> unknown_by_name_;

@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -20,6 +21,7 @@ namespace host {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 using testing::Rig;
 
@@ -336,16 +338,60 @@ TEST(MobigenReplayTest, ReplayerCompatibleOptions) {
   EXPECT_LT(r.end_time() - r.start_time(), sim::Us(100));
 }
 
-TEST(MobigenReplayTest, TimeScaleStretchesTheReplay) {
-  for (double scale : {0.5, 2.0}) {
+// speedup means what it means for block traces: 2 = twice as fast (the
+// old time_scale multiplied the times, so 2 was twice as slow).
+TEST(MobigenReplayTest, SpeedupCompressesTheReplay) {
+  for (double speedup : {0.5, 2.0}) {
     Rig rig;
     MobigenConfig c = ReplayCfg();
-    c.time_scale = scale;
+    c.speedup = speedup;
     c.open_flags = "trace";
     MobigenReplay r(Small(kSmall), c, rig.Env());
     ASSERT_TRUE(rig.Run(r));
-    EXPECT_EQ(r.end_time() - r.start_time(), sim::Us(950 * scale) + sim::Us(3)) << scale;
+    EXPECT_EQ(r.end_time() - r.start_time(), sim::Us(950 / speedup) + sim::Us(3)) << speedup;
   }
+}
+
+// Failed and unknown calls were only in stats.json; the run's summary
+// (Report) now names them. Without preparation the read-only open and the
+// stat of an existing path fail although they succeeded in the trace; the
+// access of a missing path fails as it did in the trace.
+TEST(MobigenReplayTest, ReportShowsFailedAndUnknownCalls) {
+  Rig rig;
+  MobigenConfig c = ReplayCfg();
+  c.prepare = false;
+  c.timing = "afap";
+  const std::string text = std::string(kSmall) + "2 10 access \"/nope\" -1\n";
+  MobigenReplay r(Small(text), c, rig.Env());
+  ASSERT_TRUE(rig.Run(r));
+  EXPECT_EQ(r.failed(), 3u);
+  EXPECT_EQ(r.failed_as_recorded(), 1u);
+  EXPECT_EQ(rig.Stat("workload.mobigen.failed"), 3);
+  EXPECT_EQ(rig.Stat("workload.mobigen.failed_as_recorded"), 1);
+  const std::string report = r.Report();
+  EXPECT_THAT(report, HasSubstr("small: 15 lines, 14 calls executed, 3 failed, 1 unknown not executed"));
+  EXPECT_THAT(report, HasSubstr("failed     open 1, stat64 1, access 1 (1 of 3 failed in the trace too)\n"));
+  EXPECT_THAT(report, HasSubstr("unknown    ioctl 1 (not replayed)\n"));
+  EXPECT_THAT(report, HasSubstr(fmt::format("short      {} reads returned fewer bytes", r.short_reads())));
+  EXPECT_THAT(report, Not(HasSubstr("timing")));  // afap
+}
+
+// An empty trace replayed nothing and printed a clean summary; it is an
+// error naming the file, as is a trace of nothing but unknown calls.
+TEST(MobigenReplayTest, ATraceWithoutCallsIsAnError) {
+  Rig rig;
+  MobigenConfig c = ReplayCfg();
+  const std::string path = ::testing::TempDir() + "/mobigen_empty.txt";
+  for (const std::string& text : {std::string(), std::string("\n\n"), std::string("0 1 ioctl 3 0\n")}) {
+    std::ofstream(path, std::ios::trunc) << text;
+    c.trace = path;
+    auto w = MobigenReplay::Create(c, rig.Env(), "workload.mobigen");
+    ASSERT_FALSE(w.ok()) << text;
+    EXPECT_THAT(w.status().message(), StartsWith("workload.mobigen.trace: " + path + ": no call to replay"));
+  }
+  EXPECT_THAT(MobigenReplay::Load(c, "workload.mobigen").status().message(),
+              HasSubstr("1 unknown call (ioctl 1)"));
+  std::remove(path.c_str());
 }
 
 TEST(MobigenReplayTest, CreateReportsTraceErrors) {
@@ -374,7 +420,7 @@ TEST(MobigenReplayTest, CreateReportsTraceErrors) {
 
 // ---------------------------------------------------------------------------
 // Input bounds (regressions: /dev/zero as a trace grew the reader to 17.9 GB;
-// time_scale=1e9 overflowed the simulated clock).
+// time_scale=1e9, now speedup=1e-9, overflowed the simulated clock).
 
 TEST(MobigenParseTest, ALineWithoutEndIsRejectedInBoundedMemory) {
   // What /dev/zero looks like: bytes and no newline.
@@ -457,22 +503,25 @@ TEST(MobigenParseTest, TimestampsAreBounded) {
   EXPECT_THAT(t.status().message(), StartsWith("t:2: timestamp 40000000000000001 us is beyond"));
 }
 
-TEST(MobigenReplayTest, TimeScaleIsBoundedAtParse) {
-  const sim::ParamDecl* decl = sim::SchemaOf<MobigenConfig>().FindParam("time_scale");
+TEST(MobigenReplayTest, SpeedupIsBoundedAtParse) {
+  const sim::ParamDecl* decl = sim::SchemaOf<MobigenConfig>().FindParam("speedup");
   ASSERT_NE(decl, nullptr);
-  EXPECT_TRUE(sim::ParseParamValue(*decl, "0").ok());
+  EXPECT_TRUE(sim::ParseParamValue(*decl, "1e-6").ok());
   EXPECT_TRUE(sim::ParseParamValue(*decl, "1e6").ok());
+  EXPECT_FALSE(sim::ParseParamValue(*decl, "0").ok());
+  EXPECT_FALSE(sim::ParseParamValue(*decl, "1e-9").ok());
   EXPECT_FALSE(sim::ParseParamValue(*decl, "1e9").ok());
   EXPECT_FALSE(sim::ParseParamValue(*decl, "-1").ok());
+  EXPECT_EQ(sim::SchemaOf<MobigenConfig>().FindParam("time_scale"), nullptr);
 }
 
 TEST(MobigenReplayTest, CreateRejectsSpansBeyondTheClock) {
   MobigenConfig c = ReplayCfg();
   const std::string path = ::testing::TempDir() + "/mobigen_span.txt";
-  auto create = [&](int64_t last_us, double scale) {
+  auto create = [&](int64_t last_us, double speedup) {
     std::ofstream(path) << "0 0 close 3 0\n0 " << last_us << " close 4 0\n";
     c.trace = path;
-    c.time_scale = scale;
+    c.speedup = speedup;
     Rig rig;
     return MobigenReplay::Create(c, rig.Env(), "workload.mobigen").status();
   };
@@ -480,10 +529,10 @@ TEST(MobigenReplayTest, CreateRejectsSpansBeyondTheClock) {
   sim::Status st = create(kMaxMobigenTimestampUs, 1.0);
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(st.message(), StartsWith("workload.mobigen.trace: the trace's timestamps span"));
-  // 11.6 days x 1e6: the scale is.
-  st = create(1'000'000'000'000, 1e6);
+  // 11.6 days slowed down 1e6 times: the speedup is.
+  st = create(1'000'000'000'000, 1e-6);
   ASSERT_FALSE(st.ok());
-  EXPECT_THAT(st.message(), StartsWith("workload.mobigen.time_scale: "));
+  EXPECT_THAT(st.message(), StartsWith("workload.mobigen.speedup: "));
   // 31.7 years: allowed (with a warning); as fast as possible ignores times.
   EXPECT_TRUE(create(1'000'000'000'000'000, 1.0).ok());
   c.timing = "afap";
@@ -496,7 +545,7 @@ TEST(MobigenReplayTest, HugeScaledTimesSaturateInsteadOfOverflowing) {
   // times clamp at kMaxReplaySpan instead of overflowing the clock.
   Rig rig;
   MobigenConfig c = ReplayCfg();
-  c.time_scale = kMaxMobigenTimeScale;
+  c.speedup = kMinMobigenSpeedup;
   sim::Result<MobigenTrace> t =
       ParseMobigen("0 0 close 3 0\n0 " + std::to_string(kMaxMobigenTimestampUs) + " close 4 0\n", "huge");
   ASSERT_TRUE(t.ok()) << t.status().message();

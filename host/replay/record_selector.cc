@@ -33,7 +33,9 @@ RecordSelector::Verdict RecordSelector::Select(const BlockTraceRecord& rec) {
     return Verdict::kOpFiltered;
   }
   if (!KeepVolume(rec.volume)) return Verdict::kVolumeFiltered;
-  if (last_time_ < start_time_) return Verdict::kOutsideWindow;
+  // Without a start (0) nothing is before the window, not even a record
+  // earlier than the file's first (a negative relative time).
+  if (start_time_ != sim::SimTime::Zero() && last_time_ < start_time_) return Verdict::kOutsideWindow;
   if (end_time_ != sim::SimTime::Zero() && last_time_ >= end_time_) return Verdict::kOutsideWindow;
   if (full()) return Verdict::kOutsideWindow;
   if (passed_++ < skip_records_) return Verdict::kOutsideWindow;

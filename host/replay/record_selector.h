@@ -20,6 +20,7 @@ class RecordSelector {
     kOpFiltered,      // a trim or flush that is not replayed
     kVolumeFiltered,  // a volume not in the list
     kOutsideWindow,   // outside [start_time, end_time) or among the first skip_records
+                      // (with start_time 0, no record is before the window)
   };
 
   // `keep`: volume ids to replay; empty = all. REQUIRES: cfg validated.

@@ -115,7 +115,7 @@ TEST(ReplayRobustnessTest, DamagedTracesUnderRandomConfigs) {
     cfg.fit = fits[rng.Uniform(4)];
     cfg.volume_layout = rng.Uniform(2) ? "split" : "overlay";
     cfg.mode = rng.Uniform(2) ? "open" : "closed";
-    cfg.time_scale = scales[rng.Uniform(4)];
+    cfg.speedup = scales[rng.Uniform(4)];
     cfg.iodepth = static_cast<uint32_t>(1 + rng.Uniform(8));
     cfg.max_backlog = static_cast<uint32_t>(1 + rng.Uniform(8));
     cfg.align = sim::Bytes{rng.Uniform(2) ? 0u : 4096u};
@@ -123,6 +123,7 @@ TEST(ReplayRobustnessTest, DamagedTracesUnderRandomConfigs) {
     cfg.skip_records = rng.Uniform(3) == 0 ? rng.Uniform(50) : 0;
     cfg.max_records = rng.Uniform(3) == 0 ? rng.Uniform(100) : 0;
     if (rng.Uniform(4) == 0) cfg.end_time = sim::Ms(1 + static_cast<double>(rng.Uniform(100)));
+    if (rng.Uniform(3) == 0) cfg.spread_ties = sim::Us(static_cast<double>(rng.Uniform(2000)));
     ReplayBench bench(uint64_t{1 + rng.Uniform(64)} << 20);
     auto made = bench.FromMemory(cfg, trace);
     if (!made.ok()) {

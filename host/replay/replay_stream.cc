@@ -36,8 +36,8 @@ ReplayStream::ReplayStream(const TraceReplayConfig& cfg, TraceInput input, std::
       reader_(std::move(first)) {
   CHECK(reader_ != nullptr && map_ != nullptr && counters_ != nullptr);
   format_ = std::string(reader_->format());
-  unit_scale_ = cfg.time_scale == 1.0;
-  inv_scale_ = 1.0L / static_cast<long double>(cfg.time_scale);
+  unit_scale_ = cfg.speedup == 1.0;
+  inv_scale_ = 1.0L / static_cast<long double>(cfg.speedup);
   selector_.StartPass();
   counters_->loops_started.Inc();
 }
@@ -96,6 +96,77 @@ sim::Status ReplayStream::StartPass() {
 }
 
 sim::Result<bool> ReplayStream::Next(ReplayItem* item) {
+  const int64_t spread = cfg_.spread_ties.ns();
+  if (spread <= 0) {
+    FS_ASSIGN_OR_RETURN(const bool more, NextItem(item));
+    if (!more) return false;
+    FS_RETURN_IF_ERROR(Arrive(item));
+    return true;
+  }
+  if (group_next_ == group_.size()) {
+    // Gather the next run of records with one trace time. A read error
+    // ends the run; the records before it are issued, then the error.
+    group_.clear();
+    group_next_ = 0;
+    if (have_ahead_) {
+      group_.push_back(ahead_);
+      have_ahead_ = false;
+    } else {
+      ReplayItem first;
+      FS_ASSIGN_OR_RETURN(const bool more, NextItem(&first));
+      if (!more) return false;
+      group_.push_back(first);
+    }
+    while (group_.size() < kMaxTieGroup) {
+      sim::Result<bool> more = NextItem(&ahead_);
+      if (!more.ok() || !*more) break;
+      if (ahead_.trace_ns != group_.front().trace_ns) {
+        have_ahead_ = true;
+        break;
+      }
+      group_.push_back(ahead_);
+    }
+  }
+  const size_t i = group_next_++;
+  *item = group_[i];
+  if (i > 0) {
+    const auto share = static_cast<int64_t>(static_cast<__int128>(spread) * static_cast<__int128>(i) /
+                                            static_cast<__int128>(group_.size()));
+    if (__builtin_add_overflow(item->trace_ns, share, &item->trace_ns)) {
+      return Fail(LineError(item->line_no, "time out of range once spread"));
+    }
+    counters_->spread.Inc();
+  }
+  FS_RETURN_IF_ERROR(Arrive(item));
+  return true;
+}
+
+sim::Status ReplayStream::Arrive(ReplayItem* item) {
+  const int64_t rel = item->trace_ns;
+  int64_t scaled = rel;
+  if (!unit_scale_) {
+    const long double s = static_cast<long double>(rel) * inv_scale_;
+    if (!(std::fabs(s) <= static_cast<long double>(kMaxScaledNs))) {
+      return Fail(LineError(item->line_no, fmt::format("time {} divided by speedup {} is out of range",
+                                                       sim::Ns(rel).ToString(), cfg_.speedup)));
+    }
+    scaled = std::llround(s);
+  } else if (scaled > kMaxScaledNs || scaled < -kMaxScaledNs) {
+    return Fail(LineError(item->line_no, "time out of range once looped"));
+  }
+  last_arrival_ = std::max(last_arrival_, scaled);
+  if (!warned_long_ && last_arrival_ > sim::kLongSimulatedSpan.ns() && cfg_.mode == "open") {
+    warned_long_ = true;
+    LOG(WARNING) << fmt::format(
+        "{}:{}: arrives {:.3g} years after the replay start (trace time / speedup {}); the open-loop replay "
+        "will span that much simulated time",
+        input_.name(), item->line_no, sim::Ns(last_arrival_).sec() / (365.0 * 24 * 3600), cfg_.speedup);
+  }
+  item->arrival_ns = last_arrival_;
+  return sim::Status::Ok();
+}
+
+sim::Result<bool> ReplayStream::NextItem(ReplayItem* item) {
   for (;;) {
     if (!status_.ok()) return status_;
     if (ended_) return false;
@@ -140,6 +211,7 @@ sim::Result<bool> ReplayStream::Next(ReplayItem* item) {
         t0_ = t;
         min_t_ = max_t_ = last_t_ = prev_t_ = t;
       }
+      if (selector_.kept() > 1 && t == last_t_) counters_->ties.Inc();
       min_t_ = std::min(min_t_, t);
       max_t_ = std::max(max_t_, t);
       prev_t_ = last_t_;
@@ -149,26 +221,15 @@ sim::Result<bool> ReplayStream::Next(ReplayItem* item) {
     if (__builtin_sub_overflow(t, t0_, &rel) || __builtin_add_overflow(rel, loop_offset_, &rel)) {
       return Fail(LineError(rec_.line_no, "time out of range once looped"));
     }
-    int64_t scaled = rel;
-    if (!unit_scale_) {
-      const long double s = static_cast<long double>(rel) * inv_scale_;
-      if (!(std::fabs(s) <= static_cast<long double>(kMaxScaledNs))) {
-        return Fail(LineError(rec_.line_no, fmt::format("time {} divided by time_scale {} is out of range",
-                                                        sim::Ns(rel).ToString(), cfg_.time_scale)));
-      }
-      scaled = std::llround(s);
-    } else if (scaled > kMaxScaledNs || scaled < -kMaxScaledNs) {
-      return Fail(LineError(rec_.line_no, "time out of range once looped"));
+    // Out of order: earlier than a record already issued in this loop.
+    if (selector_.kept() == 1) {
+      max_rel_ = rel;
+    } else if (rel < max_rel_) {
+      counters_->out_of_order.Inc();
+      max_early_ = std::max(max_early_, max_rel_ - rel);
+    } else {
+      max_rel_ = rel;
     }
-    last_arrival_ = std::max(last_arrival_, scaled);
-    if (!warned_long_ && last_arrival_ > sim::kLongSimulatedSpan.ns() && cfg_.mode == "open") {
-      warned_long_ = true;
-      LOG(WARNING) << fmt::format(
-          "{}:{}: arrives {:.3g} years after the replay start (trace time / time_scale {}); the open-loop replay "
-          "will span that much simulated time",
-          input_.name(), rec_.line_no, sim::Ns(last_arrival_).sec() / (365.0 * 24 * 3600), cfg_.time_scale);
-    }
-    item->arrival_ns = last_arrival_;
     item->trace_ns = rel;
     item->line_no = rec_.line_no;
     item->op = rec_.op;

@@ -7,14 +7,17 @@
 // adds k * period to every trace time, with period = (latest - earliest
 // trace time of the slice) + the gap between the slice's last two records
 // (at least 1 ns), so every time of loop k+1 follows every time of loop k.
-// The scaled time of a record is (t + k * period - t0) / time_scale; its
-// arrival is the largest scaled time seen so far (and at least 0): records
-// arrive in file order, so one earlier than its predecessor (an unsorted
-// trace) arrives together with it, and one before t0 at the start.
+// The scaled time of a record is (t + k * period - t0 + spread) / speedup,
+// where spread is its share of spread_ties within a run of equal times
+// (see trace_replay_config.h); its arrival is the largest scaled time seen
+// so far (and at least 0): records arrive in file order, so one earlier
+// than its predecessor (an unsorted trace) arrives together with it, and
+// one before t0 at the start; both are counted out_of_order.
 // Scaled times beyond 2^62 ns are errors; in open loop, the first arrival
 // beyond sim::kLongSimulatedSpan (a decade) logs a warning.
 //
-// Memory: one reader (one line buffer) and no per-record allocation.
+// Memory: one reader (one line buffer) and no per-record allocation;
+// with spread_ties, the records of one time (at most kMaxTieGroup).
 // Malformed-line statistics and messages are those of the first loop (every
 // loop reads the same file).
 #pragma once
@@ -42,6 +45,9 @@ struct ReplayStreamCounters {
   sim::Counter skipped_volume;   // volumes not in the list
   sim::Counter skipped_window;   // outside the time or count window
   sim::Counter loops_started;
+  sim::Counter out_of_order;     // records earlier than a record before them (all loops)
+  sim::Counter ties;             // records at the time of the record before (first loop)
+  sim::Counter spread;           // records moved by spread_ties (all loops)
   FitCounters fit;
 };
 
@@ -76,8 +82,17 @@ class ReplayStream {
   const std::string& path() const { return input_.name(); }
   const std::string& format() const { return format_; }
   uint32_t loop() const { return pass_; }
+  // How far before the latest earlier record the most out-of-order record
+  // was (trace time, unscaled).
+  sim::SimTime max_out_of_order() const { return sim::Ns(max_early_); }
+  // Records kept in the first loop (final once it ended).
+  uint64_t first_loop_records() const { return pass_ == 0 ? selector_.kept() : pass_kept_; }
 
  private:
+  // The next request with its unscaled trace_ns (arrival not set).
+  sim::Result<bool> NextItem(ReplayItem* item);
+  // Sets item->arrival_ns from item->trace_ns.
+  sim::Status Arrive(ReplayItem* item);
   sim::Status Fail(sim::Status st);
   sim::Status LineError(uint64_t line_no, const std::string& problem) const;
   void EndPass();
@@ -107,6 +122,13 @@ class ReplayStream {
   int64_t min_t_ = 0, max_t_ = 0, last_t_ = 0, prev_t_ = 0;  // first pass
   uint64_t pass_kept_ = 0;
   int64_t last_arrival_ = 0;
+  int64_t max_rel_ = 0;           // latest trace time issued in this loop
+  int64_t max_early_ = 0;
+  // spread_ties: the run of equal times being issued, and the record after it.
+  std::vector<ReplayItem> group_;
+  size_t group_next_ = 0;
+  ReplayItem ahead_;
+  bool have_ahead_ = false;
   bool warned_long_ = false;  // an arrival beyond sim::kLongSimulatedSpan was reported
   long double inv_scale_ = 1;
   bool unit_scale_ = true;

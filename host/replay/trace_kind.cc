@@ -1,4 +1,6 @@
 // workload.kind: trace — block trace replay on the device.
+#include <fmt/format.h>
+
 #include "host/replay/trace_replay_config.h"
 #include "host/replay/trace_replayer.h"
 #include "host/trace/block_trace_reader.h"
@@ -22,26 +24,41 @@ class TraceDriver final : public WorkloadDriver {
 };
 
 // Beyond the keys, the trace is opened, its format detected and its first
-// kCheckedRecords records read, so `check` reports a missing, unknown or
-// malformed trace as `run` would.
+// `records` records read (run: 1, check: kCheckedRecords), so `check`
+// reports a missing, unknown or malformed trace as `run` would. A trace
+// without a single record (empty, or only blank, comment, header, ignored,
+// skipped or zero-length lines) is an error: a replay of it would report a
+// clean run of nothing.
 constexpr uint64_t kCheckedRecords = 10000;
 
-sim::Status Validate(const sim::ImplConfigs& sections, uint64_t capacity, uint32_t sector_size) {
-  const TraceReplayConfig& cfg = sections.Get<TraceReplayConfig>("trace");
-  FS_RETURN_IF_ERROR(cfg.Validate(capacity, sector_size, "workload.trace"));
+sim::Status CheckTrace(const TraceReplayConfig& cfg, uint64_t records) {
   sim::Result<std::unique_ptr<BlockTraceReader>> reader = OpenBlockTrace(cfg.path, cfg.reader);
   if (!reader.ok()) return sim::Status::InvalidInput("workload.trace.path: " + reader.status().message());
   BlockTraceRecord rec;
-  for (uint64_t i = 0; i < kCheckedRecords; ++i) {
+  for (uint64_t i = 0; i < records; ++i) {
     sim::Result<bool> more = (*reader)->Next(&rec);
     if (!more.ok()) return sim::Status::InvalidInput("workload.trace.path: " + more.status().message());
-    if (!*more) break;
+    if (!*more) {
+      if (i > 0) break;
+      const BlockTraceStats& s = (*reader)->stats();
+      return sim::Status::InvalidInput(fmt::format(
+          "workload.trace.path: {}: no records to replay ({} lines: {} blank, comment, header or non-request, {} "
+          "malformed skipped, {} zero-length dropped)",
+          cfg.path, s.lines, s.ignored, s.skipped, s.zero_length_dropped));
+    }
   }
   return sim::Status::Ok();
 }
 
+sim::Status Validate(const sim::ImplConfigs& sections, uint64_t capacity, uint32_t sector_size) {
+  const TraceReplayConfig& cfg = sections.Get<TraceReplayConfig>("trace");
+  FS_RETURN_IF_ERROR(cfg.Validate(capacity, sector_size, "workload.trace"));
+  return CheckTrace(cfg, kCheckedRecords);
+}
+
 // workload.trace.path was made absolute when the config was loaded.
 sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sections, const WorkloadEnv& env) {
+  FS_RETURN_IF_ERROR(CheckTrace(sections.Get<TraceReplayConfig>("trace"), 1));
   TraceReplayer::Env e{env.events, env.device, env.stats, env.seed, env.device_queues};
   FS_ASSIGN_OR_RETURN(auto r, TraceReplayer::Create(sections.Get<TraceReplayConfig>("trace"), e, "", "workload.trace"));
   return std::unique_ptr<WorkloadDriver>(std::make_unique<TraceDriver>(std::move(r)));

@@ -12,8 +12,8 @@ namespace host {
 
 namespace {
 
-constexpr double kMinTimeScale = 1e-6;
-constexpr double kMaxTimeScale = 1e6;
+constexpr double kMinSpeedup = 1e-6;
+constexpr double kMaxSpeedup = 1e6;
 constexpr uint32_t kMaxIodepth = 65536;
 constexpr uint32_t kMaxBacklog = 1u << 20;
 constexpr uint32_t kMaxLoops = 1000000;
@@ -26,9 +26,12 @@ void TraceReplayConfig::Describe(sim::Schema<TraceReplayConfig>& s) {
   s.Section("reader", &TraceReplayConfig::reader, "How the trace file is parsed");
   s.Choice("mode", &TraceReplayConfig::mode, "open", {"open", "closed"},
            "open: issue each record at its (scaled) trace time; closed: as fast as possible at iodepth");
-  s.Param("time_scale", &TraceReplayConfig::time_scale, "1",
-          "Open loop: replay speed-up; record at trace time t is issued at t / time_scale (2 = twice as fast)")
-      .Range(kMinTimeScale, kMaxTimeScale);
+  s.Param("speedup", &TraceReplayConfig::speedup, "1",
+          "Open loop: how many times faster than recorded; a record at trace time t is issued at t / speedup "
+          "(2 = twice as fast, 0.5 = half as fast)")
+      .Range(kMinSpeedup, kMaxSpeedup);
+  s.Retired("time_scale",
+            "renamed to 'speedup', with the same meaning (2 = twice as fast as recorded); write speedup: <N>");
   s.Param("iodepth", &TraceReplayConfig::iodepth, "32",
           "Requests outstanding at the device: kept full in closed loop, the cap in open loop")
       .Range(1, kMaxIodepth);
@@ -56,6 +59,9 @@ void TraceReplayConfig::Describe(sim::Schema<TraceReplayConfig>& s) {
   s.Param("start_time", &TraceReplayConfig::start_time, "0s",
           "Replay records from this trace time on (relative to the trace's first record)");
   s.Param("end_time", &TraceReplayConfig::end_time, "0s", "Replay records before this trace time; 0 = no end");
+  s.Param("spread_ties", &TraceReplayConfig::spread_ties, "0s",
+          "Open loop: records sharing one timestamp (a coarse clock) are issued evenly across this span after it "
+          "(set it to the clock's step, e.g. 1s); 0 = issue them together");
   s.Param("loops", &TraceReplayConfig::loops, "1",
           "Replay the selected records this many times; each loop continues in time after the previous")
       .Range(1, kMaxLoops);
@@ -74,9 +80,8 @@ sim::Status TraceReplayConfig::Validate(uint64_t capacity, uint32_t sector_size,
   if (mode != "open" && mode != "closed") {
     return err("mode", fmt::format("'{}' is not one of: open, closed", mode));
   }
-  if (!std::isfinite(time_scale) || time_scale < kMinTimeScale || time_scale > kMaxTimeScale) {
-    return err("time_scale", fmt::format("{} is outside {}..{} (must be > 0)", time_scale, kMinTimeScale,
-                                         kMaxTimeScale));
+  if (!std::isfinite(speedup) || speedup < kMinSpeedup || speedup > kMaxSpeedup) {
+    return err("speedup", fmt::format("{} is outside {}..{} (must be > 0)", speedup, kMinSpeedup, kMaxSpeedup));
   }
   if (iodepth < 1 || iodepth > kMaxIodepth) {
     return err("iodepth", fmt::format("{} is outside 1..{}", iodepth, kMaxIodepth));
@@ -131,6 +136,9 @@ sim::Status TraceReplayConfig::Validate(uint64_t capacity, uint32_t sector_size,
   if (end_time != sim::SimTime::Zero() && end_time <= start_time) {
     return err("end_time", fmt::format("{} is not after start_time ({})", end_time.ToString(),
                                        start_time.ToString()));
+  }
+  if (spread_ties < sim::SimTime::Zero()) {
+    return err("spread_ties", fmt::format("{} is negative", spread_ties.ToString()));
   }
   if (loops < 1 || loops > kMaxLoops) return err("loops", fmt::format("{} is outside 1..{}", loops, kMaxLoops));
   return sim::Status::Ok();

@@ -7,7 +7,7 @@
 //       path: ../traces/hm_0.csv.gz     # relative to the config file
 //       reader: {format: msr, on_error: skip}
 //       mode: open                      # open | closed
-//       time_scale: 2.0                 # open loop: twice as fast as recorded
+//       speedup: 2                      # open loop: twice as fast as recorded
 //       iodepth: 64
 //       volumes: ["0"]                  # keep disk 0 only
 //       fit: scale                      # wrap | scale | compact | error
@@ -21,6 +21,8 @@
 //  3. Time window: records with trace time in [start_time, end_time)
 //     (end_time 0 = no end). Trace time is relative to the file's first
 //     record; a record without a time takes the time of the record before.
+//     Without a window (start_time and end_time 0) no record is dropped for
+//     its time, not even one earlier than the file's first record.
 //  4. Count window: of the records that passed 1-3, the first skip_records
 //     are dropped and at most max_records (0 = all) are replayed; reading
 //     stops once max_records were taken.
@@ -57,6 +59,18 @@
 //  Flushes carry no address and skip steps 5-7. Of the record flags only FUA
 //  is replayed (BlockRequest::fua); preflush, sync and metadata are not.
 //
+// Time order (open loop). Records are issued in file order. A record whose
+// time is earlier than a record before it (an unsorted trace, per-CPU
+// blkparse output, a record before the file's first) is issued at once,
+// together with the latest record before it, and counted (out_of_order);
+// it is never dropped. Consecutive records with the same time (a coarse
+// clock, e.g. whole seconds) are issued together unless spread_ties > 0:
+// then the n records of one time t are issued at t + i * spread_ties / n
+// (i = 0..n-1, before speedup), evenly across one tick of the clock; runs
+// of more than kMaxTieGroup records are spread in parts of that many. The
+// replay's summary reports both, and warns about a coarse clock left
+// unspread.
+//
 // Relative `path`s are resolved against the directory of the config file by
 // the caller (TraceReplayer::Create's base_dir).
 #pragma once
@@ -79,7 +93,7 @@ struct TraceReplayConfig {
   std::string path;
   BlockTraceOptions reader;
   std::string mode = "open";
-  double time_scale = 1.0;
+  double speedup = 1.0;
   uint32_t iodepth = 32;
   uint32_t max_backlog = 1024;
   std::vector<std::string> volumes;
@@ -92,6 +106,7 @@ struct TraceReplayConfig {
   uint64_t max_records = 0;
   sim::SimTime start_time;
   sim::SimTime end_time;
+  sim::SimTime spread_ties;
   uint32_t loops = 1;
   bool include_trims = true;
   bool include_flushes = true;
@@ -101,13 +116,16 @@ struct TraceReplayConfig {
   // Cross-field checks against a device of `capacity` bytes and
   // `sector_size`-byte sectors. Errors are InvalidInput "<path>.<key>:
   // problem" ("<key>: problem" when `path` is empty), e.g.
-  // "workload.trace.time_scale: 0 must be > 0".
+  // "workload.trace.speedup: 0 is outside ...".
   sim::Status Validate(uint64_t capacity, uint32_t sector_size, std::string_view path = "") const;
 
   bool open_loop() const { return mode == "open"; }
   // The alignment in effect on a device with `sector_size`-byte sectors.
   uint64_t EffectiveAlign(uint32_t sector_size) const { return align.value ? align.value : sector_size; }
 };
+
+// Records of one time buffered at most by spread_ties.
+inline constexpr size_t kMaxTieGroup = size_t{1} << 20;
 
 // Parses a volume id: a decimal number < 2^32, or "major,minor" (a Linux
 // device number as blkparse and FIU traces name it, see MakeDevVolume).

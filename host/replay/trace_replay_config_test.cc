@@ -32,9 +32,9 @@ TEST(TraceReplayConfigTest, InClassValuesEqualDeclaredDefaults) {
 
 TEST(TraceReplayConfigTest, EveryKeyIsDeclared) {
   const std::vector<std::string> keys = sim::SchemaOf<TraceReplayConfig>().AllKeys();
-  for (const char* k : {"path", "reader.format", "reader.on_error", "mode", "time_scale", "iodepth", "max_backlog",
+  for (const char* k : {"path", "reader.format", "reader.on_error", "mode", "speedup", "iodepth", "max_backlog",
                         "volumes", "volume_layout", "fit", "trace_span", "compact_granularity", "align",
-                        "skip_records", "max_records", "start_time", "end_time", "loops", "include_trims",
+                        "skip_records", "max_records", "start_time", "end_time", "spread_ties", "loops", "include_trims",
                         "include_flushes"}) {
     EXPECT_NE(std::find(keys.begin(), keys.end(), k), keys.end()) << k;
   }
@@ -53,9 +53,9 @@ TEST(TraceReplayConfigTest, ErrorsNameTheKey) {
       {"no path", [](TraceReplayConfig* c) { c->path = ""; }, "workload.trace.path: no trace file given"},
       {"format", [](TraceReplayConfig* c) { c->reader.format = "nope"; }, "workload.trace.reader.format: "},
       {"mode", [](TraceReplayConfig* c) { c->mode = "half"; }, "workload.trace.mode: 'half' is not one of"},
-      {"scale 0", [](TraceReplayConfig* c) { c->time_scale = 0; }, "workload.trace.time_scale: 0 is outside"},
-      {"scale neg", [](TraceReplayConfig* c) { c->time_scale = -2; }, "workload.trace.time_scale: -2 is outside"},
-      {"scale nan", [](TraceReplayConfig* c) { c->time_scale = std::nan(""); }, "workload.trace.time_scale:"},
+      {"scale 0", [](TraceReplayConfig* c) { c->speedup = 0; }, "workload.trace.speedup: 0 is outside"},
+      {"scale neg", [](TraceReplayConfig* c) { c->speedup = -2; }, "workload.trace.speedup: -2 is outside"},
+      {"scale nan", [](TraceReplayConfig* c) { c->speedup = std::nan(""); }, "workload.trace.speedup:"},
       {"iodepth", [](TraceReplayConfig* c) { c->iodepth = 0; }, "workload.trace.iodepth: 0 is outside"},
       {"backlog", [](TraceReplayConfig* c) { c->max_backlog = 0; }, "workload.trace.max_backlog: 0 is outside"},
       {"volume", [](TraceReplayConfig* c) { c->volumes = {"x"}; }, "workload.trace.volumes: bad volume id 'x'"},
@@ -77,6 +77,8 @@ TEST(TraceReplayConfigTest, ErrorsNameTheKey) {
          c->start_time = sim::Ms(5);
          c->end_time = sim::Ms(5);
        }, "workload.trace.end_time: 5ms is not after start_time"},
+      {"spread negative", [](TraceReplayConfig* c) { c->spread_ties = sim::Ns(-1); },
+       "workload.trace.spread_ties: -1ns is negative"},
       {"loops", [](TraceReplayConfig* c) { c->loops = 0; }, "workload.trace.loops: 0 is outside"},
   };
   for (const BadCase& bc : cases) {

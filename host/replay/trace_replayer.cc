@@ -260,6 +260,25 @@ std::string TraceReplayer::Report() const {
   if (open_loop_) {
     out += fmt::format("timing     trace {} replayed in {}; {} arrivals delayed, reading paused {} times\n",
                        trace_time().ToString(), (end_time() - start_time_).ToString(), delayed(), pauses());
+    if (sc_.out_of_order.value() > 0) {
+      out += fmt::format("order      {} records earlier than a record before them, issued at once with it (the "
+                         "earliest {} before); none dropped\n",
+                         sc_.out_of_order.value(), stream_->max_out_of_order().ToString());
+    }
+    const uint64_t kept = stream_->first_loop_records();
+    const uint64_t ties = sc_.ties.value();
+    if (kept >= kMinTiedRecords && ties * 2 >= kept) {
+      if (cfg_.spread_ties > sim::SimTime::Zero()) {
+        out += fmt::format("ties       {} of {} records have the time of the record before (a coarse clock); each "
+                           "run spread evenly over {}\n",
+                           ties, kept, cfg_.spread_ties.ToString());
+      } else {
+        out += fmt::format("warning    {} of {} records have the time of the record before (a coarse clock): each "
+                           "run is issued at once; set workload.trace.spread_ties to the clock's step (e.g. 1s) "
+                           "to spread it\n",
+                           ties, kept);
+      }
+    }
   }
   if (!status_.ok()) {
     out += fmt::format("stopped    {}", status_.message());
@@ -292,13 +311,17 @@ void TraceReplayer::RegisterStats() {
   g.AddFormula([this] { return static_cast<double>(skipped_malformed()); }, "skipped.malformed", "lines",
                "Malformed lines skipped (on_error: skip; first loop)");
   g.Add(&sc_.loops_started, "loops", "loops", "Loops over the trace started");
+  g.Add(&sc_.out_of_order, "out_of_order", "records",
+        "Records earlier than a record before them, issued at once (all loops)");
+  g.Add(&sc_.ties, "ties", "records", "Records at the time of the record before (first loop)");
+  g.Add(&sc_.spread, "spread", "records", "Records moved later by spread_ties (all loops)");
   g.Add(&ios_total_, "ios_total", "ios", "Reads+writes+trims completed");
   g.AddFormula([this] { return Iops(); }, "iops", "ios/s", "Reads+writes+trims per second of replay");
   g.AddFormula([this] { return Bandwidth(); }, "bw", "bytes/s", "Read+write+trim bytes per second of replay");
   g.AddFormula([this] { return MeasuredSeconds(); }, "measured_time", "s",
                "Replay duration: start to the last completion");
   g.AddFormula([this] { return trace_time().sec(); }, "trace_time", "s",
-               "Trace time spanned by the issued records (all loops, before time_scale)");
+               "Trace time spanned by the issued records (all loops, before speedup)");
   g.AddFormula(
       [this] {
         const double m = MeasuredSeconds();

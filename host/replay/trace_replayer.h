@@ -13,7 +13,7 @@
 //
 // Issue discipline.
 //  - Open loop (mode open): a record arrives at start + its arrival time
-//    (ReplayStream: (t - t0) / time_scale, never before the record before
+//    (ReplayStream: (t - t0) / speedup, never before the record before
 //    it). An arrival issues at once if one of the iodepth request slots is
 //    free and no earlier arrival waits; otherwise it joins the host queue
 //    (FIFO, at most max_backlog arrivals) and is counted as delayed. When
@@ -40,7 +40,8 @@
 //
 // Statistics (under the group given in Env, e.g. "workload"):
 //   records_read, records_issued, skipped.{op,volume,window,zero_length,
-//   malformed}, loops; <op>.{ios,bytes,lat,device_lat,iops,bw} for op in
+//   malformed}, loops, out_of_order, ties, spread (see "Time order" in
+//   trace_replay_config.h); <op>.{ios,bytes,lat,device_lat,iops,bw} for op in
 //   read/write/trim/flush (lat = arrival to completion, the end-to-end
 //   latency including the host queue; device_lat = device submit to
 //   completion; bytes as sent to the device, after alignment); ios_total
@@ -72,6 +73,10 @@
 #include "sim/status.h"
 
 namespace host {
+
+// The summary warns about a coarse clock when at least half of at least
+// this many records have the time of the record before.
+inline constexpr uint64_t kMinTiedRecords = 16;
 
 class TraceReplayer final : public ssd::BlockClient {
  public:

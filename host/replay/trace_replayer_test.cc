@@ -13,6 +13,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 using testing::MqConfig;
 using testing::MqLine;
@@ -71,7 +72,7 @@ TEST_P(OpenLoopTimingTest, IssueTimesAreTraceTimesOverScale) {
   std::string trace;
   for (size_t i = 0; i < times.size(); ++i) trace += MqLine(times[i], 0, i * kSectors4K, kSectors4K, i % 2 == 0);
   TraceReplayConfig cfg = MqConfig();
-  cfg.time_scale = scale;
+  cfg.speedup = scale;
   ReplayBench bench;
   bench.queue.Run(sim::Ms(3));  // the replay starts at 3 ms, not at 0
   ASSERT_EQ(bench.queue.now(), sim::Ms(3));
@@ -98,6 +99,75 @@ TEST(OpenLoopTest, UnsortedRecordsArriveWithTheirPredecessor) {
   ReplayBench bench;
   Ran r = RunOk(MqConfig(), trace, &bench);
   EXPECT_THAT(SubmitTimesNs(bench.device), ElementsAre(0, 100000, 100000, 200000));
+}
+
+// A record earlier than the file's first record was dropped and counted
+// under "window" although no window was set. It is now issued at the start
+// (with the record before it) and counted out of order, as are other
+// unsorted records; the summary says so.
+TEST(OpenLoopTest, RecordsBeforeTheFirstAreIssuedNotDropped) {
+  const std::string trace = MqLine(50000, 0, 0, 8, true) + MqLine(20000, 0, 8, 8, true) +
+                            MqLine(150000, 0, 16, 8, true) + MqLine(100000, 0, 24, 8, true) +
+                            MqLine(250000, 0, 32, 8, true);
+  ReplayBench bench;
+  Ran r = RunOk(MqConfig(), trace, &bench);
+  EXPECT_THAT(SubmitTimesNs(bench.device), ElementsAre(0, 0, 100000, 100000, 200000));
+  EXPECT_EQ(r.replay->issued(), 5u);
+  EXPECT_EQ(r.replay->skipped_window(), 0u);
+  EXPECT_EQ(bench.stats.Value("replay.out_of_order"), 2);
+  const std::string report = r.replay->Report();
+  EXPECT_THAT(report, HasSubstr("skipped    volume 0, window 0,"));
+  EXPECT_THAT(report, HasSubstr("order      2 records earlier than a record before them, issued at once with it "
+                                "(the earliest 50us before); none dropped"));
+  // A window that is set still drops what lies before it.
+  TraceReplayConfig cfg = MqConfig();
+  cfg.start_time = sim::Us(1);
+  ReplayBench windowed;
+  Ran w = RunOk(cfg, trace, &windowed);
+  EXPECT_EQ(w.replay->skipped_window(), 2u);  // the first (t = 0) and the one before it
+}
+
+// Whole-second timestamps: every record of a second was issued at once with
+// no warning. The summary now warns; spread_ties spreads each second's
+// records evenly across it.
+TEST(OpenLoopTest, CoarseTimestampsWarnAndSpread) {
+  std::string trace;
+  for (int s = 0; s < 3; ++s) {
+    for (int i = 0; i < 8; ++i) trace += MqLine(int64_t{s} * 1'000'000'000, 0, (s * 8 + i) * kSectors4K, kSectors4K, true);
+  }
+  {
+    ReplayBench bench;
+    Ran r = RunOk(MqConfig(), trace, &bench);
+    const std::vector<int64_t> got = SubmitTimesNs(bench.device);
+    ASSERT_EQ(got.size(), 24u);
+    EXPECT_EQ(got[7], 0);
+    EXPECT_EQ(got[8], 1'000'000'000);
+    EXPECT_EQ(bench.stats.Value("replay.ties"), 21);
+    EXPECT_THAT(r.replay->Report(), HasSubstr("warning    21 of 24 records have the time of the record before (a "
+                                              "coarse clock): each run is issued at once; set "
+                                              "workload.trace.spread_ties"));
+  }
+  TraceReplayConfig cfg = MqConfig();
+  cfg.spread_ties = sim::Sec(1);
+  cfg.speedup = 2;
+  ReplayBench bench;
+  Ran r = RunOk(cfg, trace, &bench);
+  const std::vector<int64_t> got = SubmitTimesNs(bench.device);
+  ASSERT_EQ(got.size(), 24u);
+  for (int s = 0; s < 3; ++s) {
+    for (int i = 0; i < 8; ++i) {
+      // t + i * 1 s / 8, halved by the speedup.
+      EXPECT_EQ(got[s * 8 + i], (int64_t{s} * 1'000'000'000 + i * 125'000'000) / 2) << s << " " << i;
+    }
+  }
+  EXPECT_EQ(bench.stats.Value("replay.spread"), 21);
+  EXPECT_THAT(r.replay->Report(), HasSubstr("ties       21 of 24 records have the time of the record before (a "
+                                            "coarse clock); each run spread evenly over 1s"));
+  EXPECT_THAT(r.replay->Report(), Not(HasSubstr("warning")));
+  // Same config, same trace: the same issue times.
+  ReplayBench again;
+  RunOk(cfg, trace, &again);
+  EXPECT_EQ(SubmitTimesNs(again.device), got);
 }
 
 TEST(OpenLoopTest, ArrivalsBeyondIodepthQueueHostSide) {
@@ -603,11 +673,11 @@ TEST(BadInputTest, MissingFileIsNotFound) {
 
 TEST(BadInputTest, InvalidConfigNamesTheKey) {
   TraceReplayConfig cfg = MqConfig();
-  cfg.time_scale = 0;
+  cfg.speedup = 0;
   ReplayBench bench;
   auto made = TraceReplayer::Create(cfg, bench.MakeEnv(), "", "workload.trace");
   ASSERT_FALSE(made.ok());
-  EXPECT_THAT(made.status().message(), StartsWith("workload.trace.time_scale: "));
+  EXPECT_THAT(made.status().message(), StartsWith("workload.trace.speedup: "));
 }
 
 TEST(BadInputTest, RelativePathResolvesAgainstBaseDir) {
@@ -626,7 +696,7 @@ TEST(BadInputTest, TimeOutOfRangeAfterScalingIsAnErrorNotACrash) {
   // 9e18 ns (285 years) is a valid trace time; divided by 1e-6 it is not.
   const std::string trace = MqLine(0, 0, 0, 8, true) + "9000000000000000000 0 8 8 1\n";
   TraceReplayConfig cfg = MqConfig();
-  cfg.time_scale = 1e-6;
+  cfg.speedup = 1e-6;
   ReplayBench bench;
   auto made = bench.FromMemory(cfg, trace);
   ASSERT_TRUE(made.ok()) << made.status().message();

@@ -42,6 +42,7 @@ class LineTraceReader final : public BlockTraceReader {
       : source_(std::move(source)),
         format_(format),
         parser_(format->make_parser(parser_options)),
+        time_unit_(sim::Ns(parser_options.time_unit_ns)),
         skip_errors_(skip_errors),
         drop_zero_length_(drop_zero_length),
         max_kept_errors_(max_kept_errors),
@@ -50,6 +51,7 @@ class LineTraceReader final : public BlockTraceReader {
   sim::Result<bool> Next(BlockTraceRecord* rec) override;
   const std::string& path() const override { return source_->name(); }
   const TraceFormat& trace_format() const override { return *format_; }
+  sim::SimTime time_unit() const override { return time_unit_; }
   Compression compression() const override { return source_->compression(); }
   const BlockTraceStats& stats() const override { return stats_; }
 
@@ -63,6 +65,7 @@ class LineTraceReader final : public BlockTraceReader {
   std::unique_ptr<LineSource> source_;
   const TraceFormat* format_;
   std::unique_ptr<LineParser> parser_;
+  const sim::SimTime time_unit_;
   const bool skip_errors_;
   const bool drop_zero_length_;
   const uint32_t max_kept_errors_;

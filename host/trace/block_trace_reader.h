@@ -79,6 +79,9 @@ class BlockTraceReader {
 
   virtual const std::string& path() const = 0;
   virtual const TraceFormat& trace_format() const = 0;  // the format in use
+  // One unit of the time field as read: the time_unit option, else the
+  // format's default.
+  virtual sim::SimTime time_unit() const = 0;
   std::string_view format() const { return trace_format().name; }
   virtual Compression compression() const = 0;
   virtual const BlockTraceStats& stats() const = 0;

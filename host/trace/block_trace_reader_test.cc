@@ -115,7 +115,7 @@ TEST(BlockTraceReader, FieldValidation) {
       {"wiscsee", "1 D write 0 512 0.1 0 Yes", "sync: 'Yes' is not True or False"},
       {"wiscsee", "1 D rewrite 0 512 0.1 0 True", "operation: unknown 'rewrite'"},
       {"mqsim", "1 0 8 8 2", "type: unknown operation 2"},
-      {"mqsim", "1.5e3 0 8 8 1", "arrival_time: not a non-negative decimal number: '1.5e3'"},
+      {"mqsim", "1.5e 0 8 8 1", "arrival_time: not a non-negative decimal number: '1.5e'"},
       {"umass_spc", "0,1,512,x,0.0", "Opcode: unknown operation 'x'"},
       {"systor17", "1.0,0.1,R,1,0", "5 fields, expected 6"},
       {"alibaba", "1,W,0,512,1.2.3", "timestamp: not a non-negative decimal number"},

@@ -1,9 +1,12 @@
 // CloudPhysics VMware vscsi traces as CSV (the form libCacheSim ships),
 // with a header line:
 //   version,time,op,size,lbn
-// version is the vscsi record version (1 or 2); time in microseconds; op
-// the SCSI opcode in hex; size in bytes; lbn in 512-byte sectors. The
-// traces hold one virtual disk each, so the volume is 0.
+// version is the vscsi record version (1 or 2); time in seconds (the
+// converter writes the vscsi microsecond timestamp divided by 10^6, so it
+// is usually a whole number: a 1 s clock); op the SCSI opcode in hex; size
+// in bytes; lbn in 512-byte sectors. The traces hold one virtual disk
+// each, so the volume is 0. A CSV written with microseconds needs
+// reader.time_unit: 1us.
 #include "host/trace/trace_format.h"
 #include "sim/registry.h"
 
@@ -82,9 +85,9 @@ class CloudPhysicsParser final : public LineParser {
 static void RegisterCloudPhysicsFormat(FormatRegistry* registry) {
   registry->Register(TraceFormat{
       .name = "cloudphysics",
-      .description = "CloudPhysics vscsi CSV (libCacheSim): version,time(us),op(SCSI hex),size(B),"
+      .description = "CloudPhysics vscsi CSV (libCacheSim): version,time(s),op(SCSI hex),size(B),"
                      "lbn(512B sectors)",
-      .default_time_unit = sim::Us(1),
+      .default_time_unit = sim::Sec(1),
       .header_first_field = "version",
       .make_parser = [](const ParserOptions& o) { return std::make_unique<CloudPhysicsParser>(o); },
       .sniff_extra = nullptr,

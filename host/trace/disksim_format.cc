@@ -6,7 +6,7 @@
 // differ only in the unit of arrival_time: "mqsim" is nanoseconds (MQSim's
 // workload files say Time_Unit NANOSECOND) and "disksim" milliseconds with
 // a fraction (classic DiskSim). Detection tells them apart by whether the
-// sampled times have a decimal point.
+// sampled times are real numbers (a decimal point or an exponent).
 #include "host/trace/trace_format.h"
 #include "sim/registry.h"
 
@@ -54,13 +54,25 @@ class DiskSimParser final : public LineParser {
   int64_t unit_ns_;
 };
 
-bool FirstFieldHasDot(std::string_view line) {
+// A time written as a real number ("12.5", or by %g "1e-05"), as DiskSim's
+// milliseconds are; MQSim's nanoseconds are integers. A first field that is
+// no number at all ("garbage") says nothing either way.
+bool FirstFieldIsReal(std::string_view line) {
   size_t i = 0;
   while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  bool real = false;
+  bool digit = false;
   for (; i < line.size() && line[i] != ' ' && line[i] != '\t'; ++i) {
-    if (line[i] == '.') return true;
+    const char c = line[i];
+    if (c >= '0' && c <= '9') {
+      digit = true;
+    } else if (c == '.' || c == 'e' || c == 'E') {
+      real = true;
+    } else if (c != '+' && c != '-') {
+      return false;
+    }
   }
-  return false;
+  return real && digit;
 }
 
 std::unique_ptr<LineParser> MakeParser(const ParserOptions& o) { return std::make_unique<DiskSimParser>(o); }
@@ -76,7 +88,7 @@ static void RegisterDiskSimFormats(FormatRegistry* registry) {
       .make_parser = MakeParser,
       .sniff_extra =
           [](std::span<const std::string_view> lines) {
-            return std::none_of(lines.begin(), lines.end(), FirstFieldHasDot);
+            return std::none_of(lines.begin(), lines.end(), FirstFieldIsReal);
           },
   });
   registry->Register(TraceFormat{
@@ -87,7 +99,7 @@ static void RegisterDiskSimFormats(FormatRegistry* registry) {
       .make_parser = MakeParser,
       .sniff_extra =
           [](std::span<const std::string_view> lines) {
-            return std::any_of(lines.begin(), lines.end(), FirstFieldHasDot);
+            return std::any_of(lines.begin(), lines.end(), FirstFieldIsReal);
           },
   });
 }

@@ -125,38 +125,67 @@ bool ParseHexU64(std::string_view text, std::string_view what, uint64_t* value, 
 
 bool ParseDecimalTime(std::string_view text, std::string_view what, int64_t unit_ns, WideNs* ns,
                       std::string* error) {
-  const size_t dot = text.find('.');
-  const std::string_view whole = text.substr(0, dot);
-  std::string_view frac = dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
-  uint64_t w = 0;
-  const char* wend = whole.data() + whole.size();
-  const auto [wptr, wec] = std::from_chars(whole.data(), wend, w);
-  const bool whole_ok = wec == std::errc() && wptr == wend;
+  // Mantissa "W.F" and an optional exponent "e[+-]X" (as printf's %g and
+  // Python's str(float) write small and large values: 7.3902e-05, 1e+16).
+  std::string_view mantissa = text;
+  std::string_view exponent;
+  bool has_exponent = false;
+  if (const size_t e = text.find_first_of("eE"); e != std::string_view::npos) {
+    mantissa = text.substr(0, e);
+    exponent = text.substr(e + 1);
+    has_exponent = true;
+  }
+  const size_t dot = mantissa.find('.');
+  const std::string_view whole = mantissa.substr(0, dot);
+  const std::string_view frac = dot == std::string_view::npos ? std::string_view() : mantissa.substr(dot + 1);
+  auto all_digits = [](std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
   // "5." and ".5" are accepted; "." and "" are not.
-  const bool whole_empty_ok = whole.empty() && !frac.empty();
-  if (!whole_ok && !whole_empty_ok) {
-    if (wec == std::errc::result_out_of_range) {
-      *error = fmt::format("{}: out of range: '{}'", what, Quote(text));
-    } else {
-      NumberError(text, what, "a non-negative decimal number", error);
+  bool ok = all_digits(whole) && all_digits(frac) && (!whole.empty() || !frac.empty());
+  // The exponent: optional sign, then digits; beyond +-kMaxExponent the
+  // value is out of range (or below 1 ns: zero).
+  constexpr int kMaxExponent = 400;
+  int x = 0;
+  if (ok && has_exponent) {
+    std::string_view digits = exponent;
+    const bool negative = !digits.empty() && digits.front() == '-';
+    if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) digits.remove_prefix(1);
+    ok = !digits.empty() && all_digits(digits);
+    for (size_t i = 0; ok && i < digits.size(); ++i) {
+      x = std::min(x * 10 + (digits[i] - '0'), kMaxExponent + 1);
     }
+    if (negative) x = -x;
+  }
+  if (!ok) {
+    NumberError(text, what, "a non-negative decimal number", error);
     return false;
   }
-  // Only the digits that can matter at 1 ns resolution are kept (a unit is
-  // at most ~1e10 ns here), so the fraction fits in 64 bits.
-  constexpr size_t kMaxFracDigits = 18;
-  uint64_t f = 0;
-  uint64_t scale = 1;
-  for (size_t i = 0; i < frac.size(); ++i) {
-    const char c = frac[i];
-    if (c < '0' || c > '9') {
-      NumberError(text, what, "a non-negative decimal number", error);
+  // The digits of W and F with the decimal point moved x places: digit i of
+  // W+F, whole digits are those before `point` (zeros past the end), the
+  // fraction those from `point` on (zeros before the start).
+  const int n = static_cast<int>(whole.size() + frac.size());
+  auto digit = [&](int i) -> uint64_t {
+    if (i < 0 || i >= n) return 0;
+    const size_t u = static_cast<size_t>(i);
+    return static_cast<uint64_t>((u < whole.size() ? whole[u] : frac[u - whole.size()]) - '0');
+  };
+  const int point = static_cast<int>(whole.size()) + x;
+  uint64_t w = 0;
+  for (int i = 0; i < point; ++i) {
+    if (__builtin_mul_overflow(w, uint64_t{10}, &w) || __builtin_add_overflow(w, digit(i), &w)) {
+      *error = fmt::format("{}: out of range: '{}'", what, Quote(text));
       return false;
     }
-    if (i < kMaxFracDigits) {
-      f = f * 10 + static_cast<uint64_t>(c - '0');
-      scale *= 10;
-    }
+  }
+  // Only the fraction digits that can matter at 1 ns resolution are kept (a
+  // unit is at most ~1e10 ns here), so the fraction fits in 64 bits.
+  constexpr int kMaxFracDigits = 18;
+  uint64_t f = 0;
+  uint64_t scale = 1;
+  for (int k = 0; k < kMaxFracDigits && point + k < n; ++k) {
+    f = f * 10 + digit(point + k);
+    scale *= 10;
   }
   *ns = static_cast<WideNs>(w) * unit_ns + static_cast<WideNs>(f) * unit_ns / static_cast<WideNs>(scale);
   return true;

@@ -1,10 +1,11 @@
 // Field splitting and number parsing shared by the trace line parsers.
 //
 // Everything here works on string_views into the caller's line buffer and
-// never allocates, except to build an error message. Numbers are parsed
-// with std::from_chars: decimal digits only, no sign, no surrounding
-// spaces, no exponent. Each Parse* function returns false after writing
-// the problem ("Size: not a number: 'x12'") to *error.
+// never allocates, except to build an error message. Integers are decimal
+// digits only: no sign, no surrounding spaces, no exponent. Times
+// (ParseDecimalTime) also take a fraction and an exponent. Each Parse*
+// function returns false after writing the problem ("Size: not a number:
+// 'x12'") to *error.
 #pragma once
 
 #include <charconv>
@@ -38,9 +39,11 @@ bool ParseU32(std::string_view text, std::string_view what, uint32_t* value, std
 // Hexadecimal digits, optionally prefixed by "0x".
 bool ParseHexU64(std::string_view text, std::string_view what, uint64_t* value, std::string* error);
 
-// A non-negative decimal "123" or "123.456" counted in units of `unit_ns`
-// nanoseconds, converted to nanoseconds (fraction digits beyond 1 ns are
-// truncated). REQUIRES: unit_ns > 0.
+// A non-negative decimal "123", "123.456", ".5" or "5.", optionally with an
+// exponent as C's %g and Python's str(float) write it ("7.3902e-05",
+// "1e+16", "2E3"), counted in units of `unit_ns` nanoseconds, converted to
+// nanoseconds (digits beyond 1 ns are truncated). The value must be below
+// 2^64 units. REQUIRES: unit_ns > 0.
 bool ParseDecimalTime(std::string_view text, std::string_view what, int64_t unit_ns, WideNs* ns,
                       std::string* error);
 

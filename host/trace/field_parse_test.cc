@@ -1,5 +1,6 @@
 #include "host/trace/field_parse.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace host {
@@ -67,9 +68,41 @@ TEST(FieldParse, DecimalTime) {
   // Digits below 1 ns are truncated, however many there are.
   ASSERT_TRUE(ParseDecimalTime("1.12345678912345678912345", "t", 1'000'000'000, &ns, &err));
   EXPECT_EQ(static_cast<int64_t>(ns), 1'123'456'789);
-  for (const char* bad : {"", ".", "-1.0", "1e3", "1.2.3", "1,5", " 1"}) {
+  for (const char* bad : {"", ".", "-1.0", "1.2.3", "1,5", " 1", "e5", ".e5", "1e", "1e+", "1e-", "1e5.0", "1e 5",
+                          "1ee5", "1e--5", "inf", "nan", "0x10"}) {
     EXPECT_FALSE(ParseDecimalTime(bad, "t", 1, &ns, &err)) << bad;
   }
+}
+
+// Exponent notation, as WiscSee (Python's str(float)) and C's %g write
+// small and large values. Failed before exponents were accepted.
+TEST(FieldParse, DecimalTimeExponent) {
+  WideNs ns;
+  std::string err;
+  ASSERT_TRUE(ParseDecimalTime("7.3902e-05", "t", 1'000'000'000, &ns, &err)) << err;
+  EXPECT_EQ(static_cast<int64_t>(ns), 73'902);
+  ASSERT_TRUE(ParseDecimalTime("1e-09", "t", 1'000'000'000, &ns, &err)) << err;
+  EXPECT_EQ(static_cast<int64_t>(ns), 1);
+  ASSERT_TRUE(ParseDecimalTime("1E-10", "t", 1'000'000'000, &ns, &err)) << err;  // below 1 ns
+  EXPECT_EQ(static_cast<int64_t>(ns), 0);
+  ASSERT_TRUE(ParseDecimalTime("1e+16", "t", 1, &ns, &err)) << err;
+  EXPECT_EQ(static_cast<int64_t>(ns), 10'000'000'000'000'000);
+  ASSERT_TRUE(ParseDecimalTime("2.5e3", "t", 1'000, &ns, &err)) << err;
+  EXPECT_EQ(static_cast<int64_t>(ns), 2'500'000);
+  ASSERT_TRUE(ParseDecimalTime("12.345e1", "t", 1, &ns, &err)) << err;  // 123.45 -> 123
+  EXPECT_EQ(static_cast<int64_t>(ns), 123);
+  ASSERT_TRUE(ParseDecimalTime("0.5e-400", "t", 1'000'000'000, &ns, &err)) << err;
+  EXPECT_EQ(static_cast<int64_t>(ns), 0);
+  ASSERT_TRUE(ParseDecimalTime("0e999", "t", 1, &ns, &err)) << err;
+  EXPECT_EQ(static_cast<int64_t>(ns), 0);
+  // The same 2^64-unit bound as without an exponent.
+  ASSERT_TRUE(ParseDecimalTime("1.8446744073709551615e19", "t", 1, &ns, &err)) << err;
+  EXPECT_TRUE(ns == static_cast<WideNs>(UINT64_MAX));
+  EXPECT_FALSE(ParseDecimalTime("1.8446744073709551616e19", "t", 1, &ns, &err));
+  EXPECT_THAT(err, testing::HasSubstr("out of range"));
+  EXPECT_FALSE(ParseDecimalTime("1e400", "t", 1, &ns, &err));
+  EXPECT_FALSE(ParseDecimalTime("-7.3902e-05", "t", 1, &ns, &err));
+  EXPECT_THAT(err, testing::HasSubstr("negative"));
 }
 
 TEST(FieldParse, ScaleToBytesOverflow) {

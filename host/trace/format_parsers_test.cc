@@ -77,12 +77,32 @@ TEST(CloudPhysicsFormat, ScsiOpcodes) {
   const auto recs = ReadAllFile(SamplePath("cloudphysics.csv"), Named("cloudphysics"));
   CheckRecords(recs, 8,
                {{0, 0, Op::kRead, 512000, 4096, 0, 2},
-                {1, 3'000, Op::kWrite, 21981565440, 512, 0, 3},
-                {3, 10'000, Op::kRead, 1073741824, 65536, 0, 5},    // READ(16)
-                {4, 11'000, Op::kWrite, 4096, 4096, 0, 6},          // WRITE(16)
-                {5, 12'000, Op::kFlush, 0, 0, 0, 7},                // SYNCHRONIZE CACHE
-                {6, 500'000, Op::kWrite, 39424, 1024, 0, 8},        // WRITE(6)
-                {7, 501'000, Op::kRead, 39936, 512, 0, 9}});        // READ(6)
+                {1, 3'000'000'000, Op::kWrite, 21981565440, 512, 0, 3},
+                {3, 10'000'000'000, Op::kRead, 1073741824, 65536, 0, 5},    // READ(16)
+                {4, 11'000'000'000, Op::kWrite, 4096, 4096, 0, 6},          // WRITE(16)
+                {5, 12'000'000'000, Op::kFlush, 0, 0, 0, 7},                // SYNCHRONIZE CACHE
+                {6, 500'000'000'000, Op::kWrite, 39424, 1024, 0, 8},        // WRITE(6)
+                {7, 501'000'000'000, Op::kRead, 39936, 512, 0, 9}});        // READ(6)
+}
+
+// libCacheSim's converter writes the vscsi timestamp in seconds (ts/10^6):
+// a two-hour trace spans two hours, not 7.2 ms (the old microsecond
+// default); a CSV with microseconds is read with time_unit 1us.
+TEST(CloudPhysicsFormat, TimeColumnIsSeconds) {
+  const std::string csv = "version,time,op,size,lbn\n1,1000,28,4096,8\n2,4600,2a,4096,16\n1,8200,28,512,0\n";
+  BlockTraceOptions o = Named("cloudphysics");
+  auto recs = trace_test::ReadAllMemory(csv, o);
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(recs[2].time, sim::Sec(7200));
+  EXPECT_EQ(recs[1].time, sim::Sec(3600));
+  o.time_unit = sim::Us(1);
+  recs = trace_test::ReadAllMemory(csv, o);
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(recs[2].time, sim::Us(7200));
+  // Detected without a format name, with the same unit.
+  recs = trace_test::ReadAllMemory(csv, {});
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(recs[2].time, sim::Sec(7200));
 }
 
 TEST(UmassSpcFormat, AsuSectorsSeconds) {
@@ -149,6 +169,20 @@ TEST(DiskSimFormats, TimeUnitOverride) {
   EXPECT_EQ(recs[1].time.ns(), 500'000);
 }
 
+// A DiskSim trace written with %g has times like "5e-05" (ms) without a
+// decimal point; they were rejected, and such a file would be taken for
+// MQSim's integer nanoseconds.
+TEST(DiskSimFormats, ExponentTimesAreDiskSimMilliseconds) {
+  const std::string trace = "0 0 8 8 1\n5e-05 0 16 8 0\n1.5e+01 0 24 8 1\n";
+  sim::Result<std::unique_ptr<BlockTraceReader>> r = OpenBlockTraceFromMemory("t.trace", trace, {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)->format(), "disksim");
+  const auto recs = trace_test::ReadAll(r->get());
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(recs[1].time.ns(), 50);
+  EXPECT_EQ(recs[2].time.ns(), 15'000'000);
+}
+
 TEST(WiscSeeFormat, DispatchOnlyControlIgnoredNoneTime) {
   const auto recs = ReadAllFile(SamplePath("wiscsee.txt"), Named("wiscsee"));
   ASSERT_EQ(recs.size(), 5u);
@@ -161,6 +195,32 @@ TEST(WiscSeeFormat, DispatchOnlyControlIgnoredNoneTime) {
   EXPECT_EQ(recs[1].flags, 0);
   EXPECT_FALSE(recs[4].valid_time);  // timestamp "None"
   EXPECT_EQ(recs[4].offset_bytes, 65536u);
+}
+
+// WiscSee writes its times with Python's str(float): small values come out
+// in exponent notation ("7.3902e-05"). The reader rejected them, so real
+// event files failed to parse and were not detected without a format name.
+TEST(WiscSeeFormat, ExponentNotationAndDetection) {
+  const std::string events =
+      "3241 D write 0 4096 5e-06 0 False\n"
+      "3241 D write 4096 4096 7.8902e-05 7.3902e-05 False\n"
+      "3241 D write 8192 8192 0.000125 4.6098e-05 True\n"
+      "3241 C write 8192 8192 0.000300 0.000175 True\n"
+      "3241 D read 0 4096 0.500125 0.5 False\n"
+      "3241 D discard 1048576 1048576 1.000125 0.5 False\n"
+      "3241 D write 12288 4096 1.2e+01 11.0 False\n";
+  for (const BlockTraceOptions& o : {Named("wiscsee"), BlockTraceOptions{}}) {
+    sim::Result<std::unique_ptr<BlockTraceReader>> r = OpenBlockTraceFromMemory("events.txt", events, o);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ((*r)->format(), "wiscsee");
+    const auto recs = trace_test::ReadAll(r->get());
+    ASSERT_EQ(recs.size(), 6u);
+    EXPECT_EQ(recs[1].time.ns(), 73'902);
+    EXPECT_EQ(recs[2].time.ns(), 120'000);
+    EXPECT_EQ(recs[3].time.ns(), 500'120'000);
+    EXPECT_EQ(recs[4].op, Op::kTrim);
+    EXPECT_EQ(recs[5].time.ns(), 11'999'995'000);
+  }
 }
 
 struct DetectCase {

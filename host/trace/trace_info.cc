@@ -1,6 +1,7 @@
 #include "host/trace/trace_info.h"
 
 #include <bit>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -30,6 +31,8 @@ std::string PowerLabel(int k) {
 sim::Result<TraceInfo> Summarize(BlockTraceReader* reader) {
   TraceInfo info;
   BlockTraceRecord rec;
+  int64_t prev_ns = 0;
+  int64_t step_ns = 0;
   for (;;) {
     FS_ASSIGN_OR_RETURN(bool more, reader->Next(&rec));
     if (!more) break;
@@ -37,6 +40,18 @@ sim::Result<TraceInfo> Summarize(BlockTraceReader* reader) {
     ++t.count;
     t.bytes += rec.length_bytes;
     if (rec.valid_time) {
+      const int64_t t = rec.time.ns();
+      if (info.timed_records > 0) {
+        if (t == prev_ns) {
+          ++info.same_time;
+        } else {
+          // |gap| fits: record times are within int64 of the first record.
+          const int64_t gap = t > prev_ns ? t - prev_ns : prev_ns - t;
+          step_ns = std::gcd(step_ns, gap);
+        }
+      }
+      prev_ns = t;
+      ++info.timed_records;
       if (!info.has_time || rec.time < info.first_time) info.first_time = rec.time;
       if (!info.has_time || rec.time > info.last_time) info.last_time = rec.time;
       info.has_time = true;
@@ -48,12 +63,53 @@ sim::Result<TraceInfo> Summarize(BlockTraceReader* reader) {
     }
     ++info.volumes[rec.volume];
   }
+  info.time_step = sim::Ns(step_ns);
+  info.time_unit = reader->time_unit();
   info.path = reader->path();
   info.format = std::string(reader->format());
   info.volumes_are_devices = reader->trace_format().volume_is_device_number;
   info.compression = std::string(CompressionName(reader->compression()));
   info.stats = reader->stats();
   return info;
+}
+
+std::vector<std::string> TraceWarnings(const TraceInfo& info) {
+  std::vector<std::string> out;
+  if (!info.has_time) return out;
+  const double seconds = info.duration().sec();
+  const uint64_t n = info.timed_records;
+  uint64_t bytes = 0;
+  for (const TraceInfo::OpTotals& t : info.ops) bytes += t.bytes;
+  const std::string unit = info.time_unit.ToString();
+  if (n >= kMinRecordsForRate && seconds > 0) {
+    const double iops = static_cast<double>(n - 1) / seconds;
+    const double bps = static_cast<double>(bytes) / seconds;
+    if (iops > kImplausibleIops || bps > kImplausibleBytesPerSec) {
+      out.push_back(fmt::format(
+          "{} records in {} imply {:.3g} requests/s and {}/s, beyond what one device serves: the time field is "
+          "read in units of {}; if the trace counts in a larger unit, set it (trace-info --set time_unit=1s, "
+          "workload.trace.reader.time_unit in a run)",
+          n, info.duration().ToString(), iops, HumanBytes(static_cast<uint64_t>(bps)), unit));
+    }
+  }
+  constexpr double kYear = 365.0 * 24 * 3600;
+  if (seconds > kYear) {
+    out.push_back(fmt::format(
+        "the trace spans {:.3g} years with its time field read in units of {}; if the trace counts in a smaller "
+        "unit, set it (trace-info --set time_unit=..., workload.trace.reader.time_unit in a run)",
+        seconds / kYear, unit));
+  }
+  if (n >= kMinRecordsForRate && info.same_time * 2 >= n) {
+    const std::string step = info.time_step > sim::SimTime::Zero() ? info.time_step.ToString() : unit;
+    out.push_back(fmt::format(
+        "{} of {} records have the same time as the record before{}: a coarse clock; an open-loop replay issues "
+        "each group of equal times at once, unless workload.trace.spread_ties spreads it (e.g. spread_ties: {})",
+        info.same_time, n,
+        info.time_step > sim::SimTime::Zero() ? fmt::format(" and times advance in steps of {}", step)
+                                              : std::string(" (all of them share one time)"),
+        step));
+  }
+  return out;
 }
 
 std::string FormatTraceInfo(const TraceInfo& info) {
@@ -69,6 +125,9 @@ std::string FormatTraceInfo(const TraceInfo& info) {
   if (info.has_time) {
     line("duration", fmt::format("{} ({} ns); time went backwards {} time{}", info.duration().ToString(),
                                  info.duration().ns(), s.time_backwards, s.time_backwards == 1 ? "" : "s"));
+    line("time", fmt::format("field unit {}; {} of {} timed records at the time of the record before; step {}",
+                             info.time_unit.ToString(), info.same_time, info.timed_records,
+                             info.time_step > sim::SimTime::Zero() ? info.time_step.ToString() : "none"));
   } else {
     line("duration", "no timestamps");
   }
@@ -112,6 +171,7 @@ std::string FormatTraceInfo(const TraceInfo& info) {
   }
   line("volumes", fmt::format("{}{}{}", info.volumes.size(), info.volumes.empty() ? "" : ": ", vols));
   for (const std::string& e : s.first_errors) line("skipped", e);
+  for (const std::string& w : TraceWarnings(info)) line("warning", w);
   return out;
 }
 

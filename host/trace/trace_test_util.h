@@ -70,4 +70,12 @@ inline std::vector<BlockTraceRecord> ReadAllFile(const std::string& path, const 
   return ReadAll(r->get());
 }
 
+// Every record of the trace text `data` (named "mem" in messages).
+inline std::vector<BlockTraceRecord> ReadAllMemory(const std::string& data, const BlockTraceOptions& options = {}) {
+  sim::Result<std::unique_ptr<BlockTraceReader>> r = OpenBlockTraceFromMemory("mem", data, options);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  if (!r.ok()) return {};
+  return ReadAll(r->get());
+}
+
 }  // namespace host::trace_test
