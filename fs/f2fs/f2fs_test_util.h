@@ -187,6 +187,7 @@ class Stack {
 class RoundRobinPlacement final : public ssd::FixedPlacement {
  public:
   explicit RoundRobinPlacement(uint32_t channels) : channels_(channels) {}
+  uint64_t logical_blocks() const override { return UINT64_MAX; }
   ssd::FlashPlace PlaceOf(uint64_t b) const override {
     ssd::FlashPlace p;
     p.channel = static_cast<uint32_t>(b % channels_);
