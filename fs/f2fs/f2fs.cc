@@ -36,6 +36,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   CHECK(alloc.ok()) << "allocation policy checked by Mount: " << alloc.status().message();
   alloc_ = std::move(alloc).value();
   erase_before_reuse_ = dev_ && dev_->layout().fixed != nullptr;
+  if (erase_before_reuse_) blocks_per_page_ = std::max<uint32_t>(1, dev_->layout().page_size / kBlockSize);
   sm_ = std::make_unique<SegmentManager>(layout_, alloc_.get());
   nat_ = std::make_unique<NatTable>(layout_.max_nid, layout_.nat_blocks);
   auto durability = MakeDurability(cfg_.durability, DurabilityContext{&cfg_, &layout_, nat_.get(), sm_.get(), this});
@@ -117,6 +118,12 @@ void F2fs::RegisterStats() {
   if (erase_before_reuse_) {
     io.Add(&stats_.section_trims, "section_trims", "count",
            "whole sections trimmed so the fixed-placement device erases their flash blocks before reuse");
+    if (blocks_per_page_ > 1) {
+      io.Add(&stats_.pad_blocks, "pad_blocks", "blocks",
+             "zero blocks written to fill a flash page a write ended inside (fixed-placement device)");
+      io.Add(&stats_.unpadded_page_ends, "unpadded_page_ends", "count",
+             "writes that ended inside a flash page whose rest another write had already taken");
+    }
   }
   sim::StatGroup app = g.Group("app");
   app.Add(&stats_.app_bytes_written, "bytes_written", "bytes", "bytes written by applications");

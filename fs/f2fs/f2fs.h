@@ -393,7 +393,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
     sim::Histogram cp_duration, cp_stall;
     sim::Counter cp_stall_ns, cp_blocks;
     std::array<sim::Counter, static_cast<int>(Io::kCount)> blocks_written, blocks_read;
-    sim::Counter flushes, fua_writes, discards, discard_blocks, section_trims;
+    sim::Counter flushes, fua_writes, discards, discard_blocks, section_trims, pad_blocks, unpadded_page_ends;
     sim::Counter app_bytes_written, app_bytes_read;
     sim::Counter ipu_blocks, opu_blocks, ssr_blocks;
     CleanerStats cleaner;
@@ -426,6 +426,15 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   sim::Task<void> WaitWarmNodeWrites();
   void SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch);
   void SubmitTrim(BlockAddr start, uint32_t count);
+  // On a device that programs whole flash pages only (fixed placement, a
+  // flash page of several 4 KiB blocks): a batch of main-area blocks
+  // [start, start + contents.size()) that ends inside a page its log has
+  // not allocated further is padded to the page end (SegmentManager::
+  // PadStripe; zero-filled blocks, never valid, counted in
+  // fs.io.pad_blocks), and a node written last, whose footer chained to
+  // the padded slot, is re-chained to where its log continues.
+  void PadToFlashPage(BlockAddr start, std::vector<BlockPtr>& contents, std::vector<Page*>& pages,
+                      std::vector<uint32_t>& inos, std::vector<uint64_t>& seqs);
   // On a device of fixed placement (DeviceLayout::fixed: a flash block is
   // erased only when trimmed whole, and must be erased before it is
   // written again): trims every section of `freed` (CommitCheckpoint's
@@ -597,6 +606,7 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   std::function<double()> device_wa_;
   bool dead_ = false;
   bool erase_before_reuse_ = false;  // the device has fixed placement (see TrimFreedSections)
+  uint32_t blocks_per_page_ = 1;     // on such a device: 4 KiB blocks per flash page (see PadToFlashPage)
   bool stopping_ = false;
 
   std::unique_ptr<AllocationPolicy> alloc_;  // before sm_, which uses it

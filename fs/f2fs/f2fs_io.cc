@@ -41,11 +41,49 @@ void F2fs::WriteBatcher::Add(BlockAddr a, BlockPtr content, Page* page, Nid ino,
 
 void F2fs::WriteBatcher::Flush() {
   if (contents_.empty()) return;
+  if (fs_->blocks_per_page_ > 1) fs_->PadToFlashPage(start_, contents_, pages_, inos_, seqs_);
   fs_->SubmitWrite(start_, contents_, pages_, kind_, batch_, false, &inos_, &seqs_);
   contents_.clear();
   pages_.clear();
   inos_.clear();
   seqs_.clear();
+}
+
+void F2fs::PadToFlashPage(BlockAddr start, std::vector<BlockPtr>& contents, std::vector<Page*>& pages,
+                          std::vector<uint32_t>& inos, std::vector<uint64_t>& seqs) {
+  const BlockAddr last{start.v + static_cast<uint32_t>(contents.size()) - 1};
+  if (!layout_.InMain(last)) return;
+  const BlockAddr end{last.v + 1};
+  if ((end.v - layout_.main_blkaddr) % blocks_per_page_ == 0) return;
+  LogType t;
+  uint32_t region;
+  if (!sm_->LogOf(layout_.SegOf(last), &t, &region) || sm_->stripe(t).region != region ||
+      sm_->NextAddr(t) != end) {
+    stats_.unpadded_page_ends.Inc();
+    return;
+  }
+  const auto [first, n] = sm_->PadStripe(t);
+  if (n == 0) {  // the log is not page-aligned (it started inside a page)
+    stats_.unpadded_page_ends.Inc();
+    return;
+  }
+  CHECK(first == end) << "padding starts at " << first.v << ", the batch ends at " << end.v;
+  static const BlockPtr kZero = std::make_shared<DataBlock>();
+  for (uint32_t i = 0; i < n; ++i) {
+    contents.push_back(kZero);
+    pages.push_back(nullptr);
+    inos.push_back(0);
+    seqs.push_back(0);
+  }
+  stats_.pad_blocks.Inc(n);
+  // A node written last chained to the padded slot (its footer took
+  // NextAddr when it was allocated): re-chain it past the padding.
+  const size_t k = contents.size() - n - 1;
+  if (!contents[k] || contents[k]->type != BlockData::Type::kNode || pages[k] == nullptr) return;
+  auto* np = static_cast<NodePage*>(pages[k]);
+  if (np->blk != contents[k] || np->blk->footer.next_blkaddr != end) return;
+  MutNode(np).footer.next_blkaddr = sm_->NextAddr(t);
+  contents[k] = np->blk;
 }
 
 void F2fs::SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::vector<Page*>& pages, Io kind,

@@ -17,9 +17,9 @@ SegmentManager::SegmentManager(const Layout& layout, const AllocationPolicy* pol
   regions_ = policy_->regions();
   CHECK(regions_ >= 1 && regions_ * kNumLogs < kNoLog) << "regions " << regions_;
   cur_.resize(size_t{regions_} * kNumLogs);
+  stripe_blocks_ = policy_->StripeBlocks();
+  CHECK(stripe_blocks_ >= 1 && stripe_blocks_ <= kBlocksPerSeg);
   if (regions_ > 1) {
-    stripe_blocks_ = policy_->StripeBlocks();
-    CHECK(stripe_blocks_ >= 1 && stripe_blocks_ <= kBlocksPerSeg);
     region_of_sec_.resize(layout.section_count);
     for (uint32_t sec = 0; sec < layout.section_count; ++sec) {
       region_of_sec_[sec] = policy_->RegionOfSection(sec);
@@ -208,16 +208,34 @@ BlockAddr SegmentManager::Allocate(LogType t, const Summary& sum, sim::SimTime n
   UpdateValid(a, +1, now);
   c.next_blkoff = c.ssr ? NextFreeSlot(s, off + 1) : off + 1;
   if (c.next_blkoff >= kBlocksPerSeg) MoveLog(t, region, need_ssr);
-  if (regions_ > 1) {
+  if (stripe_blocks_ < kBlocksPerSeg) {
     if (st.left == 0) st.left = static_cast<uint16_t>(stripe_blocks_);
-    if (--st.left == 0) {
-      const uint32_t next = policy_->NextRegion(*this, t, region);
-      CHECK_LT(next, regions_);
-      st.region = static_cast<uint16_t>(next);
-      if (!LogActive(t, next)) MoveLog(t, next, need_ssr);
-    }
+    if (--st.left == 0) AdvanceStripe(t, need_ssr);
   }
   return a;
+}
+
+void SegmentManager::AdvanceStripe(LogType t, bool need_ssr) {
+  StripeCursor& st = stripe_[static_cast<int>(t)];
+  const uint32_t next = policy_->NextRegion(*this, t, st.region);
+  CHECK_LT(next, regions_);
+  st.region = static_cast<uint16_t>(next);
+  st.left = 0;
+  if (!LogActive(t, next)) MoveLog(t, next, need_ssr);
+}
+
+std::pair<BlockAddr, uint32_t> SegmentManager::PadStripe(LogType t) {
+  StripeCursor& st = stripe_[static_cast<int>(t)];
+  if (stripe_blocks_ >= kBlocksPerSeg || st.left == 0) return {kNullAddr, 0};
+  CurSeg& c = cur_[LogIndex(t, st.region)];
+  CHECK(!c.ssr) << "padding an SSR log";
+  const BlockAddr first{layout_.SegStart(c.segno).v + c.next_blkoff};
+  const uint32_t n = st.left;
+  CHECK_LE(c.next_blkoff + n, kBlocksPerSeg) << "a stripe unit crosses a segment";
+  c.next_blkoff += n;
+  if (c.next_blkoff >= kBlocksPerSeg) MoveLog(t, st.region, /*need_ssr=*/false);
+  AdvanceStripe(t, /*need_ssr=*/false);
+  return {first, n};
 }
 
 void SegmentManager::Invalidate(BlockAddr a) { UpdateValid(a, -1, sim::SimTime::Zero()); }
@@ -254,6 +272,8 @@ void SegmentManager::MoveAllLogsToNewSegments() {
       ssa_dirty_[curseg(t, r).segno.v] = 1;
       MoveLog(t, r, /*need_ssr=*/false);
     }
+  // Every log starts a fresh segment: a stripe unit starts whole.
+  for (StripeCursor& st : stripe_) st.left = 0;
 }
 
 uint32_t SegmentManager::SectionValid(uint32_t sec) const {

@@ -33,6 +33,7 @@
 #pragma once
 
 #include <array>
+#include <utility>
 #include <bitset>
 #include <cstdint>
 #include <vector>
@@ -98,6 +99,21 @@ class SegmentManager {
   // valid and, if the segment is now full, moves the log to the segment the
   // policy chooses (`need_ssr`: AllocationPolicy::NeedSsr). Returns the block.
   BlockAddr Allocate(LogType t, const Summary& sum, sim::SimTime now, bool need_ssr);
+  // Pads log t's stripe unit: when the unit in the cursor's region is only
+  // partly allocated, its remaining slots are skipped (left unused, never
+  // valid) and the stripe moves to the next region. Returns the first
+  // skipped address and the count (0: the unit was whole). For a device
+  // that programs whole flash pages only (a stripe unit is one page).
+  std::pair<BlockAddr, uint32_t> PadStripe(LogType t);
+  // The log writing segment s, if any: its type and region.
+  bool LogOf(SegNo s, LogType* t, uint32_t* region) const {
+    const uint16_t l = curseg_of_[s.v];
+    if (l == kNoLog) return false;
+    *t = static_cast<LogType>(l % kNumLogs);
+    *region = l / kNumLogs;
+    return true;
+  }
+  uint32_t stripe_blocks() const { return stripe_blocks_; }
   // A block stops being valid (overwritten out of place, deleted, moved).
   void Invalidate(BlockAddr a);
   // A block becomes valid at a known address (roll-forward recovery).
@@ -171,6 +187,8 @@ class SegmentManager {
   // Moves log (t, region) to the segment the policy chooses.
   void MoveLog(LogType t, uint32_t region, bool need_ssr);
   void OpenFreeSegment(LogType t, uint32_t region, SegNo next);
+  // Moves t's stripe cursor to the next region, a whole unit.
+  void AdvanceStripe(LogType t, bool need_ssr);
   void OpenSsrSegment(LogType t, uint32_t region, SegNo next);
   void LeaveSegment(SegNo s);
   uint32_t NextFreeSlot(SegNo s, uint32_t from) const;

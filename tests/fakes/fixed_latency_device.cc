@@ -73,6 +73,13 @@ void FixedLatencyDevice::CheckSequential(const ssd::BlockRequest& req) {
     const uint64_t in_block = off % block_bytes;
     const uint64_t n = std::min(end - off, block_bytes - in_block);
     uint64_t& wp = sb.write_pointer[blk];
+    const uint64_t page = cfg_.layout.page_size;
+    if (req.op == ssd::BlockOp::kWrite && (in_block % page != 0 || n % page != 0)) {
+      if (sb.violations++ == 0)
+        sb.first_violation = "write of " + std::to_string(n) + " B at byte " + std::to_string(in_block) +
+                             " of flash block " + std::to_string(blk) + " is not whole " + std::to_string(page) +
+                             " B pages";
+    }
     if (req.op == ssd::BlockOp::kTrim) {
       if (in_block == 0 && n == block_bytes) {
         if (wp > 0) ++sb.erases;

@@ -18,9 +18,9 @@ namespace fakes {
 
 // The write discipline of a flash block on a device of fixed placement (a
 // static block-mapped FTL): within [from, capacity) each flash block
-// (layout.page_size x layout.pages_per_block bytes) is written in order
-// from its start, and written again only after a trim of the whole block
-// has erased it. Kept outside the device so it survives power cuts (it is
+// (layout.page_size x layout.pages_per_block bytes) is written in whole
+// pages, in order from its start, and written again only after a trim of
+// the whole block has erased it. Kept outside the device so it survives power cuts (it is
 // flash state); the device records violations instead of failing.
 struct SequentialBlocks {
   uint64_t from = 0;
