@@ -203,6 +203,37 @@ TEST_F(CliTest, ResultsFolderIsReplacedWholeOrRefused) {
   EXPECT_TRUE(fs::exists(out / "notes.txt"));
 }
 
+// ParaFS's allocation needs the static block-mapped FTL, and that FTL takes
+// only an allocation that writes whole flash pages block by block: `check`
+// refuses the mismatches before anything runs.
+TEST_F(CliTest, ParafsAndTheStaticBlockFtlRefuseEachOthersMismatches) {
+  const std::string f2fs = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/varmail_f2fs.yaml";
+  const std::string no_buffer = " --set device.ssd.write_buffer.size=0";
+  Outcome o = Cli("check " + f2fs + " --set fs.f2fs.allocation=parafs_2d");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("parafs_2d needs a device that exposes its flash placement (ftl.kind: static_block)"));
+  o = Cli("check " + f2fs + no_buffer + " --set ftl.kind=static_block");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("fs.f2fs.allocation: 'default' on a device of fixed placement"));
+  o = Cli("check " + f2fs + no_buffer + " --set ftl.kind=static_block --set fs.f2fs.allocation=parafs_2d");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("fs.f2fs.mode: the parafs_2d allocation writes out of place only"));
+  o = Cli("check " + f2fs + no_buffer +
+          " --set ftl.kind=static_block --set fs.f2fs.allocation=parafs_2d --set fs.f2fs.mode=lfs "
+          "--set device.geometry.pages_per_block=512");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("parafs_2d maps one section to one flash block"));
+  EXPECT_THAT(o.out, HasSubstr("set segs_per_sec: 2"));
+  o = Cli("check " + f2fs + no_buffer +
+          " --set ftl.kind=static_block --set fs.f2fs.allocation=parafs_2d --set fs.f2fs.mode=lfs "
+          "--set device.geometry.blocks_per_plane=3");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("sections; each region needs at least 7"));
+  o = Cli("check " + f2fs + no_buffer +
+          " --set ftl.kind=static_block --set fs.f2fs.allocation=parafs_2d --set fs.f2fs.mode=lfs");
+  EXPECT_EQ(o.code, 0) << o.out;
+}
+
 TEST_F(CliTest, MemoryIsEstimatedAndLimitedBeforeRunning) {
   Outcome o = Cli("check " + Tiny());
   EXPECT_EQ(o.code, 0) << o.out;

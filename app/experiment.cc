@@ -118,7 +118,14 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
   const fs::FileSystemKind* fs_kind = nullptr;
   if (cfg.fs.kind != "none") {
     FS_ASSIGN_OR_RETURN(fs_kind, sim::Registry<fs::FileSystemKind>::Get().Lookup(cfg.fs.kind, "file system"));
-    FS_RETURN_IF_ERROR(fs_kind->validate(cfg.fs.kinds, cfg.fs.volume.value, capacity, cfg.device.ssd.queues));
+    fs::DeviceFacts facts;
+    facts.capacity = capacity;
+    facts.queues = cfg.device.ssd.queues;
+    facts.channels = cfg.device.geometry.channels;
+    facts.page_size = static_cast<uint32_t>(cfg.device.geometry.page_size.value);
+    facts.pages_per_block = cfg.device.geometry.pages_per_block;
+    facts.fixed_placement = cfg.ftl.FixesPlacement();
+    FS_RETURN_IF_ERROR(fs_kind->validate(cfg.fs.kinds, cfg.fs.volume.value, facts));
     if (fs_kind->uses_device && cfg.fs.volume.value > capacity) {
       return sim::Status::InvalidInput(fmt::format("fs.volume: {} bytes exceed the device's {} bytes",
                                                    cfg.fs.volume.value, capacity));

@@ -32,6 +32,18 @@ struct FsEnv {
 };
 
 // A mounted file system and whatever it owns besides (an on-flash image).
+// What is known of the device before it is built (`check`): its size and
+// queues, and the flash layout the FTL will expose. A fixed-placement FTL's
+// PlaceOf is not available yet, only that it fixes placement.
+struct DeviceFacts {
+  uint64_t capacity = 0;  // bytes
+  uint32_t queues = 1;
+  uint32_t channels = 1;
+  uint32_t page_size = 4096;  // flash page, bytes
+  uint32_t pages_per_block = 1;
+  bool fixed_placement = false;  // the FTL fixes placement (ssd::DeviceLayout::fixed will be set)
+};
+
 class MountedFs {
  public:
   virtual ~MountedFs() = default;
@@ -48,10 +60,9 @@ struct FileSystemKind {
   bool uses_device;
   sim::ImplSection config;  // fs.<name>.*
   // Cross-key checks of the kind's section for a volume of `volume_bytes`
-  // (0 = the whole device of `capacity` bytes) on a device with
-  // `device_queues` submission queues. Errors name full keys.
-  sim::Status (*validate)(const sim::ImplConfigs& sections, uint64_t volume_bytes, uint64_t capacity,
-                          uint32_t device_queues);
+  // (0 = the whole device) on `device`, and of what the kind needs of the
+  // device. Errors name full keys.
+  sim::Status (*validate)(const sim::ImplConfigs& sections, uint64_t volume_bytes, const DeviceFacts& device);
   // Formats env.volume_bytes of env.device (when the kind uses it) and
   // mounts, running env.events until mounted. REQUIRES: validate ok.
   sim::Result<std::unique_ptr<MountedFs>> (*mount)(const sim::ImplConfigs& sections, const FsEnv& env);

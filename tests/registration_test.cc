@@ -78,7 +78,7 @@ class CountingFs final : public fs::MountedFs {
   uint32_t label_;
 };
 
-sim::Status ValidateCounting(const sim::ImplConfigs&, uint64_t, uint64_t, uint32_t) { return sim::Status::Ok(); }
+sim::Status ValidateCounting(const sim::ImplConfigs&, uint64_t, const fs::DeviceFacts&) { return sim::Status::Ok(); }
 sim::Result<std::unique_ptr<fs::MountedFs>> MountCounting(const sim::ImplConfigs& s, const fs::FsEnv& env) {
   return std::unique_ptr<fs::MountedFs>(
       std::make_unique<CountingFs>(env.events, s.Get<CountingFsConfig>("test_counting").label));

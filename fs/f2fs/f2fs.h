@@ -136,6 +136,13 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   // sections; null formats as without regions.
   static sim::Status Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* image,
                             const ssd::DeviceLayout* device = nullptr);
+  // With an allocation policy of regions on `device`: the segment each
+  // persistent log of each region starts in (mkfs; r * kNumPersistentLogs
+  // + LogType), the i-th log of region r in the i-th section of r; empty
+  // with one region. InvalidInput when the policy refuses the device or a
+  // region is too small.
+  static sim::Result<std::vector<SegNo>> RegionLogSegments(const F2fsConfig& cfg, const Layout& layout,
+                                                           const ssd::DeviceLayout& device);
 
   // Mounts the volume in env.image: reads the newest valid checkpoint and
   // the NAT/SIT/SSA through the device, frees orphan inodes, runs

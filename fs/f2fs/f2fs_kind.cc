@@ -52,8 +52,29 @@ class MountedF2fs final : public MountedFs {
   std::unique_ptr<F2fs> fs_;
 };
 
-sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, uint64_t capacity,
-                     uint32_t device_queues) {
+// What `check` assumes of a fixed-placement device's placement: logical
+// blocks dealt to the channels in turn. Every plane belongs to one channel
+// and a static block-mapped FTL cycles its logical blocks through all
+// planes, so each channel gets the same share of blocks whatever the plane
+// order: the region sizes checked here are the ones the run will see.
+class ChannelRoundRobin final : public ssd::FixedPlacement {
+ public:
+  explicit ChannelRoundRobin(uint32_t channels) : channels_(channels) {}
+  uint64_t logical_blocks() const override { return UINT64_MAX; }
+  ssd::FlashPlace PlaceOf(uint64_t b) const override {
+    ssd::FlashPlace p;
+    p.channel = static_cast<uint32_t>(b % channels_);
+    p.block = b / channels_;
+    return p;
+  }
+
+ private:
+  uint32_t channels_;
+};
+
+sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, const DeviceFacts& device) {
+  const uint64_t capacity = device.capacity;
+  const uint32_t device_queues = device.queues;
   const sim::Status st = sections.Get<F2fsConfig>("f2fs").Validate();
   if (!st.ok()) {
     const std::string& m = st.message();
@@ -76,6 +97,29 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, ui
     return sim::Status::InvalidInput(fmt::format("fs.volume: {} bytes ({}) cannot be formatted: {}", volume,
                                                  volume_bytes > 0 ? "fs.volume" : "the whole device",
                                                  layout.status().message()));
+  }
+  // A device of fixed placement programs each flash page once per erase,
+  // in order: only an allocation that writes whole pages, flash block by
+  // flash block, out of place (parafs_2d, lfs mode) runs on it.
+  if (device.fixed_placement && cfg.allocation != "parafs_2d") {
+    return sim::Status::InvalidInput(fmt::format(
+        "fs.f2fs.allocation: '{}' on a device of fixed placement (the static block-mapped FTL): F2FS must place "
+        "data by flash page and flash block and never update in place there; use allocation: parafs_2d with "
+        "mode: lfs",
+        cfg.allocation));
+  }
+  if (device.fixed_placement || cfg.allocation == "parafs_2d") {
+    ChannelRoundRobin placement(std::max<uint32_t>(1, device.channels));
+    ssd::DeviceLayout d;
+    d.channels = device.channels;
+    d.page_size = device.page_size;
+    d.pages_per_block = device.pages_per_block;
+    d.fixed = device.fixed_placement ? &placement : nullptr;
+    sim::Result<std::vector<SegNo>> segs = F2fs::RegionLogSegments(cfg, *layout, d);
+    if (!segs.ok()) {
+      const std::string& m = segs.status().message();
+      return m.rfind("fs.", 0) == 0 ? segs.status() : sim::Status::InvalidInput("fs.f2fs." + m);
+    }
   }
   return sim::Status::Ok();
 }

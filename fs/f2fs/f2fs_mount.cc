@@ -19,6 +19,26 @@ const T* As(const BlockPtr& p, BlockData::Type t) {
 
 }  // namespace
 
+sim::Result<std::vector<SegNo>> F2fs::RegionLogSegments(const F2fsConfig& cfg, const Layout& l,
+                                                        const ssd::DeviceLayout& device) {
+  FS_ASSIGN_OR_RETURN(std::unique_ptr<AllocationPolicy> policy,
+                      MakeAllocationPolicy(cfg.allocation, AllocationPolicyContext{&cfg, &l, &device}));
+  const uint32_t regions = policy->regions();
+  std::vector<SegNo> out;
+  if (regions <= 1) return out;
+  std::vector<std::vector<uint32_t>> secs(regions);
+  for (uint32_t sec = 0; sec < l.section_count; ++sec) secs[policy->RegionOfSection(sec)].push_back(sec);
+  for (uint32_t r = 0; r < regions; ++r) {
+    if (secs[r].size() < kNumPersistentLogs + 1)
+      return sim::Status::InvalidInput(fmt::format(
+          "fs.volume: region {} (a flash channel) has {} sections; each region needs at least {} (its six logs "
+          "and one to clean into)",
+          r, secs[r].size(), kNumPersistentLogs + 1));
+    for (int t = 0; t < kNumPersistentLogs; ++t) out.push_back(SegNo{secs[r][t] * l.segs_per_sec});
+  }
+  return out;
+}
+
 sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* image,
                          const ssd::DeviceLayout* device) {
   FS_RETURN_IF_ERROR(cfg.Validate());
@@ -28,25 +48,12 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
   lp.secs_per_zone = cfg.mkfs.secs_per_zone;
   lp.overprovision_pct = cfg.mkfs.overprovision;
   FS_ASSIGN_OR_RETURN(Layout l, ComputeLayout(lp));
-  // With regions, every region's six logs start in sections of their own
-  // region: the i-th log of region r in the i-th section of r.
   uint32_t regions = 1;
   std::vector<SegNo> region_segs;  // r * kNumPersistentLogs + LogType
   if (device) {
-    FS_ASSIGN_OR_RETURN(std::unique_ptr<AllocationPolicy> policy,
-                        MakeAllocationPolicy(cfg.allocation, AllocationPolicyContext{&cfg, &l, device}));
-    regions = policy->regions();
-    if (regions > 1) {
-      std::vector<std::vector<uint32_t>> secs(regions);
-      for (uint32_t sec = 0; sec < l.section_count; ++sec) secs[policy->RegionOfSection(sec)].push_back(sec);
-      for (uint32_t r = 0; r < regions; ++r) {
-        if (secs[r].size() < kNumPersistentLogs + 1)
-          return sim::Status::InvalidInput(fmt::format(
-              "fs.volume: region {} (flash channel {}) has {} sections; each region needs at least {} (its six logs "
-              "and one to clean into)",
-              r, r, secs[r].size(), kNumPersistentLogs + 1));
-        for (int t = 0; t < kNumPersistentLogs; ++t) region_segs.push_back(SegNo{secs[r][t] * l.segs_per_sec});
-      }
+    FS_ASSIGN_OR_RETURN(region_segs, RegionLogSegments(cfg, l, *device));
+    if (!region_segs.empty()) {
+      regions = static_cast<uint32_t>(region_segs.size() / kNumPersistentLogs);
       for (int t = 0; t < kNumPersistentLogs; ++t) l.init_curseg[t] = region_segs[t];
     }
   }

@@ -96,6 +96,10 @@ class Parafs2dAllocationPolicy final : public AllocationPolicy {
 sim::Result<std::unique_ptr<AllocationPolicy>> Make(const AllocationPolicyContext& ctx) {
   const F2fsConfig& cfg = *ctx.cfg;
   const Layout& l = *ctx.layout;
+  if (ctx.device && !ctx.device->fixed)
+    return sim::Status::InvalidInput(
+        "fs.f2fs.allocation: parafs_2d needs a device that exposes its flash placement (ftl.kind: static_block); "
+        "this device places data itself");
   if (cfg.mode != "lfs")
     return sim::Status::InvalidInput(
         "fs.f2fs.mode: the parafs_2d allocation writes out of place only (the static block-mapped FTL cannot "
@@ -107,10 +111,6 @@ sim::Result<std::unique_ptr<AllocationPolicy>> Make(const AllocationPolicyContex
         ctx, 1, std::vector<uint32_t>(l.section_count, 0), kBlocksPerSeg));
   }
   const ssd::DeviceLayout& d = *ctx.device;
-  if (!d.fixed)
-    return sim::Status::InvalidInput(
-        "fs.f2fs.allocation: parafs_2d needs a device that exposes its flash placement (ftl.kind: static_block); "
-        "this device places data itself");
   const uint64_t flash_block = uint64_t{d.page_size} * d.pages_per_block;
   const uint64_t sec_bytes = uint64_t{l.blocks_per_sec()} * kBlockSize;
   if (sec_bytes != flash_block) {

@@ -17,7 +17,7 @@ class MountedMemFs final : public MountedFs {
   MemFs fs_;
 };
 
-sim::Status Validate(const sim::ImplConfigs&, uint64_t, uint64_t, uint32_t) { return sim::Status::Ok(); }
+sim::Status Validate(const sim::ImplConfigs&, uint64_t, const fs::DeviceFacts&) { return sim::Status::Ok(); }
 
 sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, const FsEnv& env) {
   return std::unique_ptr<MountedFs>(std::make_unique<MountedMemFs>(env.events, sections.Get<MemFsConfig>("memfs")));
