@@ -35,8 +35,9 @@
 //   parafs_2d ParaFS's 2-D allocation (parafs_2d_allocation_policy.cc):
 //             regions = the device's flash channels, section = one flash
 //             block; each region has its own temperature logs; a log
-//             stripes flash page by flash page over the regions, round
-//             robin; LFS only (no SSR)
+//             stripes flash page by flash page over the regions (round
+//             robin, or to the least busy region with dispatch:
+//             least_busy); LFS only (no SSR)
 //
 // Registration: an implementation .cc registers its AllocationPolicyInfo with
 // sim::Registrar (sim/registry.h) and is chosen by name with the config key
@@ -109,12 +110,25 @@ class AllocationPolicy {
   virtual uint32_t NextRegion(const SegmentManager& /*sm*/, LogType /*t*/, uint32_t cur) const { return cur; }
 };
 
+// The I/O the file system has queued or in flight per region, in bytes:
+// blocks allocated and not yet completed (writes), reads submitted and not
+// completed. Input of a parallelism-aware NextRegion; kept by the file
+// system while the policy has more than one region.
+class RegionLoad {
+ public:
+  virtual ~RegionLoad() = default;
+  virtual uint64_t ReadBytes(uint32_t region) const = 0;
+  virtual uint64_t WriteBytes(uint32_t region) const = 0;
+};
+
 struct AllocationPolicyContext {
   const F2fsConfig* cfg = nullptr;  // a policy's own section: cfg->impl_configs.Get<C>(name)
   const Layout* layout = nullptr;
   // The flash layout behind the volume (BlockDevice::layout()); null where
   // no device is known (unit tests of policies that need none).
   const ssd::DeviceLayout* device = nullptr;
+  // Per-region load (null where none is kept: mkfs, check, unit tests).
+  const RegionLoad* load = nullptr;
 };
 
 struct AllocationPolicyInfo {

@@ -31,13 +31,17 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       flusher_timer_(env.events),
       discard_timer_(env.events),
       threads_wq_(env.events) {
-  auto alloc = MakeAllocationPolicy(cfg_.allocation,
-                                    AllocationPolicyContext{&cfg_, &layout_, dev_ ? &dev_->layout() : nullptr});
+  auto alloc = MakeAllocationPolicy(
+      cfg_.allocation, AllocationPolicyContext{&cfg_, &layout_, dev_ ? &dev_->layout() : nullptr, this});
   CHECK(alloc.ok()) << "allocation policy checked by Mount: " << alloc.status().message();
   alloc_ = std::move(alloc).value();
   erase_before_reuse_ = dev_ && dev_->layout().fixed != nullptr;
   if (erase_before_reuse_) blocks_per_page_ = std::max<uint32_t>(1, dev_->layout().page_size / kBlockSize);
   sm_ = std::make_unique<SegmentManager>(layout_, alloc_.get());
+  if (sm_->regions() > 1) {
+    region_reads_.assign(sm_->regions(), 0);
+    region_writes_done_.assign(sm_->regions(), 0);
+  }
   nat_ = std::make_unique<NatTable>(layout_.max_nid, layout_.nat_blocks);
   auto durability = MakeDurability(cfg_.durability, DurabilityContext{&cfg_, &layout_, nat_.get(), sm_.get(), this});
   CHECK(durability.ok()) << "durability mode validated by the config schema: " << durability.status().message();

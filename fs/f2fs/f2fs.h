@@ -103,7 +103,11 @@
 
 namespace fs::f2fs {
 
-class F2fs final : public FileSystem, private ssd::BlockClient, private DurabilityHost, private CleanerHost {
+class F2fs final : public FileSystem,
+                   private ssd::BlockClient,
+                   private DurabilityHost,
+                   private CleanerHost,
+                   private RegionLoad {
  public:
   struct Env {
     sim::EventQueue* events = nullptr;
@@ -433,6 +437,16 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   sim::Task<void> WaitWarmNodeWrites();
   void SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch);
   void SubmitTrim(BlockAddr start, uint32_t count);
+  // RegionLoad (with regions): blocks allocated minus writes completed, and
+  // reads in flight, per region.
+  uint64_t ReadBytes(uint32_t region) const override { return region_reads_[region] * kBlockSize; }
+  uint64_t WriteBytes(uint32_t region) const override {
+    const uint64_t a = sm_->allocated_blocks(region), d = region_writes_done_[region];
+    return a > d ? (a - d) * kBlockSize : 0;
+  }
+  // Adds `delta` per block of [start, start + n) in the main area to
+  // counts[region of the block].
+  void CountByRegion(BlockAddr start, uint32_t n, int64_t delta, std::vector<uint64_t>& counts) const;
   // On a device that programs whole flash pages only (fixed placement, a
   // flash page of several 4 KiB blocks): a batch of main-area blocks
   // [start, start + contents.size()) that ends inside a page its log has
@@ -613,6 +627,8 @@ class F2fs final : public FileSystem, private ssd::BlockClient, private Durabili
   std::function<double()> device_wa_;
   bool dead_ = false;
   bool erase_before_reuse_ = false;  // the device has fixed placement (see TrimFreedSections)
+  std::vector<uint64_t> region_reads_;        // with regions: blocks read in flight per region
+  std::vector<uint64_t> region_writes_done_;  // with regions: blocks written and completed per region
   uint32_t blocks_per_page_ = 1;     // on such a device: 4 KiB blocks per flash page (see PadToFlashPage)
   bool stopping_ = false;
 

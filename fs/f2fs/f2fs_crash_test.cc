@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "fs/f2fs/f2fs_model_test_util.h"
+#include "fs/f2fs/parafs_2d_allocation_policy.h"
 
 namespace fs::f2fs {
 namespace {
@@ -266,6 +267,15 @@ TEST(CrashTest, RandomCutsParafs2d) {
   c.allocation = "parafs_2d";
   testing::RoundRobinPlacement placement(2);
   RunCrashIterations(c, 40, 7, /*big_writes=*/false, testing::FixedLayout(2, 8192, &placement));
+}
+
+TEST(CrashTest, RandomCutsParafs2dLeastBusyDispatch) {
+  F2fsConfig c = CrashConfig();
+  c.mode = "lfs";
+  c.allocation = "parafs_2d";
+  c.impl_configs.Mutable<Parafs2dConfig>("parafs_2d").dispatch = "least_busy";
+  testing::RoundRobinPlacement placement(3);
+  RunCrashIterations(c, 30, 9, /*big_writes=*/false, testing::FixedLayout(3, 8192, &placement));
 }
 
 TEST(CrashTest, RandomCutsParafs2dLowSpaceCleaning) {

@@ -49,6 +49,14 @@ void F2fs::WriteBatcher::Flush() {
   seqs_.clear();
 }
 
+void F2fs::CountByRegion(BlockAddr start, uint32_t n, int64_t delta, std::vector<uint64_t>& counts) const {
+  for (uint32_t i = 0; i < n; ++i) {
+    const BlockAddr a{start.v + i};
+    if (!layout_.InMain(a)) continue;
+    counts[sm_->RegionOf(layout_.SegOf(a))] += static_cast<uint64_t>(delta);
+  }
+}
+
 void F2fs::PadToFlashPage(BlockAddr start, std::vector<BlockPtr>& contents, std::vector<Page*>& pages,
                           std::vector<uint32_t>& inos, std::vector<uint64_t>& seqs) {
   const BlockAddr last{start.v + static_cast<uint32_t>(contents.size()) - 1};
@@ -130,6 +138,7 @@ void F2fs::SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch) 
   r->batch = batch;
   if (batch) ++batch->pending;
   ++ios_in_flight_;
+  if (!region_reads_.empty()) CountByRegion(start, count, +1, region_reads_);
   stats_.blocks_read[static_cast<int>(kind)].Inc(count);
   dev_->Submit(r);
 }
@@ -237,6 +246,9 @@ void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
         if (in && in->wb_writes > 0) --in->wb_writes;
       }
       for (uint64_t q : r->node_seqs) warm_node_inflight_.erase(q);
+      if (!region_writes_done_.empty())
+        CountByRegion(BlockAddr{static_cast<uint32_t>(r->offset / kBlockSize)},
+                      static_cast<uint32_t>(r->length / kBlockSize), +1, region_writes_done_);
       --writes_in_flight_;
       if (writes_in_flight_ == 0) io_wq_.NotifyAll();
       if (wb_wq_.has_waiters()) wb_wq_.NotifyAll();
@@ -266,6 +278,10 @@ void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
       break;
     }
     case ssd::BlockOp::kRead:
+      if (!region_reads_.empty())
+        CountByRegion(BlockAddr{static_cast<uint32_t>(r->offset / kBlockSize)},
+                      static_cast<uint32_t>(r->length / kBlockSize), -1, region_reads_);
+      break;
     case ssd::BlockOp::kTrim:
       break;
   }

@@ -91,8 +91,11 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, co
   }
   // mkfs's layout, so a volume too small to format is found by `check`.
   const uint64_t volume = (volume_bytes > 0 ? volume_bytes : capacity) / kBlockSize * kBlockSize;
-  sim::Result<Layout> layout = ComputeLayout(
-      LayoutParams{volume, cfg.mkfs.segs_per_sec, cfg.mkfs.secs_per_zone, cfg.mkfs.overprovision});
+  LayoutParams lp{volume, cfg.mkfs.segs_per_sec, cfg.mkfs.secs_per_zone, cfg.mkfs.overprovision};
+  // ParaFS's regions (one per flash channel) each reserve sections for
+  // their logs (see Format).
+  if (device.fixed_placement && cfg.allocation == "parafs_2d") lp.regions = std::max<uint32_t>(1, device.channels);
+  sim::Result<Layout> layout = ComputeLayout(lp);
   if (!layout.ok()) {
     return sim::Status::InvalidInput(fmt::format("fs.volume: {} bytes ({}) cannot be formatted: {}", volume,
                                                  volume_bytes > 0 ? "fs.volume" : "the whole device",

@@ -51,6 +51,14 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
   uint32_t regions = 1;
   std::vector<SegNo> region_segs;  // r * kNumPersistentLogs + LogType
   if (device) {
+    // With regions, mkfs reserves a section for each region's logs: the
+    // layout is computed again for the policy's region count.
+    FS_ASSIGN_OR_RETURN(std::unique_ptr<AllocationPolicy> policy,
+                        MakeAllocationPolicy(cfg.allocation, AllocationPolicyContext{&cfg, &l, device}));
+    if (policy->regions() > 1) {
+      lp.regions = policy->regions();
+      FS_ASSIGN_OR_RETURN(l, ComputeLayout(lp));
+    }
     FS_ASSIGN_OR_RETURN(region_segs, RegionLogSegments(cfg, l, *device));
     if (!region_segs.empty()) {
       regions = static_cast<uint32_t>(region_segs.size() / kNumPersistentLogs);
@@ -65,6 +73,7 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
   sb->segs_per_sec = l.segs_per_sec;
   sb->secs_per_zone = l.secs_per_zone;
   sb->overprovision_pct = l.overprovision_pct;
+  sb->regions = l.regions;
   sb->cold_extensions = cfg.mkfs.cold_extensions;
   sb->hot_extensions = cfg.mkfs.hot_extensions;
   image->WriteDurable(BlockAddr{0}, sb);
@@ -186,6 +195,7 @@ sim::Task<sim::Result<std::unique_ptr<F2fs>>> F2fs::Mount(const F2fsConfig& cfg,
   lp.segs_per_sec = sb->segs_per_sec;
   lp.secs_per_zone = sb->secs_per_zone;
   lp.overprovision_pct = sb->overprovision_pct;
+  lp.regions = sb->regions;
   sim::Result<Layout> layout = ComputeLayout(lp);
   if (!layout.ok()) co_return layout.status();
   if (env.device->capacity() < layout->block_count * kBlockSize)

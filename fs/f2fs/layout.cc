@@ -11,13 +11,15 @@ namespace {
 
 uint32_t CeilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
-double ReservedFor(double ovp, uint32_t segs_per_sec) {
-  const double r = (2 * (100 / ovp + 1) + 6) * segs_per_sec;
+// f2fs-tools: (2 * (100 / ovp + 1) + NR_CURSEG_TYPE) * segs_per_sec, with
+// NR_CURSEG_TYPE (6) logs in each of `regions` regions.
+double ReservedFor(double ovp, uint32_t segs_per_sec, uint32_t regions) {
+  const double r = (2 * (100 / ovp + 1) + 6.0 * regions) * segs_per_sec;
   // Keep section alignment.
   return std::ceil(r / segs_per_sec) * segs_per_sec;
 }
 
-double BestOverprovision(uint32_t main_segs, uint32_t segs_per_sec) {
+double BestOverprovision(uint32_t main_segs, uint32_t segs_per_sec, uint32_t regions) {
   double candidate, end, diff;
   if (main_segs < 256) {
     candidate = 10;
@@ -33,7 +35,7 @@ double BestOverprovision(uint32_t main_segs, uint32_t segs_per_sec) {
   const int steps = static_cast<int>(std::lround((end - candidate) / diff));
   for (int i = 0; i <= steps; ++i) {
     const double c = candidate + i * diff;
-    const double reserved = ReservedFor(c, segs_per_sec);
+    const double reserved = ReservedFor(c, segs_per_sec, regions);
     const double ovp = (main_segs - reserved) * c / 100;
     if (ovp < 0) continue;
     const double space = main_segs - reserved - ovp;
@@ -50,6 +52,7 @@ double BestOverprovision(uint32_t main_segs, uint32_t segs_per_sec) {
 sim::Result<Layout> ComputeLayout(const LayoutParams& p) {
   if (p.segs_per_sec == 0 || p.secs_per_zone == 0)
     return sim::Status::InvalidInput("segs_per_sec and secs_per_zone must be >= 1");
+  if (p.regions == 0) return sim::Status::InvalidInput("regions must be >= 1");
   if (p.overprovision_pct < 0 || p.overprovision_pct >= 100)
     return sim::Status::InvalidInput(fmt::format("overprovision {}% out of range [0, 100)", p.overprovision_pct));
   Layout l;
@@ -110,11 +113,12 @@ sim::Result<Layout> ComputeLayout(const LayoutParams& p) {
   l.max_nid = l.nat_blocks * kNatEntriesPerBlock;
 
   l.overprovision_pct = p.overprovision_pct > 0 ? p.overprovision_pct
-                                                : BestOverprovision(l.segment_count_main, p.segs_per_sec);
+                                                : BestOverprovision(l.segment_count_main, p.segs_per_sec, p.regions);
   if (l.overprovision_pct <= 0)
     return sim::Status::InvalidInput(
         fmt::format("device of {} bytes is too small: no over-provisioning ratio fits", p.device_bytes));
-  l.reserved_segments = static_cast<uint32_t>(ReservedFor(l.overprovision_pct, p.segs_per_sec));
+  l.regions = p.regions;
+  l.reserved_segments = static_cast<uint32_t>(ReservedFor(l.overprovision_pct, p.segs_per_sec, p.regions));
   if (l.segment_count_main < 2 || l.segment_count_main - 2 < l.reserved_segments)
     return sim::Status::InvalidInput(fmt::format(
         "device of {} bytes is too small: {} main segments cannot hold {} reserved segments", p.device_bytes,

@@ -34,6 +34,10 @@ struct LayoutParams {
   uint32_t segs_per_sec = 1;
   uint32_t secs_per_zone = 1;
   double overprovision_pct = 0;  // 0: choose as mkfs does
+  // Regions of the allocation policy (ParaFS: one per flash channel), each
+  // with its own six logs: mkfs's reserve counts one free section per
+  // log (the 6 of (2 x (100 / ovp + 1) + 6) x segs_per_sec) for all of them.
+  uint32_t regions = 1;
 };
 
 struct Layout {
@@ -57,6 +61,7 @@ struct Layout {
   uint32_t nat_blocks = 0;  // NAT blocks per copy
   uint32_t max_nid = 0;
   double overprovision_pct = 0;
+  uint32_t regions = 1;  // LayoutParams::regions
   uint32_t reserved_segments = 0;
   uint32_t overprov_segments = 0;
   uint64_t user_block_count = 0;

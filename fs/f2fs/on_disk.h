@@ -337,6 +337,7 @@ struct SuperBlock final : BlockData {
   uint32_t segs_per_sec = 1;
   uint32_t secs_per_zone = 1;
   double overprovision_pct = 0;
+  uint32_t regions = 1;  // of the allocation policy at mkfs (LayoutParams::regions)
   std::vector<std::string> cold_extensions;
   std::vector<std::string> hot_extensions;
 };

@@ -10,10 +10,19 @@
 // one temperature is grouped inside every flash block (grouping) while
 // consecutive pages of a write go to different channels (parallelism).
 //
+// Dispatch (fs.f2fs.parafs_2d.dispatch), the region a log's next flash
+// page goes to:
+//   round_robin  the next channel, per log type (ParaFS Base);
+//   least_busy   the parallelism-aware dispatcher: the channel with the
+//                least queued work W = read_weight x bytes read +
+//                write_weight x bytes written (allocated and not yet
+//                completed), ties to the next in round-robin order.
 // Reading of the design where the slides are silent:
-// - The next region is the next channel, round robin, per log type. (The
-//   parallelism-aware dispatcher, which picks the least busy channel, is a
-//   separate mechanism and switch.)
+// - W counts the file system's own I/O (what it allocated or submitted and
+//   has not seen complete), the only view of a channel's queue it has.
+// - Default weights: read 1, write 8 — the ParaFS device's per-channel
+//   read/write bandwidth ratio (49.84 / 6.55 MB/s = 7.6), so W is about
+//   the time the queued work keeps the channel busy.
 // - A region's log moves to the region's first free section after its
 //   current one. A region with no free section lends one from the nearest
 //   region after it (the blocks land on that region's channel); cleaning
@@ -25,22 +34,39 @@
 
 #include <fmt/format.h>
 
+#include "fs/f2fs/parafs_2d_allocation_policy.h"
+
 #include "fs/f2fs/allocation_policy.h"
 #include "fs/f2fs/segment_manager.h"
 #include "sim/registry.h"
 
 namespace fs::f2fs {
+
+void Parafs2dConfig::Describe(sim::Schema<Parafs2dConfig>& s) {
+  s.Choice("dispatch", &Parafs2dConfig::dispatch, "round_robin", {"round_robin", "least_busy"},
+           "Region of a log's next flash page: the next channel, or the least busy (parallelism-aware dispatch)");
+  s.Param("read_weight", &Parafs2dConfig::read_weight, "1", "least_busy: weight of a queued byte read (W_read)")
+      .Range(0, 1e6);
+  s.Param("write_weight", &Parafs2dConfig::write_weight, "8",
+          "least_busy: weight of a queued byte written (W_write); default: the ParaFS device's read/write "
+          "bandwidth ratio per channel, 49.84/6.55 MB/s")
+      .Range(0, 1e6);
+}
+
 namespace {
 
 // More regions would not fit their logs' summaries in a checkpoint pack
 // (3 data + 3 node summary blocks per region at umount, in one segment).
 constexpr uint32_t kMaxRegions = 64;
 
+
 class Parafs2dAllocationPolicy final : public AllocationPolicy {
  public:
   Parafs2dAllocationPolicy(const AllocationPolicyContext& ctx, uint32_t regions, std::vector<uint32_t> region_of_sec,
                            uint32_t stripe_blocks)
       : active_logs_(ctx.cfg->active_logs),
+        params_(ctx.cfg->impl_configs.Get<Parafs2dConfig>("parafs_2d")),
+        load_(ctx.load),
         layout_(*ctx.layout),
         regions_(regions),
         region_of_sec_(std::move(region_of_sec)),
@@ -82,10 +108,30 @@ class Parafs2dAllocationPolicy final : public AllocationPolicy {
   uint32_t regions() const override { return regions_; }
   uint32_t RegionOfSection(uint32_t sec) const override { return region_of_sec_[sec]; }
   uint32_t StripeBlocks() const override { return stripe_blocks_; }
-  uint32_t NextRegion(const SegmentManager&, LogType, uint32_t cur) const override { return (cur + 1) % regions_; }
+  uint32_t NextRegion(const SegmentManager&, LogType, uint32_t cur) const override {
+    if (params_.dispatch != "least_busy" || load_ == nullptr) return (cur + 1) % regions_;
+    uint32_t best = (cur + 1) % regions_;
+    double best_w = Work(best);
+    for (uint32_t k = 2; k <= regions_; ++k) {
+      const uint32_t r = (cur + k) % regions_;
+      const double w = Work(r);
+      if (w < best_w) {
+        best = r;
+        best_w = w;
+      }
+    }
+    return best;
+  }
 
  private:
+  double Work(uint32_t r) const {
+    return params_.read_weight * static_cast<double>(load_->ReadBytes(r)) +
+           params_.write_weight * static_cast<double>(load_->WriteBytes(r));
+  }
+
   const uint32_t active_logs_;
+  const Parafs2dConfig params_;
+  const RegionLoad* load_;
   const Layout layout_;
   const uint32_t regions_;
   const std::vector<uint32_t> region_of_sec_;
@@ -152,6 +198,6 @@ const sim::Registrar<AllocationPolicyInfo> kRegisteredParafs2d{{
     "ParaFS's 2-D allocation: regions = flash channels of a fixed-placement device, section = flash block, "
     "temperature logs per region, each log striped flash page by flash page over the regions (LFS only)",
     &Make,
-    {}}};
+    sim::ImplSection::Of<Parafs2dConfig>("parafs_2d", "ParaFS 2-D allocation (fs.f2fs.allocation: parafs_2d)")}};
 
 }  // namespace fs::f2fs

@@ -21,6 +21,7 @@ SegmentManager::SegmentManager(const Layout& layout, const AllocationPolicy* pol
   CHECK(stripe_blocks_ >= 1 && stripe_blocks_ <= kBlocksPerSeg);
   if (regions_ > 1) {
     region_of_sec_.resize(layout.section_count);
+    region_allocated_.assign(regions_, 0);
     for (uint32_t sec = 0; sec < layout.section_count; ++sec) {
       region_of_sec_[sec] = policy_->RegionOfSection(sec);
       CHECK_LT(region_of_sec_[sec], regions_);
@@ -206,6 +207,7 @@ BlockAddr SegmentManager::Allocate(LogType t, const Summary& sum, sim::SimTime n
   ssa_[Index(a)] = sum;
   ssa_dirty_[s.v] = 1;
   UpdateValid(a, +1, now);
+  if (!region_allocated_.empty()) ++region_allocated_[RegionOf(s)];
   c.next_blkoff = c.ssr ? NextFreeSlot(s, off + 1) : off + 1;
   if (c.next_blkoff >= kBlocksPerSeg) MoveLog(t, region, need_ssr);
   if (stripe_blocks_ < kBlocksPerSeg) {
@@ -232,6 +234,7 @@ std::pair<BlockAddr, uint32_t> SegmentManager::PadStripe(LogType t) {
   const BlockAddr first{layout_.SegStart(c.segno).v + c.next_blkoff};
   const uint32_t n = st.left;
   CHECK_LE(c.next_blkoff + n, kBlocksPerSeg) << "a stripe unit crosses a segment";
+  if (!region_allocated_.empty()) region_allocated_[RegionOf(c.segno)] += n;
   c.next_blkoff += n;
   if (c.next_blkoff >= kBlocksPerSeg) MoveLog(t, st.region, /*need_ssr=*/false);
   AdvanceStripe(t, /*need_ssr=*/false);

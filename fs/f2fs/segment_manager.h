@@ -114,6 +114,8 @@ class SegmentManager {
     return true;
   }
   uint32_t stripe_blocks() const { return stripe_blocks_; }
+  // Blocks allocated (padding included) in a region's logs so far.
+  uint64_t allocated_blocks(uint32_t region) const { return region_allocated_.empty() ? 0 : region_allocated_[region]; }
   // A block stops being valid (overwritten out of place, deleted, moved).
   void Invalidate(BlockAddr a);
   // A block becomes valid at a known address (roll-forward recovery).
@@ -200,6 +202,7 @@ class SegmentManager {
   uint32_t regions_ = 1;
   uint32_t stripe_blocks_ = kBlocksPerSeg;
   std::vector<uint32_t> region_of_sec_;  // empty with one region
+  std::vector<uint64_t> region_allocated_;  // with regions: blocks allocated per region
   std::vector<uint16_t> curseg_of_;      // LogIndex of the log writing the segment, kNoLog none
   std::vector<uint8_t> sit_dirty_;
   std::vector<SegNo> dirty_sit_list_;
