@@ -34,7 +34,12 @@ struct DeviceLayout {
   // Null when the device places data itself (a page-mapped FTL); then the
   // channel of a logical address is unknown above the device. Set, by the
   // FTL (Ftl::fixed_placement()), for the static block-mapped FTL; it lives
-  // as long as the device.
+  // as long as the device. Only logical blocks from fixed->fixed_from() on
+  // have a fixed place and the in-order write contract; those before it are
+  // the FTL's page-mapped area (ftl.static_block.page_mapped), rewritable in
+  // place in any order, where a file system keeps its metadata (a partial
+  // page write there is read-modified-written like on a page-mapped device,
+  // if ssd.partial_page_rmw is on).
   const FixedPlacement* fixed = nullptr;
 };
 

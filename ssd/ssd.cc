@@ -144,6 +144,7 @@ Ssd::Ssd(sim::EventQueue* events, const SsdConfig& config, const flash::Geometry
   layout_.pages_per_block = geometry.pages_per_block;
   // Null for an FTL that places data itself (the page-mapped FTL).
   layout_.fixed = ftl_->fixed_placement();
+  if (layout_.fixed != nullptr) fixed_from_page_ = layout_.fixed->fixed_from() * geometry.pages_per_block;
 
   admitted_.assign(config_.queues, 0);
   host_wait_.resize(config_.queues);
@@ -380,8 +381,11 @@ void Ssd::SubmitFlashWrite(PageOp* op) {
     r->flash_start = events_->now();
   }
   uint64_t have = op->mask;
-  if (layout_.fixed != nullptr && PartialPage(have)) {
+  if (layout_.fixed != nullptr && op->lpn.v >= fixed_from_page_ && PartialPage(have)) {
     // The FTL programs whole pages once per erase (no buffer merges halves).
+    // Its page-mapped area (below fixed_from_page_) rewrites pages out of
+    // place, so a partial page there is read-modified-written as on a
+    // page-mapped FTL.
     Fail(op, ssd::IoStatus::kPartialPage);
     PageDone(op);
     return;

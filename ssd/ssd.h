@@ -36,7 +36,10 @@
 //     refused here (IoStatus::kPartialPage) and one the FTL refuses comes
 //     back with its FtlStatus; the page is not written and the request
 //     completes with the first refused page's status (stats errors,
-//     error_pages). The layout's `fixed` is the FTL's placement.
+//     error_pages). The layout's `fixed` is the FTL's placement. Pages of
+//     the FTL's page-mapped area (below fixed->fixed_from(), see
+//     ftl/fixed_placement.h) are rewritable: a partial page there is
+//     handled as in step 4, not refused.
 //  9. Completion: complete_time is set and client->OnBlockComplete() runs
 //     from an event, after the next waiting request of the queue (if any)
 //     has been admitted.
@@ -135,6 +138,7 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
   uint32_t sector_size_;
   uint32_t sectors_per_page_;
   uint64_t full_mask_;
+  uint64_t fixed_from_page_ = 0;  // first logical page with fixed placement (layout_.fixed)
   uint64_t capacity_;
   ssd::DeviceLayout layout_;
 

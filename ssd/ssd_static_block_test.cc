@@ -117,6 +117,67 @@ TEST_F(SsdStaticBlockTest, WholeBlockTrimErasesAndTheBlockCanBeRewritten) {
   EXPECT_EQ(stats_.Value("ftl.gc_copies"), 0);
 }
 
+// With a page-mapped area (ftl.static_block.page_mapped) at the start: its
+// pages are rewritten in place, partial pages included; after it the fixed
+// blocks keep the in-order contract.
+class SsdStaticBlockAreaTest : public SsdStaticBlockTest {
+ protected:
+  static ftl::FtlConfig AreaConfig() {
+    ftl::FtlConfig c = SftlConfig();
+    auto& sb = c.kinds.Mutable<ftl::StaticBlockConfig>("static_block");
+    sb.page_mapped = sim::Bytes{2 * kBlock};  // 2 logical blocks
+    // The default spare: 50 % of 2 blocks, raised to the minimum of 5.
+    return c;
+  }
+  SsdStaticBlockAreaTest() {
+    ssd_.reset();
+    ftl_.reset();
+    auto f = ftl::MakeFtl(AreaConfig(), array_.get(), &eq_, area_stats_.Root().Group("ftl"));
+    CHECK(f.ok()) << f.status().message();
+    ftl_ = std::move(*f);
+    ssd_ = std::make_unique<Ssd>(&eq_, cfg_, geo_, ftl_.get(), area_stats_.Root().Group("ssd"));
+  }
+  sim::StatsRegistry area_stats_;
+};
+
+TEST_F(SsdStaticBlockAreaTest, TheAreaIsRewritableAndTheBoundaryIsInTheLayout) {
+  const DeviceLayout& l = ssd_->layout();
+  ASSERT_NE(l.fixed, nullptr);
+  EXPECT_EQ(l.fixed->fixed_from(), 2u);
+  // 2 x 2 x 2 planes x 6 blocks in service = 48 slots, less 5 pool spares.
+  EXPECT_EQ(ssd_->capacity(), 43 * kBlock);
+  BlockRequest* w1 = Submit(BlockOp::kWrite, 3 * kPage, 2 * kPage);
+  eq_.Run();
+  BlockRequest* w2 = Submit(BlockOp::kWrite, 3 * kPage, kPage);  // overwrite
+  BlockRequest* half = Submit(BlockOp::kWrite, kBlock + 4096, 4096);  // half a page, in the area
+  BlockRequest* fixed_half = Submit(BlockOp::kWrite, 2 * kBlock, 4096);  // half a page, first fixed block
+  eq_.Run();
+  EXPECT_EQ(w1->status, IoStatus::kOk);
+  EXPECT_EQ(w2->status, IoStatus::kOk);
+  EXPECT_EQ(half->status, IoStatus::kOk);
+  EXPECT_EQ(fixed_half->status, IoStatus::kPartialPage);
+  EXPECT_EQ(area_stats_.Value("ssd.errors"), 1);
+  EXPECT_EQ(area_stats_.Value("ftl.page_mapped.host_writes"), 4);
+  // The first fixed block still takes its pages in order only.
+  BlockRequest* in_order = Submit(BlockOp::kWrite, 2 * kBlock, 2 * kPage);
+  eq_.Run();
+  BlockRequest* again = Submit(BlockOp::kWrite, 2 * kBlock, kPage);
+  eq_.Run();
+  EXPECT_EQ(in_order->status, IoStatus::kOk);
+  EXPECT_EQ(again->status, IoStatus::kOverwrite);
+}
+
+TEST_F(SsdStaticBlockAreaTest, RepeatedRewritesOfTheAreaRunTheFtlsGc) {
+  for (int round = 0; round < 20; ++round) {
+    for (uint64_t b = 0; b < 2; ++b) Submit(BlockOp::kWrite, b * kBlock + (round % 4) * kPage, 8 * kPage);
+    eq_.Run();
+  }
+  EXPECT_EQ(area_stats_.Value("ssd.errors"), 0);
+  EXPECT_GT(area_stats_.Value("ftl.page_mapped.erases"), 0);
+  EXPECT_EQ(stats_.Value("flash.cmds.erase.gc"), area_stats_.Value("ftl.erases"));
+  EXPECT_EQ(area_stats_.Value("ftl.page_mapped.valid_pages"), 2 * 11);
+}
+
 TEST(DeviceForFtlTest, AWriteBufferInFrontOfFixedPlacementIsRefused) {
   DeviceConfig dev = sim::MakeDefault<DeviceConfig>();
   dev.ssd.write_buffer.size = sim::Bytes{1 << 20};
