@@ -68,6 +68,14 @@ const std::vector<std::string>& DieSchedulerNames() {
   return *names;
 }
 
+std::vector<sim::ImplSection> DieSchedulerSections() {
+  std::vector<sim::ImplSection> out;
+  for (const DieSchedulerInfo* info : sim::Registry<DieSchedulerInfo>::Get().entries()) {
+    if (info->config.schema) out.push_back(info->config);
+  }
+  return out;
+}
+
 sim::Result<std::unique_ptr<DieScheduler>> MakeDieScheduler(const std::string& name,
                                                             const DieSchedulerContext& ctx) {
   FS_ASSIGN_OR_RETURN(const DieSchedulerInfo* info, sim::Registry<DieSchedulerInfo>::Get().Lookup(name, "die scheduler"));

@@ -22,7 +22,10 @@
 //    host->Wake(die) later, or the die stays idle.
 //
 // Implementations live in their own .cc files and are listed by name in
-// die_scheduler.cc ("fifo", "read_priority").
+// die_scheduler.cc ("fifo", "read_priority", "parafs"). A policy with
+// parameters declares its own config section (DieSchedulerInfo::config),
+// read from FlashConfig::scheduler_configs under the policy's name
+// (device.flash.<name>.*).
 #pragma once
 
 #include <cstdint>
@@ -33,7 +36,9 @@
 #include "flash/flash_array.h"
 #include "flash/flash_config.h"
 #include "flash/geometry.h"
+#include "sim/config.h"
 #include "sim/status.h"
+#include "sim/time.h"
 
 namespace flash {
 
@@ -55,6 +60,15 @@ class DieSchedulerHost {
   virtual bool ChannelBusy(uint32_t channel) const = 0;
   // Asks the die to call Next() again at the current time.
   virtual void Wake(uint32_t die) = 0;
+  // The simulated time now (time-based policies; never a wall clock).
+  virtual sim::SimTime Now() const = 0;
+  // Channels on which at least one erase is in progress: from the moment a
+  // die takes the erase until tBERS ends (a suspended erase still counts).
+  virtual uint32_t ChannelsErasing() const = 0;
+  // Fraction in [0, 1] of the channel's blocks that hold data: programmed at
+  // least once through this array since their last erase. Blocks filled
+  // without commands (an FTL's zero-time precondition) are not seen.
+  virtual double ChannelBlocksInUse(uint32_t channel) const = 0;
 };
 
 // Which queued commands may join a multi-plane operation.
@@ -118,10 +132,13 @@ struct DieSchedulerInfo {
   const char* name;
   const char* description;
   std::unique_ptr<DieScheduler> (*make)(const DieSchedulerContext& ctx);
+  sim::ImplSection config;  // empty (no schema) for a policy without parameters
 };
 
 // Registered policy names, sorted.
 const std::vector<std::string>& DieSchedulerNames();
+// The config sections of the policies that have parameters.
+std::vector<sim::ImplSection> DieSchedulerSections();
 // InvalidInput listing the choices if `name` is unknown.
 sim::Result<std::unique_ptr<DieScheduler>> MakeDieScheduler(const std::string& name,
                                                             const DieSchedulerContext& ctx);

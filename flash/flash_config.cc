@@ -96,6 +96,7 @@ void FlashConfig::Describe(sim::Schema<FlashConfig>& s) {
            "Channel grant order: command-only phases before data transfers (FIFO within each), or one FIFO");
   s.Choice("scheduler", &FlashConfig::scheduler, "fifo", DieSchedulerNames(),
            "Per-die command scheduling policy");
+  s.Implementations(&FlashConfig::scheduler_configs, DieSchedulerSections());
 }
 
 sim::Status FlashConfig::Validate(const Geometry& g) const {

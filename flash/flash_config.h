@@ -4,7 +4,8 @@
 //   timing:      { cell, tR, tR_csb, tR_msb, tPROG, tPROG_csb, tPROG_msb, tBERS, channel_rate, cmd_overhead }
 //   multi_plane: { enabled, same_block, scan }
 //   suspend:     { program, erase, program_latency, erase_latency, resume_latency, max_per_op }
-//   cache_program, scheduler
+//   cache_program, channel_arbitration, scheduler
+//   <scheduler name>: { ... }   a scheduler's own parameters (e.g. parafs)
 //
 // Page types: a cell storing b bits (slc 1, mlc 2, tlc 3) gives pages of b
 // types. Page p of a block has type p mod b (0 = LSB, 1 = CSB for tlc or MSB
@@ -89,6 +90,9 @@ struct FlashConfig {
   //  "fifo": one FIFO of all requests.
   std::string channel_arbitration;
   std::string scheduler;  // a registered DieScheduler name (see die_scheduler.h)
+  // The sections of schedulers with parameters, by scheduler name
+  // (scheduler_configs.Get<ParafsSchedulerConfig>("parafs")).
+  sim::ImplConfigs scheduler_configs;
 
   static void Describe(sim::Schema<FlashConfig>& s);
 

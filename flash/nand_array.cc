@@ -305,6 +305,7 @@ void NandArray::Die::FormGroup(Group* g, FlashCommand* lead) {
   for (uint32_t i = 0; i < g->n; ++i) {
     FlashCommand* c = g->cmd[i];
     c->start_time = now;
+    array_->NoteStart(*c);
     array_->wait_[KindIndex(c->kind)].Record((now - c->submit_time).ns());
     switch (c->kind) {
       case FlashOpKind::kRead:
@@ -490,6 +491,10 @@ NandArray::NandArray(sim::EventQueue* events, const Geometry& geometry, const Fl
     dies_.push_back(std::make_unique<Die>());
     dies_.back()->Init(this, channels_[geometry_.ChannelOfDie(d)].get(), d);
   }
+  block_in_use_.assign(geometry_.blocks(), 0);
+  channel_blocks_in_use_.assign(geometry_.channels, 0);
+  channel_erases_.assign(geometry_.channels, 0);
+  blocks_per_channel_ = static_cast<double>(geometry_.blocks() / geometry_.channels);
   RegisterStats(stats);
 }
 
@@ -530,8 +535,31 @@ sim::SimTime NandArray::DieBusyTime(uint32_t die_id) const { return dies_[die_id
 sim::SimTime NandArray::ChannelBusyTime(uint32_t channel) const { return channels_[channel]->BusyTime(); }
 uint64_t NandArray::suspensions() const { return suspends_[0].value() + suspends_[1].value(); }
 
+double NandArray::ChannelBlocksInUse(uint32_t channel) const {
+  return static_cast<double>(channel_blocks_in_use_[channel]) / blocks_per_channel_;
+}
+
+void NandArray::NoteStart(const FlashCommand& cmd) {
+  if (cmd.kind == FlashOpKind::kErase && channel_erases_[cmd.addr.channel]++ == 0) ++channels_erasing_;
+}
+
 void NandArray::Finish(FlashCommand* cmd) {
   const sim::SimTime now = events_->now();
+  const uint32_t ch = cmd->addr.channel;
+  if (cmd->kind == FlashOpKind::kProgram) {
+    uint8_t& used = block_in_use_[geometry_.BlockOfPpn(cmd->ppn)];
+    if (!used) {
+      used = 1;
+      ++channel_blocks_in_use_[ch];
+    }
+  } else if (cmd->kind == FlashOpKind::kErase) {
+    uint8_t& used = block_in_use_[geometry_.BlockOfPpn(cmd->ppn)];
+    if (used) {
+      used = 0;
+      --channel_blocks_in_use_[ch];
+    }
+    if (--channel_erases_[ch] == 0) --channels_erasing_;
+  }
   cmd->finish_time = now;
   dies_[cmd->die]->OnFinished();
   ++completed_;

@@ -90,9 +90,14 @@ class NandArray final : public FlashArray, private DieSchedulerHost {
   bool DieIdle(uint32_t die) const override;
   bool ChannelBusy(uint32_t channel) const override;
   void Wake(uint32_t die) override;
+  sim::SimTime Now() const override { return events_->now(); }
+  uint32_t ChannelsErasing() const override { return channels_erasing_; }
+  double ChannelBlocksInUse(uint32_t channel) const override;
 
   void RegisterStats(sim::StatGroup& stats);
   void Finish(FlashCommand* cmd);
+  // A die took `cmd` for execution (space/erase state for the scheduler).
+  void NoteStart(const FlashCommand& cmd);
 
   sim::EventQueue* events_;
   const Geometry geometry_;
@@ -110,6 +115,13 @@ class NandArray final : public FlashArray, private DieSchedulerHost {
   std::unique_ptr<DieScheduler> scheduler_;
   std::vector<std::unique_ptr<Die>> dies_;
   std::vector<std::unique_ptr<Channel>> channels_;
+
+  // State offered to the scheduler (DieSchedulerHost), kept for every policy.
+  std::vector<uint8_t> block_in_use_;             // per block: programmed since its last erase
+  std::vector<uint32_t> channel_blocks_in_use_;   // per channel: blocks with block_in_use_
+  std::vector<uint32_t> channel_erases_;          // per channel: erases taken and not finished
+  uint32_t channels_erasing_ = 0;                 // channels with channel_erases_ > 0
+  double blocks_per_channel_ = 1;
 
   // Stats.
   uint64_t completed_ = 0;
