@@ -125,6 +125,7 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
     facts.page_size = static_cast<uint32_t>(cfg.device.geometry.page_size.value);
     facts.pages_per_block = cfg.device.geometry.pages_per_block;
     facts.fixed_placement = cfg.ftl.FixesPlacement();
+    if (facts.fixed_placement) facts.fixed_from_block = cfg.ftl.FixedFrom(cfg.device.geometry);
     FS_RETURN_IF_ERROR(fs_kind->validate(cfg.fs.kinds, cfg.fs.volume.value, facts));
     if (fs_kind->uses_device && cfg.fs.volume.value > capacity) {
       return sim::Status::InvalidInput(fmt::format("fs.volume: {} bytes exceed the device's {} bytes",

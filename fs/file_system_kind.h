@@ -42,6 +42,9 @@ struct DeviceFacts {
   uint32_t page_size = 4096;  // flash page, bytes
   uint32_t pages_per_block = 1;
   bool fixed_placement = false;  // the FTL fixes placement (ssd::DeviceLayout::fixed will be set)
+  // With fixed placement: the first logical flash block with a fixed place
+  // (below it, a page-mapped area takes in-place updates).
+  uint64_t fixed_from_block = 0;
 };
 
 class MountedFs {

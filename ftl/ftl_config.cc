@@ -88,6 +88,12 @@ bool FtlConfig::FixesPlacement() const {
   return k->fixed_placement;
 }
 
+uint64_t FtlConfig::FixedFrom(const flash::Geometry& g) const {
+  const FtlKindInfo* k = sim::Registry<FtlKindInfo>::Get().Find(kind);
+  CHECK(k != nullptr) << "unknown ftl.kind '" << kind << "' (Validate first)";
+  return k->fixed_from ? k->fixed_from(*this, g) : 0;
+}
+
 uint64_t FtlConfig::LogicalPagesByOp(const flash::Geometry& g) const {
   return static_cast<uint64_t>(std::floor(static_cast<double>(g.pages()) / (1.0 + op.value)));
 }

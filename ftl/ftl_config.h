@@ -85,6 +85,9 @@ struct FtlConfig {
   // Whether the selected kind fixes placement (FtlKindInfo::fixed_placement).
   // REQUIRES: the kind is registered (Validate).
   bool FixesPlacement() const;
+  // With fixed placement: the first logical block with a fixed place (the
+  // FTL's FixedPlacement::fixed_from()). REQUIRES: Validate(g).ok().
+  uint64_t FixedFrom(const flash::Geometry& g) const;
 };
 
 }  // namespace ftl

@@ -44,6 +44,10 @@ struct FtlKindInfo {
   // takes only whole flash pages, in order, so the host interface must not
   // put a write buffer in front of it (ssd::ValidateDeviceForFtl).
   bool fixed_placement = false;
+  // For a kind with fixed placement: the first logical block with a fixed
+  // place (FixedPlacement::fixed_from() of the FTL it makes; null = 0).
+  // REQUIRES: validate ok.
+  uint64_t (*fixed_from)(const FtlConfig& cfg, const flash::Geometry& g) = nullptr;
 };
 
 // Registered kinds, sorted; their config sections.

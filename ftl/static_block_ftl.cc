@@ -996,6 +996,6 @@ const sim::Registrar<FtlKindInfo> kRegisteredStaticBlock{
      "written in order, whole-block trim erases, no FTL GC",
      &StaticBlockFtl::Validate, &StaticBlockFtl::LogicalPages, &Make,
      sim::ImplSection::Of<StaticBlockConfig>(kKind, "static block-mapped FTL (ftl.kind: static_block)"),
-     &StaticBlockFtl::MemoryBytes, /*fixed_placement=*/true}};
+     &StaticBlockFtl::MemoryBytes, /*fixed_placement=*/true, &StaticBlockFtl::AreaBlocks}};
 
 }  // namespace ftl

@@ -100,7 +100,7 @@ TEST_P(EveryPolicyTest, FullLogsMoveToFreeSegmentsOfTheirOwn) {
 TEST_P(EveryPolicyTest, RegionsKeepTheirLogsInTheirOwnSections) {
   const F2fsConfig cfg = LfsConfig();
   const Layout layout = SmallLayout();
-  testing::RoundRobinPlacement placement(4);
+  testing::RoundRobinPlacement placement(4, testing::MetaFlashBlocks(256ull << 20, cfg));
   const ssd::DeviceLayout device = testing::FixedLayout(4, 8192, &placement);
   auto made = MakeAllocationPolicy(GetParam(), AllocationPolicyContext{&cfg, &layout, &device});
   if (!made.ok()) {

@@ -265,7 +265,7 @@ TEST(CrashTest, RandomCutsParafs2d) {
   F2fsConfig c = CrashConfig();
   c.mode = "lfs";
   c.allocation = "parafs_2d";
-  testing::RoundRobinPlacement placement(2);
+  testing::RoundRobinPlacement placement(2, testing::MetaFlashBlocks(96ull << 20, c));
   RunCrashIterations(c, 40, 7, /*big_writes=*/false, testing::FixedLayout(2, 8192, &placement));
 }
 
@@ -274,7 +274,7 @@ TEST(CrashTest, RandomCutsParafs2dLeastBusyDispatch) {
   c.mode = "lfs";
   c.allocation = "parafs_2d";
   c.impl_configs.Mutable<Parafs2dConfig>("parafs_2d").dispatch = "least_busy";
-  testing::RoundRobinPlacement placement(3);
+  testing::RoundRobinPlacement placement(3, testing::MetaFlashBlocks(96ull << 20, c));
   RunCrashIterations(c, 30, 9, /*big_writes=*/false, testing::FixedLayout(3, 8192, &placement));
 }
 
@@ -282,7 +282,7 @@ TEST(CrashTest, RandomCutsParafs2dLowSpaceCleaning) {
   F2fsConfig c = CrashConfig();
   c.mode = "lfs";
   c.allocation = "parafs_2d";
-  testing::RoundRobinPlacement placement(2);
+  testing::RoundRobinPlacement placement(2, testing::MetaFlashBlocks(96ull << 20, c));
   RunCrashIterations(c, 20, 8, /*big_writes=*/true, testing::FixedLayout(2, 8192, &placement));
 }
 

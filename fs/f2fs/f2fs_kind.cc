@@ -59,8 +59,9 @@ class MountedF2fs final : public MountedFs {
 // order: the region sizes checked here are the ones the run will see.
 class ChannelRoundRobin final : public ssd::FixedPlacement {
  public:
-  explicit ChannelRoundRobin(uint32_t channels) : channels_(channels) {}
+  ChannelRoundRobin(uint32_t channels, uint64_t fixed_from) : channels_(channels), fixed_from_(fixed_from) {}
   uint64_t logical_blocks() const override { return UINT64_MAX; }
+  uint64_t fixed_from() const override { return fixed_from_; }
   ssd::FlashPlace PlaceOf(uint64_t b) const override {
     ssd::FlashPlace p;
     p.channel = static_cast<uint32_t>(b % channels_);
@@ -70,6 +71,7 @@ class ChannelRoundRobin final : public ssd::FixedPlacement {
 
  private:
   uint32_t channels_;
+  uint64_t fixed_from_;
 };
 
 sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, const DeviceFacts& device) {
@@ -112,7 +114,7 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, co
         cfg.allocation));
   }
   if (device.fixed_placement || cfg.allocation == "parafs_2d") {
-    ChannelRoundRobin placement(std::max<uint32_t>(1, device.channels));
+    ChannelRoundRobin placement(std::max<uint32_t>(1, device.channels), device.fixed_from_block);
     ssd::DeviceLayout d;
     d.channels = device.channels;
     d.page_size = device.page_size;
@@ -121,7 +123,8 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, co
     sim::Result<std::vector<SegNo>> segs = F2fs::RegionLogSegments(cfg, *layout, d);
     if (!segs.ok()) {
       const std::string& m = segs.status().message();
-      return m.rfind("fs.", 0) == 0 ? segs.status() : sim::Status::InvalidInput("fs.f2fs." + m);
+      return m.rfind("fs.", 0) == 0 || m.rfind("ftl.", 0) == 0 ? segs.status()
+                                                                : sim::Status::InvalidInput("fs.f2fs." + m);
     }
   }
   return sim::Status::Ok();
@@ -133,7 +136,7 @@ sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, 
   auto image = std::make_unique<Image>(volume / kBlockSize);
   if (sim::Status st = F2fs::Format(cfg, volume, image.get(), &fs_env.device->layout()); !st.ok()) {
     const std::string& m = st.message();
-    return m.rfind("fs.", 0) == 0 ? st : sim::Status::InvalidInput("fs.f2fs." + m);
+    return m.rfind("fs.", 0) == 0 || m.rfind("ftl.", 0) == 0 ? st : sim::Status::InvalidInput("fs.f2fs." + m);
   }
   F2fs::Env env;
   env.events = fs_env.events;

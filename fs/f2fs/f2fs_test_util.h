@@ -184,10 +184,13 @@ class Stack {
 
 // A fixed placement dealing logical flash blocks to channels round robin
 // (block b on channel b % channels), as a static block-mapped FTL would.
+// Logical blocks below `fixed_from` stand for a page-mapped area (F2FS's
+// metadata area: MetaFlashBlocks).
 class RoundRobinPlacement final : public ssd::FixedPlacement {
  public:
-  explicit RoundRobinPlacement(uint32_t channels) : channels_(channels) {}
+  RoundRobinPlacement(uint32_t channels, uint64_t fixed_from) : channels_(channels), fixed_from_(fixed_from) {}
   uint64_t logical_blocks() const override { return UINT64_MAX; }
+  uint64_t fixed_from() const override { return fixed_from_; }
   ssd::FlashPlace PlaceOf(uint64_t b) const override {
     ssd::FlashPlace p;
     p.channel = static_cast<uint32_t>(b % channels_);
@@ -197,7 +200,17 @@ class RoundRobinPlacement final : public ssd::FixedPlacement {
 
  private:
   uint32_t channels_;
+  uint64_t fixed_from_;
 };
+
+// The 2 MiB flash blocks before the main area of an F2FS volume of `bytes`
+// formatted with `cfg` (its metadata area, updated in place).
+inline uint64_t MetaFlashBlocks(uint64_t bytes, const F2fsConfig& cfg) {
+  const Layout l =
+      ComputeLayout(LayoutParams{bytes, cfg.mkfs.segs_per_sec, cfg.mkfs.secs_per_zone, cfg.mkfs.overprovision})
+          .value();
+  return uint64_t{l.main_blkaddr} * kBlockSize / (2u << 20);
+}
 
 // The layout of a device of `channels` channels, 2 MiB flash blocks of
 // `page_size` pages, placed by `placement`.

@@ -173,6 +173,16 @@ sim::Result<std::unique_ptr<AllocationPolicy>> Make(const AllocationPolicyContex
     return sim::Status::InvalidInput(fmt::format(
         "fs.f2fs.mkfs.segs_per_sec: the main area starts at byte {}, not on a flash block boundary ({} B)",
         uint64_t{l.main_blkaddr} * kBlockSize, flash_block));
+  // The metadata area before main_blkaddr is updated in place: it must be
+  // the device's page-mapped area exactly (blocks [0, fixed_from())), and
+  // the main area fixed blocks.
+  const uint64_t main_block = uint64_t{l.main_blkaddr} * kBlockSize / flash_block;
+  if (d.fixed->fixed_from() != main_block)
+    return sim::Status::InvalidInput(fmt::format(
+        "ftl.static_block.page_mapped: F2FS updates its metadata area (the {} flash blocks before its main area) "
+        "in place and writes the main area block by block, so the device's page-mapped area must be exactly "
+        "those blocks; it is {} blocks: set page_mapped: {}",
+        main_block, d.fixed->fixed_from(), sim::internal::FormatBytes(sim::Bytes{main_block * flash_block})));
   if (d.channels < 1 || d.channels > kMaxRegions)
     return sim::Status::InvalidInput(fmt::format(
         "fs.f2fs.allocation: parafs_2d takes one region per flash channel, at most {}; the device has {}",

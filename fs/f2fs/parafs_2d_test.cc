@@ -36,7 +36,7 @@ TEST(Parafs2dTest, RefusesADeviceThatPlacesDataItself) {
 }
 
 TEST(Parafs2dTest, RefusesInPlaceUpdatesAndAtgc) {
-  RoundRobinPlacement placement(4);
+  RoundRobinPlacement placement(4, testing::MetaFlashBlocks(128ull << 20, ParafsConfig()));
   F2fsConfig c = ParafsConfig();
   c.mode = "adaptive";
   Stack s(128ull << 20, c, FixedLayout(4, 8192, &placement));
@@ -53,7 +53,7 @@ TEST(Parafs2dTest, RefusesInPlaceUpdatesAndAtgc) {
 }
 
 TEST(Parafs2dTest, RefusesASectionThatIsNotOneFlashBlock) {
-  RoundRobinPlacement placement(4);
+  RoundRobinPlacement placement(4, testing::MetaFlashBlocks(128ull << 20, ParafsConfig()) / 2);
   ssd::DeviceLayout d = FixedLayout(4, 8192, &placement);
   d.pages_per_block = 512;  // 4 MiB flash blocks, 2 MiB sections
   Stack s(128ull << 20, ParafsConfig(), d);
@@ -63,9 +63,12 @@ TEST(Parafs2dTest, RefusesASectionThatIsNotOneFlashBlock) {
             std::string::npos)
       << st.message();
   EXPECT_NE(st.message().find("set segs_per_sec: 2"), std::string::npos) << st.message();
-  // With two segments a section the volume mounts.
+  // With two segments a section (and the metadata area page-mapped) the
+  // volume mounts.
   F2fsConfig c = ParafsConfig();
   c.mkfs.segs_per_sec = 2;
+  RoundRobinPlacement placement2(4, testing::MetaFlashBlocks(256ull << 20, c) / 2);
+  d.fixed = &placement2;
   Stack ok(256ull << 20, c, d);
   st = FormatAndMountStatus(ok);
   EXPECT_TRUE(st.ok()) << st.message();
@@ -74,9 +77,20 @@ TEST(Parafs2dTest, RefusesASectionThatIsNotOneFlashBlock) {
 // A large fsynced write: consecutive flash pages (two 4 KiB blocks) of the
 // file land on consecutive channels, every flash block holds blocks of one
 // log only, and each log's blocks stay on their own region's channel.
+TEST(Parafs2dTest, RefusesAMetadataAreaTheDeviceDoesNotPageMap) {
+  for (uint64_t fixed_from : {uint64_t{0}, testing::MetaFlashBlocks(256ull << 20, ParafsConfig()) + 1}) {
+    RoundRobinPlacement placement(4, fixed_from);
+    Stack s(256ull << 20, ParafsConfig(), FixedLayout(4, 8192, &placement));
+    sim::Status st = FormatAndMountStatus(s);
+    ASSERT_FALSE(st.ok()) << fixed_from;
+    EXPECT_NE(st.message().find("ftl.static_block.page_mapped: F2FS updates its metadata area"), std::string::npos)
+        << st.message();
+  }
+}
+
 TEST(Parafs2dTest, StripesFlashPagesOverChannelsAndGroupsByTemperature) {
   constexpr uint32_t kChannels = 4;
-  RoundRobinPlacement placement(kChannels);
+  RoundRobinPlacement placement(kChannels, testing::MetaFlashBlocks(256ull << 20, ParafsConfig()));
   Stack s(256ull << 20, ParafsConfig(), FixedLayout(kChannels, 8192, &placement));
   ASSERT_TRUE(FormatAndMountStatus(s).ok());
   const Layout& l = s.fs().layout();
@@ -123,7 +137,7 @@ TEST(Parafs2dTest, StripesFlashPagesOverChannelsAndGroupsByTemperature) {
 // moves every log to a fresh section of its region (what was written past
 // the checkpoint cannot be overwritten); the data stays.
 TEST(Parafs2dTest, RemountMovesEveryRegionsLogsToFreshSections) {
-  RoundRobinPlacement placement(3);
+  RoundRobinPlacement placement(3, testing::MetaFlashBlocks(256ull << 20, ParafsConfig()));
   Stack s(256ull << 20, ParafsConfig(), FixedLayout(3, 8192, &placement));
   ASSERT_TRUE(FormatAndMountStatus(s).ok());
   for (int f = 0; f < 20; ++f) {
