@@ -229,8 +229,12 @@ TEST_F(CliTest, ParafsAndTheStaticBlockFtlRefuseEachOthersMismatches) {
           "--set device.geometry.blocks_per_plane=3");
   EXPECT_EQ(o.code, 2) << o.out;
   EXPECT_THAT(o.out, HasSubstr("cannot be formatted"));  // each region reserves sections for its logs
-  o = Cli("check " + f2fs + no_buffer +
-          " --set ftl.kind=static_block --set fs.f2fs.allocation=parafs_2d --set fs.f2fs.mode=lfs");
+  const std::string parafs = " --set ftl.kind=static_block --set fs.f2fs.allocation=parafs_2d --set fs.f2fs.mode=lfs";
+  o = Cli("check " + f2fs + no_buffer + parafs);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("ftl.static_block.page_mapped: F2FS updates its metadata area"));
+  EXPECT_THAT(o.out, HasSubstr("set page_mapped: 62MiB"));
+  o = Cli("check " + f2fs + no_buffer + parafs + " --set ftl.static_block.page_mapped=62MiB");
   EXPECT_EQ(o.code, 0) << o.out;
 }
 
