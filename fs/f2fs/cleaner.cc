@@ -65,6 +65,16 @@ sim::Task<uint32_t> Cleaner::Gc(bool foreground, bool from_thread) {
       if (fg) ++sec_freed;  // only foreground rounds count toward the shortfall
     }
     if (!host_->HasNotEnoughFreeSecs(sec_freed)) break;
+    // ParaFS's coordinated cleaning (regions): a manager checkpoints after
+    // cleaning, so the sections emptied so far become free (and are
+    // trimmed for the device to erase) before the logs of the regions run
+    // out (fewer free sections than two a region); the kernel's F2FS waits
+    // for the end of the call.
+    if (fg && sm_->regions() > 1 && sm_->prefree_segments() > 0 && sm_->free_sections() < 2 * sm_->regions()) {
+      co_await host_->CheckpointForCleaning();
+      sec_freed = 0;
+      if (!host_->HasNotEnoughFreeSecs(0)) break;
+    }
   }
   co_return victims;
 }

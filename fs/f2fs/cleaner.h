@@ -14,7 +14,10 @@
 //   sections free (when there are any), and only if that is not enough
 //   does the call clean in foreground mode — victims of the foreground
 //   policy until the sections it emptied make up the shortfall, with no
-//   checkpoint in between (at most one pass over the sections). With
+//   checkpoint in between (at most one pass over the sections) — except
+//   with regions (ParaFS), where a checkpoint follows a foreground victim
+//   when emptied sections wait as prefree and fewer than two free sections
+//   a region are left. With
 //   enough space, a foreground call from outside the thread returns at
 //   once and a background call cleans one victim of the background policy.
 //   Returns the number of victims cleaned; 0 after a power cut.
