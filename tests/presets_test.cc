@@ -87,21 +87,28 @@ TEST(PresetsTest, ParafsDeviceMatchesItsPerChannelBandwidths) {
 
 // Runs the experiment at `path` (with overrides) and returns its stats'
 // value of `stat`.
-double RunAndGet(const std::string& path, const std::vector<std::string>& overrides, const std::string& stat) {
+// Loads, checks, builds and runs `path` with `overrides`; null (after a
+// failed expectation) if any step fails.
+std::unique_ptr<Experiment> RunExperiment(const std::string& path, const std::vector<std::string>& overrides) {
   auto runs = sim::LoadExperiment(sim::SchemaOf<ExperimentConfig>(), path, overrides);
   EXPECT_TRUE(runs.ok()) << path << ": " << runs.status().message();
-  if (!runs.ok()) return -1;
+  if (!runs.ok()) return nullptr;
   ExperimentConfig cfg;
   EXPECT_TRUE(sim::Bind(sim::SchemaOf<ExperimentConfig>(), runs.value()[0], &cfg).ok());
   const sim::Status valid = ValidateExperiment(cfg);
   EXPECT_TRUE(valid.ok()) << path << ": " << valid.message();
-  if (!valid.ok()) return -1;
+  if (!valid.ok()) return nullptr;
   auto exp = Experiment::Create(cfg);
   EXPECT_TRUE(exp.ok()) << path << ": " << exp.status().message();
-  if (!exp.ok()) return -1;
+  if (!exp.ok()) return nullptr;
   exp.value()->Run(false);
   EXPECT_TRUE(exp.value()->status().ok()) << path << ": " << exp.value()->status().message();
-  return exp.value()->stats().Value(stat);
+  return std::move(exp).value();
+}
+
+double RunAndGet(const std::string& path, const std::vector<std::string>& overrides, const std::string& stat) {
+  std::unique_ptr<Experiment> exp = RunExperiment(path, overrides);
+  return exp ? exp->stats().Value(stat) : -1;
 }
 
 // The S-FTL example fills the cut-down ParaFS device once, sequentially: no
@@ -109,21 +116,15 @@ double RunAndGet(const std::string& path, const std::vector<std::string>& overri
 // 6.55 MB/s; the page-mapped FTL on the same device is no faster.
 TEST(PresetsTest, SftlSequentialFillRunsAtTheChannelBandwidth) {
   const std::string path = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/sftl_seq.yaml";
-  auto runs = sim::LoadExperiment(sim::SchemaOf<ExperimentConfig>(), path, {});
-  ASSERT_TRUE(runs.ok()) << runs.status().message();
-  ExperimentConfig cfg;
-  ASSERT_TRUE(sim::Bind(sim::SchemaOf<ExperimentConfig>(), runs.value()[0], &cfg).ok());
-  ASSERT_TRUE(ValidateExperiment(cfg).ok()) << ValidateExperiment(cfg).message();
-  auto exp = Experiment::Create(cfg);
-  ASSERT_TRUE(exp.ok()) << exp.status().message();
-  exp.value()->Run(false);
-  const sim::StatsRegistry& st = exp.value()->stats();
+  std::unique_ptr<Experiment> exp = RunExperiment(path, {});
+  ASSERT_TRUE(exp);
+  const sim::StatsRegistry& st = exp->stats();
   EXPECT_EQ(st.Value("ssd.errors"), 0);
   EXPECT_EQ(st.Value("ftl.host_writes"), 8 * 62 * 256);
   EXPECT_EQ(st.Value("ftl.erases"), 0);
   EXPECT_EQ(st.Value("ftl.gc_copies"), 0);
   EXPECT_NEAR(st.Value("workload.bw") / 8, 6.55e6, 0.02 * 6.55e6);
-  EXPECT_EQ(exp.value()->Summary().find("requests failed"), std::string::npos);
+  EXPECT_EQ(exp->Summary().find("requests failed"), std::string::npos);
   const double page_bw = RunAndGet(path, {"ftl.kind=page", "ftl.op=15%", "workload.fio.total_ios=431"}, "workload.bw");
   EXPECT_NEAR(page_bw / 8, 6.55e6, 0.02 * 6.55e6);
 }
@@ -132,21 +133,15 @@ TEST(PresetsTest, SftlSequentialFillRunsAtTheChannelBandwidth) {
 // request, counted, and reported in the summary; the run itself completes.
 TEST(PresetsTest, SftlRefusesRandomWritesOnTheRequest) {
   const std::string path = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/sftl_seq.yaml";
-  auto runs = sim::LoadExperiment(sim::SchemaOf<ExperimentConfig>(), path,
-                                  {"workload.fio.rw=randwrite", "workload.fio.bs=8KiB", "workload.fio.total_ios=500"});
-  ASSERT_TRUE(runs.ok()) << runs.status().message();
-  ExperimentConfig cfg;
-  ASSERT_TRUE(sim::Bind(sim::SchemaOf<ExperimentConfig>(), runs.value()[0], &cfg).ok());
-  ASSERT_TRUE(ValidateExperiment(cfg).ok());
-  auto exp = Experiment::Create(cfg);
-  ASSERT_TRUE(exp.ok());
-  exp.value()->Run(false);
-  const sim::StatsRegistry& st = exp.value()->stats();
+  std::unique_ptr<Experiment> exp =
+      RunExperiment(path, {"workload.fio.rw=randwrite", "workload.fio.bs=8KiB", "workload.fio.total_ios=500"});
+  ASSERT_TRUE(exp);
+  const sim::StatsRegistry& st = exp->stats();
   const double refused = st.Value("ftl.write_errors.out_of_order") + st.Value("ftl.write_errors.overwrite");
   EXPECT_GT(refused, 400);
   EXPECT_EQ(st.Value("ssd.error_pages"), refused);
   EXPECT_EQ(st.Value("ftl.host_writes") + refused, 500);
-  EXPECT_NE(exp.value()->Summary().find("requests failed"), std::string::npos);
+  EXPECT_NE(exp->Summary().find("requests failed"), std::string::npos);
 }
 
 // ParaFS on the S-FTL under heavy random overwrites (configs/parafs): the
@@ -159,17 +154,10 @@ TEST(PresetsTest, ParafsOnTheStaticBlockFtlCleansInTheFileSystemOnly) {
   const std::string path = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/parafs/parafs.yaml";
   for (const char* dispatch : {"round_robin", "least_busy"}) {
     SCOPED_TRACE(dispatch);
-    auto runs = sim::LoadExperiment(sim::SchemaOf<ExperimentConfig>(), path,
-                                    {"workload.fio_files.total_ios=40000",
-                                     std::string("fs.f2fs.parafs_2d.dispatch=") + dispatch});
-    ASSERT_TRUE(runs.ok()) << runs.status().message();
-    ExperimentConfig cfg;
-    ASSERT_TRUE(sim::Bind(sim::SchemaOf<ExperimentConfig>(), runs.value()[0], &cfg).ok());
-    ASSERT_TRUE(ValidateExperiment(cfg).ok()) << ValidateExperiment(cfg).message();
-    auto exp = Experiment::Create(cfg);
-    ASSERT_TRUE(exp.ok()) << exp.status().message();
-    exp.value()->Run(false);
-    const sim::StatsRegistry& st = exp.value()->stats();
+    std::unique_ptr<Experiment> exp = RunExperiment(
+        path, {"workload.fio_files.total_ios=40000", std::string("fs.f2fs.parafs_2d.dispatch=") + dispatch});
+    ASSERT_TRUE(exp);
+    const sim::StatsRegistry& st = exp->stats();
     EXPECT_EQ(st.Value("ssd.errors"), 0);
     EXPECT_GT(st.Value("fs.gc.victims_fg") + st.Value("fs.gc.victims_bg"), 0) << "no cleaning ran";
     EXPECT_GT(st.Value("ftl.trim_erases"), 0) << "no freed section was erased through its trim";

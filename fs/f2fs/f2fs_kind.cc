@@ -3,6 +3,7 @@
 // the mount has read the checkpoint, NAT, SIT and SSA.
 #include <fmt/format.h>
 
+#include "fs/f2fs/channel_placement.h"
 #include "fs/f2fs/f2fs.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/image.h"
@@ -52,28 +53,6 @@ class MountedF2fs final : public MountedFs {
   std::unique_ptr<F2fs> fs_;
 };
 
-// What `check` assumes of a fixed-placement device's placement: logical
-// blocks dealt to the channels in turn. Every plane belongs to one channel
-// and a static block-mapped FTL cycles its logical blocks through all
-// planes, so each channel gets the same share of blocks whatever the plane
-// order: the region sizes checked here are the ones the run will see.
-class ChannelRoundRobin final : public ssd::FixedPlacement {
- public:
-  ChannelRoundRobin(uint32_t channels, uint64_t fixed_from) : channels_(channels), fixed_from_(fixed_from) {}
-  uint64_t logical_blocks() const override { return UINT64_MAX; }
-  uint64_t fixed_from() const override { return fixed_from_; }
-  ssd::FlashPlace PlaceOf(uint64_t b) const override {
-    ssd::FlashPlace p;
-    p.channel = static_cast<uint32_t>(b % channels_);
-    p.block = b / channels_;
-    return p;
-  }
-
- private:
-  uint32_t channels_;
-  uint64_t fixed_from_;
-};
-
 sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, const DeviceFacts& device) {
   const uint64_t capacity = device.capacity;
   const uint32_t device_queues = device.queues;
@@ -114,7 +93,8 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, co
         cfg.allocation));
   }
   if (device.fixed_placement || cfg.allocation == "parafs_2d") {
-    ChannelRoundRobin placement(std::max<uint32_t>(1, device.channels), device.fixed_from_block);
+    // What check assumes of the FTL's placement (channel_placement.h).
+    ChannelRoundRobinPlacement placement(std::max<uint32_t>(1, device.channels), device.fixed_from_block);
     ssd::DeviceLayout d;
     d.channels = device.channels;
     d.page_size = device.page_size;

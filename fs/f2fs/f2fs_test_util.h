@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fs/f2fs/channel_placement.h"
 #include "fs/f2fs/f2fs.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "tests/fakes/fixed_latency_device.h"
@@ -182,26 +183,7 @@ class Stack {
   std::unique_ptr<F2fs> fs_;
 };
 
-// A fixed placement dealing logical flash blocks to channels round robin
-// (block b on channel b % channels), as a static block-mapped FTL would.
-// Logical blocks below `fixed_from` stand for a page-mapped area (F2FS's
-// metadata area: MetaFlashBlocks).
-class RoundRobinPlacement final : public ssd::FixedPlacement {
- public:
-  RoundRobinPlacement(uint32_t channels, uint64_t fixed_from) : channels_(channels), fixed_from_(fixed_from) {}
-  uint64_t logical_blocks() const override { return UINT64_MAX; }
-  uint64_t fixed_from() const override { return fixed_from_; }
-  ssd::FlashPlace PlaceOf(uint64_t b) const override {
-    ssd::FlashPlace p;
-    p.channel = static_cast<uint32_t>(b % channels_);
-    p.block = b / channels_;
-    return p;
-  }
-
- private:
-  uint32_t channels_;
-  uint64_t fixed_from_;
-};
+using RoundRobinPlacement = ChannelRoundRobinPlacement;
 
 // The 2 MiB flash blocks before the main area of an F2FS volume of `bytes`
 // formatted with `cfg` (its metadata area, updated in place).
