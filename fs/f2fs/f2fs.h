@@ -464,15 +464,16 @@ class F2fs final : public FileSystem,
   // At mount on such a device: trims every free section (a crash may have
   // lost the trims of the sections the last checkpoint freed).
   void TrimAllFreeSections();
-  // At mount after roll-forward recovery (or none), on such a device: the
-  // logs' blocks past their checkpointed positions, and free sections, may
-  // have been programmed after the checkpoint (even after an umount
-  // checkpoint, mkfs's included, a later run may have crashed before its
-  // first checkpoint), so free sections are trimmed and every log moves to
-  // a fresh one — as F2FS does on zoned devices when a write pointer
-  // disagrees (f2fs_fix_curseg_write_pointer); this device reports none, so
-  // it is done at every mount.
-  void MoveLogsPastUncheckpointedWrites();
+  // At mount after roll-forward recovery (or none), on such a device: free
+  // sections may have been programmed after the checkpoint (by a session
+  // that crashed), so they are trimmed; and unless the checkpoint was
+  // written by umount (nothing followed it: a session moves its logs at
+  // mount) or `all` (recovery adopted blocks), the logs' blocks past their
+  // checkpointed positions may be programmed too, so every log moves to a
+  // fresh section — as zoned F2FS does when a write pointer disagrees
+  // (f2fs_fix_curseg_write_pointer). InvalidInput when too few sections
+  // are free for the moves (a nearly full volume after a crash).
+  sim::Status MoveLogsPastUncheckpointedWrites(bool all);
   // Reads `addrs` (merging contiguous runs) and waits.
   sim::Task<void> ReadBlocks(const std::vector<BlockAddr>& addrs, Io kind);
   sim::Task<void> ReadBlock(BlockAddr a, Io kind);
@@ -670,6 +671,7 @@ class F2fs final : public FileSystem,
   RwLock cp_lock_;  // cp_rwsem
   uint64_t cp_ver_ = 0;
   uint64_t mounted_cp_ver_ = 0;
+  bool mounted_clean_ = false;  // the loaded checkpoint was written by umount
   bool cp_running_ = false;
   uint64_t cp_started_ = 0;
   uint64_t cp_completed_ = 0;

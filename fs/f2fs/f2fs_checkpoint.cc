@@ -3,6 +3,8 @@
 // thread.
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "fs/f2fs/f2fs.h"
 
 namespace fs::f2fs {
@@ -314,9 +316,19 @@ void F2fs::TrimAllFreeSections() {
   }
 }
 
-void F2fs::MoveLogsPastUncheckpointedWrites() {
+sim::Status F2fs::MoveLogsPastUncheckpointedWrites(bool all) {
   TrimAllFreeSections();
+  if (mounted_clean_ && !all) return sim::Status::Ok();
+  uint32_t logs = 0;
+  for (uint32_t r = 0; r < sm_->regions(); ++r)
+    for (int l = 0; l < kNumPersistentLogs; ++l) logs += sm_->LogActive(static_cast<LogType>(l), r) ? 1 : 0;
+  if (sm_->free_sections() < logs)
+    return sim::Status::InvalidInput(fmt::format(
+        "mount: {} logs must move to fresh sections (the device cannot overwrite what was written after the "
+        "checkpoint) and {} sections are free: the volume is too full to remount after this power cut",
+        logs, sm_->free_sections()));
   sm_->MoveAllLogsToNewSegments();
+  return sim::Status::Ok();
 }
 
 sim::Task<void> F2fs::DiscardThread() {

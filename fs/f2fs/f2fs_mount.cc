@@ -131,7 +131,10 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
     cp->region_cursegs.push_back(CurSegState{region_segs[i], 0, false});
   cp->cursegs[static_cast<int>(LogType::kHotNode)].blkoff = 1;
   if (!cfg.inline_dentry) cp->cursegs[static_cast<int>(LogType::kHotData)].blkoff = 1;
-  cp->umount = true;
+  // With regions (a fixed-placement device) the first mount moves every log
+  // to a fresh section: the root's blocks were written here, not through
+  // the device, and the logs holding them continue mid flash page.
+  cp->umount = regions == 1;
   cp->valid_node_count = 1;
   cp->valid_inode_count = 1;
   cp->next_free_nid = Nid{kRootIno.v + 1};
@@ -378,6 +381,7 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
   valid_inode_count_ = cp.valid_inode_count;
   cp_ver_ = cp.cp_ver;
   mounted_cp_ver_ = cp.cp_ver;
+  mounted_clean_ = cp.umount;
   cp_completed_ = cp_started_ = 0;
   durability_->OnCheckpointCommitted(q_->now());
   last_op_time_ = q_->now();
@@ -471,7 +475,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
     blk = node->footer.next_blkaddr;
   }
   if (entries.empty()) {
-    if (erase_before_reuse_) MoveLogsPastUncheckpointedWrites();
+    if (erase_before_reuse_) co_return MoveLogsPastUncheckpointedWrites(/*all=*/false);
     co_return sim::Status::Ok();
   }
   // Blocks of the chain stay untouched until the recovery checkpoint.
@@ -600,11 +604,8 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
   }
   cp.Release();
   // No log may overwrite what recovery adopted before the checkpoint.
-  if (erase_before_reuse_) {
-    MoveLogsPastUncheckpointedWrites();
-  } else {
-    sm_->MoveAllLogsToNewSegments();
-  }
+  if (erase_before_reuse_) co_return MoveLogsPastUncheckpointedWrites(/*all=*/true);
+  sm_->MoveAllLogsToNewSegments();
   co_return sim::Status::Ok();
 }
 

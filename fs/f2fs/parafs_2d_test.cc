@@ -133,10 +133,11 @@ TEST(Parafs2dTest, StripesFlashPagesOverChannelsAndGroupsByTemperature) {
   EXPECT_EQ(s.sequential().violations, 0u) << s.sequential().first_violation;
 }
 
-// A remount on a device of fixed placement trims the free sections and
-// moves every log to a fresh section of its region (what was written past
-// the checkpoint cannot be overwritten); the data stays.
-TEST(Parafs2dTest, RemountMovesEveryRegionsLogsToFreshSections) {
+// After a clean unmount every region's logs continue where they stood
+// (nothing was written past the umount checkpoint); after a power cut
+// every log moves to a fresh section of its region (what was written past
+// the checkpoint cannot be overwritten). The data stays either way.
+TEST(Parafs2dTest, RemountKeepsTheLogsAndAPowerCutMovesThem) {
   RoundRobinPlacement placement(3, testing::MetaFlashBlocks(256ull << 20, ParafsConfig()));
   Stack s(256ull << 20, ParafsConfig(), FixedLayout(3, 8192, &placement));
   ASSERT_TRUE(FormatAndMountStatus(s).ok());
@@ -148,19 +149,33 @@ TEST(Parafs2dTest, RemountMovesEveryRegionsLogsToFreshSections) {
     if (f % 3 == 0) ASSERT_TRUE(s.Run(s.fs().Fsync(fd.value)).ok());
   }
   ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
-  std::set<uint32_t> before;
-  for (uint32_t r = 0; r < s.fs().segments().regions(); ++r)
-    for (int l = 0; l < kNumPersistentLogs; ++l) before.insert(s.fs().segments().curseg(static_cast<LogType>(l), r).segno.v);
+  auto logs = [&] {
+    std::vector<std::pair<uint32_t, uint32_t>> v;
+    const SegmentManager& sm = s.fs().segments();
+    for (uint32_t r = 0; r < sm.regions(); ++r)
+      for (int l = 0; l < kNumPersistentLogs; ++l) {
+        const auto& c = sm.curseg(static_cast<LogType>(l), r);
+        EXPECT_EQ(sm.RegionOf(c.segno), r) << "log " << l << " of region " << r;
+        v.emplace_back(c.segno.v, c.next_blkoff);
+      }
+    return v;
+  };
+  const auto before = logs();
   s.Remount();
   s.ExpectCheck();
-  const SegmentManager& sm = s.fs().segments();
-  ASSERT_EQ(sm.regions(), 3u);
-  for (uint32_t r = 0; r < sm.regions(); ++r)
-    for (int l = 0; l < kNumPersistentLogs; ++l) {
-      const auto& c = sm.curseg(static_cast<LogType>(l), r);
-      EXPECT_EQ(sm.RegionOf(c.segno), r) << "log " << l << " of region " << r;
-      EXPECT_EQ(before.count(c.segno.v), 0u) << "log " << l << " of region " << r << " stayed in its segment";
-    }
+  ASSERT_EQ(s.fs().segments().regions(), 3u);
+  EXPECT_EQ(logs(), before) << "a clean remount moved logs";
+  // A power cut after more writes: every log leaves its segment.
+  FsResult<Fd> fd = s.Run(s.fs().Open("/late", kCreat | kRdWr));
+  ASSERT_TRUE(fd.ok());
+  ASSERT_TRUE(s.Run(s.fs().Pwrite(fd.value, 0, testing::Pattern(300000, 99), 300000)).ok());
+  ASSERT_TRUE(s.Run(s.fs().Fsync(fd.value)).ok());
+  const auto at_cut = logs();
+  s.PowerCut([](BlockAddr, bool completed) { return completed; });
+  ASSERT_TRUE(s.Mount().ok());
+  s.ExpectCheck();
+  const auto after = logs();
+  for (size_t i = 0; i < after.size(); ++i) EXPECT_NE(after[i].first, at_cut[i].first) << "log " << i << " stayed";
   for (int f = 0; f < 20; ++f) {
     const std::vector<uint8_t> want = testing::Pattern(100000 + 7919 * f, f);
     FsResult<Fd> fd = s.Run(s.fs().Open("/f" + std::to_string(f), kRdOnly));
