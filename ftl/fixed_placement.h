@@ -51,6 +51,11 @@ class FixedPlacement {
   // stripe order, which does not hold that logical block's pages: it must
   // not be used to place data.
   virtual FlashPlace PlaceOf(uint64_t logical_block) const = 0;
+  // Pages of fixed logical block b programmed since its last erase (its
+  // write pointer, as a zoned device reports it), or -1 when the device
+  // does not say: a file system must then assume the whole block may be
+  // written. REQUIRES: fixed_from() <= b < logical_blocks().
+  virtual int64_t WrittenPages(uint64_t /*b*/) const { return -1; }
 };
 
 }  // namespace ftl

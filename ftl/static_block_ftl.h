@@ -201,6 +201,7 @@ class StaticBlockFtl final : public Ftl, public FixedPlacement, public flash::Fl
   uint64_t logical_blocks() const override { return logical_blocks_; }
   uint64_t fixed_from() const override { return area_blocks_; }
   FlashPlace PlaceOf(uint64_t logical_block) const override;
+  int64_t WrittenPages(uint64_t b) const override { return blocks_[b].write_ptr; }
 
   void OnFlashComplete(flash::FlashCommand* cmd) override;
 

@@ -122,6 +122,8 @@ void F2fs::RegisterStats() {
   if (erase_before_reuse_) {
     io.Add(&stats_.section_trims, "section_trims", "count",
            "whole sections trimmed so the fixed-placement device erases their flash blocks before reuse");
+    io.Add(&stats_.logs_moved_at_mount, "logs_moved_at_mount", "count",
+           "logs moved to a fresh section at mount because the device had programmed past them");
     if (blocks_per_page_ > 1) {
       io.Add(&stats_.pad_blocks, "pad_blocks", "blocks",
              "zero blocks written to fill a flash page a write ended inside (fixed-placement device)");

@@ -404,7 +404,8 @@ class F2fs final : public FileSystem,
     sim::Histogram cp_duration, cp_stall;
     sim::Counter cp_stall_ns, cp_blocks;
     std::array<sim::Counter, static_cast<int>(Io::kCount)> blocks_written, blocks_read;
-    sim::Counter flushes, fua_writes, discards, discard_blocks, section_trims, pad_blocks, unpadded_page_ends;
+    sim::Counter flushes, fua_writes, discards, discard_blocks, section_trims, pad_blocks, unpadded_page_ends,
+        logs_moved_at_mount;
     sim::Counter app_bytes_written, app_bytes_read;
     sim::Counter ipu_blocks, opu_blocks, ssr_blocks;
     CleanerStats cleaner;
@@ -467,10 +468,11 @@ class F2fs final : public FileSystem,
   // At mount after roll-forward recovery (or none), on such a device: free
   // sections may have been programmed after the checkpoint (by a session
   // that crashed), so they are trimmed; and unless the checkpoint was
-  // written by umount (nothing followed it: a session moves its logs at
-  // mount) or `all` (recovery adopted blocks), the logs' blocks past their
-  // checkpointed positions may be programmed too, so every log moves to a
-  // fresh section — as zoned F2FS does when a write pointer disagrees
+  // written by umount (nothing followed it), a log whose flash block the
+  // device programmed past the log's position (its write pointer,
+  // FixedPlacement::WrittenPages; every log when the device does not say,
+  // or with `all`: recovery adopted blocks) moves to a fresh section — as
+  // zoned F2FS does when a write pointer disagrees
   // (f2fs_fix_curseg_write_pointer). InvalidInput when too few sections
   // are free for the moves (a nearly full volume after a crash).
   sim::Status MoveLogsPastUncheckpointedWrites(bool all);

@@ -319,15 +319,29 @@ void F2fs::TrimAllFreeSections() {
 sim::Status F2fs::MoveLogsPastUncheckpointedWrites(bool all) {
   TrimAllFreeSections();
   if (mounted_clean_ && !all) return sim::Status::Ok();
-  uint32_t logs = 0;
-  for (uint32_t r = 0; r < sm_->regions(); ++r)
-    for (int l = 0; l < kNumPersistentLogs; ++l) logs += sm_->LogActive(static_cast<LogType>(l), r) ? 1 : 0;
-  if (sm_->free_sections() < logs)
+  const ssd::DeviceLayout& d = dev_->layout();
+  const uint64_t flash_block = uint64_t{d.page_size} * d.pages_per_block;
+  // The logs the device programmed past (all with `all`, or when it does
+  // not report its write pointers), and those stopped inside a page.
+  std::vector<std::pair<LogType, uint32_t>> moves;
+  for (uint32_t r = 0; r < sm_->regions(); ++r) {
+    for (int l = 0; l < kNumPersistentLogs; ++l) {
+      const LogType t = static_cast<LogType>(l);
+      if (!sm_->LogActive(t, r)) continue;
+      const uint64_t pos = uint64_t{sm_->NextAddrOf(t, r).v} * kBlockSize;  // device byte the log writes next
+      const int64_t written = d.fixed->WrittenPages(pos / flash_block);
+      // A log inside a flash page would program part of a page: it moves too.
+      if (all || written < 0 || uint64_t(written) * d.page_size > pos % flash_block || pos % d.page_size != 0)
+        moves.emplace_back(t, r);
+    }
+  }
+  if (sm_->free_sections() < moves.size())
     return sim::Status::InvalidInput(fmt::format(
         "mount: {} logs must move to fresh sections (the device cannot overwrite what was written after the "
         "checkpoint) and {} sections are free: the volume is too full to remount after this power cut",
-        logs, sm_->free_sections()));
-  sm_->MoveAllLogsToNewSegments();
+        moves.size(), sm_->free_sections()));
+  for (const auto& [t, r] : moves) sm_->MoveLogToNewSegment(t, r);
+  stats_.logs_moved_at_mount.Inc(moves.size());
   return sim::Status::Ok();
 }
 

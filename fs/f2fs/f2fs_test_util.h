@@ -28,6 +28,31 @@ inline F2fsConfig TestConfig() {
   return c;
 }
 
+// ChannelRoundRobinPlacement that reports the fake device's write pointers
+// (FixedPlacement::WrittenPages) once a Stack has attached its flash-block
+// state.
+class RoundRobinPlacement final : public ssd::FixedPlacement {
+ public:
+  RoundRobinPlacement(uint32_t channels, uint64_t fixed_from) : base_(channels, fixed_from) {}
+  uint64_t logical_blocks() const override { return base_.logical_blocks(); }
+  uint64_t fixed_from() const override { return base_.fixed_from(); }
+  ssd::FlashPlace PlaceOf(uint64_t b) const override { return base_.PlaceOf(b); }
+  int64_t WrittenPages(uint64_t b) const override {
+    if (!blocks_) return -1;
+    auto it = blocks_->write_pointer.find(b);
+    return it == blocks_->write_pointer.end() ? 0 : static_cast<int64_t>(it->second / page_size_);
+  }
+  void Attach(const fakes::SequentialBlocks* blocks, uint32_t page_size) const {
+    blocks_ = blocks;
+    page_size_ = page_size;
+  }
+
+ private:
+  ChannelRoundRobinPlacement base_;
+  mutable const fakes::SequentialBlocks* blocks_ = nullptr;
+  mutable uint32_t page_size_ = 1;
+};
+
 // Runs `task` on `q` until it finishes (CHECK-fails if the simulation runs
 // dry first) and returns its result.
 template <class T>
@@ -76,6 +101,8 @@ class Stack {
     dcfg_.layout = device_layout;
     dcfg_.log_writes = true;
     if (device_layout.fixed) dcfg_.sequential = &sequential_;
+    if (const auto* p = dynamic_cast<const RoundRobinPlacement*>(device_layout.fixed))
+      p->Attach(&sequential_, device_layout.page_size);
     image_ = std::make_unique<Image>(bytes / kBlockSize);
     NewDevice();
   }
@@ -183,7 +210,6 @@ class Stack {
   std::unique_ptr<F2fs> fs_;
 };
 
-using RoundRobinPlacement = ChannelRoundRobinPlacement;
 
 // The 2 MiB flash blocks before the main area of an F2FS volume of `bytes`
 // formatted with `cfg` (its metadata area, updated in place).

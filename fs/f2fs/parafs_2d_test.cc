@@ -165,7 +165,8 @@ TEST(Parafs2dTest, RemountKeepsTheLogsAndAPowerCutMovesThem) {
   s.ExpectCheck();
   ASSERT_EQ(s.fs().segments().regions(), 3u);
   EXPECT_EQ(logs(), before) << "a clean remount moved logs";
-  // A power cut after more writes: every log leaves its segment.
+  // A power cut after an fsync: roll-forward recovery runs, and every log
+  // leaves its segment (none may overwrite what recovery adopted).
   FsResult<Fd> fd = s.Run(s.fs().Open("/late", kCreat | kRdWr));
   ASSERT_TRUE(fd.ok());
   ASSERT_TRUE(s.Run(s.fs().Pwrite(fd.value, 0, testing::Pattern(300000, 99), 300000)).ok());

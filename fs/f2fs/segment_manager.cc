@@ -264,6 +264,14 @@ void SegmentManager::ReserveSegment(SegNo s) {
   if (IsPrefree(s)) ++prefree_;
 }
 
+void SegmentManager::MoveLogToNewSegment(LogType t, uint32_t region) {
+  CHECK(LogActive(t, region));
+  ssa_dirty_[curseg(t, region).segno.v] = 1;
+  MoveLog(t, region, /*need_ssr=*/false);
+  StripeCursor& st = stripe_[static_cast<int>(t)];
+  if (st.region == region) st.left = 0;
+}
+
 void SegmentManager::MoveAllLogsToNewSegments() {
   for (uint32_t r = 0; r < regions_; ++r)
     for (int l = 0; l < kNumPersistentLogs; ++l) {

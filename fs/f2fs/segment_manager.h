@@ -95,6 +95,11 @@ class SegmentManager {
   // ---- Allocation.
   // The next block `t` writes. REQUIRES: the log is active.
   BlockAddr NextAddr(LogType t) const;
+  // The next block log (t, region) writes. REQUIRES: the log is active.
+  BlockAddr NextAddrOf(LogType t, uint32_t region) const {
+    const CurSeg& c = curseg(t, region);
+    return BlockAddr{layout_.SegStart(c.segno).v + c.next_blkoff};
+  }
   // Allocates the next block of log `t` for a block owned by `sum`, marks it
   // valid and, if the segment is now full, moves the log to the segment the
   // policy chooses (`need_ssr`: AllocationPolicy::NeedSsr). Returns the block.
@@ -130,6 +135,10 @@ class SegmentManager {
   void OpenLog(LogType t) {
     if (!LogActive(t)) MoveLog(t, stripe_[static_cast<int>(t)].region, /*need_ssr=*/false);
   }
+  // Moves log (t, region) to a new free segment; the segment left keeps
+  // its summaries (written to the SSA at the next checkpoint), and a
+  // stripe unit of t in that region starts whole again.
+  void MoveLogToNewSegment(LogType t, uint32_t region);
   // Moves every active log (of every region) to a new free segment (after
   // roll-forward recovery, so no log overwrites what recovery adopted).
   void MoveAllLogsToNewSegments();
