@@ -309,8 +309,19 @@ void F2fs::TrimFreedSections(std::vector<SegmentManager::DiscardRange>* freed) {
 }
 
 void F2fs::TrimAllFreeSections() {
+  // Sections whose flash blocks the device reports unwritten since their
+  // erase need no trim (a large volume would otherwise send one trim per
+  // free section at every mount).
+  const ssd::DeviceLayout& d = dev_->layout();
+  const uint64_t flash_block = uint64_t{d.page_size} * d.pages_per_block;
+  const uint64_t sec_bytes = uint64_t{layout_.blocks_per_sec()} * kBlockSize;
   for (uint32_t sec = 0; sec < layout_.section_count; ++sec) {
     if (!sm_->SectionFree(sec)) continue;
+    const uint64_t start = uint64_t{layout_.SegStart(SegNo{sec * layout_.segs_per_sec}).v} * kBlockSize;
+    bool written = false;
+    for (uint64_t b = start / flash_block; b * flash_block < start + sec_bytes && !written; ++b)
+      written = d.fixed->WrittenPages(b) != 0;  // -1 (unknown) counts as written
+    if (!written) continue;
     SubmitTrim(layout_.SegStart(SegNo{sec * layout_.segs_per_sec}), layout_.blocks_per_sec());
     stats_.section_trims.Inc();
   }
