@@ -274,17 +274,8 @@ void SegmentManager::MoveLogToNewSegment(LogType t, uint32_t region) {
 
 void SegmentManager::MoveAllLogsToNewSegments() {
   for (uint32_t r = 0; r < regions_; ++r)
-    for (int l = 0; l < kNumPersistentLogs; ++l) {
-      const LogType t = static_cast<LogType>(l);
-      if (!LogActive(t, r)) continue;
-      // The segment left keeps its summaries (restored at mount from the
-      // checkpoint or the node footers) only in memory: the next
-      // checkpoint writes them to the SSA.
-      ssa_dirty_[curseg(t, r).segno.v] = 1;
-      MoveLog(t, r, /*need_ssr=*/false);
-    }
-  // Every log starts a fresh segment: a stripe unit starts whole.
-  for (StripeCursor& st : stripe_) st.left = 0;
+    for (int l = 0; l < kNumPersistentLogs; ++l)
+      if (LogActive(static_cast<LogType>(l), r)) MoveLogToNewSegment(static_cast<LogType>(l), r);
 }
 
 uint32_t SegmentManager::SectionValid(uint32_t sec) const {

@@ -118,7 +118,6 @@ class SegmentManager {
     *region = l / kNumLogs;
     return true;
   }
-  uint32_t stripe_blocks() const { return stripe_blocks_; }
   // Blocks allocated (padding included) in a region's logs so far.
   uint64_t allocated_blocks(uint32_t region) const { return region_allocated_.empty() ? 0 : region_allocated_[region]; }
   // A block stops being valid (overwritten out of place, deleted, moved).
