@@ -473,6 +473,29 @@ TEST_F(CliTest, BlockTraceWithoutRecordsIsExitCode2) {
   }
 }
 
+// check read a trace without saying what trace-info says about its times:
+// a coarse clock (and a misread unit) are now warned about by check too,
+// with the key to fix them; the coarse-clock warning goes once spread_ties
+// is set.
+TEST_F(CliTest, CheckWarnsAboutTraceTimesAsTraceInfoDoes) {
+  std::string csv = "version,time,op,size,lbn\n";
+  for (int i = 0; i < 600; ++i) csv += "1," + std::to_string(1000 + i / 30 * 10) + ",28,4096," + std::to_string(i * 8) + "\n";
+  const std::string trace = Write("coarse.csv", csv);
+  const std::string cfg = Write("coarse.yaml", "include: " + Tiny() +
+                                                   "\nworkload:\n  kind: trace\n  trace:\n    path: coarse.csv\n");
+  Outcome o = Cli("check " + cfg);
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("warning: workload.trace.path: " + trace + " (first 10000 records): 580 of 600 "
+                               "records have the same time as the record before and times advance in steps of "
+                               "10s: a coarse clock"));
+  o = Cli("check " + cfg + " --set workload.trace.spread_ties=10s");
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, Not(HasSubstr("warning")));
+  o = Cli("check " + cfg + " --set workload.trace.reader.time_unit=1us");
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("beyond what one device serves: the time field is read in units of 1us"));
+}
+
 TEST_F(CliTest, TraceReplayRunsAndBadTraceLinesAreExitCode2) {
   const std::string trace = Write("t.csv",
                                   "128166372003061629,hm,0,Read,4096,4096,1331\n"

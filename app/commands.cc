@@ -132,6 +132,14 @@ sim::Status CmdCheck(const std::string& config_path, const CommandOptions& opts,
   for (const auto& r : runs) {
     if (!r.sweep_label.empty()) out << "  " << r.sweep_label << "\n";
   }
+  std::vector<std::string> warned;
+  for (const auto& r : runs) {
+    for (const std::string& w : CheckWarnings(r.cfg)) {
+      if (std::find(warned.begin(), warned.end(), w) != warned.end()) continue;
+      warned.push_back(w);
+      out << "warning: " << w << "\n";
+    }
+  }
   return sim::Status::Ok();
 }
 

@@ -85,6 +85,12 @@ MemoryEstimate EstimateMemory(const ExperimentConfig& cfg) {
   return m;
 }
 
+std::vector<std::string> CheckWarnings(const ExperimentConfig& cfg) {
+  const host::WorkloadKind* w = sim::Registry<host::WorkloadKind>::Get().Find(cfg.workload.kind);
+  CHECK(w != nullptr) << "unknown workload.kind '" << cfg.workload.kind << "' (Validate first)";
+  return w->warnings != nullptr ? w->warnings(cfg.workload.kinds) : std::vector<std::string>{};
+}
+
 namespace {
 sim::Status CheckMemory(const ExperimentConfig& cfg) {
   const MemoryEstimate need = EstimateMemory(cfg);

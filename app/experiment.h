@@ -81,6 +81,9 @@ struct MemoryEstimate {
 };
 // REQUIRES: the FTL, file-system and workload sections validate.
 MemoryEstimate EstimateMemory(const ExperimentConfig& cfg);
+// What `check` warns about in a valid config (the workload kind's
+// warnings, e.g. a trace whose times look misread). REQUIRES: validated.
+std::vector<std::string> CheckWarnings(const ExperimentConfig& cfg);
 
 struct RunReport {
   double wall_seconds = 0;

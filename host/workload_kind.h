@@ -71,6 +71,10 @@ struct WorkloadKind {
   // Memory the workload's own model takes that its configuration can make
   // large (a filebench fileset's entries); null: none. REQUIRES: validate ok.
   uint64_t (*memory_bytes)(const sim::ImplConfigs& sections) = nullptr;
+  // What `check` should warn about that is not an error (a trace whose
+  // times look misread or coarse), one sentence each; null: nothing.
+  // REQUIRES: validate ok.
+  std::vector<std::string> (*warnings)(const sim::ImplConfigs& sections) = nullptr;
 };
 
 inline std::vector<std::string> WorkloadKindNames() { return sim::Registry<WorkloadKind>::Get().Names(); }

@@ -4,6 +4,7 @@
 #include "host/replay/trace_replay_config.h"
 #include "host/replay/trace_replayer.h"
 #include "host/trace/block_trace_reader.h"
+#include "host/trace/trace_info.h"
 #include "host/workload_kind.h"
 #include "sim/registry.h"
 
@@ -56,6 +57,20 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t capacity, uint32
   return CheckTrace(cfg, kCheckedRecords);
 }
 
+// The trace-time signs `trace-info` warns about (a misread time unit, a
+// coarse clock), over the records `check` reads.
+std::vector<std::string> Warnings(const sim::ImplConfigs& sections) {
+  const TraceReplayConfig& cfg = sections.Get<TraceReplayConfig>("trace");
+  sim::Result<std::unique_ptr<BlockTraceReader>> reader = OpenBlockTrace(cfg.path, cfg.reader);
+  if (!reader.ok()) return {};
+  sim::Result<TraceInfo> info = Summarize(reader->get(), kCheckedRecords);
+  if (!info.ok()) return {};
+  std::vector<std::string> out;
+  for (const std::string& w : TraceWarnings(*info, cfg.spread_ties > sim::SimTime::Zero()))
+    out.push_back(fmt::format("workload.trace.path: {} (first {} records): {}", cfg.path, kCheckedRecords, w));
+  return out;
+}
+
 // workload.trace.path was made absolute when the config was loaded.
 sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sections, const WorkloadEnv& env) {
   FS_RETURN_IF_ERROR(CheckTrace(sections.Get<TraceReplayConfig>("trace"), 1));
@@ -69,6 +84,6 @@ sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sectio
 const sim::Registrar<WorkloadKind> kRegistered{
     {"trace", "block trace replay on the device", false,
      sim::ImplSection::Of<TraceReplayConfig>("trace", "Block trace replay (kind: trace)"), {"path"}, &Validate,
-     &Make}};
+     &Make, nullptr, &Warnings}};
 
 }  // namespace host

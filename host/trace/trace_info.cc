@@ -28,12 +28,12 @@ std::string PowerLabel(int k) {
 
 }  // namespace
 
-sim::Result<TraceInfo> Summarize(BlockTraceReader* reader) {
+sim::Result<TraceInfo> Summarize(BlockTraceReader* reader, uint64_t max_records) {
   TraceInfo info;
   BlockTraceRecord rec;
   int64_t prev_ns = 0;
   int64_t step_ns = 0;
-  for (;;) {
+  for (uint64_t n = 0; n < max_records; ++n) {
     FS_ASSIGN_OR_RETURN(bool more, reader->Next(&rec));
     if (!more) break;
     TraceInfo::OpTotals& t = info.ops[static_cast<size_t>(rec.op)];
@@ -73,7 +73,7 @@ sim::Result<TraceInfo> Summarize(BlockTraceReader* reader) {
   return info;
 }
 
-std::vector<std::string> TraceWarnings(const TraceInfo& info) {
+std::vector<std::string> TraceWarnings(const TraceInfo& info, bool ties_spread) {
   std::vector<std::string> out;
   if (!info.has_time) return out;
   const double seconds = info.duration().sec();
@@ -99,7 +99,7 @@ std::vector<std::string> TraceWarnings(const TraceInfo& info) {
         "unit, set it (trace-info --set time_unit=..., workload.trace.reader.time_unit in a run)",
         seconds / kYear, unit));
   }
-  if (n >= kMinRecordsForRate && info.same_time * 2 >= n) {
+  if (!ties_spread && n >= kMinRecordsForRate && info.same_time * 2 >= n) {
     const std::string step = info.time_step > sim::SimTime::Zero() ? info.time_step.ToString() : unit;
     out.push_back(fmt::format(
         "{} of {} records have the same time as the record before{}: a coarse clock; an open-loop replay issues "

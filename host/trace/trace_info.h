@@ -56,9 +56,10 @@ struct TraceInfo {
   bool volumes_are_devices = false;      // ids are MakeDevVolume(major, minor)
 };
 
-// Reads `reader` to its end. Returns the reader's error if a line fails in
-// fail mode; in skip mode the skipped lines are in info.stats.
-sim::Result<TraceInfo> Summarize(BlockTraceReader* reader);
+// Reads `reader` to its end, or its first `max_records` records. Returns
+// the reader's error if a line fails in fail mode; in skip mode the skipped
+// lines are in info.stats.
+sim::Result<TraceInfo> Summarize(BlockTraceReader* reader, uint64_t max_records = UINT64_MAX);
 
 // Signs that the time field is misread or too coarse to replay as is, one
 // sentence each, in this order:
@@ -68,11 +69,12 @@ sim::Result<TraceInfo> Summarize(BlockTraceReader* reader);
 //  - a span beyond a year: the time unit is likely too large;
 //  - at least half of the (at least kMinRecordsForRate) timed records share
 //    the time of the record before: a coarse clock, which an open-loop
-//    replay issues in bursts unless workload.trace.spread_ties is set.
+//    replay issues in bursts unless workload.trace.spread_ties is set
+//    (not reported when `ties_spread`, i.e. it is set).
 inline constexpr double kImplausibleIops = 2e6;
 inline constexpr double kImplausibleBytesPerSec = 20e9;
 inline constexpr uint64_t kMinRecordsForRate = 16;
-std::vector<std::string> TraceWarnings(const TraceInfo& info);
+std::vector<std::string> TraceWarnings(const TraceInfo& info, bool ties_spread = false);
 
 // The human report printed by `flashstack trace-info`: one aligned
 // "key  value" line per item, sizes in bytes with a decimal-unit
