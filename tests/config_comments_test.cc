@@ -24,6 +24,7 @@ TEST(ConfigCommentsTest, StatedRawCapacitiesMatchTheDevice) {
   int checked = 0, shapes = 0;
   for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
     if (e.path().extension() != ".yaml") continue;
+    if (e.path().filename() == "expected.yaml") continue;  // a reproduction set's figures (tools/repro.py)
     std::ifstream in(e.path());
     std::stringstream ss;
     ss << in.rdbuf();
