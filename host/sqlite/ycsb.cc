@@ -163,9 +163,9 @@ std::string YcsbSqlite::Summary() const {
   std::string out = fmt::format(
       "ycsb       {} operations, {} thread{}: {:.1f} ops/s, {:.2f} fsyncs/op, {:.0f} bytes written/op\n", ops(),
       spec_.threads, spec_.threads == 1 ? "" : "s", OpsPerSec(), FsyncsPerOp(), BytesWrittenPerOp());
-  out += fmt::format("  load     {} records in {}: {:.1f} records/s, {:.2f} fsyncs/record\n", load_records(),
-                     load_window_.time().ToString(), load_window_.PerSecond(load_records()),
-                     load_window_.SyncsPer(load_records()));
+  out += fmt::format("  load     {} records in {} (transactions of up to {}): {:.1f} records/s, {} fsyncs\n",
+                     load_records(), load_window_.time().ToString(), cfg_.load_batch,
+                     load_window_.PerSecond(load_records()), load_window_.counts().TotalSyncs());
   for (int i = 0; i < kYcsbOps; ++i) {
     const OpStats& s = ops_stats_[i];
     if (s.lat.count() == 0) continue;
