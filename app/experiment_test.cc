@@ -40,8 +40,15 @@ TEST(ExperimentTest, RunsCutShortByMaxTimeTearDownCleanly) {
   };
   for (const Case& c : {Case{"configs/examples/varmail_f2fs.yaml", 30}, Case{"configs/filebench/oltp.yaml", 30},
                         Case{"configs/mobibench/insert_wal.yaml", 100},
-                        Case{"configs/mobibench/threads_shared_wal.yaml", 100}}) {
-    std::unique_ptr<Experiment> e = Make(c.config, {"run.max_time=" + std::to_string(c.max_time_ms) + "ms"});
+                        Case{"configs/mobibench/threads_shared_wal.yaml", 100},
+                        Case{"configs/ycsb/workloada.yaml", 100}}) {
+    std::vector<std::string> overrides = {"run.max_time=" + std::to_string(c.max_time_ms) + "ms"};
+    if (std::string(c.config).find("ycsb") != std::string::npos) {
+      overrides.push_back(std::string("workload.ycsb.properties=") + FLASHSTACK_SOURCE_DIR +
+                          "/configs/ycsb/workloads/workloada");
+      overrides.push_back("workload.ycsb.threadcount=3");
+    }
+    std::unique_ptr<Experiment> e = Make(c.config, overrides);
     ASSERT_NE(e, nullptr) << c.config;
     const RunReport r = e->Run(false);
     EXPECT_GT(r.host_ios, 0u) << c.config;

@@ -1,8 +1,9 @@
 // flashstack_fuzz: a randomized-input driver for everything a user feeds
 // flashstack — experiment configs (YAML text and --set overrides), block
-// traces of every registered format, MobiGen syscall traces and filebench
-// scripts. Inputs are mutated from the shipped configs, the project's
-// trace samples and the built-in personalities; parsers see every input,
+// traces of every registered format, MobiGen syscall traces, filebench
+// scripts and YCSB property files. Inputs are mutated from the shipped
+// configs, the project's trace samples, the built-in personalities and the
+// shipped YCSB workloads; parsers see every input,
 // and a share of the accepted ones is run on a short simulated clock.
 //
 // A finding ends the driver: an abort or sanitizer report (the process
@@ -13,7 +14,7 @@
 // telling how to reproduce it, so every finding is reproducible.
 //
 //   flashstack_fuzz --repo . --work /tmp/fuzz --configs 100000 --traces 100000
-//                   --mobigen 20000 --filebench 20000 --run-share 0.01 --seed 1
+//                   --mobigen 20000 --filebench 20000 --ycsb 20000 --run-share 0.01 --seed 1
 //
 // Build it with -DFLASHSTACK_SANITIZE=ON to make memory and UB errors
 // findings (scripts/fuzz_inputs.sh does both). Deterministic: the same
@@ -41,6 +42,7 @@
 #include "host/fsworkload/filebench_personalities.h"
 #include "host/fsworkload/filebench_script.h"
 #include "host/fsworkload/mobigen_trace.h"
+#include "host/sqlite/ycsb_spec.h"
 #include "host/trace/block_trace_reader.h"
 #include "host/trace/trace_format.h"
 #include "host/trace/trace_info.h"
@@ -59,6 +61,7 @@ struct Options {
   uint64_t traces = 1000;
   uint64_t mobigen = 200;
   uint64_t filebench = 200;
+  uint64_t ycsb = 200;
   double run_share = 0.02;
   uint64_t seed = 1;
   double max_wall = 120;     // seconds per input
@@ -486,6 +489,50 @@ void FuzzFilebench(const Options& o, sim::Rng& rng, Tally* t) {
   }
 }
 
+// ---- YCSB property files ----
+
+void FuzzYcsb(const Options& o, sim::Rng& rng, Tally* t) {
+  std::vector<std::string> texts;
+  const std::string dir = o.work + "/configs/ycsb/workloads";
+  for (const auto& e : fs::directory_iterator(dir)) texts.push_back(ReadFile(e.path().string()));
+  std::sort(texts.begin(), texts.end());
+  static const char* const kSets[] = {"requestdistribution=latest", "requestdistribution=exponential",
+                                      "requestdistribution=hotspot", "requestdistribution=sequential",
+                                      "requestdistribution=uniform", "insertorder=ordered", "dataintegrity=true",
+                                      "readallfields=false", "writeallfields=true", "insertproportion=0.5",
+                                      "scanlengthdistribution=zipfian", "fieldlengthdistribution=zipfian",
+                                      "threadcount=4", "target=1000", "maxexecutiontime=1", "recordcount=0",
+                                      "operationcount=0", "dotransactions=false", "x=y", "=", "recordcount"};
+  for (uint64_t i = 0; i < o.ycsb; ++i) {
+    const std::string text = Mutate(texts[rng.Uniform(texts.size())], rng);
+    const std::string path = o.work + "/current.properties";
+    WriteFile(path, text);
+    host::sqlite::YcsbInputs in;
+    in.properties = path;
+    for (uint64_t k = 0, n = rng.Uniform(4); k < n; ++k) in.set.push_back(Pick(rng, kSets));
+    std::string sets_text;
+    for (const auto& x : in.set) sets_text += " " + x;
+    Announce(o, fmt::format("ycsb {}: resolve {} with set [{} ]", i, path, sets_text));
+    ++t->inputs;
+    auto spec = host::sqlite::ResolveYcsb(in, "workload.ycsb");
+    if (!Expected(spec.status())) Finding(o, "ycsb resolve", spec.status());
+    if (!spec.ok()) {
+      ++t->rejected;
+      continue;
+    }
+    ++t->accepted;
+    if (!rng.Bernoulli(o.run_share)) continue;
+    static const char* const kJournals[] = {"delete", "truncate", "persist", "wal", "memory", "off"};
+    std::string set_list = "[";
+    for (const auto& x : in.set) set_list += (set_list.size() > 1 ? ", \"" : "\"") + x + "\"";
+    std::vector<std::string> sets = {"workload.ycsb.properties=" + path, "workload.ycsb.set=" + set_list + "]",
+                                     std::string("workload.ycsb.journal_mode=") + Pick(rng, kJournals),
+                                     fmt::format("workload.ycsb.load_batch={}", 1 + rng.Uniform(2000)),
+                                     "workload.ycsb.count_rows=true"};
+    RunOne(o, o.work + "/configs/ycsb/workloada.yaml", sets, rng, t, fmt::format("ycsb {}", i));
+  }
+}
+
 bool ParseArgs(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -502,6 +549,7 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     else if (a == "--traces") o->traces = std::stoull(next());
     else if (a == "--mobigen") o->mobigen = std::stoull(next());
     else if (a == "--filebench") o->filebench = std::stoull(next());
+    else if (a == "--ycsb") o->ycsb = std::stoull(next());
     else if (a == "--run-share") o->run_share = std::stod(next());
     else if (a == "--seed") o->seed = std::stoull(next());
     else if (a == "--max-wall") o->max_wall = std::stod(next());
@@ -535,7 +583,7 @@ int main(int argc, char** argv) {
     void (*fn)(const Options&, sim::Rng&, Tally*);
   };
   const Part parts[] = {{"configs", FuzzConfigs}, {"block traces", FuzzTraces}, {"mobigen traces", FuzzMobigen},
-                        {"filebench scripts", FuzzFilebench}};
+                        {"filebench scripts", FuzzFilebench}, {"ycsb properties", FuzzYcsb}};
   for (const Part& part : parts) {
     sim::Rng rng(o.seed, part.name);
     Tally t;

@@ -201,6 +201,51 @@ TEST(PresetsTest, MobibenchPresetsRunOnF2fs) {
   EXPECT_LT(wal, del);
 }
 
+// Every YCSB preset runs as shipped on F2FS: every operation done, the mix
+// of the workload's proportions, every read finds its record, the table
+// ends with recordcount + inserts rows; workload A syncs on every update,
+// workload C (read only) writes nothing.
+TEST(PresetsTest, YcsbPresetsRunOnF2fs) {
+  const fs::path dir = fs::path(FLASHSTACK_SOURCE_DIR) / "configs/ycsb";
+  int ran = 0;
+  for (const char* w : {"a", "b", "c", "d", "e", "f"}) {
+    const std::string name = std::string("workload") + w;
+    SCOPED_TRACE(name);
+    // As `run` resolves it: the property file beside the config.
+    std::unique_ptr<Experiment> exp = RunExperiment(
+        (dir / (name + ".yaml")).string(),
+        {"workload.ycsb.properties=" + (dir / "workloads" / name).string(), "workload.ycsb.count_rows=true"});
+    ASSERT_TRUE(exp);
+    const sim::StatsRegistry& st = exp->stats();
+    const auto count = [&](const char* op) {
+      const sim::Histogram* h = st.FindHistogram(std::string("workload.") + op + ".lat");
+      return h ? static_cast<double>(h->count()) : -1.0;
+    };
+    EXPECT_EQ(st.Value("workload.ops"), 1000);
+    EXPECT_EQ(st.Value("workload.load.records"), 1000);
+    EXPECT_GT(st.Value("workload.ops_per_s"), 0);
+    EXPECT_EQ(st.Value("workload.read.not_found"), 0);
+    EXPECT_EQ(st.Value("workload.errors"), 0);
+    EXPECT_EQ(st.Value("workload.rows"), 1000 + count("insert"));
+    EXPECT_EQ(st.Value("ssd.errors"), 0);
+    if (name == "workloada") {
+      EXPECT_NEAR(count("read"), 500, 80);
+      EXPECT_EQ(count("read") + count("update"), 1000);
+      EXPECT_GT(st.Value("workload.fsyncs_per_op"), 1.5);
+    }
+    if (name == "workloadc") {
+      EXPECT_EQ(count("read"), 1000);
+      EXPECT_EQ(st.Value("workload.bytes_written"), 0);
+      EXPECT_EQ(st.Value("workload.fsyncs"), 0);
+    }
+    if (name == "workloadd" || name == "workloade") {
+      EXPECT_NEAR(count("insert"), 50, 35);
+    }
+    ++ran;
+  }
+  EXPECT_EQ(ran, 6);
+}
+
 // Every built-in filebench personality and variant has its preset, and the
 // preset builds that personality's script.
 TEST(PresetsTest, EveryFilebenchPersonalityHasAPreset) {

@@ -19,10 +19,6 @@ void MobibenchConfig::Describe(sim::Schema<MobibenchConfig>& s) {
           "Statements per table per transaction; a transaction of several statements is wrapped in "
           "BEGIN IMMEDIATE ... COMMIT")
       .Range(1, 1e6);
-  s.Choice("journal_mode", &MobibenchConfig::journal_mode, "truncate",
-           {"delete", "truncate", "persist", "wal", "memory", "off"}, "SQLite journal_mode (Mobibench -j)");
-  s.Choice("synchronous", &MobibenchConfig::synchronous, "full", {"off", "normal", "full", "extra"},
-           "SQLite synchronous level (Mobibench -s)");
   s.Param("tables", &MobibenchConfig::tables, "1", "Tables per database; every transaction changes each")
       .Range(1, 1000);
   s.Param("databases", &MobibenchConfig::databases, "1",
@@ -34,32 +30,12 @@ void MobibenchConfig::Describe(sim::Schema<MobibenchConfig>& s) {
       .Range(1, 100);
   s.Param("shared_database", &MobibenchConfig::shared_database, "false",
           "All threads use thread 0's database files and contend on SQLite's locks");
-  s.Param("dir", &MobibenchConfig::dir, "/mobibench", "Directory of the database files (Mobibench -p)");
-  s.Param("page_size", &MobibenchConfig::page_size, "4KiB", "SQLite page_size").Range(512, 65536);
-  s.Param("cpu_per_statement", &MobibenchConfig::cpu_per_statement, "0s",
-          "Simulated CPU time charged before each data statement");
-  s.Param("busy_timeout", &MobibenchConfig::busy_timeout, "1s",
-          "SQLite busy timeout: how long a connection retries a lock held by another");
-  s.Param("fiber_stack", &MobibenchConfig::fiber_stack, "512KiB",
-          "Stack size of each simulated thread running SQLite (guard page added)")
-      .Range(64 << 10, 64 << 20);
-  s.Section("vfs", &MobibenchConfig::vfs, "How SQLite's file calls map onto the file system");
+  DescribeSqliteKeys(s, "/mobibench", "truncate");
 }
 
 sim::Status MobibenchConfig::Validate(std::string_view path) const {
-  auto err = [&](std::string_view key, std::string_view problem) {
-    std::string full = path.empty() ? std::string(key) : fmt::format("{}.{}", path, key);
-    return sim::Status::InvalidInput(fmt::format("{}: {}", full, problem));
-  };
-  const uint64_t ps = page_size.value;
-  if (ps < 512 || ps > 65536 || (ps & (ps - 1)) != 0) {
-    return err("page_size", fmt::format("{} bytes is not a power of two in 512..65536", ps));
-  }
-  if (dir.empty() || dir[0] != '/') return err("dir", fmt::format("'{}' is not an absolute path", dir));
-  if (!vfs.temp_dir.empty() && vfs.temp_dir[0] != '/') {
-    return err("vfs.temp_dir", fmt::format("'{}' is not an absolute path", vfs.temp_dir));
-  }
-  if (record_size.value == 0) return err("record_size", "must be at least 1 byte");
+  FS_RETURN_IF_ERROR(ValidateSqliteKeys(path, page_size.value, dir, vfs));
+  if (record_size.value == 0) return sim::KeyErrors(path)("record_size", "must be at least 1 byte");
   return sim::Status::Ok();
 }
 
@@ -73,14 +49,7 @@ struct MobibenchSqlite::Thread {
 
 namespace {
 
-sim::Task<void> AcquireOne(sim::Semaphore* s) { co_await s->Acquire(); }
-
 std::string SchemaName(uint32_t k) { return k == 0 ? "main" : fmt::format("db{}", k); }
-
-std::string Upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
-  return s;
-}
 
 }  // namespace
 
@@ -91,52 +60,33 @@ sim::Result<std::unique_ptr<MobibenchSqlite>> MobibenchSqlite::Create(const Mobi
   return std::make_unique<MobibenchSqlite>(cfg, std::move(env));
 }
 
-MobibenchSqlite::MobibenchSqlite(const MobibenchConfig& cfg, Env env) : cfg_(cfg), env_(std::move(env)) {
+MobibenchSqlite::MobibenchSqlite(const MobibenchConfig& cfg, Env env)
+    : cfg_(cfg),
+      env_(std::move(env)),
+      sqlite_(env_.queue, env_.fs, cfg_.vfs, cfg_.fiber_stack.value, env_.seed, env_.stats.Group("vfs")),
+      setup_done_(&sqlite_.runtime(), cfg_.threads),
+      ready_(&sqlite_.runtime(), cfg_.threads) {
   CHECK(cfg_.Validate().ok()) << cfg_.Validate().message();
-  runtime_ = std::make_unique<FiberRuntime>(env_.queue, cfg_.fiber_stack.value);
-  vfs_ = std::make_unique<SqliteVfs>(runtime_.get(), env_.fs, cfg_.vfs, env_.seed, env_.stats.Group("vfs"));
   insert_record_ = Record(0);
   update_record_ = Record(1);
-  for (auto& b : barriers_) b.sem = std::make_unique<sim::Semaphore>(env_.queue, 0);
 
   const sim::StatGroup& g = env_.stats;
   g.Add(&txns_, "txns", "txns", "Transactions committed in the measured window");
   g.Add(&ops_, "ops", "rows", "Rows inserted, updated or deleted in the measured window");
-  g.Add(&errors_, "errors", "errors", "SQLite or file-system errors that stopped a thread");
+  g.Add(&sqlite_.errors(), "errors", "errors", "SQLite or file-system errors that stopped a thread");
   g.Add(&txn_lat_, "txn.lat", "ns", "Transaction latency: BEGIN (or the statement) to COMMIT returning");
-  g.AddFormula([this] { return measured_time().sec(); }, "measured_time", "s",
-               "Start signal to the end of the last thread's transaction loop");
+  window_.Register(g, "Start signal to the end of the last thread's transaction loop", "txn", "transaction",
+                   [this] { return txns_.value(); });
   g.AddFormula([this] { return TxnPerSec(); }, "txn_per_s", "txn/s", "Transactions per simulated second");
-  g.AddFormula([this] { return static_cast<double>(measured_.TotalSyncs()); }, "fsyncs", "calls",
-               "fsync/fdatasync calls in the measured window (all files and directories)");
-  g.AddFormula([this] { return FsyncsPerTxn(); }, "fsyncs_per_txn", "calls/txn", "Sync calls per transaction");
-  for (int i = 0; i < kFileKinds; ++i) {
-    const FileKind k = static_cast<FileKind>(i);
-    g.AddFormula([this, k] { return static_cast<double>(measured_.of(k).syncs); },
-                 fmt::format("syncs.{}", FileKindName(k)), "calls",
-                 fmt::format("Sync calls on {} files in the measured window", FileKindName(k)));
-  }
-  g.AddFormula([this] { return static_cast<double>(measured_.TotalBytesWritten()); }, "bytes_written", "bytes",
-               "Bytes SQLite wrote in the measured window");
-  g.AddFormula([this] { return BytesWrittenPerTxn(); }, "bytes_written_per_txn", "bytes/txn",
-               "Bytes SQLite wrote per transaction");
-  g.AddFormula([this] { return static_cast<double>(measured_.TotalBytesRead()); }, "bytes_read", "bytes",
-               "Bytes SQLite read in the measured window");
   g.AddSeries([this] { return static_cast<double>(txns_.value()); }, sim::StatGroup::SeriesKind::kRate, "txns",
               "txn/s", "Transactions per second");
 }
 
 MobibenchSqlite::~MobibenchSqlite() {
-  // A run cut short: the coroutine joining the fibers goes first; then the
-  // fibers run to their ends with every wait failing, so SQLite closes the
-  // databases through its own error paths (see fiber.h); then the
-  // connections (already closed, unless a fiber had to be unwound), which
-  // use the VFS, then the VFS and the runtime.
-  roots_.DestroyAll();
-  runtime_->Shutdown();
+  // A run cut short: the fibers wind down while the connections and the
+  // VFS they use are alive (see SqliteThreads).
+  sqlite_.Shutdown();
   threads_.clear();
-  vfs_.reset();
-  runtime_.reset();
 }
 
 std::string MobibenchSqlite::DbPath(uint32_t thread, uint32_t k) const {
@@ -163,68 +113,9 @@ std::string MobibenchSqlite::Record(int variant) const {
   return s;
 }
 
-double MobibenchSqlite::TxnPerSec() const {
-  const double s = measured_time().sec();
-  return s > 0 ? static_cast<double>(txns_.value()) / s : 0.0;
-}
-
-double MobibenchSqlite::FsyncsPerTxn() const {
-  return txns_.value() ? static_cast<double>(measured_.TotalSyncs()) / static_cast<double>(txns_.value()) : 0.0;
-}
-
-double MobibenchSqlite::BytesWrittenPerTxn() const {
-  return txns_.value() ? static_cast<double>(measured_.TotalBytesWritten()) / static_cast<double>(txns_.value())
-                       : 0.0;
-}
-
 void MobibenchSqlite::Start(std::function<void()> on_done) {
-  CHECK(!started_) << "Mobibench started twice";
-  started_ = true;
-  on_done_ = std::move(on_done);
-  // SQLite's PRNG is process-global: seed it so journal nonces, WAL salts
-  // and super-journal names are the same on every run with this seed.
-  sim::Rng prng(env_.seed, "sqlite.prng");
-  const int prng_seed = static_cast<int>(prng.Next() & 0x7fffffff) | 1;
-  sqlite3_test_control(SQLITE_TESTCTRL_PRNG_SEED, prng_seed, static_cast<sqlite3*>(nullptr));
-
-  std::vector<Fiber*> fibers;
-  for (uint32_t t = 0; t < cfg_.threads; ++t) {
-    threads_.push_back(std::make_unique<Thread>(t, env_.seed));
-    fibers.push_back(runtime_->Spawn(fmt::format("mobibench{}", t), [this, t] { ThreadMain(t); }));
-  }
-  // Completion is reported from the event loop, after every fiber returned.
-  auto wait_all = [](MobibenchSqlite* self, std::vector<Fiber*> fs) -> sim::Task<void> {
-    for (Fiber* f : fs) co_await f->Join();
-    self->OnThreadExit();
-  };
-  roots_.Spawn(wait_all(this, std::move(fibers)));
-}
-
-void MobibenchSqlite::OnThreadExit() {
-  done_ = true;
-  if (on_done_) on_done_();
-}
-
-void MobibenchSqlite::Fail(const sim::Status& st) {
-  if (st.ok()) return;
-  errors_.Inc();
-  if (!failed_) {
-    failed_ = true;
-    status_ = st;
-  }
-}
-
-void MobibenchSqlite::Barrier(int which) {
-  BarrierState& b = barriers_[which];
-  if (++b.arrived == cfg_.threads) {
-    if (which == 1) {
-      measure_start_ = env_.queue->now();
-      at_start_ = vfs_->Snapshot();
-    }
-    b.sem->Release(cfg_.threads - 1);
-  } else {
-    runtime_->AwaitTask(AcquireOne(b.sem.get()));
-  }
+  for (uint32_t t = 0; t < cfg_.threads; ++t) threads_.push_back(std::make_unique<Thread>(t, env_.seed));
+  sqlite_.Start(cfg_.threads, "mobibench", [this](uint32_t t) { ThreadMain(t); }, std::move(on_done));
 }
 
 void MobibenchSqlite::ThreadMain(uint32_t t) {
@@ -234,36 +125,24 @@ void MobibenchSqlite::ThreadMain(uint32_t t) {
     sim::Status st = OpenAndConfigure(th);
     if (st.ok()) st = CreateSchema(th);
     if (st.ok()) st = Prefill(th);
-    Fail(st);
+    sqlite_.Fail(st);
   }
-  Barrier(0);
-  if (!failed_ && !setup_owner) Fail(OpenAndConfigure(th));
-  if (!failed_) Fail(Prepare(th));
-  Barrier(1);
-  if (!failed_) Fail(RunTransactions(th));
-  if (++finished_loops_ == cfg_.threads) {
-    measure_end_ = env_.queue->now();
-    measured_ = vfs_->Snapshot().Minus(at_start_);
-  }
-  Fail(Teardown(th));
+  setup_done_.Arrive();
+  if (!sqlite_.failed() && !setup_owner) sqlite_.Fail(OpenAndConfigure(th));
+  if (!sqlite_.failed()) sqlite_.Fail(Prepare(th));
+  ready_.Arrive([this] { window_.Begin(env_.queue->now(), sqlite_.vfs().Snapshot()); });
+  if (!sqlite_.failed()) sqlite_.Fail(RunTransactions(th));
+  if (++finished_loops_ == cfg_.threads) window_.End(env_.queue->now(), sqlite_.vfs().Snapshot());
+  sqlite_.Fail(Teardown(th));
 }
 
 sim::Status MobibenchSqlite::OpenAndConfigure(Thread& th) {
-  auto mk = runtime_->AwaitTask(env_.fs->Mkdir(cfg_.dir));
-  if (!mk.ok() && mk.err != fs::Errno::kExist) {
-    return sim::Status::IoError(fmt::format("mkdir {}: {}", cfg_.dir, fs::ErrnoName(mk.err)));
-  }
-  FS_ASSIGN_OR_RETURN(th.db, SqliteDb::Open(vfs_.get(), DbPath(th.id, 0)));
-  sqlite3_busy_timeout(th.db->handle(), static_cast<int>(cfg_.busy_timeout.ns() / 1000000));
+  FS_ASSIGN_OR_RETURN(th.db, OpenWorkloadDb(&sqlite_.vfs(), cfg_.dir, DbPath(th.id, 0), cfg_.busy_timeout));
   for (uint32_t k = 1; k < cfg_.databases; ++k) {
     FS_RETURN_IF_ERROR(th.db->Exec(fmt::format("ATTACH DATABASE '{}' AS {};", DbPath(th.id, k), SchemaName(k))));
   }
-  for (uint32_t k = 0; k < cfg_.databases; ++k) {
-    const std::string s = SchemaName(k);
-    FS_RETURN_IF_ERROR(th.db->Exec(fmt::format("PRAGMA {}.page_size = {};", s, cfg_.page_size.value)));
-    FS_RETURN_IF_ERROR(th.db->Exec(fmt::format("PRAGMA {}.journal_mode = {};", s, Upper(cfg_.journal_mode))));
-    FS_RETURN_IF_ERROR(th.db->Exec(fmt::format("PRAGMA {}.synchronous = {};", s, Upper(cfg_.synchronous))));
-  }
+  const SqliteSettings settings{cfg_.journal_mode, cfg_.synchronous, cfg_.page_size.value, cfg_.busy_timeout};
+  for (uint32_t k = 0; k < cfg_.databases; ++k) FS_RETURN_IF_ERROR(ApplySettings(*th.db, SchemaName(k), settings));
   return sim::Status::Ok();
 }
 
@@ -343,13 +222,13 @@ sim::Status MobibenchSqlite::RunTransactions(Thread& th) {
   const uint64_t rows = PrefillRows();
   const uint64_t delete_base = cfg_.shared_database ? th.id * cfg_.transactions * per_table : 0;
   sqlite3* db = th.db->handle();
-  for (uint64_t i = 0; i < cfg_.transactions && !failed_; ++i) {
+  for (uint64_t i = 0; i < cfg_.transactions && !sqlite_.failed(); ++i) {
     const sim::SimTime start = env_.queue->now();
     if (explicit_txn) FS_RETURN_IF_ERROR(th.db->Exec("BEGIN IMMEDIATE;"));
     uint64_t changed = 0;
     for (uint32_t j = 0; j < per_table; ++j) {
       for (sqlite3_stmt* st : th.stmts) {
-        if (cfg_.cpu_per_statement.ns() > 0) runtime_->Sleep(cfg_.cpu_per_statement);
+        if (cfg_.cpu_per_statement.ns() > 0) sqlite_.runtime().Sleep(cfg_.cpu_per_statement);
         if (cfg_.operation == "update") {
           sqlite3_bind_int64(st, 2, static_cast<sqlite3_int64>(th.rng.Uniform(rows) + 1));
         } else if (cfg_.operation == "delete") {

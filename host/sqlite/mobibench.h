@@ -62,6 +62,7 @@
 #include "fs/file_system.h"
 #include "host/sqlite/fiber.h"
 #include "host/sqlite/sqlite_vfs.h"
+#include "host/sqlite/sqlite_workload.h"
 #include "sim/config.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
@@ -120,22 +121,22 @@ class MobibenchSqlite {
   // workload. Call once.
   void Start(std::function<void()> on_done = {});
 
-  bool done() const { return done_; }
+  bool done() const { return sqlite_.done(); }
   // The first error any thread met (SQLite or file system), else OK.
-  const sim::Status& status() const { return status_; }
+  const sim::Status& status() const { return sqlite_.status(); }
 
   // Results over the measured window (valid once done()).
   uint64_t txns() const { return txns_.value(); }
-  sim::SimTime measured_time() const { return measure_end_ - measure_start_; }
-  double TxnPerSec() const;
-  double FsyncsPerTxn() const;
-  double BytesWrittenPerTxn() const;
-  const VfsCounts& measured() const { return measured_; }
+  sim::SimTime measured_time() const { return window_.time(); }
+  double TxnPerSec() const { return window_.PerSecond(txns_.value()); }
+  double FsyncsPerTxn() const { return window_.SyncsPer(txns_.value()); }
+  double BytesWrittenPerTxn() const { return window_.BytesWrittenPer(txns_.value()); }
+  const VfsCounts& measured() const { return window_.counts(); }
   const sim::Histogram& txn_latency() const { return txn_lat_; }
 
   const MobibenchConfig& config() const { return cfg_; }
-  SqliteVfs& vfs() { return *vfs_; }
-  FiberRuntime& runtime() { return *runtime_; }
+  SqliteVfs& vfs() { return sqlite_.vfs(); }
+  FiberRuntime& runtime() { return sqlite_.runtime(); }
   // Path of database `k` (0 = main) of `thread`.
   std::string DbPath(uint32_t thread, uint32_t k) const;
   // Name of table `t` ("tblMyList", "tblMyList1", ...).
@@ -154,37 +155,20 @@ class MobibenchSqlite {
   sim::Status Prepare(Thread& th);
   sim::Status RunTransactions(Thread& th);
   sim::Status Teardown(Thread& th);
-  void Barrier(int which);
-  void Fail(const sim::Status& st);
-  void OnThreadExit();
 
   MobibenchConfig cfg_;
   Env env_;
-  std::unique_ptr<FiberRuntime> runtime_;
-  std::unique_ptr<SqliteVfs> vfs_;
+  SqliteThreads sqlite_;
   std::vector<std::unique_ptr<Thread>> threads_;
-  std::function<void()> on_done_;
   std::string insert_record_, update_record_;
 
-  // Barriers: threads past setup, threads ready to measure.
-  struct BarrierState {
-    uint32_t arrived = 0;
-    std::unique_ptr<sim::Semaphore> sem;
-  };
-  BarrierState barriers_[2];
+  // Threads past setup; threads ready to measure.
+  FiberBarrier setup_done_, ready_;
   uint32_t finished_loops_ = 0;
-  bool started_ = false;
-  bool done_ = false;
-  bool failed_ = false;
-  sim::Status status_ = sim::Status::Ok();
+  MeasuredWindow window_;
 
-  sim::SimTime measure_start_, measure_end_;
-  VfsCounts at_start_, measured_;
-
-  sim::Counter txns_, ops_, errors_;
+  sim::Counter txns_, ops_;
   sim::Histogram txn_lat_;
-  // The coroutine reporting completion (it waits for the fibers).
-  sim::ThreadGroup roots_{env_.queue};
 };
 
 }  // namespace host::sqlite
