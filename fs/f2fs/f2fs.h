@@ -47,16 +47,19 @@
 //   idle-triggered, the kernel's sleep-time adaptation and
 //   has_enough_invalid_blocks) and foreground (greedy) from
 //   f2fs_balance_fs, run by the Cleaner (cleaner.h); valid blocks move
-//   (MigrateSection) to the cold data log (ATGC log with the atgc option).
+//   (MigrateSection) to the cold data log (ATGC log with the atgc option):
+//   foreground cleaning writes them and waits, background cleaning only
+//   dirties their pages (page_private_gcing; nodes dirty), so they move
+//   with the next writeback, fsync or checkpoint, and the victim is free
+//   after that and one more checkpoint.
 // - Persistence: every write hands its block object to the Image; mount
 //   picks the newest valid CP pack, loads NAT/SIT/SSA, frees orphans and runs
 //   roll-forward recovery of fsynced dnodes (f2fs_recover_fsync_data).
 //
 // Documented deviations: a checkpoint waits for every write in flight
 // (data included) before its cache flush, so a checkpoint never references
-// a data block whose write may still be lost; cleaning moves blocks
-// synchronously in both modes (background GC in the kernel only marks pages
-// dirty); node pages are written only by checkpoints, fsync and cleaning;
+// a data block whose write may still be lost; node pages are written only
+// by checkpoints, fsync and foreground cleaning;
 // roll-forward recovery drops blocks beyond the recovered i_size and leaves
 // a name held by a directory alone (the fsynced file is then released);
 // the dentry hash is the model's own string hash; xattrs, hard links,
@@ -255,6 +258,9 @@ class F2fs final : public FileSystem,
     uint64_t index = 0;
     std::shared_ptr<DataBlock> bytes;    // regular file; null = zeros
     std::shared_ptr<DentryBlock> dents;  // directory
+    // Dirtied by background cleaning (page_private_gcing): its next write
+    // goes out of place to the cleaning log (cold data or ATGC), from_gc.
+    bool gcing = false;
   };
   struct NodePage : Page {
     NodePage() : Page(Kind::kNode) {}
@@ -334,10 +340,17 @@ class F2fs final : public FileSystem,
       if (k != kind_) Flush();
       kind_ = k;
     }
+    // Blocks added from now on are cleaning's (a page dirtied by background
+    // cleaning): counted as kGcData until set back.
+    void set_gc(bool gc) {
+      if (gc != gc_) Flush();
+      gc_ = gc;
+    }
 
    private:
     F2fs* fs_;
     Io kind_;
+    bool gc_ = false;
     IoBatch* batch_;
     BlockAddr start_;
     std::vector<BlockPtr> contents_;

@@ -492,9 +492,10 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteB
   if (!p->dirty || p->zombie) co_return Errno::kOk;
   const bool is_dir = I(inode).is_dir;
   const BlockAddr old = dn.np->blk->Addr(dn.ofs);
+  const bool gc = p->gcing;  // moved by background cleaning: never in place (f2fs_should_update_outplace)
   BlockPtr content = is_dir ? BlockPtr(p->dents) : BlockPtr(p->bytes);
   BlockAddr addr;
-  if (IsValidBlkaddr(old) && p->writeback == 0 && ShouldIpu(inode)) {
+  if (IsValidBlkaddr(old) && !gc && p->writeback == 0 && ShouldIpu(inode)) {
     addr = old;  // in place: neither the SIT nor the segment's age changes (f2fs_inplace_write_data)
     inode->update_write = true;
     stats_.ipu_blocks.Inc();
@@ -503,21 +504,35 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteB
       if (!IncValidBlocks(1)) co_return Errno::kNoSpc;
       ++MutI(inode).data_blocks;
     }
-    const LogType t = DataLogType(inode, hot, false);
+    const LogType t = DataLogType(inode, hot, gc);
+    sm_->OpenLog(t);  // the in-memory ATGC log opens on first use
     if (sm_->curseg(t).ssr) stats_.ssr_blocks.Inc();
-    if (IsValidBlkaddr(old)) sm_->RefreshMtime(old, q_->now());
-    addr = sm_->Allocate(t, Summary{dn.np->nid, static_cast<uint16_t>(dn.ofs), 0}, q_->now(), NeedSsr());
+    // f2fs_allocate_data_block: a block moved into the ATGC log (from_gc)
+    // keeps its old segment's age; every other write first weighs now into
+    // the old block's segment and is stamped now.
+    sim::SimTime mtime = q_->now();
+    if (IsValidBlkaddr(old)) {
+      if (t == LogType::kAtgcData) {
+        const sim::SimTime old_mtime = sm_->SegmentMtime(old);
+        if (old_mtime > sim::SimTime::Zero()) mtime = old_mtime;
+      } else {
+        sm_->RefreshMtime(old, q_->now());
+      }
+    }
+    addr = sm_->Allocate(t, Summary{dn.np->nid, static_cast<uint16_t>(dn.ofs), 0}, mtime, NeedSsr());
     if (IsValidBlkaddr(old)) sm_->Invalidate(old);
     MutNode(dn.np).SetAddr(dn.ofs, addr);
     SetNodeDirty(dn.np, inode);
     durability_->OnBlockUpdate(BlockUpdate{false, dn.np->nid, static_cast<uint16_t>(dn.ofs), inode->ino, old, addr});
     inode->append_write = true;
-    stats_.opu_blocks.Inc();
+    if (!gc) stats_.opu_blocks.Inc();
   }
+  p->gcing = false;
   ClearDataPageDirty(inode, p);
   LruRemove(p);
   ++p->writeback;
   ++inode->wb_writes;
+  wb.set_gc(gc);
   wb.Add(addr, std::move(content), p, inode->ino);
   co_return Errno::kOk;
 }

@@ -329,8 +329,9 @@ INSTANTIATE_TEST_SUITE_P(Policies, BackgroundCleaningTest,
                          [](const ::testing::TestParamInfo<BgGcCase>& i) { return std::string(i.param.name); });
 
 // f2fs_allocate_data_block: blocks moved into the ATGC log keep their
-// victim segment's age (from_gc); moved into the cold data log, and written
-// by the application, they are stamped with the current time.
+// victim segment's age (from_gc), also when background cleaning's pages are
+// written a minute later; moved into the cold data log, and written by the
+// application, they are stamped with the current time.
 TEST(PolicyTest, AtgcCleaningKeepsTheVictimsAge) {
   for (const bool atgc : {true, false}) {
     SCOPED_TRACE(atgc ? "atgc" : "cold log");
@@ -353,8 +354,12 @@ TEST(PolicyTest, AtgcCleaningKeepsTheVictimsAge) {
     s.Run(Idle(&s.q(), sim::Sec(3600)));
     const sim::SimTime cleaned = s.q().now();
     ASSERT_GT(s.Run(s.fs().GarbageCollect(/*foreground=*/false)), 0u);
+    // Background cleaning only dirtied the pages: they move (and take
+    // their age) when written back.
     const SegmentManager& sm = s.fs().segments();
     const LogType log = atgc ? LogType::kAtgcData : LogType::kColdData;
+    s.Run(Idle(&s.q(), sim::Sec(60)));
+    s.Run(s.fs().Sync());
     ASSERT_TRUE(sm.LogActive(log));
     const sim::SimTime age = sim::SimTime::FromNs(sm.seg(sm.curseg(log).segno).mtime_ns);
     if (atgc) {
@@ -362,6 +367,75 @@ TEST(PolicyTest, AtgcCleaningKeepsTheVictimsAge) {
     } else {
       EXPECT_GE(age, cleaned);  // now
     }
+    s.ExpectCheck();
+    f.Verify();
+  }
+}
+
+// Background cleaning (move_data_page / f2fs_move_node_page with BG_GC)
+// only dirties the victim's pages: nothing is written and the victim keeps
+// its blocks until writeback moves them to the cold log; the next
+// background round takes another victim (victim_secmap); a checkpoint
+// after the writeback frees both. A power cut before the writeback loses
+// nothing (the old blocks stay valid).
+TEST(PolicyTest, BackgroundCleaningDefersTheMovesToWriteback) {
+  for (const bool crash : {false, true}) {
+    SCOPED_TRACE(crash ? "power cut before writeback" : "writeback");
+    F2fsConfig c = testing::TestConfig();
+    c.gc.bg_policy = "cost_benefit";
+    c.gc.background = false;
+    c.checkpoint.background = false;
+    Stack s(128ull << 20, c);
+    s.FormatAndMount();
+    Files f(&s);
+    for (uint64_t off = 0; off < 4096; off += 16) {
+      f.Write("/keep", off * kBlockSize, Pattern(16 * kBlockSize, static_cast<uint32_t>(off)));
+      f.Write("/drop", off * kBlockSize, Pattern(16 * kBlockSize, static_cast<uint32_t>(off + 1)));
+      f.Fsync("/keep");
+      f.Fsync("/drop");
+    }
+    f.Unlink("/drop");
+    s.Run(s.fs().Sync());
+    const SegmentManager& sm = s.fs().segments();
+    const uint64_t written0 = s.fs().blocks_written();
+    auto dirty = [&] { return s.fs().dirty_data_pages() + s.fs().dirty_node_pages(); };
+    ASSERT_EQ(dirty(), 0u);
+    ASSERT_EQ(s.Run(s.fs().GarbageCollect(/*foreground=*/false)), 1u);
+    const int64_t moved1 = s.stats().Value("fs.gc.moved_bg");
+    EXPECT_GT(moved1, 0);
+    EXPECT_EQ(static_cast<int64_t>(dirty()), moved1);
+    EXPECT_EQ(s.fs().blocks_written(), written0);
+    EXPECT_EQ(sm.prefree_segments(), 0u);
+    // The second round skips the first victim: other pages are dirtied.
+    ASSERT_EQ(s.Run(s.fs().GarbageCollect(/*foreground=*/false)), 1u);
+    const int64_t moved2 = s.stats().Value("fs.gc.moved_bg");
+    EXPECT_GT(moved2, moved1);
+    EXPECT_EQ(static_cast<int64_t>(dirty()), moved2);
+    const uint64_t data_moved = s.fs().dirty_data_pages();
+    EXPECT_EQ(s.fs().blocks_written(), written0);
+    EXPECT_EQ(s.stats().Value("fs.gc.sections_freed"), 0);
+    s.ExpectCheck();
+    f.Verify();
+    if (crash) {
+      f.fds.clear();
+      s.PowerCut([](BlockAddr, bool completed) { return completed; });
+      ASSERT_TRUE(s.Mount().ok());
+      s.ExpectCheck();
+      f.Verify();
+      continue;
+    }
+    // sync(2): the data pages go to the cold data log, the checkpoint
+    // writes the nodes and frees the two victims.
+    const int64_t gc_written0 = s.stats().Value("fs.io.written.gc_data");
+    s.Run(s.fs().Sync());
+    EXPECT_EQ(s.stats().Value("fs.io.written.gc_data") - gc_written0, static_cast<int64_t>(data_moved));
+    EXPECT_EQ(sm.prefree_segments(), 0u);
+    ASSERT_GT(s.Run(s.fs().GarbageCollect(/*foreground=*/false)), 0u);
+    EXPECT_EQ(s.stats().Value("fs.gc.sections_freed"), 2);
+    s.ExpectCheck();
+    f.Verify();
+    f.CloseAll();
+    s.Remount();
     s.ExpectCheck();
     f.Verify();
   }
