@@ -273,6 +273,56 @@ TEST(PolicyTest, ForegroundCleaningUnderLowSpaceInLfsMode) {
   });
 }
 
+// Under space pressure the warm node log, whose fsynced dnodes roll-forward
+// recovery follows, moves into dirty segments (SSR) like the other logs;
+// after a power cut the chain through the reused slots is recovered.
+TEST(PolicyTest, WarmNodeLogUsesSsrAndItsChainRecovers) {
+  F2fsConfig c = testing::TestConfig();
+  c.gc.background = false;
+  Stack s(128ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  const uint64_t user = s.fs().layout().user_block_count;
+  const int nfiles = 16;
+  const uint64_t per = user * 2 / 3 / nfiles;
+  for (int i = 0; i < nfiles; ++i) {
+    f.Write("/f" + std::to_string(i), 0, Pattern(per * kBlockSize, i));
+    f.Fsync("/f" + std::to_string(i));
+  }
+  // Small files whose inodes fill warm node segments; every other one is
+  // deleted, so those segments stay dirty (half valid).
+  for (int i = 0; i < 3000; ++i) f.Write("/s" + std::to_string(i), 0, Pattern(100, i));
+  s.Run(s.fs().Sync());
+  for (int i = 0; i < 3000; i += 2) f.Unlink("/s" + std::to_string(i));
+  f.CloseAll();
+  s.Run(s.fs().Sync());
+  const SegmentManager& sm = s.fs().segments();
+  sim::Rng rng(11, "test");
+  // Rounds of 12 random pages (out of place: more than min_fsync_blocks)
+  // and an fsync, each writing dnodes to the warm node log.
+  auto round = [&](uint32_t k) {
+    const std::string p = "/f" + std::to_string(rng.Uniform(nfiles));
+    for (int j = 0; j < 12; ++j)
+      f.Write(p, rng.Uniform(per) * kBlockSize, Pattern(kBlockSize, 5000 + k * 16 + static_cast<uint32_t>(j)));
+    f.Fsync(p);
+  };
+  uint32_t k = 0;
+  while (!sm.curseg(LogType::kWarmNode).ssr && k < user / 4) round(k++);
+  ASSERT_TRUE(sm.curseg(LogType::kWarmNode).ssr) << "no SSR after " << k << " rounds; ssr blocks "
+      << s.fs().ssr_allocations() << " free secs " << sm.free_sections() << " cps " << s.fs().checkpoints()
+      << " reserved " << s.fs().layout().reserved_sections() << " warm seg " << sm.curseg(LogType::kWarmNode).segno.v;
+  const uint64_t cp = s.fs().checkpoints();
+  for (int j = 0; j < 8; ++j) round(k++);
+  EXPECT_EQ(s.fs().checkpoints(), cp) << "the chain should start at the last checkpoint";
+  s.ExpectCheck();
+  f.fds.clear();
+  s.PowerCut([](BlockAddr, bool completed) { return completed; });
+  ASSERT_TRUE(s.Mount().ok());
+  EXPECT_GT(s.fs().recovered_dnodes(), 0u);
+  s.ExpectCheck();
+  f.Verify();
+}
+
 struct BgGcCase {
   const char* name;
   const char* policy;
