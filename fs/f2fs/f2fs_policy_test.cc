@@ -100,6 +100,36 @@ TEST(PolicyTest, InPlaceUpdateOnSmallFsyncOutOfPlaceOtherwise) {
   f.Verify();
 }
 
+// f2fs_inplace_write_data rewrites the block where it is: the SIT entry
+// (valid map, count, mtime) of its segment does not change, so an in-place
+// update neither dirties the SIT nor makes the segment look young to
+// cost-benefit cleaning (fixed by commit 1b96032; this guards it).
+TEST(PolicyTest, InPlaceUpdatesLeaveTheSitAlone) {
+  F2fsConfig c = testing::TestConfig();
+  c.gc.background = false;
+  c.checkpoint.background = false;
+  Stack s(128ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  f.Write("/a", 0, Pattern(64 * kBlockSize, 1));
+  f.Fsync("/a");
+  s.Run(s.fs().Sync());
+  const SegmentManager& sm = s.fs().segments();
+  ASSERT_TRUE(sm.dirty_sit().empty());
+  std::vector<int64_t> mtimes;
+  for (uint32_t seg = 0; seg < sm.main_segments(); ++seg) mtimes.push_back(sm.seg(SegNo{seg}).mtime_ns);
+  s.Run(Idle(&s.q(), sim::Sec(10)));
+  const uint64_t ipu0 = s.fs().ipu_blocks();
+  for (int i = 0; i < 4; ++i) f.Write("/a", uint64_t(i) * 5 * kBlockSize, Pattern(kBlockSize, 10 + i));
+  ASSERT_TRUE(s.Run(s.fs().Fdatasync(f.Open("/a"))).ok());
+  ASSERT_EQ(s.fs().ipu_blocks() - ipu0, 4u);
+  EXPECT_TRUE(sm.dirty_sit().empty());
+  for (uint32_t seg = 0; seg < sm.main_segments(); ++seg)
+    EXPECT_EQ(sm.seg(SegNo{seg}).mtime_ns, mtimes[seg]) << "segment " << seg;
+  s.ExpectCheck();
+  f.Verify();
+}
+
 TEST(PolicyTest, LfsModeNeverUpdatesInPlace) {
   F2fsConfig c = testing::TestConfig();
   c.mode = "lfs";
