@@ -519,10 +519,13 @@ class F2fs final : public FileSystem,
   // (f2fs_write_cache_pages); with `wait`, waits for their completion.
   sim::Task<void> WritebackInode(Inode* inode, uint64_t max_pages, bool wait, bool from_cp = false);
   // Allocates/locates the page's block (IPU or OPU) and queues its write.
-  sim::Task<Errno> WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteBatcher& wb);
+  // `sync`: a write someone waits for (fsync, sync, cleaning: REQ_SYNC),
+  // not background writeback (the ipu_policy bit async).
+  sim::Task<Errno> WriteDataPage(Inode* inode, DataPage* p, bool hot, bool sync, WriteBatcher& wb);
   // The log of a data page of `inode` (the allocation policy's choice).
   LogType DataLogType(const Inode* inode, bool hot, bool gc) const;
-  bool ShouldIpu(const Inode* inode) const;
+  // check_inplace_update_policy (and cold files): `sync` as WriteDataPage.
+  bool ShouldIpu(const Inode* inode, bool sync) const;
   sim::Task<void> FlusherThread();
   // Reads pages [first, last] of a regular file (read-ahead extends `last`).
   // With `pinned`, the pages of [first, last] are returned pinned (the

@@ -320,7 +320,7 @@ sim::Task<Errno> F2fs::ConvertInlineData(Inode* inode) {
     IoBatch batch(q_);
     {
       WriteBatcher wb(this, Io::kData, &batch);
-      const Errno we = co_await WriteDataPage(inode, p, /*hot=*/true, wb);
+      const Errno we = co_await WriteDataPage(inode, p, /*hot=*/true, /*sync=*/true, wb);
       wb.Flush();
       if (we != Errno::kOk) {
         Unpin(p);
@@ -465,7 +465,7 @@ LogType F2fs::DataLogType(const Inode* inode, bool hot, bool gc) const {
   return alloc_->DataLog(DataPlacement{f.is_dir, f.cold, f.hot, hot, gc});
 }
 
-bool F2fs::ShouldIpu(const Inode* inode) const {
+bool F2fs::ShouldIpu(const Inode* inode, bool sync) const {
   if (cfg_.mode == "lfs") return false;
   const InodeFields& f = I(inode);
   if (f.is_dir) return false;
@@ -476,11 +476,12 @@ bool F2fs::ShouldIpu(const Inode* inode) const {
   if (ipu_bits_[1] && NeedSsr()) return true;              // ssr
   if (ipu_bits_[2] && util_over) return true;              // util
   if (ipu_bits_[3] && NeedSsr() && util_over) return true; // ssr_util
+  if (ipu_bits_[5] && !sync) return true;                  // async: background writeback (not REQ_SYNC)
   if (ipu_bits_[4] && inode->need_ipu) return true;        // fsync
   return false;
 }
 
-sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteBatcher& wb) {
+sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, bool sync, WriteBatcher& wb) {
   const uint64_t idx = p->index;
   DnodeRef dn;
   if (!TryGetDnodeCached(inode, idx, &dn) || !dn.np) {
@@ -495,7 +496,7 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteB
   const bool gc = p->gcing;  // moved by background cleaning: never in place (f2fs_should_update_outplace)
   BlockPtr content = is_dir ? BlockPtr(p->dents) : BlockPtr(p->bytes);
   BlockAddr addr;
-  if (IsValidBlkaddr(old) && !gc && p->writeback == 0 && ShouldIpu(inode)) {
+  if (IsValidBlkaddr(old) && !gc && p->writeback == 0 && ShouldIpu(inode, sync)) {
     addr = old;  // in place: neither the SIT nor the segment's age changes (f2fs_inplace_write_data)
     inode->update_write = true;
     stats_.ipu_blocks.Inc();
@@ -554,7 +555,7 @@ sim::Task<void> F2fs::WritebackInode(Inode* inode, uint64_t max_pages, bool wait
     for (uint64_t idx : idxs) {
       DataPage* p = FindDataPage(inode, idx);
       if (!p || !p->dirty) continue;
-      const Errno e = co_await WriteDataPage(inode, p, hot, wb);
+      const Errno e = co_await WriteDataPage(inode, p, hot, /*sync=*/wait || from_cp, wb);
       if (e != Errno::kOk) break;
     }
     wb.Flush();

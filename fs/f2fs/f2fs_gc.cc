@@ -95,7 +95,7 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
       ++moved;
       if (!fg) continue;  // background: the page's next write moves it
       Pin(p);
-      co_await WriteDataPage(in, p, /*hot=*/false, wb);
+      co_await WriteDataPage(in, p, /*hot=*/false, /*sync=*/true, wb);
       Unpin(p);
     }
     wb.Flush();

@@ -130,6 +130,35 @@ TEST(PolicyTest, InPlaceUpdatesLeaveTheSitAlone) {
   f.Verify();
 }
 
+// ipu_policy bit async (F2FS_IPU_ASYNC): rewrites by background writeback
+// (not REQ_SYNC) go in place; writes an fsync waits for do not.
+TEST(PolicyTest, AsyncIpuPolicyUpdatesInPlaceOnBackgroundWritebackOnly) {
+  F2fsConfig c = testing::TestConfig();
+  c.ipu_policy = {"async"};
+  c.gc.background = false;
+  Stack s(128ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  f.Write("/a", 0, Pattern(64 * kBlockSize, 1));
+  s.Run(s.fs().Sync());
+  ASSERT_EQ(s.fs().ipu_blocks(), 0u);
+  // The flusher writes expired pages: in place.
+  for (int i = 0; i < 16; ++i) f.Write("/a", uint64_t(i) * 3 * kBlockSize, Pattern(kBlockSize, 10 + i));
+  s.Run(Idle(&s.q(), sim::Sec(60)));
+  EXPECT_EQ(s.fs().dirty_data_pages(), 0u);
+  EXPECT_EQ(s.fs().ipu_blocks(), 16u);
+  // fsync's writes are synchronous: out of place (no fsync bit here).
+  for (int i = 0; i < 4; ++i) f.Write("/a", uint64_t(i) * 5 * kBlockSize, Pattern(kBlockSize, 40 + i));
+  f.Fsync("/a");
+  EXPECT_EQ(s.fs().ipu_blocks(), 16u);
+  s.ExpectCheck();
+  f.Verify();
+  f.CloseAll();
+  s.Remount();
+  s.ExpectCheck();
+  f.Verify();
+}
+
 TEST(PolicyTest, LfsModeNeverUpdatesInPlace) {
   F2fsConfig c = testing::TestConfig();
   c.mode = "lfs";
