@@ -159,6 +159,36 @@ TEST(PolicyTest, AsyncIpuPolicyUpdatesInPlaceOnBackgroundWritebackOnly) {
   f.Verify();
 }
 
+// A checkpoint resets the NAT flags of the entries it persists
+// (nat_reset_flag: checkpointed, last_fsync): an fsync after it of a file
+// whose data was written before it finds nothing to recover and writes no
+// node (f2fs_need_inode_block_update is false), only a cache flush.
+TEST(PolicyTest, FsyncAfterACheckpointOfAnUnchangedFileWritesNoNode) {
+  F2fsConfig c = testing::TestConfig();
+  c.gc.background = false;
+  c.checkpoint.background = false;
+  Stack s(128ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  f.Write("/a", 0, Pattern(64 * kBlockSize, 1));
+  s.Run(s.fs().Sync());  // data written out of place, then the checkpoint writes the nodes
+  const int64_t nodes0 = s.stats().Value("fs.fsync.nodes_written");
+  const int64_t flushes0 = s.stats().Value("fs.io.flushes");
+  f.Fsync("/a");
+  EXPECT_EQ(s.stats().Value("fs.fsync.nodes_written"), nodes0);
+  EXPECT_EQ(s.stats().Value("fs.io.flushes"), flushes0 + 1);
+  // A change after the checkpoint is fsynced as before.
+  f.Write("/a", 0, Pattern(16 * kBlockSize, 2));
+  f.Fsync("/a");
+  EXPECT_GT(s.stats().Value("fs.fsync.nodes_written"), nodes0);
+  s.ExpectCheck();
+  f.fds.clear();
+  s.PowerCut([](BlockAddr, bool completed) { return completed; });
+  ASSERT_TRUE(s.Mount().ok());
+  s.ExpectCheck();
+  f.Verify();
+}
+
 TEST(PolicyTest, LfsModeNeverUpdatesInPlace) {
   F2fsConfig c = testing::TestConfig();
   c.mode = "lfs";

@@ -24,9 +24,7 @@ void NatTable::Load(Nid n, const RawNatEntry& e) {
   x.ino = e.ino;
   x.addr = e.addr;
   x.version = e.version;
-  x.checkpointed = true;
-  x.fsynced_inode = false;
-  x.last_fsync = false;
+  ResetFlags(x);
   if (n.v <= kMetaIno.v) return;
   const bool in_use = e.addr != kNullAddr;
   if (in_use && was_free) {
@@ -174,7 +172,7 @@ NatTable::FlushPlan NatTable::PlanFlush(bool umount) {
     for (uint32_t nid : set) {
       Entry& e = entries_[nid];
       e.dirty = false;
-      e.checkpointed = true;
+      ResetFlags(e);
       if (e.pending_free) {
         e.pending_free = false;
         ++free_nids_;

@@ -16,7 +16,10 @@
 //
 // Flags kept per entry (the kernel's nat_entry flags): checkpointed (the
 // entry is in the last checkpoint), fsynced_inode and last_fsync (for
-// f2fs_need_dentry_mark / f2fs_need_inode_block_update).
+// f2fs_need_dentry_mark / f2fs_need_inode_block_update). An entry loaded at
+// mount, and every entry a checkpoint persists, gets nat_reset_flag's
+// values: checkpointed, not fsynced, last_fsync set — so after a checkpoint
+// an fsync of an unchanged file rewrites no inode block.
 #pragma once
 
 #include <cstdint>
@@ -89,6 +92,12 @@ class NatTable {
 
  private:
   void MarkDirty(Nid n);
+  // nat_reset_flag: the state of an entry as the last checkpoint has it.
+  static void ResetFlags(Entry& e) {
+    e.checkpointed = true;
+    e.fsynced_inode = false;
+    e.last_fsync = true;
+  }
   std::vector<Entry> entries_;
   std::vector<bool> bitmap_;
   std::vector<std::vector<uint32_t>> dirty_by_block_;
