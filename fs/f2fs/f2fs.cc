@@ -415,11 +415,11 @@ sim::Task<FsStatus> F2fs::DoFsync(Fd fd, bool datasync, Op op) {
   co_await Cpu(cfg_.cpu.syscall);
   FsResult<OpenFile*> of = GetFd(fd);
   if (!of.ok()) co_return FsStatus{false, of.err};
+  // f2fs_sync_file takes no inode lock (vfs_fsync_range neither): reads,
+  // writes and other fsyncs of the file run alongside; the data writeback
+  // is the flusher's path, which runs beside them too.
   InodeRef ref(this, of.value->inode);
-  Inode* in = ref.get();
-  co_await in->lock.LockExclusive();
-  ExclusiveLock g(&in->lock);
-  const Errno e = co_await SyncFile(in, datasync);
+  const Errno e = co_await SyncFile(ref.get(), datasync);
   co_return FsStatus{e == Errno::kOk, e};
 }
 

@@ -67,7 +67,9 @@
 //
 // Concurrency: operations are coroutines; locks mirror the kernel's
 // (cp_rwsem shared by every modifying operation and exclusive for a
-// checkpoint; per-inode i_rwsem; one cleaner at a time). Bookkeeping
+// checkpoint; per-inode i_rwsem, exclusive for writes, truncates and
+// namespace changes, shared for reads, not taken by fsync, which like
+// f2fs_sync_file runs beside them; one cleaner at a time). Bookkeeping
 // happens in synchronous sections between suspension points.
 #pragma once
 

@@ -189,6 +189,42 @@ TEST(PolicyTest, FsyncAfterACheckpointOfAnUnchangedFileWritesNoNode) {
   f.Verify();
 }
 
+// f2fs_sync_file takes no inode lock: while an fsync writes and waits for a
+// large dirty file, a read of that file is served from the cache at once,
+// and a second fsync runs (it waits for the file's writes in flight).
+TEST(PolicyTest, FsyncRunsBesideReadsAndOtherFsyncsOfTheFile) {
+  Stack s;
+  s.FormatAndMount();
+  Files f(&s);
+  f.Write("/a", 0, Pattern(1024 * kBlockSize, 1));
+  const Fd fd = f.Open("/a");
+  const Fd fd2 = s.Run(s.fs().Open("/a", kRdWr)).value;
+  sim::SimTime fsync_end, read_end;
+  bool fsync_done = false;
+  auto fsync = [&]() -> sim::Task<void> {
+    EXPECT_TRUE((co_await s.fs().Fsync(fd)).ok());
+    fsync_end = s.q().now();
+    fsync_done = true;
+  };
+  auto rest = [&]() -> sim::Task<void> {
+    OwnedThread t;
+    t.Start(&s.q(), fsync());
+    co_await sim::Delay(&s.q(), sim::Us(50));  // the fsync is writing by now
+    std::vector<uint8_t> buf(kBlockSize);
+    EXPECT_EQ((co_await s.fs().Pread(fd2, 7 * kBlockSize, buf)).value, kBlockSize);
+    read_end = s.q().now();
+    EXPECT_TRUE((co_await s.fs().Fsync(fd2)).ok());
+    while (!fsync_done) co_await sim::Delay(&s.q(), sim::Us(10));
+  };
+  const sim::SimTime t0 = s.q().now();
+  s.Run(rest());
+  EXPECT_LT(read_end, fsync_end);
+  EXPECT_LT(read_end - t0, sim::Us(100));
+  s.Run(s.fs().Close(fd2));
+  s.ExpectCheck();
+  f.Verify();
+}
+
 TEST(PolicyTest, LfsModeNeverUpdatesInPlace) {
   F2fsConfig c = testing::TestConfig();
   c.mode = "lfs";
