@@ -119,6 +119,8 @@ void F2fs::RegisterStats() {
   io.Add(&stats_.fua_writes, "fua_writes", "count", "FUA writes");
   io.Add(&stats_.discards, "discards", "count", "discard requests");
   io.Add(&stats_.discard_blocks, "discard_blocks", "blocks", "blocks discarded");
+  io.Add(&stats_.nat_reads, "nat_reads", "blocks",
+         "NAT blocks read by node lookups whose NAT entry was not cached (f2fs_get_node_info)");
   if (erase_before_reuse_) {
     io.Add(&stats_.section_trims, "section_trims", "count",
            "whole sections trimmed so the fixed-placement device erases their flash blocks before reuse");

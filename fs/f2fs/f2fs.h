@@ -195,7 +195,8 @@ class F2fs final : public FileSystem,
   // Runs one cleaning round (F2FS_IOC_GARBAGE_COLLECT); returns the number
   // of victim sections cleaned (0: no victim).
   sim::Task<uint32_t> GarbageCollect(bool foreground) { return cleaner_->Gc(foreground, /*from_thread=*/false); }
-  // echo 3 > drop_caches: drops every clean, unused page.
+  // echo 3 > drop_caches: drops every clean, unused page and every clean
+  // NAT cache entry.
   void DropCaches();
   // fsck: verifies NAT <-> nodes, SIT counts <-> valid blocks, SSA <->
   // owners, no double allocation, directory structure, link counts and
@@ -420,7 +421,7 @@ class F2fs final : public FileSystem,
     sim::Counter cp_stall_ns, cp_blocks;
     std::array<sim::Counter, static_cast<int>(Io::kCount)> blocks_written, blocks_read;
     sim::Counter flushes, fua_writes, discards, discard_blocks, section_trims, pad_blocks, unpadded_page_ends,
-        logs_moved_at_mount;
+        logs_moved_at_mount, nat_reads;
     sim::Counter app_bytes_written, app_bytes_read;
     sim::Counter ipu_blocks, opu_blocks, ssr_blocks;
     CleanerStats cleaner;

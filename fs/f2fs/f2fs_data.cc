@@ -80,6 +80,7 @@ void F2fs::EvictIfNeeded() {
 }
 
 void F2fs::DropCaches() {
+  nat_->DropClean();  // clean NAT entries (the shrinker) and NAT pages
   const uint64_t saved = page_limit_;
   page_limit_ = 0;
   EvictIfNeeded();

@@ -225,6 +225,49 @@ TEST(PolicyTest, FsyncRunsBesideReadsAndOtherFsyncsOfTheFile) {
   f.Verify();
 }
 
+// f2fs_get_node_info: after a mount (or drop_caches) NAT entries are not
+// cached; the first node lookup in a NAT block reads that block, later
+// lookups in the same block do not; the mount reads only the blocks of its
+// free-nid scan.
+TEST(PolicyTest, ColdNodeLookupsReadTheirNatBlock) {
+  F2fsConfig c = testing::TestConfig();
+  c.gc.background = false;
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  for (int i = 0; i < 1200; ++i) f.Write("/f" + std::to_string(i), 0, Pattern(100, i));
+  f.CloseAll();
+  s.Remount();
+  // Meta blocks read after the mount are NAT blocks (fs.io.nat_reads).
+  const int64_t meta0 = s.stats().Value("fs.io.read.meta");
+  auto nat_reads = [&] { return s.stats().Value("fs.io.read.meta") - meta0; };
+  auto ino = [&](int i) {
+    FsResult<FileStat> st = s.Run(s.fs().Stat("/f" + std::to_string(i)));
+    CHECK(st.ok());
+    return st.value.ino;
+  };
+  EXPECT_EQ(nat_reads(), 0);
+  // The root (nid 3) and /f0 share NAT block 0: one read.
+  ASSERT_LT(ino(0), kNatEntriesPerBlock);
+  EXPECT_EQ(nat_reads(), 1);
+  ASSERT_LT(ino(1), kNatEntriesPerBlock);
+  EXPECT_EQ(nat_reads(), 1);
+  // A file in the next NAT block: one more. (The mount's free-nid scan
+  // read the eight blocks from the next free nid on: /f1199 is in them.)
+  const uint64_t mid = ino(500);
+  ASSERT_GE(mid, kNatEntriesPerBlock);
+  ASSERT_LT(mid, 2 * kNatEntriesPerBlock);
+  EXPECT_EQ(nat_reads(), 2);
+  ASSERT_GE(ino(1199), 2 * kNatEntriesPerBlock);
+  EXPECT_EQ(nat_reads(), 2);
+  // drop_caches forgets clean entries and NAT pages.
+  s.fs().DropCaches();
+  ino(1);
+  EXPECT_EQ(nat_reads(), 3);
+  EXPECT_EQ(s.stats().Value("fs.io.nat_reads"), 3);
+  s.ExpectCheck();
+}
+
 TEST(PolicyTest, LfsModeNeverUpdatesInPlace) {
   F2fsConfig c = testing::TestConfig();
   c.mode = "lfs";
