@@ -62,8 +62,12 @@
 // by checkpoints, fsync and foreground cleaning;
 // roll-forward recovery drops blocks beyond the recovered i_size and leaves
 // a name held by a directory alone (the fsynced file is then released);
-// the dentry hash is the model's own string hash; xattrs, hard links,
-// compression, encryption and quota are not modelled.
+// the dentry hash is the model's own string hash; the NAT is kept whole in
+// memory (which entries and NAT blocks are cached is tracked, so cold
+// lookups pay their NAT block read, but a checkpoint does not read an
+// uncached NAT block before rewriting it); O_DIRECT is served through the
+// page cache; xattrs, hard links, compression, encryption and quota are
+// not modelled.
 //
 // Concurrency: operations are coroutines; locks mirror the kernel's
 // (cp_rwsem shared by every modifying operation and exclusive for a
