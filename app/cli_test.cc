@@ -264,7 +264,7 @@ TEST_F(CliTest, MemoryIsEstimatedAndLimitedBeforeRunning) {
   const std::string tib = " --set device.geometry.dies_per_chip=64 --set device.geometry.blocks_per_plane=512";
   o = Cli("check " + f2fs + tib);
   EXPECT_EQ(o.code, 0) << o.out;
-  EXPECT_THAT(o.out, HasSubstr("estimated memory 8745.9 MiB (FTL tables 874.7 MiB, file-system tables 7871.1 MiB, workload 0.0 MiB)"));
+  EXPECT_THAT(o.out, HasSubstr("estimated memory 8745.9 MiB (FTL tables 874.7 MiB, file-system tables 7871.2 MiB, workload 0.0 MiB)"));
   o = Cli("run " + f2fs + tib + " --set run.max_memory=4GiB --out " + (dir_ / "mem").string());
   EXPECT_EQ(o.code, 2) << o.out;
   EXPECT_THAT(o.out, HasSubstr("the file system's 7.7 GiB"));

@@ -15,7 +15,42 @@ sim::Result<std::unique_ptr<Cleaner>> Cleaner::Create(sim::EventQueue* q, const 
 
 Cleaner::Cleaner(sim::EventQueue* q, const F2fsConfig& cfg, const Layout& layout, const SegmentManager* sm,
                  CleanerHost* host, CleanerStats* stats)
-    : q_(q), cfg_(cfg), layout_(layout), sm_(sm), host_(host), stats_(stats), lock_(q), timer_(q) {}
+    : q_(q),
+      cfg_(cfg),
+      layout_(layout),
+      sm_(sm),
+      host_(host),
+      stats_(stats),
+      bg_victims_(layout.section_count, 0),
+      lock_(q),
+      timer_(q) {}
+
+void Cleaner::RefreshBgVictims() {
+  size_t keep = 0;
+  for (uint32_t sec : bg_victim_list_) {
+    if (sm_->SectionValid(sec) == 0) {
+      bg_victims_[sec] = 0;
+      stats_->sections_freed.Inc();
+    } else {
+      bg_victim_list_[keep++] = sec;
+    }
+  }
+  bg_victim_list_.resize(keep);
+}
+
+uint32_t Cleaner::TakeBgVictim() {
+  size_t best = bg_victim_list_.size();
+  for (size_t i = 0; i < bg_victim_list_.size(); ++i) {
+    const uint32_t sec = bg_victim_list_[i];
+    if (!sm_->IsGcCandidate(sec)) continue;
+    if (best == bg_victim_list_.size() || sec < bg_victim_list_[best]) best = i;
+  }
+  if (best == bg_victim_list_.size()) return kNoSection;
+  const uint32_t sec = bg_victim_list_[best];
+  bg_victims_[sec] = 0;
+  bg_victim_list_.erase(bg_victim_list_.begin() + static_cast<std::ptrdiff_t>(best));
+  return sec;
+}
 
 bool Cleaner::HasEnoughInvalidBlocks() const {
   const uint64_t user = layout_.user_block_count;
@@ -42,6 +77,7 @@ sim::Task<uint32_t> Cleaner::Gc(bool foreground, bool from_thread) {
   if (foreground) stats_->fg_calls.Inc(); else stats_->bg_calls.Inc();
   uint32_t sec_freed = 0, victims = 0;
   bool fg = false;
+  RefreshBgVictims();
   const uint32_t max_rounds = layout_.section_count;
   for (uint32_t round = 0; round < max_rounds && !host_->Dead(); ++round) {
     if (!fg && host_->HasNotEnoughFreeSecs(0)) {
@@ -50,12 +86,16 @@ sim::Task<uint32_t> Cleaner::Gc(bool foreground, bool from_thread) {
       if (host_->HasNotEnoughFreeSecs(0)) fg = true;
     }
     if (!fg && foreground && !from_thread) break;  // a caller with enough space (-EINVAL)
-    VictimContext ctx;
-    ctx.sm = sm_;
-    ctx.now = q_->now();
-    ctx.max_search = fg ? 0 : cfg_.gc.max_victim_search;
-    ctx.last_victim = fg ? &last_victim_fg_ : &last_victim_bg_;
-    const uint32_t sec = (fg ? fg_policy_ : bg_policy_)->Select(ctx);
+    uint32_t sec = fg ? TakeBgVictim() : kNoSection;
+    if (sec == kNoSection) {
+      VictimContext ctx;
+      ctx.sm = sm_;
+      ctx.now = q_->now();
+      ctx.max_search = fg ? 0 : cfg_.gc.max_victim_search;
+      ctx.last_victim = fg ? &last_victim_fg_ : &last_victim_bg_;
+      if (!fg) ctx.skip = &bg_victims_;
+      sec = (fg ? fg_policy_ : bg_policy_)->Select(ctx);
+    }
     if (sec == kNoSection) break;
     ++victims;
     if (fg) stats_->victims_fg.Inc(); else stats_->victims_bg.Inc();
@@ -63,6 +103,9 @@ sim::Task<uint32_t> Cleaner::Gc(bool foreground, bool from_thread) {
     if (sm_->SectionValid(sec) == 0) {
       stats_->sections_freed.Inc();
       if (fg) ++sec_freed;  // only foreground rounds count toward the shortfall
+    } else if (!fg && !bg_victims_[sec]) {
+      bg_victims_[sec] = 1;  // emptied once the moved pages are written
+      bg_victim_list_.push_back(sec);
     }
     if (!host_->HasNotEnoughFreeSecs(sec_freed)) break;
     // ParaFS's coordinated cleaning (regions): a manager checkpoints after
@@ -93,6 +136,7 @@ sim::Task<void> Cleaner::Thread() {
   while (!host_->Stopping() && !host_->Dead()) {
     co_await timer_.Sleep(wait);
     if (host_->Stopping() || host_->Dead()) break;
+    RefreshBgVictims();
     if (!host_->IsIdle(cfg_.gc.idle_interval)) {
       increase();
       co_await host_->BackgroundBalance();

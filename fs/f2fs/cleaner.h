@@ -21,6 +21,13 @@
 //   enough space, a foreground call from outside the thread returns at
 //   once and a background call cleans one victim of the background policy.
 //   Returns the number of victims cleaned; 0 after a power cut.
+// - Background victims (the kernel's victim_secmap): a section background
+//   cleaning chose keeps valid blocks until the host writes the pages the
+//   migration dirtied; until it holds none, background selection skips it
+//   and foreground cleaning takes it first (check_bg_victims, lowest
+//   section first). gc.sections_freed counts a foreground victim when its
+//   migration empties it, a background victim when the cleaner next finds
+//   it empty (each call and each wake-up of the thread).
 // - Thread() is the background thread (gc_thread_func): sleeps min_sleep
 //   .. max_sleep, lengthened while the host is busy or has few invalid
 //   blocks and shortened while it has many, no_gc_sleep after a round
@@ -33,6 +40,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/layout.h"
@@ -59,7 +67,8 @@ class CleanerHost {
   // A checkpoint for cleaning (turns prefree sections free).
   virtual sim::Task<void> CheckpointForCleaning() = 0;
   // Moves every valid block of section `sec` (do_garbage_collect); returns
-  // the blocks moved. A foreground call waits for the writes.
+  // the blocks moved. A foreground call writes them and waits; a background
+  // call may only dirty their pages (the section empties later).
   virtual sim::Task<uint32_t> MigrateSection(uint32_t sec, bool foreground) = 0;
   // f2fs_balance_fs_bg.
   virtual sim::Task<void> BackgroundBalance() = 0;
@@ -85,6 +94,8 @@ class Cleaner {
     timer_.Cancel();
   }
   bool HasEnoughInvalidBlocks() const;
+  // Sections background cleaning chose that still hold valid blocks.
+  size_t pending_bg_victims() const { return bg_victim_list_.size(); }
 
  private:
   Cleaner(sim::EventQueue* q, const F2fsConfig& cfg, const Layout& layout, const SegmentManager* sm,
@@ -98,8 +109,16 @@ class Cleaner {
   CleanerStats* stats_;
   std::unique_ptr<VictimPolicy> bg_policy_;
   std::unique_ptr<VictimPolicy> fg_policy_;
+  // Drops background victims left without valid blocks (counted freed).
+  void RefreshBgVictims();
+  // check_bg_victims: the lowest background victim foreground cleaning may
+  // take, removed from the map; kNoSection if none.
+  uint32_t TakeBgVictim();
+
   uint32_t last_victim_bg_ = 0;
   uint32_t last_victim_fg_ = 0;
+  std::vector<uint8_t> bg_victims_;      // by section (victim_secmap)
+  std::vector<uint32_t> bg_victim_list_; // the sections set in bg_victims_
   RwLock lock_;
   DaemonTimer timer_;
 };

@@ -33,13 +33,17 @@ class DefaultAllocationPolicy final : public AllocationPolicy {
     return sm.free_sections() <= node_secs + 2 * dent_secs + rsvd + rsvd;
   }
 
-  // allocate_segment_by_default: the warm node log (the roll-forward chain)
-  // never uses SSR; a log whose section still has a free next segment
-  // continues there.
+  // allocate_segment_by_default: a log whose section still has a free next
+  // segment continues there, else SSR when space is short. The warm node
+  // log (the roll-forward chain) uses SSR like the others: the kernel keeps
+  // it on free segments only without CP_CRC_RECOVERY_FLAG, which every
+  // checkpoint sets (update_ckpt_flags; recovery then trusts a node only
+  // when its cp_ver matches, and a slot SSR reuses was free at the last
+  // checkpoint, so it never holds a node of the current one).
   SegmentChoice NextSegment(const SegmentManager& sm, LogType t, uint32_t /*region: one*/,
                             bool need_ssr) const override {
     const SegmentManager::CurSeg& c = sm.curseg(t);
-    if (t != LogType::kWarmNode && need_ssr) {
+    if (need_ssr) {
       const bool next_in_section_free = c.segno != kNullSegNo && !c.ssr && NextInSectionFree(sm, c.segno);
       if (!next_in_section_free) {
         const SegNo s = SsrSegment(sm, t);

@@ -119,6 +119,8 @@ void F2fs::RegisterStats() {
   io.Add(&stats_.fua_writes, "fua_writes", "count", "FUA writes");
   io.Add(&stats_.discards, "discards", "count", "discard requests");
   io.Add(&stats_.discard_blocks, "discard_blocks", "blocks", "blocks discarded");
+  io.Add(&stats_.nat_reads, "nat_reads", "blocks",
+         "NAT blocks read by node lookups whose NAT entry was not cached (f2fs_get_node_info)");
   if (erase_before_reuse_) {
     io.Add(&stats_.section_trims, "section_trims", "count",
            "whole sections trimmed so the fixed-placement device erases their flash blocks before reuse");
@@ -415,11 +417,11 @@ sim::Task<FsStatus> F2fs::DoFsync(Fd fd, bool datasync, Op op) {
   co_await Cpu(cfg_.cpu.syscall);
   FsResult<OpenFile*> of = GetFd(fd);
   if (!of.ok()) co_return FsStatus{false, of.err};
+  // f2fs_sync_file takes no inode lock (vfs_fsync_range neither): reads,
+  // writes and other fsyncs of the file run alongside; the data writeback
+  // is the flusher's path, which runs beside them too.
   InodeRef ref(this, of.value->inode);
-  Inode* in = ref.get();
-  co_await in->lock.LockExclusive();
-  ExclusiveLock g(&in->lock);
-  const Errno e = co_await SyncFile(in, datasync);
+  const Errno e = co_await SyncFile(ref.get(), datasync);
   co_return FsStatus{e == Errno::kOk, e};
 }
 

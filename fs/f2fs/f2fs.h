@@ -47,24 +47,33 @@
 //   idle-triggered, the kernel's sleep-time adaptation and
 //   has_enough_invalid_blocks) and foreground (greedy) from
 //   f2fs_balance_fs, run by the Cleaner (cleaner.h); valid blocks move
-//   (MigrateSection) to the cold data log (ATGC log with the atgc option).
+//   (MigrateSection) to the cold data log (ATGC log with the atgc option):
+//   foreground cleaning writes them and waits, background cleaning only
+//   dirties their pages (page_private_gcing; nodes dirty), so they move
+//   with the next writeback, fsync or checkpoint, and the victim is free
+//   after that and one more checkpoint.
 // - Persistence: every write hands its block object to the Image; mount
 //   picks the newest valid CP pack, loads NAT/SIT/SSA, frees orphans and runs
 //   roll-forward recovery of fsynced dnodes (f2fs_recover_fsync_data).
 //
 // Documented deviations: a checkpoint waits for every write in flight
 // (data included) before its cache flush, so a checkpoint never references
-// a data block whose write may still be lost; cleaning moves blocks
-// synchronously in both modes (background GC in the kernel only marks pages
-// dirty); node pages are written only by checkpoints, fsync and cleaning;
+// a data block whose write may still be lost; node pages are written only
+// by checkpoints, fsync and foreground cleaning;
 // roll-forward recovery drops blocks beyond the recovered i_size and leaves
 // a name held by a directory alone (the fsynced file is then released);
-// the dentry hash is the model's own string hash; xattrs, hard links,
-// compression, encryption and quota are not modelled.
+// the dentry hash is the model's own string hash; the NAT is kept whole in
+// memory (which entries and NAT blocks are cached is tracked, so cold
+// lookups pay their NAT block read, but a checkpoint does not read an
+// uncached NAT block before rewriting it); O_DIRECT is served through the
+// page cache; xattrs, hard links, compression, encryption and quota are
+// not modelled.
 //
 // Concurrency: operations are coroutines; locks mirror the kernel's
 // (cp_rwsem shared by every modifying operation and exclusive for a
-// checkpoint; per-inode i_rwsem; one cleaner at a time). Bookkeeping
+// checkpoint; per-inode i_rwsem, exclusive for writes, truncates and
+// namespace changes, shared for reads, not taken by fsync, which like
+// f2fs_sync_file runs beside them; one cleaner at a time). Bookkeeping
 // happens in synchronous sections between suspension points.
 #pragma once
 
@@ -190,7 +199,8 @@ class F2fs final : public FileSystem,
   // Runs one cleaning round (F2FS_IOC_GARBAGE_COLLECT); returns the number
   // of victim sections cleaned (0: no victim).
   sim::Task<uint32_t> GarbageCollect(bool foreground) { return cleaner_->Gc(foreground, /*from_thread=*/false); }
-  // echo 3 > drop_caches: drops every clean, unused page.
+  // echo 3 > drop_caches: drops every clean, unused page and every clean
+  // NAT cache entry.
   void DropCaches();
   // fsck: verifies NAT <-> nodes, SIT counts <-> valid blocks, SSA <->
   // owners, no double allocation, directory structure, link counts and
@@ -255,6 +265,9 @@ class F2fs final : public FileSystem,
     uint64_t index = 0;
     std::shared_ptr<DataBlock> bytes;    // regular file; null = zeros
     std::shared_ptr<DentryBlock> dents;  // directory
+    // Dirtied by background cleaning (page_private_gcing): its next write
+    // goes out of place to the cleaning log (cold data or ATGC), from_gc.
+    bool gcing = false;
   };
   struct NodePage : Page {
     NodePage() : Page(Kind::kNode) {}
@@ -334,10 +347,17 @@ class F2fs final : public FileSystem,
       if (k != kind_) Flush();
       kind_ = k;
     }
+    // Blocks added from now on are cleaning's (a page dirtied by background
+    // cleaning): counted as kGcData until set back.
+    void set_gc(bool gc) {
+      if (gc != gc_) Flush();
+      gc_ = gc;
+    }
 
    private:
     F2fs* fs_;
     Io kind_;
+    bool gc_ = false;
     IoBatch* batch_;
     BlockAddr start_;
     std::vector<BlockPtr> contents_;
@@ -405,7 +425,7 @@ class F2fs final : public FileSystem,
     sim::Counter cp_stall_ns, cp_blocks;
     std::array<sim::Counter, static_cast<int>(Io::kCount)> blocks_written, blocks_read;
     sim::Counter flushes, fua_writes, discards, discard_blocks, section_trims, pad_blocks, unpadded_page_ends,
-        logs_moved_at_mount;
+        logs_moved_at_mount, nat_reads;
     sim::Counter app_bytes_written, app_bytes_read;
     sim::Counter ipu_blocks, opu_blocks, ssr_blocks;
     CleanerStats cleaner;
@@ -506,10 +526,13 @@ class F2fs final : public FileSystem,
   // (f2fs_write_cache_pages); with `wait`, waits for their completion.
   sim::Task<void> WritebackInode(Inode* inode, uint64_t max_pages, bool wait, bool from_cp = false);
   // Allocates/locates the page's block (IPU or OPU) and queues its write.
-  sim::Task<Errno> WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteBatcher& wb);
+  // `sync`: a write someone waits for (fsync, sync, cleaning: REQ_SYNC),
+  // not background writeback (the ipu_policy bit async).
+  sim::Task<Errno> WriteDataPage(Inode* inode, DataPage* p, bool hot, bool sync, WriteBatcher& wb);
   // The log of a data page of `inode` (the allocation policy's choice).
   LogType DataLogType(const Inode* inode, bool hot, bool gc) const;
-  bool ShouldIpu(const Inode* inode) const;
+  // check_inplace_update_policy (and cold files): `sync` as WriteDataPage.
+  bool ShouldIpu(const Inode* inode, bool sync) const;
   sim::Task<void> FlusherThread();
   // Reads pages [first, last] of a regular file (read-ahead extends `last`).
   // With `pinned`, the pages of [first, last] are returned pinned (the

@@ -80,6 +80,7 @@ void F2fs::EvictIfNeeded() {
 }
 
 void F2fs::DropCaches() {
+  nat_->DropClean();  // clean NAT entries (the shrinker) and NAT pages
   const uint64_t saved = page_limit_;
   page_limit_ = 0;
   EvictIfNeeded();
@@ -320,7 +321,7 @@ sim::Task<Errno> F2fs::ConvertInlineData(Inode* inode) {
     IoBatch batch(q_);
     {
       WriteBatcher wb(this, Io::kData, &batch);
-      const Errno we = co_await WriteDataPage(inode, p, /*hot=*/true, wb);
+      const Errno we = co_await WriteDataPage(inode, p, /*hot=*/true, /*sync=*/true, wb);
       wb.Flush();
       if (we != Errno::kOk) {
         Unpin(p);
@@ -465,7 +466,7 @@ LogType F2fs::DataLogType(const Inode* inode, bool hot, bool gc) const {
   return alloc_->DataLog(DataPlacement{f.is_dir, f.cold, f.hot, hot, gc});
 }
 
-bool F2fs::ShouldIpu(const Inode* inode) const {
+bool F2fs::ShouldIpu(const Inode* inode, bool sync) const {
   if (cfg_.mode == "lfs") return false;
   const InodeFields& f = I(inode);
   if (f.is_dir) return false;
@@ -476,11 +477,12 @@ bool F2fs::ShouldIpu(const Inode* inode) const {
   if (ipu_bits_[1] && NeedSsr()) return true;              // ssr
   if (ipu_bits_[2] && util_over) return true;              // util
   if (ipu_bits_[3] && NeedSsr() && util_over) return true; // ssr_util
+  if (ipu_bits_[5] && !sync) return true;                  // async: background writeback (not REQ_SYNC)
   if (ipu_bits_[4] && inode->need_ipu) return true;        // fsync
   return false;
 }
 
-sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteBatcher& wb) {
+sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, bool sync, WriteBatcher& wb) {
   const uint64_t idx = p->index;
   DnodeRef dn;
   if (!TryGetDnodeCached(inode, idx, &dn) || !dn.np) {
@@ -492,9 +494,10 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteB
   if (!p->dirty || p->zombie) co_return Errno::kOk;
   const bool is_dir = I(inode).is_dir;
   const BlockAddr old = dn.np->blk->Addr(dn.ofs);
+  const bool gc = p->gcing;  // moved by background cleaning: never in place (f2fs_should_update_outplace)
   BlockPtr content = is_dir ? BlockPtr(p->dents) : BlockPtr(p->bytes);
   BlockAddr addr;
-  if (IsValidBlkaddr(old) && p->writeback == 0 && ShouldIpu(inode)) {
+  if (IsValidBlkaddr(old) && !gc && p->writeback == 0 && ShouldIpu(inode, sync)) {
     addr = old;  // in place: neither the SIT nor the segment's age changes (f2fs_inplace_write_data)
     inode->update_write = true;
     stats_.ipu_blocks.Inc();
@@ -503,21 +506,35 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, WriteB
       if (!IncValidBlocks(1)) co_return Errno::kNoSpc;
       ++MutI(inode).data_blocks;
     }
-    const LogType t = DataLogType(inode, hot, false);
+    const LogType t = DataLogType(inode, hot, gc);
+    sm_->OpenLog(t);  // the in-memory ATGC log opens on first use
     if (sm_->curseg(t).ssr) stats_.ssr_blocks.Inc();
-    if (IsValidBlkaddr(old)) sm_->RefreshMtime(old, q_->now());
-    addr = sm_->Allocate(t, Summary{dn.np->nid, static_cast<uint16_t>(dn.ofs), 0}, q_->now(), NeedSsr());
+    // f2fs_allocate_data_block: a block moved into the ATGC log (from_gc)
+    // keeps its old segment's age; every other write first weighs now into
+    // the old block's segment and is stamped now.
+    sim::SimTime mtime = q_->now();
+    if (IsValidBlkaddr(old)) {
+      if (t == LogType::kAtgcData) {
+        const sim::SimTime old_mtime = sm_->SegmentMtime(old);
+        if (old_mtime > sim::SimTime::Zero()) mtime = old_mtime;
+      } else {
+        sm_->RefreshMtime(old, q_->now());
+      }
+    }
+    addr = sm_->Allocate(t, Summary{dn.np->nid, static_cast<uint16_t>(dn.ofs), 0}, mtime, NeedSsr());
     if (IsValidBlkaddr(old)) sm_->Invalidate(old);
     MutNode(dn.np).SetAddr(dn.ofs, addr);
     SetNodeDirty(dn.np, inode);
     durability_->OnBlockUpdate(BlockUpdate{false, dn.np->nid, static_cast<uint16_t>(dn.ofs), inode->ino, old, addr});
     inode->append_write = true;
-    stats_.opu_blocks.Inc();
+    if (!gc) stats_.opu_blocks.Inc();
   }
+  p->gcing = false;
   ClearDataPageDirty(inode, p);
   LruRemove(p);
   ++p->writeback;
   ++inode->wb_writes;
+  wb.set_gc(gc);
   wb.Add(addr, std::move(content), p, inode->ino);
   co_return Errno::kOk;
 }
@@ -539,7 +556,7 @@ sim::Task<void> F2fs::WritebackInode(Inode* inode, uint64_t max_pages, bool wait
     for (uint64_t idx : idxs) {
       DataPage* p = FindDataPage(inode, idx);
       if (!p || !p->dirty) continue;
-      const Errno e = co_await WriteDataPage(inode, p, hot, wb);
+      const Errno e = co_await WriteDataPage(inode, p, hot, /*sync=*/wait || from_cp, wb);
       if (e != Errno::kOk) break;
     }
     wb.Flush();

@@ -1,6 +1,11 @@
 // Cleaning's migration (do_garbage_collect): the valid blocks of a victim
 // section move, data to the cold data log or the ATGC log, nodes to their
-// log. When to clean and which victim is the Cleaner's (cleaner.h).
+// log. Foreground cleaning writes them at once and waits; background
+// cleaning only dirties the pages (move_data_page / f2fs_move_node_page
+// with BG_GC), so the blocks move when writeback, an fsync or a checkpoint
+// writes those pages, and the section is free only after that and the
+// next checkpoint. When to clean and which victim is the Cleaner's
+// (cleaner.h).
 
 #include "fs/f2fs/f2fs.h"
 
@@ -9,7 +14,6 @@ namespace fs::f2fs {
 sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
   SharedLock cp = co_await LockOp();
   IoBatch batch(q_);
-  IoBatch* bp = fg ? &batch : nullptr;
   uint32_t moved = 0, examined = 0;
   for (uint32_t i = 0; i < layout_.segs_per_sec; ++i) {
     const SegNo seg{sec * layout_.segs_per_sec + i};
@@ -21,15 +25,20 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
       if (sm_->seg(seg).cur_map.test(off)) blocks.push_back(BlockAddr{start.v + off});
     examined += static_cast<uint32_t>(blocks.size());
     if (node_seg) {
-      WriteBatcher wb(this, Io::kGcNode, bp);
+      WriteBatcher wb(this, Io::kGcNode, &batch);
       for (BlockAddr a : blocks) {
         const Nid nid = sm_->SummaryOf(a).nid;
         if (!nat_->Valid(nid) || nat_->Get(nid).addr != a) continue;
         NodePage* np = co_await LoadNode(nid);
         if (!np || nat_->Get(nid).addr != a || !sm_->BlockValid(a)) continue;
+        ++moved;
+        if (!fg) {
+          // Background: dirtied only; the next checkpoint writes it.
+          if (np->writeback == 0) SetNodeDirty(np, OwnerOf(np));
+          continue;
+        }
         if (!np->dirty) SetNodeDirty(np, OwnerOf(np));
         WriteNodePage(np, false, false, wb);
-        ++moved;
       }
       wb.Flush();
       continue;
@@ -58,7 +67,7 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
       if (!in || !in->pages.count(m.index)) reads.push_back(m.addr);
     }
     co_await ReadBlocks(reads, Io::kGcData);
-    WriteBatcher wb(this, Io::kGcData, bp);
+    WriteBatcher wb(this, Io::kGcData, &batch);
     for (const Move& m : moves) {
       Inode* in0 = co_await GetInode(m.ino);
       if (!in0 || in0->freed) continue;
@@ -66,35 +75,28 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
       Inode* in = ref.get();
       NodePage* dn = co_await LoadNode(m.dnode);
       if (!dn || !sm_->BlockValid(m.addr) || dn->blk->Addr(m.ofs) != m.addr) continue;
+      // The page the block moves through (f2fs_get_lock_data_page): cached,
+      // or filled with what was read above.
       DataPage* p = FindDataPage(in, m.index);
-      BlockPtr content;
-      if (p) {
-        content = I(in).is_dir ? BlockPtr(p->dents) : BlockPtr(p->bytes);
-        ClearDataPageDirty(in, p);
-        LruRemove(p);
-        ++p->writeback;
-      } else {
-        content = image_->Read(m.addr);
+      if (!p) {
+        p = NewDataPage(in, m.index);
+        const BlockPtr& c = image_->Read(m.addr);
+        if (I(in).is_dir) {
+          CHECK(c && c->type == BlockData::Type::kDentry) << "dentry block " << m.addr.v << " is not one";
+          p->dents = std::const_pointer_cast<DentryBlock>(std::static_pointer_cast<const DentryBlock>(c));
+        } else if (c) {
+          CHECK(c->type == BlockData::Type::kData) << "data block " << m.addr.v << " holds another block type";
+          p->bytes = std::const_pointer_cast<DataBlock>(std::static_pointer_cast<const DataBlock>(c));
+        }
       }
-      const LogType t = DataLogType(in, false, /*gc=*/true);
-      sm_->OpenLog(t);  // the in-memory ATGC log opens on first use
-      // f2fs_allocate_data_block: only the ATGC log (from_gc) keeps the
-      // victim segment's age; cleaning into the cold log stamps now.
-      sim::SimTime mtime = q_->now();
-      if (t == LogType::kAtgcData) {
-        const sim::SimTime old_mtime = sm_->SegmentMtime(m.addr);
-        if (old_mtime > sim::SimTime::Zero()) mtime = old_mtime;
-      } else {
-        sm_->RefreshMtime(m.addr, q_->now());
-      }
-      const BlockAddr na = sm_->Allocate(t, sm_->SummaryOf(m.addr), mtime, NeedSsr());
-      sm_->Invalidate(m.addr);
-      MutNode(dn).SetAddr(m.ofs, na);
-      SetNodeDirty(dn, in);
-      durability_->OnBlockUpdate(BlockUpdate{false, m.dnode, m.ofs, in->ino, m.addr, na});
-      ++in->wb_writes;
-      wb.Add(na, std::move(content), p, in->ino);
+      if (!fg && p->writeback > 0) continue;  // move_data_page: -EAGAIN, the next round retries
+      SetDataPageDirty(in, p);
+      p->gcing = true;
       ++moved;
+      if (!fg) continue;  // background: the page's next write moves it
+      Pin(p);
+      co_await WriteDataPage(in, p, /*hot=*/false, /*sync=*/true, wb);
+      Unpin(p);
     }
     wb.Flush();
   }

@@ -260,14 +260,23 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
   const auto* sum = As<CpSummaryBlock>(sum_ptr, BlockData::Type::kCpSummary);
   if (!sum || sum->continuation) co_return sim::Status::InvalidInput("checkpoint summary block missing");
 
-  // ---- NAT: the valid copy of every NAT block, then the journal.
+  // ---- NAT: the valid copy of every NAT block, then the journal. The
+  // kernel reads NAT blocks when a lookup misses its cache (LoadNode
+  // charges that); at mount only the free-nid scan reads FREE_NID_PAGES
+  // blocks from next_free_nid (f2fs_build_free_nids). The model takes the
+  // rest of the table from the image without I/O.
   nat_->LoadBitmap(cp.nat_bitmap);
   {
+    constexpr uint32_t kFreeNidPages = 8;
     std::vector<BlockAddr> addrs;
-    for (uint32_t i = 0; i < layout_.nat_blocks; ++i) addrs.push_back(layout_.NatBlockAddr(i, cp.nat_bitmap[i]));
+    const uint32_t first = std::min(cp.next_free_nid.v / kNatEntriesPerBlock, layout_.nat_blocks - 1);
+    for (uint32_t i = first; i < layout_.nat_blocks && i < first + kFreeNidPages; ++i) {
+      addrs.push_back(layout_.NatBlockAddr(i, cp.nat_bitmap[i]));
+      nat_->MarkPageCached(i);
+    }
     co_await ReadBlocks(addrs, Io::kMeta);
     for (uint32_t i = 0; i < layout_.nat_blocks; ++i) {
-      const auto* nb = As<NatBlock>(image_->Read(addrs[i]), BlockData::Type::kNat);
+      const auto* nb = As<NatBlock>(image_->Read(layout_.NatBlockAddr(i, cp.nat_bitmap[i])), BlockData::Type::kNat);
       if (!nb) continue;
       for (uint32_t k = 0; k < kNatEntriesPerBlock; ++k) {
         const uint32_t nid = i * kNatEntriesPerBlock + k;

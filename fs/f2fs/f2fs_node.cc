@@ -28,6 +28,15 @@ F2fs::NodePage* F2fs::InsertNode(Nid nid, std::shared_ptr<NodeBlock> blk) {
 
 sim::Task<F2fs::NodePage*> F2fs::LoadNode(Nid nid) {
   if (NodePage* np = FindNode(nid)) co_return np;
+  // f2fs_get_node_info: an entry neither cached nor in the NAT journal is
+  // read from its NAT block (the valid copy), unless that page is cached.
+  if (nat_->LookupNeedsRead(nid)) {
+    const uint32_t b = nid.v / kNatEntriesPerBlock;
+    stats_.nat_reads.Inc();
+    co_await ReadBlock(layout_.NatBlockAddr(b, nat_->BitmapBit(b)), Io::kMeta);
+    if (NodePage* np = FindNode(nid)) co_return np;  // loaded meanwhile
+  }
+  nat_->MarkLookedUp(nid);
   const BlockAddr addr = nat_->Get(nid).addr;
   if (!IsValidBlkaddr(addr)) co_return nullptr;
   co_await ReadBlock(addr, Io::kNode);

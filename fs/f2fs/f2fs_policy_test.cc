@@ -100,6 +100,174 @@ TEST(PolicyTest, InPlaceUpdateOnSmallFsyncOutOfPlaceOtherwise) {
   f.Verify();
 }
 
+// f2fs_inplace_write_data rewrites the block where it is: the SIT entry
+// (valid map, count, mtime) of its segment does not change, so an in-place
+// update neither dirties the SIT nor makes the segment look young to
+// cost-benefit cleaning (fixed by commit 1b96032; this guards it).
+TEST(PolicyTest, InPlaceUpdatesLeaveTheSitAlone) {
+  F2fsConfig c = testing::TestConfig();
+  c.gc.background = false;
+  c.checkpoint.background = false;
+  Stack s(128ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  f.Write("/a", 0, Pattern(64 * kBlockSize, 1));
+  f.Fsync("/a");
+  s.Run(s.fs().Sync());
+  const SegmentManager& sm = s.fs().segments();
+  ASSERT_TRUE(sm.dirty_sit().empty());
+  std::vector<int64_t> mtimes;
+  for (uint32_t seg = 0; seg < sm.main_segments(); ++seg) mtimes.push_back(sm.seg(SegNo{seg}).mtime_ns);
+  s.Run(Idle(&s.q(), sim::Sec(10)));
+  const uint64_t ipu0 = s.fs().ipu_blocks();
+  for (int i = 0; i < 4; ++i) f.Write("/a", uint64_t(i) * 5 * kBlockSize, Pattern(kBlockSize, 10 + i));
+  ASSERT_TRUE(s.Run(s.fs().Fdatasync(f.Open("/a"))).ok());
+  ASSERT_EQ(s.fs().ipu_blocks() - ipu0, 4u);
+  EXPECT_TRUE(sm.dirty_sit().empty());
+  for (uint32_t seg = 0; seg < sm.main_segments(); ++seg)
+    EXPECT_EQ(sm.seg(SegNo{seg}).mtime_ns, mtimes[seg]) << "segment " << seg;
+  s.ExpectCheck();
+  f.Verify();
+}
+
+// ipu_policy bit async (F2FS_IPU_ASYNC): rewrites by background writeback
+// (not REQ_SYNC) go in place; writes an fsync waits for do not.
+TEST(PolicyTest, AsyncIpuPolicyUpdatesInPlaceOnBackgroundWritebackOnly) {
+  F2fsConfig c = testing::TestConfig();
+  c.ipu_policy = {"async"};
+  c.gc.background = false;
+  Stack s(128ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  f.Write("/a", 0, Pattern(64 * kBlockSize, 1));
+  s.Run(s.fs().Sync());
+  ASSERT_EQ(s.fs().ipu_blocks(), 0u);
+  // The flusher writes expired pages: in place.
+  for (int i = 0; i < 16; ++i) f.Write("/a", uint64_t(i) * 3 * kBlockSize, Pattern(kBlockSize, 10 + i));
+  s.Run(Idle(&s.q(), sim::Sec(60)));
+  EXPECT_EQ(s.fs().dirty_data_pages(), 0u);
+  EXPECT_EQ(s.fs().ipu_blocks(), 16u);
+  // fsync's writes are synchronous: out of place (no fsync bit here).
+  for (int i = 0; i < 4; ++i) f.Write("/a", uint64_t(i) * 5 * kBlockSize, Pattern(kBlockSize, 40 + i));
+  f.Fsync("/a");
+  EXPECT_EQ(s.fs().ipu_blocks(), 16u);
+  s.ExpectCheck();
+  f.Verify();
+  f.CloseAll();
+  s.Remount();
+  s.ExpectCheck();
+  f.Verify();
+}
+
+// A checkpoint resets the NAT flags of the entries it persists
+// (nat_reset_flag: checkpointed, last_fsync): an fsync after it of a file
+// whose data was written before it finds nothing to recover and writes no
+// node (f2fs_need_inode_block_update is false), only a cache flush.
+TEST(PolicyTest, FsyncAfterACheckpointOfAnUnchangedFileWritesNoNode) {
+  F2fsConfig c = testing::TestConfig();
+  c.gc.background = false;
+  c.checkpoint.background = false;
+  Stack s(128ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  f.Write("/a", 0, Pattern(64 * kBlockSize, 1));
+  s.Run(s.fs().Sync());  // data written out of place, then the checkpoint writes the nodes
+  const int64_t nodes0 = s.stats().Value("fs.fsync.nodes_written");
+  const int64_t flushes0 = s.stats().Value("fs.io.flushes");
+  f.Fsync("/a");
+  EXPECT_EQ(s.stats().Value("fs.fsync.nodes_written"), nodes0);
+  EXPECT_EQ(s.stats().Value("fs.io.flushes"), flushes0 + 1);
+  // A change after the checkpoint is fsynced as before.
+  f.Write("/a", 0, Pattern(16 * kBlockSize, 2));
+  f.Fsync("/a");
+  EXPECT_GT(s.stats().Value("fs.fsync.nodes_written"), nodes0);
+  s.ExpectCheck();
+  f.fds.clear();
+  s.PowerCut([](BlockAddr, bool completed) { return completed; });
+  ASSERT_TRUE(s.Mount().ok());
+  s.ExpectCheck();
+  f.Verify();
+}
+
+// f2fs_sync_file takes no inode lock: while an fsync writes and waits for a
+// large dirty file, a read of that file is served from the cache at once,
+// and a second fsync runs (it waits for the file's writes in flight).
+TEST(PolicyTest, FsyncRunsBesideReadsAndOtherFsyncsOfTheFile) {
+  Stack s;
+  s.FormatAndMount();
+  Files f(&s);
+  f.Write("/a", 0, Pattern(1024 * kBlockSize, 1));
+  const Fd fd = f.Open("/a");
+  const Fd fd2 = s.Run(s.fs().Open("/a", kRdWr)).value;
+  sim::SimTime fsync_end, read_end;
+  bool fsync_done = false;
+  auto fsync = [&]() -> sim::Task<void> {
+    EXPECT_TRUE((co_await s.fs().Fsync(fd)).ok());
+    fsync_end = s.q().now();
+    fsync_done = true;
+  };
+  auto rest = [&]() -> sim::Task<void> {
+    OwnedThread t;
+    t.Start(&s.q(), fsync());
+    co_await sim::Delay(&s.q(), sim::Us(50));  // the fsync is writing by now
+    std::vector<uint8_t> buf(kBlockSize);
+    EXPECT_EQ((co_await s.fs().Pread(fd2, 7 * kBlockSize, buf)).value, kBlockSize);
+    read_end = s.q().now();
+    EXPECT_TRUE((co_await s.fs().Fsync(fd2)).ok());
+    while (!fsync_done) co_await sim::Delay(&s.q(), sim::Us(10));
+  };
+  const sim::SimTime t0 = s.q().now();
+  s.Run(rest());
+  EXPECT_LT(read_end, fsync_end);
+  EXPECT_LT(read_end - t0, sim::Us(100));
+  s.Run(s.fs().Close(fd2));
+  s.ExpectCheck();
+  f.Verify();
+}
+
+// f2fs_get_node_info: after a mount (or drop_caches) NAT entries are not
+// cached; the first node lookup in a NAT block reads that block, later
+// lookups in the same block do not; the mount reads only the blocks of its
+// free-nid scan.
+TEST(PolicyTest, ColdNodeLookupsReadTheirNatBlock) {
+  F2fsConfig c = testing::TestConfig();
+  c.gc.background = false;
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  for (int i = 0; i < 1200; ++i) f.Write("/f" + std::to_string(i), 0, Pattern(100, i));
+  f.CloseAll();
+  s.Remount();
+  // Meta blocks read after the mount are NAT blocks (fs.io.nat_reads).
+  const int64_t meta0 = s.stats().Value("fs.io.read.meta");
+  auto nat_reads = [&] { return s.stats().Value("fs.io.read.meta") - meta0; };
+  auto ino = [&](int i) {
+    FsResult<FileStat> st = s.Run(s.fs().Stat("/f" + std::to_string(i)));
+    CHECK(st.ok());
+    return st.value.ino;
+  };
+  EXPECT_EQ(nat_reads(), 0);
+  // The root (nid 3) and /f0 share NAT block 0: one read.
+  ASSERT_LT(ino(0), kNatEntriesPerBlock);
+  EXPECT_EQ(nat_reads(), 1);
+  ASSERT_LT(ino(1), kNatEntriesPerBlock);
+  EXPECT_EQ(nat_reads(), 1);
+  // A file in the next NAT block: one more. (The mount's free-nid scan
+  // read the eight blocks from the next free nid on: /f1199 is in them.)
+  const uint64_t mid = ino(500);
+  ASSERT_GE(mid, kNatEntriesPerBlock);
+  ASSERT_LT(mid, 2 * kNatEntriesPerBlock);
+  EXPECT_EQ(nat_reads(), 2);
+  ASSERT_GE(ino(1199), 2 * kNatEntriesPerBlock);
+  EXPECT_EQ(nat_reads(), 2);
+  // drop_caches forgets clean entries and NAT pages.
+  s.fs().DropCaches();
+  ino(1);
+  EXPECT_EQ(nat_reads(), 3);
+  EXPECT_EQ(s.stats().Value("fs.io.nat_reads"), 3);
+  s.ExpectCheck();
+}
+
 TEST(PolicyTest, LfsModeNeverUpdatesInPlace) {
   F2fsConfig c = testing::TestConfig();
   c.mode = "lfs";
@@ -273,6 +441,56 @@ TEST(PolicyTest, ForegroundCleaningUnderLowSpaceInLfsMode) {
   });
 }
 
+// Under space pressure the warm node log, whose fsynced dnodes roll-forward
+// recovery follows, moves into dirty segments (SSR) like the other logs;
+// after a power cut the chain through the reused slots is recovered.
+TEST(PolicyTest, WarmNodeLogUsesSsrAndItsChainRecovers) {
+  F2fsConfig c = testing::TestConfig();
+  c.gc.background = false;
+  Stack s(128ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  const uint64_t user = s.fs().layout().user_block_count;
+  const int nfiles = 16;
+  const uint64_t per = user * 2 / 3 / nfiles;
+  for (int i = 0; i < nfiles; ++i) {
+    f.Write("/f" + std::to_string(i), 0, Pattern(per * kBlockSize, i));
+    f.Fsync("/f" + std::to_string(i));
+  }
+  // Small files whose inodes fill warm node segments; every other one is
+  // deleted, so those segments stay dirty (half valid).
+  for (int i = 0; i < 3000; ++i) f.Write("/s" + std::to_string(i), 0, Pattern(100, i));
+  s.Run(s.fs().Sync());
+  for (int i = 0; i < 3000; i += 2) f.Unlink("/s" + std::to_string(i));
+  f.CloseAll();
+  s.Run(s.fs().Sync());
+  const SegmentManager& sm = s.fs().segments();
+  sim::Rng rng(11, "test");
+  // Rounds of 12 random pages (out of place: more than min_fsync_blocks)
+  // and an fsync, each writing dnodes to the warm node log.
+  auto round = [&](uint32_t k) {
+    const std::string p = "/f" + std::to_string(rng.Uniform(nfiles));
+    for (int j = 0; j < 12; ++j)
+      f.Write(p, rng.Uniform(per) * kBlockSize, Pattern(kBlockSize, 5000 + k * 16 + static_cast<uint32_t>(j)));
+    f.Fsync(p);
+  };
+  uint32_t k = 0;
+  while (!sm.curseg(LogType::kWarmNode).ssr && k < user / 4) round(k++);
+  ASSERT_TRUE(sm.curseg(LogType::kWarmNode).ssr) << "no SSR after " << k << " rounds; ssr blocks "
+      << s.fs().ssr_allocations() << " free secs " << sm.free_sections() << " cps " << s.fs().checkpoints()
+      << " reserved " << s.fs().layout().reserved_sections() << " warm seg " << sm.curseg(LogType::kWarmNode).segno.v;
+  const uint64_t cp = s.fs().checkpoints();
+  for (int j = 0; j < 8; ++j) round(k++);
+  EXPECT_EQ(s.fs().checkpoints(), cp) << "the chain should start at the last checkpoint";
+  s.ExpectCheck();
+  f.fds.clear();
+  s.PowerCut([](BlockAddr, bool completed) { return completed; });
+  ASSERT_TRUE(s.Mount().ok());
+  EXPECT_GT(s.fs().recovered_dnodes(), 0u);
+  s.ExpectCheck();
+  f.Verify();
+}
+
 struct BgGcCase {
   const char* name;
   const char* policy;
@@ -329,8 +547,9 @@ INSTANTIATE_TEST_SUITE_P(Policies, BackgroundCleaningTest,
                          [](const ::testing::TestParamInfo<BgGcCase>& i) { return std::string(i.param.name); });
 
 // f2fs_allocate_data_block: blocks moved into the ATGC log keep their
-// victim segment's age (from_gc); moved into the cold data log, and written
-// by the application, they are stamped with the current time.
+// victim segment's age (from_gc), also when background cleaning's pages are
+// written a minute later; moved into the cold data log, and written by the
+// application, they are stamped with the current time.
 TEST(PolicyTest, AtgcCleaningKeepsTheVictimsAge) {
   for (const bool atgc : {true, false}) {
     SCOPED_TRACE(atgc ? "atgc" : "cold log");
@@ -353,8 +572,12 @@ TEST(PolicyTest, AtgcCleaningKeepsTheVictimsAge) {
     s.Run(Idle(&s.q(), sim::Sec(3600)));
     const sim::SimTime cleaned = s.q().now();
     ASSERT_GT(s.Run(s.fs().GarbageCollect(/*foreground=*/false)), 0u);
+    // Background cleaning only dirtied the pages: they move (and take
+    // their age) when written back.
     const SegmentManager& sm = s.fs().segments();
     const LogType log = atgc ? LogType::kAtgcData : LogType::kColdData;
+    s.Run(Idle(&s.q(), sim::Sec(60)));
+    s.Run(s.fs().Sync());
     ASSERT_TRUE(sm.LogActive(log));
     const sim::SimTime age = sim::SimTime::FromNs(sm.seg(sm.curseg(log).segno).mtime_ns);
     if (atgc) {
@@ -362,6 +585,75 @@ TEST(PolicyTest, AtgcCleaningKeepsTheVictimsAge) {
     } else {
       EXPECT_GE(age, cleaned);  // now
     }
+    s.ExpectCheck();
+    f.Verify();
+  }
+}
+
+// Background cleaning (move_data_page / f2fs_move_node_page with BG_GC)
+// only dirties the victim's pages: nothing is written and the victim keeps
+// its blocks until writeback moves them to the cold log; the next
+// background round takes another victim (victim_secmap); a checkpoint
+// after the writeback frees both. A power cut before the writeback loses
+// nothing (the old blocks stay valid).
+TEST(PolicyTest, BackgroundCleaningDefersTheMovesToWriteback) {
+  for (const bool crash : {false, true}) {
+    SCOPED_TRACE(crash ? "power cut before writeback" : "writeback");
+    F2fsConfig c = testing::TestConfig();
+    c.gc.bg_policy = "cost_benefit";
+    c.gc.background = false;
+    c.checkpoint.background = false;
+    Stack s(128ull << 20, c);
+    s.FormatAndMount();
+    Files f(&s);
+    for (uint64_t off = 0; off < 4096; off += 16) {
+      f.Write("/keep", off * kBlockSize, Pattern(16 * kBlockSize, static_cast<uint32_t>(off)));
+      f.Write("/drop", off * kBlockSize, Pattern(16 * kBlockSize, static_cast<uint32_t>(off + 1)));
+      f.Fsync("/keep");
+      f.Fsync("/drop");
+    }
+    f.Unlink("/drop");
+    s.Run(s.fs().Sync());
+    const SegmentManager& sm = s.fs().segments();
+    const uint64_t written0 = s.fs().blocks_written();
+    auto dirty = [&] { return s.fs().dirty_data_pages() + s.fs().dirty_node_pages(); };
+    ASSERT_EQ(dirty(), 0u);
+    ASSERT_EQ(s.Run(s.fs().GarbageCollect(/*foreground=*/false)), 1u);
+    const int64_t moved1 = s.stats().Value("fs.gc.moved_bg");
+    EXPECT_GT(moved1, 0);
+    EXPECT_EQ(static_cast<int64_t>(dirty()), moved1);
+    EXPECT_EQ(s.fs().blocks_written(), written0);
+    EXPECT_EQ(sm.prefree_segments(), 0u);
+    // The second round skips the first victim: other pages are dirtied.
+    ASSERT_EQ(s.Run(s.fs().GarbageCollect(/*foreground=*/false)), 1u);
+    const int64_t moved2 = s.stats().Value("fs.gc.moved_bg");
+    EXPECT_GT(moved2, moved1);
+    EXPECT_EQ(static_cast<int64_t>(dirty()), moved2);
+    const uint64_t data_moved = s.fs().dirty_data_pages();
+    EXPECT_EQ(s.fs().blocks_written(), written0);
+    EXPECT_EQ(s.stats().Value("fs.gc.sections_freed"), 0);
+    s.ExpectCheck();
+    f.Verify();
+    if (crash) {
+      f.fds.clear();
+      s.PowerCut([](BlockAddr, bool completed) { return completed; });
+      ASSERT_TRUE(s.Mount().ok());
+      s.ExpectCheck();
+      f.Verify();
+      continue;
+    }
+    // sync(2): the data pages go to the cold data log, the checkpoint
+    // writes the nodes and frees the two victims.
+    const int64_t gc_written0 = s.stats().Value("fs.io.written.gc_data");
+    s.Run(s.fs().Sync());
+    EXPECT_EQ(s.stats().Value("fs.io.written.gc_data") - gc_written0, static_cast<int64_t>(data_moved));
+    EXPECT_EQ(sm.prefree_segments(), 0u);
+    ASSERT_GT(s.Run(s.fs().GarbageCollect(/*foreground=*/false)), 0u);
+    EXPECT_EQ(s.stats().Value("fs.gc.sections_freed"), 2);
+    s.ExpectCheck();
+    f.Verify();
+    f.CloseAll();
+    s.Remount();
     s.ExpectCheck();
     f.Verify();
   }

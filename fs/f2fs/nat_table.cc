@@ -7,7 +7,7 @@
 namespace fs::f2fs {
 
 NatTable::NatTable(uint32_t max_nid, uint32_t nat_blocks)
-    : entries_(max_nid), bitmap_(nat_blocks, false), dirty_by_block_(nat_blocks) {
+    : entries_(max_nid), bitmap_(nat_blocks, false), page_cached_(nat_blocks, 0), dirty_by_block_(nat_blocks) {
   // nids 0 (null), 1 (node inode) and 2 (meta inode) are never allocated.
   for (uint32_t n = 0; n < max_nid; ++n) {
     if (n <= kMetaIno.v) {
@@ -24,9 +24,7 @@ void NatTable::Load(Nid n, const RawNatEntry& e) {
   x.ino = e.ino;
   x.addr = e.addr;
   x.version = e.version;
-  x.checkpointed = true;
-  x.fsynced_inode = false;
-  x.last_fsync = false;
+  ResetFlags(x);
   if (n.v <= kMetaIno.v) return;
   const bool in_use = e.addr != kNullAddr;
   if (in_use && was_free) {
@@ -83,8 +81,22 @@ void NatTable::AllocSpecific(Nid n, Nid ino) {
   MarkDirty(n);
 }
 
+bool NatTable::LookupNeedsRead(Nid n) const {
+  if (entries_[n.v].cached || page_cached_[n.v / kNatEntriesPerBlock]) return false;
+  for (const NatJournalEntry& j : journal_)
+    if (j.nid == n) return false;
+  return true;
+}
+
+void NatTable::DropClean() {
+  for (Entry& e : entries_)
+    if (!e.dirty) e.cached = false;
+  std::fill(page_cached_.begin(), page_cached_.end(), 0);
+}
+
 void NatTable::MarkDirty(Nid n) {
   Entry& e = entries_[n.v];
+  e.cached = true;
   if (e.dirty) return;
   e.dirty = true;
   ++dirty_count_;
@@ -169,12 +181,13 @@ NatTable::FlushPlan NatTable::PlanFlush(bool umount) {
                                     [&](const NatJournalEntry& j) { return j.nid.v / kNatEntriesPerBlock == b; }),
                      journal_.end());
       bitmap_[b] = !bitmap_[b];
+      page_cached_[b] = 1;  // the page written stays in memory
       plan.blocks.push_back(b);
     }
     for (uint32_t nid : set) {
       Entry& e = entries_[nid];
       e.dirty = false;
-      e.checkpointed = true;
+      ResetFlags(e);
       if (e.pending_free) {
         e.pending_free = false;
         ++free_nids_;

@@ -14,9 +14,21 @@
 // version bitmap). When the journal cannot take all dirty entries (or at
 // umount) it is emptied into the dirty sets first.
 //
+// What is in memory (the kernel's NAT cache and the NAT blocks' meta
+// pages): the table holds every entry (the model's truth, loaded from the
+// image without I/O), and marks which are cached. An entry is cached once
+// looked up, allocated or changed; a NAT block's page once read or written.
+// A lookup of an entry that is neither cached nor in the NAT journal, in a
+// block whose page is not cached, costs the caller a read of the block
+// (f2fs_get_node_info). DropClean forgets clean entries and every page
+// (drop_caches and the shrinker).
+//
 // Flags kept per entry (the kernel's nat_entry flags): checkpointed (the
 // entry is in the last checkpoint), fsynced_inode and last_fsync (for
-// f2fs_need_dentry_mark / f2fs_need_inode_block_update).
+// f2fs_need_dentry_mark / f2fs_need_inode_block_update). An entry loaded at
+// mount, and every entry a checkpoint persists, gets nat_reset_flag's
+// values: checkpointed, not fsynced, last_fsync set — so after a checkpoint
+// an fsync of an unchanged file rewrites no inode block.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +51,7 @@ class NatTable {
     bool dirty = false;
     bool in_use = false;        // allocated (addr may still be kNewAddr)
     bool pending_free = false;  // freed, not yet checkpointed
+    bool cached = false;        // in the NAT cache
   };
   struct FlushPlan {
     std::vector<uint32_t> blocks;  // NAT blocks to write (into the copy the bitmap now names)
@@ -48,7 +61,7 @@ class NatTable {
   NatTable(uint32_t max_nid, uint32_t nat_blocks);
   // Memory the table takes when nothing is dirty.
   static uint64_t BaseMemoryBytes(uint32_t max_nid, uint32_t nat_blocks) {
-    return uint64_t{max_nid} * sizeof(Entry) + uint64_t{nat_blocks} * (sizeof(std::vector<uint32_t>) + 1);
+    return uint64_t{max_nid} * sizeof(Entry) + uint64_t{nat_blocks} * (sizeof(std::vector<uint32_t>) + 2);
   }
 
   uint32_t max_nid() const { return static_cast<uint32_t>(entries_.size()); }
@@ -76,6 +89,19 @@ class NatTable {
   void Free(Nid n);
   Nid next_scan() const { return Nid{next_scan_}; }
 
+  // ---- NAT cache.
+  // A lookup of n must read its NAT block first (see the class comment).
+  bool LookupNeedsRead(Nid n) const;
+  // n was looked up (its block read if LookupNeedsRead): cached, and its
+  // block's page too.
+  void MarkLookedUp(Nid n) {
+    entries_[n.v].cached = true;
+    page_cached_[n.v / kNatEntriesPerBlock] = 1;
+  }
+  void MarkPageCached(uint32_t block) { page_cached_[block] = 1; }
+  // Forgets every clean entry and every NAT page.
+  void DropClean();
+
   // ---- Checkpoint.
   uint32_t dirty_count() const { return dirty_count_; }
   const std::vector<NatJournalEntry>& journal() const { return journal_; }
@@ -89,8 +115,15 @@ class NatTable {
 
  private:
   void MarkDirty(Nid n);
+  // nat_reset_flag: the state of an entry as the last checkpoint has it.
+  static void ResetFlags(Entry& e) {
+    e.checkpointed = true;
+    e.fsynced_inode = false;
+    e.last_fsync = true;
+  }
   std::vector<Entry> entries_;
   std::vector<bool> bitmap_;
+  std::vector<uint8_t> page_cached_;  // by NAT block
   std::vector<std::vector<uint32_t>> dirty_by_block_;
   std::vector<uint32_t> dirty_blocks_;
   std::vector<NatJournalEntry> journal_;
