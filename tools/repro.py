@@ -31,10 +31,11 @@ otherwise.
 
 Usage:
   tools/repro.py run SET OUT [--bin BIN] [--set KEY=VALUE ...]
-  tools/repro.py table SET OUT
+  tools/repro.py table SET OUT [--partial]
 SET is a folder (configs/repro/seed001) or its name (seed001). `run` runs
 every run of the set into OUT/NAME (replacing earlier results) and prints
-the table; `table` prints it from results already in OUT. Markdown on
+the table; `table` prints it from results already in OUT (with --partial,
+a row whose runs have no results yet says "not run" instead of failing). Markdown on
 stdout; exit code 2 on a bad set file or missing results.
 """
 import json
@@ -172,7 +173,7 @@ def verdict(paper, value, is_change, within):
     return f"differs (x {r:.2g})"
 
 
-def table(folder, spec, out):
+def table(folder, spec, out, partial=False):
     lines = [f"**{spec['title']}**", ""]
     if spec.get("source"):
         lines += [str(spec["source"]).strip(), ""]
@@ -182,6 +183,11 @@ def table(folder, spec, out):
         m = c["measure"]
         is_change = "change" in m
         paper = parse_paper(c["paper"], where, is_change)
+        runs = [m["run"]] if "run" in m else m["change"]
+        missing = [r for r in runs if not os.path.isfile(os.path.join(out, r, "stats.json"))]
+        if partial and missing:
+            lines.append(f"| {c['figure']} | {c['paper']} | not run | - | |")
+            continue
         value = measure(m, out, where)
         percent_of_one = not is_change and isinstance(c["paper"], str)
         shown_paper = c["paper"] if isinstance(c["paper"], str) else fmt_value(paper, False)
@@ -215,6 +221,7 @@ def main(argv):
     cmd, set_arg, out = argv[0], argv[1], argv[2]
     binary = os.path.join(ROOT, "build", "app", "flashstack")
     sets = []
+    partial = False
     rest = argv[3:]
     while rest:
         if rest[0] == "--bin" and len(rest) > 1 and cmd == "run":
@@ -222,6 +229,8 @@ def main(argv):
         elif rest[0] == "--set" and len(rest) > 1 and cmd == "run":
             sets.append(rest[1])
             rest = rest[2:]
+        elif rest[0] == "--partial" and cmd == "table":
+            partial, rest = True, rest[1:]
         else:
             print(f"repro.py: unknown argument {rest[0]}", file=sys.stderr)
             return 2
@@ -229,7 +238,7 @@ def main(argv):
         folder, spec = load_set(set_arg)
         if cmd == "run":
             run_set(folder, spec, out, binary, sets)
-        sys.stdout.write(table(folder, spec, out))
+        sys.stdout.write(table(folder, spec, out, partial))
     except SetError as e:
         print(f"repro.py: {e}", file=sys.stderr)
         return 2

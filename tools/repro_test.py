@@ -91,6 +91,7 @@ checks:
         with self.assertRaises(repro.SetError) as e:
             repro.table(folder, spec, self.out)
         self.assertIn("missing (run the set first", str(e.exception))
+        self.assertIn("| f | 1 | not run | - |", repro.table(folder, spec, self.out, partial=True))
         stats_json(os.path.join(self.out, "a", "stats.json"), {"t": {"value": 1}})
         with self.assertRaises(repro.SetError) as e:
             repro.table(folder, spec, self.out)
