@@ -21,7 +21,8 @@ A measure is either a value of one run,
 or the relative change from one run to another,
   {change: [FROM, TO], stat: STAT}          (TO / FROM - 1, in percent)
 STAT names a stats.json entry ("fs.fsync.calls"), optionally with the field
-to read ("fs.fsync.lat_total.mean"; counters and formulas read "value").
+to read ("fs.fsync.lat_total.mean"; counters and formulas read "value",
+a histogram named alone its "mean").
 
 Verdicts. A value: "matches" within the factor `within` of the paper's,
 else "differs (x R)". A change: "reproduced" when it has the paper's sign
