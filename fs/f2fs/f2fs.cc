@@ -203,6 +203,11 @@ bool F2fs::IsIdle(sim::SimTime interval) const {
   return ios_in_flight_ == 0 && q_->now() - last_op_time_ >= interval;
 }
 
+bool F2fs::InflightIo(bool count_queued_discards) const {
+  if (reads_in_flight_ > 0 || !plain_writes_.empty() || flush_inflight_) return true;
+  return count_queued_discards && trims_in_flight_ > 0;
+}
+
 sim::Task<SharedLock> F2fs::LockOp() {
   const sim::SimTime t0 = q_->now();
   co_await cp_lock_.LockShared();

@@ -32,8 +32,10 @@
 //   NAT/SIT flushed to journals or blocks, SSA blocks, CP pack, cache flush
 //   and FUA commit block; prefree segments become free and freed nids
 //   reusable; discards follow. Triggers: fsync needing it, cleaning,
-//   sync/umount, and the background checks (dirty nodes/NATs, prefree,
-//   cp_interval when idle), run by the flusher and cleaning threads. The
+//   sync/umount, and the background checks (f2fs_balance_fs_bg: excess
+//   dirty nodes/NATs or prefree segments whatever the load; cp_interval
+//   unless I/O is in flight or an operation of a recent request holds
+//   cp_rwsem), run by the flusher and cleaning threads. The
 //   checkpoint decisions (fsync, background) are the Durability mode's
 //   (durability.h, config key `durability`), which also sees every metadata
 //   change at operation time.
@@ -319,6 +321,7 @@ class F2fs final : public FileSystem,
     std::vector<Page*> pages;
     std::vector<uint32_t> inos;       // per block: file whose data it is (0: none)
     std::vector<uint64_t> node_seqs;  // warm-node writes: their sequence numbers
+    uint64_t plain_seq = 0;           // plain data writes: the key in plain_writes_
     IoReq* next_free = nullptr;
   };
   // Merges contiguous block writes into requests of at most max_io bytes.
@@ -423,7 +426,15 @@ class F2fs final : public FileSystem,
 
   // ---- DurabilityHost.
   sim::SimTime Now() const override { return q_->now(); }
-  bool IsIdle(sim::SimTime interval) const override;
+  sim::SimTime LastRequestTime() const override { return last_op_time_; }
+  // is_inflight_io: reads, plain data writes (kData: not checkpoint-
+  // guaranteed, F2FS_WB_DATA) or a cache flush in flight, or, with
+  // `count_queued_discards` (false for the discard thread itself), discards
+  // issued and not completed (queued_discard). The kernel also counts
+  // direct I/O; the model has none (O_DIRECT goes through the page cache).
+  // The one helper for every background thread's "I/O in flight" check.
+  bool InflightIo(bool count_queued_discards) const override;
+  bool CheckpointLockHeld() const override { return !cp_lock_.idle(); }
   uint64_t DirtyNodePages() const override { return dirty_nids_.size(); }
   bool HasUncheckpointedChanges() const override { return FsDirty(); }
 
@@ -608,6 +619,8 @@ class F2fs final : public FileSystem,
   bool Stopping() const override { return stopping_; }
   bool HasNotEnoughFreeSecs(uint32_t freed) const override { return HasNotEnoughFreeSecs(freed, 0); }
   uint64_t ValidBlocks() const override { return valid_block_count_; }
+  // No operation for `interval` and no I/O of any kind in flight.
+  bool IsIdle(sim::SimTime interval) const override;
   sim::Task<void> CheckpointForCleaning() override { return Checkpoint(CpReason::kGc); }
   sim::Task<uint32_t> MigrateSection(uint32_t sec, bool foreground) override;
   sim::Task<void> BackgroundBalance() override { return BalanceFsBg(); }
@@ -685,6 +698,11 @@ class F2fs final : public FileSystem,
   IoReq* free_reqs_ = nullptr;
   std::vector<std::unique_ptr<IoReq>> all_reqs_;
   uint64_t writes_in_flight_ = 0;
+  // Plain data writes in flight (Io::kData: F2FS_WB_DATA), by submission number.
+  std::map<uint64_t, const IoReq*> plain_writes_;
+  uint64_t plain_write_seq_ = 0;
+  uint64_t reads_in_flight_ = 0;
+  uint64_t trims_in_flight_ = 0;
   uint64_t warm_node_seq_ = 0;
   std::set<uint64_t> warm_node_inflight_;
   uint64_t ios_in_flight_ = 0;

@@ -21,6 +21,7 @@ void F2fs::FreeReq(IoReq* r) {
   r->pages.clear();
   r->inos.clear();
   r->node_seqs.clear();
+  r->plain_seq = 0;
   r->batch = nullptr;
   r->fua = false;
   r->next_free = free_reqs_;
@@ -120,6 +121,10 @@ void F2fs::SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::ve
   }
   if (batch) ++batch->pending;
   ++writes_in_flight_;
+  if (kind == Io::kData) {
+    r->plain_seq = ++plain_write_seq_;
+    plain_writes_.emplace(r->plain_seq, r);
+  }
   ++ios_in_flight_;
   stats_.blocks_written[static_cast<int>(kind)].Inc(n);
   if (fua) stats_.fua_writes.Inc();
@@ -138,6 +143,7 @@ void F2fs::SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch) 
   r->batch = batch;
   if (batch) ++batch->pending;
   ++ios_in_flight_;
+  ++reads_in_flight_;
   if (!region_reads_.empty()) CountByRegion(start, count, +1, region_reads_);
   stats_.blocks_read[static_cast<int>(kind)].Inc(count);
   dev_->Submit(r);
@@ -153,6 +159,7 @@ void F2fs::SubmitTrim(BlockAddr start, uint32_t count) {
   r->client = this;
   r->kind = Io::kMeta;
   ++ios_in_flight_;
+  ++trims_in_flight_;
   stats_.discards.Inc();
   stats_.discard_blocks.Inc(count);
   dev_->Submit(r);
@@ -246,6 +253,7 @@ void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
         if (in && in->wb_writes > 0) --in->wb_writes;
       }
       for (uint64_t q : r->node_seqs) warm_node_inflight_.erase(q);
+      if (r->plain_seq) plain_writes_.erase(r->plain_seq);
       if (!region_writes_done_.empty())
         CountByRegion(BlockAddr{static_cast<uint32_t>(r->offset / kBlockSize)},
                       static_cast<uint32_t>(r->length / kBlockSize), +1, region_writes_done_);
@@ -278,11 +286,13 @@ void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
       break;
     }
     case ssd::BlockOp::kRead:
+      --reads_in_flight_;
       if (!region_reads_.empty())
         CountByRegion(BlockAddr{static_cast<uint32_t>(r->offset / kBlockSize)},
                       static_cast<uint32_t>(r->length / kBlockSize), -1, region_reads_);
       break;
     case ssd::BlockOp::kTrim:
+      --trims_in_flight_;
       break;
   }
   IoBatch* b = r->batch;

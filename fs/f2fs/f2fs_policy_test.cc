@@ -477,5 +477,57 @@ TEST(PolicyTest, CheckpointTriggersAndOperationsStall) {
   s.ExpectCheck();
 }
 
+// A workload that is never idle for idle_interval: a 4 KiB write every
+// `gap` for `total`.
+sim::Task<void> SustainedWrites(F2fs* fs, sim::EventQueue* q, Fd fd, sim::SimTime gap, sim::SimTime total) {
+  const sim::SimTime end = q->now() + total;
+  for (uint64_t i = 0; q->now() < end; ++i) {
+    co_await fs->Pwrite(fd, (i % 32) * kBlockSize, {}, kBlockSize);
+    co_await sim::Delay(q, gap);
+  }
+}
+
+// f2fs_balance_fs_bg: excess prefree segments trigger a checkpoint whatever
+// the load (the space they hold is freed only by a checkpoint).
+TEST(PolicyTest, ExcessPrefreeSegmentsCheckpointUnderSustainedLoad) {
+  F2fsConfig c = testing::TestConfig();
+  c.page_cache.writeback_interval = sim::Ms(20);
+  c.page_cache.dirty_expire = sim::Ms(20);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  f.Write("/big", 0, Pattern(20 << 20, 1));
+  s.Run(s.fs().Sync());
+  f.Unlink("/big");
+  const uint32_t reclaim = static_cast<uint32_t>(c.checkpoint.prefree_ratio.value * s.fs().segments().main_segments());
+  ASSERT_GT(s.fs().segments().prefree_segments(), reclaim);
+  const double bg = s.stats().Value("fs.cp.reason.background");
+  s.Run(SustainedWrites(s.fs_ptr(), &s.q(), f.Open("/small"), sim::Ms(2), sim::Ms(300)));
+  EXPECT_GT(s.stats().Value("fs.cp.reason.background"), bg);
+  EXPECT_LE(s.fs().segments().prefree_segments(), reclaim);
+  s.ExpectCheck();
+}
+
+// f2fs_balance_fs_bg: the cp_interval checkpoint needs no idle period, only
+// no I/O in flight and no operation of a recent request holding cp_rwsem.
+TEST(PolicyTest, PeriodicCheckpointUnderSustainedLoad) {
+  F2fsConfig c = testing::TestConfig();
+  c.checkpoint.interval = sim::Ms(100);
+  c.page_cache.writeback_interval = sim::Ms(20);
+  c.page_cache.dirty_expire = sim::Ms(50);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  const Fd fd = f.Open("/small");
+  s.Run(s.fs().Sync());
+  const double bg = s.stats().Value("fs.cp.reason.background");
+  // Every request is 2 ms after the previous one, far less than idle_interval.
+  s.Run(SustainedWrites(s.fs_ptr(), &s.q(), fd, sim::Ms(2), sim::Ms(500)));
+  const double periodic = s.stats().Value("fs.cp.reason.background") - bg;
+  EXPECT_GE(periodic, 2);
+  EXPECT_LE(periodic, 5);  // at most one per cp_interval
+  s.ExpectCheck();
+}
+
 }  // namespace
 }  // namespace fs::f2fs
