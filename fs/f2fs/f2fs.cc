@@ -28,6 +28,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       cp_lock_(env.events),
       cp_wq_(env.events),
       io_wq_(env.events),
+      cp_io_wq_(env.events),
       flusher_timer_(env.events),
       discard_timer_(env.events),
       threads_wq_(env.events) {
@@ -73,6 +74,7 @@ void F2fs::PowerCut() {
   wb_wq_.Kill();
   cp_wq_.Kill();
   io_wq_.Kill();
+  cp_io_wq_.Kill();
   threads_wq_.Kill();
   for (auto& [ino, in] : inodes_) in->lock.Kill();
   for (auto& in : freed_inodes_) in->lock.Kill();
@@ -659,6 +661,9 @@ sim::Task<FsStatus> F2fs::Sync() {
     InodeRef ref(this, in);
     co_await WritebackInode(in, UINT64_MAX, true);
   }
+  // Data writes others started (the flusher) complete too: the checkpoint
+  // does not wait for plain data.
+  co_await WaitPlainWrites();
   co_await Checkpoint(CpReason::kSync);
   co_return FsStatus{true, Errno::kOk};
 }
@@ -679,6 +684,7 @@ sim::Task<FsStatus> F2fs::Unmount() {
     InodeRef ref(this, in);
     co_await WritebackInode(in, UINT64_MAX, true);
   }
+  co_await WaitPlainWrites();
   co_await Checkpoint(CpReason::kUmount);
   co_await WaitAllWrites();
   co_return FsStatus{true, Errno::kOk};

@@ -29,8 +29,10 @@
 //   (dirty_background_ratio, dirty_expire, writeback interval).
 // - Checkpoint (f2fs_write_checkpoint): cp_rwsem taken exclusive so file
 //   operations stall, dirty dentry pages and all dirty node pages written,
-//   NAT/SIT flushed to journals or blocks, SSA blocks, CP pack, cache flush
-//   and FUA commit block; prefree segments become free and freed nids
+//   the writes a checkpoint guarantees (nodes, meta, dentries, data moved by
+//   cleaning; not plain file data) waited for, NAT/SIT flushed to journals
+//   or blocks, SSA blocks, CP pack, cache flush and FUA commit block;
+//   prefree segments become free and freed nids
 //   reusable; discards follow. Triggers: fsync needing it, cleaning,
 //   sync/umount, and the background checks (f2fs_balance_fs_bg: excess
 //   dirty nodes/NATs or prefree segments whatever the load; cp_interval
@@ -54,10 +56,11 @@
 //   picks the newest valid CP pack, loads NAT/SIT/SSA, frees orphans and runs
 //   roll-forward recovery of fsynced dnodes (f2fs_recover_fsync_data).
 //
-// Documented deviations: a checkpoint waits for every write in flight
-// (data included) before its cache flush, so a checkpoint never references
-// a data block whose write may still be lost; cleaning moves blocks
-// synchronously in both modes (background GC in the kernel only marks pages
+// Documented deviations: a page may be rewritten or truncated while its
+// write is in flight (the kernel first waits for the page's writeback), so
+// a checkpoint also waits for the plain data writes in flight to blocks
+// invalidated since, before its commit lets them be reused; cleaning moves
+// blocks synchronously in both modes (background GC in the kernel only marks pages
 // dirty); node pages are written only by checkpoints, fsync and cleaning;
 // roll-forward recovery drops blocks beyond the recovered i_size and leaves
 // a name held by a directory alone (the fsynced file is then released);
@@ -180,7 +183,8 @@ class F2fs final : public FileSystem,
   sim::Task<FsStatus> Rename(std::string_view from, std::string_view to) override;
   // Names in the directory (without "." and ".."), in on-disk order.
   sim::Task<FsResult<std::vector<std::string>>> Readdir(std::string_view path) override;
-  // sync(2): writes back all dirty data, then a checkpoint.
+  // sync(2): writes back all dirty data, waits for every data write in
+  // flight (also those the flusher started), then a checkpoint.
   sim::Task<FsStatus> Sync() override;
 
   // ---- Extras.
@@ -493,6 +497,17 @@ class F2fs final : public FileSystem,
   sim::Task<void> WaitBatch(IoBatch& b);
   sim::Task<void> IssueFlush();  // merged cache flush (flush_merge)
   sim::Task<void> WaitAllWrites();
+  // Waits until every plain data write submitted up to now has completed,
+  // whoever submitted it (sync_inodes_sb waiting on pages under writeback).
+  sim::Task<void> WaitPlainWrites();
+  // The writes a checkpoint guarantees (f2fs_is_cp_guaranteed): node, meta
+  // and checkpoint blocks, directory data (dentries) and data moved by
+  // cleaning; not plain file data, which only fsync makes durable.
+  static bool CpGuaranteed(Io kind) { return kind != Io::kData; }
+  // Waits until every CpGuaranteed write in flight now has completed, and
+  // every plain data write in flight to a block no longer valid (the page
+  // was rewritten elsewhere or truncated since; see DoCheckpoint).
+  sim::Task<void> WaitCheckpointWrites();
   void OnBlockComplete(ssd::BlockRequest* req) override;
   void PageWritebackDone(Page* p);
 
@@ -698,15 +713,18 @@ class F2fs final : public FileSystem,
   IoReq* free_reqs_ = nullptr;
   std::vector<std::unique_ptr<IoReq>> all_reqs_;
   uint64_t writes_in_flight_ = 0;
+  uint64_t cp_writes_in_flight_ = 0;  // of the kinds CpGuaranteed (F2FS_WB_CP_DATA)
   // Plain data writes in flight (Io::kData: F2FS_WB_DATA), by submission number.
   std::map<uint64_t, const IoReq*> plain_writes_;
   uint64_t plain_write_seq_ = 0;
+  std::set<uint64_t> cp_awaited_plain_;  // the plain writes WaitCheckpointWrites waits for
+  WaitQueue cp_io_wq_;                   // WaitCheckpointWrites' waiter
   uint64_t reads_in_flight_ = 0;
   uint64_t trims_in_flight_ = 0;
   uint64_t warm_node_seq_ = 0;
   std::set<uint64_t> warm_node_inflight_;
   uint64_t ios_in_flight_ = 0;
-  WaitQueue io_wq_;
+  WaitQueue io_wq_;  // WaitAllWrites' and WaitPlainWrites' waiters
   bool flush_inflight_ = false;
   std::vector<sim::Completion<bool>*> flush_waiters_cur_;
   std::vector<sim::Completion<bool>*> flush_waiters_next_;

@@ -92,10 +92,19 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
     wb.Flush();
   }
   CHECK(dirty_nids_.empty()) << "dirty nodes left after the checkpoint's node pass";
-  // Every write in flight (data included) completes before the flush, so
-  // the checkpoint never points at a block whose write could still be lost.
+  // The writes a checkpoint guarantees (nodes, meta, dentries, data moved by
+  // cleaning) complete before the flush (f2fs_wait_on_all_pages(
+  // F2FS_WB_CP_DATA)), so the checkpoint never points at such a block whose
+  // write could still be lost. Plain file data in flight is not waited for:
+  // only fsync promises it, and after a power cut a file may point at a
+  // block whose write was lost (its old content shows). One exception: the
+  // kernel never invalidates a block while its write is in flight (a page
+  // is rewritten or truncated only after its writeback ends,
+  // f2fs_wait_on_page_writeback); the model does not make writers wait, so
+  // the checkpoint that would let such a block be reused or discarded waits
+  // for that write instead.
   co_await WaitBatch(batch);
-  co_await WaitAllWrites();
+  co_await WaitCheckpointWrites();
   if (dead_) co_return;
 
   // 4. NAT and SIT (f2fs_flush_nat_entries / f2fs_flush_sit_entries).

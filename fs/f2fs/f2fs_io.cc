@@ -121,7 +121,9 @@ void F2fs::SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::ve
   }
   if (batch) ++batch->pending;
   ++writes_in_flight_;
-  if (kind == Io::kData) {
+  if (CpGuaranteed(kind)) {
+    ++cp_writes_in_flight_;
+  } else {
     r->plain_seq = ++plain_write_seq_;
     plain_writes_.emplace(r->plain_seq, r);
   }
@@ -225,6 +227,27 @@ sim::Task<void> F2fs::WaitAllWrites() {
   while (writes_in_flight_ > 0 && !dead_) co_await io_wq_.Wait();
 }
 
+sim::Task<void> F2fs::WaitPlainWrites() {
+  const uint64_t mine = plain_write_seq_;
+  while (!dead_ && !plain_writes_.empty() && plain_writes_.begin()->first <= mine) co_await io_wq_.Wait();
+}
+
+sim::Task<void> F2fs::WaitCheckpointWrites() {
+  CHECK(cp_awaited_plain_.empty()) << "two checkpoints waiting at once";
+  for (const auto& [seq, r] : plain_writes_) {
+    const uint32_t first = static_cast<uint32_t>(r->offset / kBlockSize);
+    for (size_t i = 0; i < r->pages.size(); ++i) {
+      // Padding (no page) is never valid.
+      if (r->pages[i] && !sm_->BlockValid(BlockAddr{first + static_cast<uint32_t>(i)})) {
+        cp_awaited_plain_.insert(seq);
+        break;
+      }
+    }
+  }
+  while (!dead_ && (cp_writes_in_flight_ > 0 || !cp_awaited_plain_.empty())) co_await cp_io_wq_.Wait();
+  cp_awaited_plain_.clear();
+}
+
 void F2fs::PageWritebackDone(Page* p) {
   CHECK_GT(p->writeback, 0);
   --p->writeback;
@@ -253,12 +276,18 @@ void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
         if (in && in->wb_writes > 0) --in->wb_writes;
       }
       for (uint64_t q : r->node_seqs) warm_node_inflight_.erase(q);
-      if (r->plain_seq) plain_writes_.erase(r->plain_seq);
+      if (r->plain_seq) {
+        plain_writes_.erase(r->plain_seq);
+        cp_awaited_plain_.erase(r->plain_seq);
+      } else {
+        --cp_writes_in_flight_;
+      }
+      if (cp_writes_in_flight_ == 0 && cp_awaited_plain_.empty() && cp_io_wq_.has_waiters()) cp_io_wq_.NotifyAll();
       if (!region_writes_done_.empty())
         CountByRegion(BlockAddr{static_cast<uint32_t>(r->offset / kBlockSize)},
                       static_cast<uint32_t>(r->length / kBlockSize), +1, region_writes_done_);
       --writes_in_flight_;
-      if (writes_in_flight_ == 0) io_wq_.NotifyAll();
+      if ((writes_in_flight_ == 0 || r->plain_seq) && io_wq_.has_waiters()) io_wq_.NotifyAll();
       if (wb_wq_.has_waiters()) wb_wq_.NotifyAll();
       break;
     }

@@ -1,4 +1,5 @@
 // Allocation, in-place update, checkpoint, fsync and cleaning policies.
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -527,6 +528,103 @@ TEST(PolicyTest, PeriodicCheckpointUnderSustainedLoad) {
   EXPECT_GE(periodic, 2);
   EXPECT_LE(periodic, 5);  // at most one per cp_interval
   s.ExpectCheck();
+}
+
+// do_checkpoint waits only for the writes a checkpoint guarantees
+// (f2fs_wait_on_all_pages(F2FS_WB_CP_DATA)): nodes, meta, dentries and data
+// moved by cleaning. Plain file data in flight is not waited for (only
+// fsync promises it): after a power cut the file may show what its blocks
+// held before.
+TEST(PolicyTest, CheckpointDoesNotWaitForPlainDataInFlight) {
+  F2fsConfig c = testing::TestConfig();
+  c.checkpoint.background = false;
+  c.page_cache.writeback_interval = sim::Ms(1);
+  c.page_cache.dirty_expire = sim::Ms(1);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  // The data write of the file's 64 blocks (one request) takes 100 ms in the device.
+  constexpr uint64_t kBlocks = 64;
+  s.device().set_extra_latency([](const ssd::BlockRequest& r) {
+    return r.op == ssd::BlockOp::kWrite && r.length == kBlocks * kBlockSize ? sim::Ms(100) : sim::SimTime::Zero();
+  });
+  Files f(&s);
+  f.Write("/a", 0, Pattern(kBlocks * kBlockSize, 7));
+  f.CloseAll();
+  s.Run(Idle(&s.q(), sim::Ms(3)));  // the flusher writes /a back
+  ASSERT_EQ(s.device().in_flight(), 1u);
+  const sim::SimTime start = s.q().now();
+  s.Run(s.fs().WriteCheckpointNow());
+  EXPECT_EQ(s.fs().checkpoints(), 1u);
+  EXPECT_LT((s.q().now() - start).ns(), sim::Ms(5).ns()) << "the checkpoint waited for plain data";
+  EXPECT_GE(s.device().in_flight(), 1u) << "the data write is still in flight";
+  // A power cut loses the data write: the checkpointed file has its size and
+  // the blocks' old content (never written: zeros).
+  s.PowerCut([](BlockAddr, bool) { return false; });
+  ASSERT_TRUE(s.Mount().ok());
+  s.ExpectCheck();
+  FsResult<Fd> fd = s.Run(s.fs().Open("/a", kRdOnly));
+  ASSERT_TRUE(fd.ok());
+  std::vector<uint8_t> got(kBlocks * kBlockSize, 1);
+  EXPECT_EQ(s.Run(s.fs().Pread(fd.value, 0, got)).value, got.size());
+  EXPECT_TRUE(std::all_of(got.begin(), got.end(), [](uint8_t b) { return b == 0; }));
+}
+
+// sync(2) waits for every data write in flight, also those the flusher
+// started (sync_inodes_sb), before its checkpoint: everything is durable.
+TEST(PolicyTest, SyncWaitsForDataWritesOthersStarted) {
+  F2fsConfig c = testing::TestConfig();
+  c.checkpoint.background = false;
+  c.page_cache.writeback_interval = sim::Ms(1);
+  c.page_cache.dirty_expire = sim::Ms(1);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  constexpr uint64_t kBlocks = 64;
+  s.device().set_extra_latency([](const ssd::BlockRequest& r) {
+    return r.op == ssd::BlockOp::kWrite && r.length == kBlocks * kBlockSize ? sim::Ms(100) : sim::SimTime::Zero();
+  });
+  Files f(&s);
+  f.Write("/a", 0, Pattern(kBlocks * kBlockSize, 7));
+  f.CloseAll();
+  s.Run(Idle(&s.q(), sim::Ms(3)));  // the flusher writes /a back: slow
+  ASSERT_EQ(s.device().in_flight(), 1u);
+  ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+  EXPECT_EQ(s.device().in_flight(), 0u);
+  s.PowerCut([](BlockAddr, bool) { return false; });
+  ASSERT_TRUE(s.Mount().ok());
+  s.ExpectCheck();
+  f.fds.clear();
+  f.Verify();
+}
+
+// A page rewritten while its write is in flight invalidates the block that
+// write targets; the checkpoint whose commit would let that block be reused
+// or discarded waits for the write (the kernel makes the rewrite wait).
+TEST(PolicyTest, CheckpointWaitsForPlainDataToBlocksItFrees) {
+  F2fsConfig c = testing::TestConfig();
+  c.mode = "lfs";  // every rewrite out of place
+  c.checkpoint.background = false;
+  c.page_cache.writeback_interval = sim::Ms(1);
+  c.page_cache.dirty_expire = sim::Ms(1);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  constexpr uint64_t kBlocks = 64;
+  bool first = true;  // only the first write of the file's blocks is slow
+  s.device().set_extra_latency([&first](const ssd::BlockRequest& r) {
+    if (r.op != ssd::BlockOp::kWrite || r.length != kBlocks * kBlockSize || !first) return sim::SimTime::Zero();
+    first = false;
+    return sim::Ms(100);
+  });
+  Files f(&s);
+  f.Write("/a", 0, Pattern(kBlocks * kBlockSize, 7));
+  s.Run(Idle(&s.q(), sim::Ms(3)));  // the flusher writes /a back: slow
+  f.Write("/a", 0, Pattern(kBlocks * kBlockSize, 8));
+  s.Run(Idle(&s.q(), sim::Ms(3)));  // and again, elsewhere: the first write's blocks are invalid
+  ASSERT_TRUE(!first);
+  ASSERT_EQ(s.device().in_flight(), 1u);
+  s.Run(s.fs().WriteCheckpointNow());
+  EXPECT_EQ(s.device().in_flight(), 0u) << "the checkpoint freed blocks a write still targets";
+  s.ExpectCheck();
+  f.Verify();
 }
 
 }  // namespace
