@@ -106,8 +106,10 @@ void F2fs::RegisterStats() {
   for (int i = 0; i < static_cast<int>(CpReason::kCount); ++i)
     cp.Add(&stats_.cp_by_reason[i], std::string("reason.") + kCpReasonNames[i], "count",
            std::string("checkpoints triggered by ") + kCpReasonNames[i]);
-  cp.Add(&stats_.cp_duration, "duration", "ns", "checkpoint duration (lock held exclusive)");
-  cp.Add(&stats_.cp_stall, "stall", "ns", "per operation: time waiting for cp_rwsem held by a checkpoint");
+  cp.Add(&stats_.cp_duration, "duration", "ns",
+         "checkpoint duration, from its start (cp_rwsem waits and the dentry writeback before the lock "
+         "is held included) to its commit");
+  cp.Add(&stats_.cp_stall, "stall", "ns", "per operation: time waiting for cp_rwsem held or awaited by a checkpoint");
   cp.Add(&stats_.cp_stall_ns, "stall_total", "ns", "total time operations stalled behind checkpoints");
   cp.Add(&stats_.cp_blocks, "blocks", "blocks", "blocks written by checkpoints (nodes, dentries, meta, pack)");
   sim::StatGroup io = g.Group("io");

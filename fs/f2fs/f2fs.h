@@ -27,20 +27,21 @@
 // - Page cache with dirty tracking, a memory limit (clean pages evicted
 //   LRU), writer throttling (dirty_ratio) and a flusher thread
 //   (dirty_background_ratio, dirty_expire, writeback interval).
-// - Checkpoint (f2fs_write_checkpoint): cp_rwsem taken exclusive so file
-//   operations stall, dirty dentry pages and all dirty node pages written,
-//   the writes a checkpoint guarantees (nodes, meta, dentries, data moved by
-//   cleaning; not plain file data) waited for, NAT/SIT flushed to journals
-//   or blocks, SSA blocks, CP pack, cache flush and FUA commit block;
-//   prefree segments become free and freed nids
-//   reusable; discards follow. Triggers: fsync needing it, cleaning,
-//   sync/umount, and the background checks (f2fs_balance_fs_bg: excess
-//   dirty nodes/NATs or prefree segments whatever the load; cp_interval
-//   unless I/O is in flight or an operation of a recent request holds
-//   cp_rwsem), run by the flusher and cleaning threads. The
-//   checkpoint decisions (fsync, background) are the Durability mode's
-//   (durability.h, config key `durability`), which also sees every metadata
-//   change at operation time.
+// - Checkpoint (f2fs_write_checkpoint): dirty dentry pages written with
+//   cp_rwsem released until it can be taken exclusive with none dirty
+//   (block_operations' retries, bounded), then, with file operations
+//   stalled, all dirty node pages written, the writes a checkpoint
+//   guarantees (nodes, meta, dentries, data moved by cleaning; not plain
+//   file data) waited for, NAT/SIT flushed to journals or blocks, SSA
+//   blocks, CP pack, cache flush and FUA commit block; prefree segments
+//   become free and freed nids reusable; discards follow. Triggers: fsync
+//   needing it, cleaning, sync/umount, and the background checks
+//   (f2fs_balance_fs_bg: excess dirty nodes/NATs or prefree segments
+//   whatever the load; cp_interval unless I/O is in flight or an operation
+//   of a recent request holds cp_rwsem), run by the flusher and cleaning
+//   threads. The checkpoint decisions (fsync, background) are the
+//   Durability mode's (durability.h, config key `durability`), which also
+//   sees every metadata change at operation time.
 // - fsync (f2fs_do_sync_file): data write-and-wait (including writes other
 //   threads started), the checkpoint cases of need_do_checkpoint, dirty
 //   dnodes written with FSYNC (and DENT) marks to the warm node log and
@@ -128,8 +129,9 @@ class F2fs final : public FileSystem,
   enum class CpReason : uint8_t { kSync, kUmount, kFsync, kGc, kBackground, kRecovery, kCount };
 
   // Observer of checkpoints (crash tests): Begin is called once the
-  // checkpoint holds cp_rwsem (the state it persists is fixed), Committed
-  // once its commit block is durable.
+  // checkpoint holds cp_rwsem for good, after its dentry writeback rounds
+  // (the state it persists is fixed), Committed once its commit block is
+  // durable.
   class Listener {
    public:
     virtual ~Listener() = default;
@@ -623,6 +625,9 @@ class F2fs final : public FileSystem,
   // ---- Checkpoint (f2fs_checkpoint.cc).
   sim::Task<void> Checkpoint(CpReason reason);
   sim::Task<void> DoCheckpoint(CpReason reason);
+  // Writes back the dirty dentry pages of every directory (without taking
+  // cp_rwsem: a checkpoint calls it with the lock released or held).
+  sim::Task<void> SyncDirtyDirs();
   bool FsDirty() const;
   sim::Task<void> BalanceFsBg();  // f2fs_balance_fs_bg
   sim::Task<void> DiscardThread();

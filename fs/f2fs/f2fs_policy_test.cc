@@ -627,5 +627,90 @@ TEST(PolicyTest, CheckpointWaitsForPlainDataToBlocksItFrees) {
   f.Verify();
 }
 
+// block_operations writes dirty dentry pages with cp_rwsem released
+// (f2fs_sync_dirty_inodes(DIR_INODE)) before it takes the lock for good: an
+// operation queued behind the checkpoint runs during that writeback instead
+// of waiting for the whole checkpoint.
+TEST(PolicyTest, OperationsProceedWhileTheCheckpointWritesDentries) {
+  F2fsConfig c = testing::TestConfig();
+  c.checkpoint.background = false;
+  c.page_cache.writeback_interval = sim::Sec(100);
+  c.page_cache.dirty_expire = sim::Sec(100);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  const Fd big = f.Open("/big");
+  const Fd other = f.Open("/other");
+  ASSERT_TRUE(s.Run(s.fs().Mkdir("/d")).ok());
+  s.Run(s.fs().Sync());
+  for (int i = 0; i < 300; ++i) f.Open("/d/f" + std::to_string(i));  // dirty dentry pages
+  const sim::SimTime t0 = s.q().now();
+  sim::SimTime a_done, b_done, cp_done;
+  // A: a 4 MiB write holding cp_rwsem shared (~0.4 ms of copying).
+  sim::Spawn(&s.q(), [](F2fs* fs, Fd fd, sim::EventQueue* q, sim::SimTime* done) -> sim::Task<void> {
+    co_await fs->Pwrite(fd, 0, {}, 4 << 20);
+    *done = q->now();
+  }(s.fs_ptr(), big, &s.q(), &a_done));
+  // The checkpoint asks for the lock while A holds it.
+  sim::Spawn(&s.q(), [](F2fs* fs, sim::EventQueue* q, sim::SimTime* done) -> sim::Task<void> {
+    co_await sim::Delay(q, sim::Us(50));
+    co_await fs->WriteCheckpointNow();
+    *done = q->now();
+  }(s.fs_ptr(), &s.q(), &cp_done));
+  // B arrives after the checkpoint: it queues behind it for cp_rwsem.
+  auto b = [](F2fs* fs, Fd fd, sim::EventQueue* q, sim::SimTime* done) -> sim::Task<void> {
+    co_await sim::Delay(q, sim::Us(100));
+    co_await fs->Pwrite(fd, 0, {}, kBlockSize);
+    *done = q->now();
+  };
+  s.Run(b(s.fs_ptr(), other, &s.q(), &b_done));
+  s.Run(Idle(&s.q(), sim::Ms(20)));
+  ASSERT_GT((a_done - t0).ns(), sim::Us(100).ns()) << "A must hold the lock when B arrives";
+  ASSERT_GT(cp_done.ns(), t0.ns());
+  EXPECT_LT(b_done.ns(), cp_done.ns()) << "B waited for the whole checkpoint";
+  // B's only stall: A's rest, not the checkpoint.
+  const sim::Histogram* stall = s.stats().FindHistogram("fs.cp.stall");
+  ASSERT_NE(stall, nullptr);
+  EXPECT_LE(stall->max(), (a_done - t0).ns());
+  // B's change is in this checkpoint: it ran before the lock was taken for good.
+  EXPECT_EQ(s.fs().dirty_node_pages(), 0u);
+  s.ExpectCheck();
+}
+
+// A checkpoint completes while threads keep creating files in one
+// directory (the unlocked dentry rounds are bounded), and it holds every
+// entry created before its last round.
+TEST(PolicyTest, CheckpointCompletesUnderAStormOfCreates) {
+  F2fsConfig c = testing::TestConfig();
+  c.checkpoint.background = false;
+  c.page_cache.writeback_interval = sim::Sec(100);
+  c.page_cache.dirty_expire = sim::Sec(100);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  ASSERT_TRUE(s.Run(s.fs().Mkdir("/d")).ok());
+  s.Run(s.fs().Sync());
+  constexpr int kThreads = 16, kFiles = 400;
+  int finished = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    sim::Spawn(&s.q(), [](F2fs* fs, int t, int* finished) -> sim::Task<void> {
+      for (int i = 0; i < kFiles; ++i) {
+        FsResult<Fd> fd = co_await fs->Open("/d/t" + std::to_string(t) + "_" + std::to_string(i), kCreat | kRdWr);
+        if (fd.ok()) co_await fs->Close(fd.value);
+      }
+      ++*finished;
+    }(s.fs_ptr(), t, &finished));
+  }
+  auto cp = [](F2fs* fs, sim::EventQueue* q) -> sim::Task<void> {
+    co_await sim::Delay(q, sim::Us(200));
+    co_await fs->WriteCheckpointNow();
+  };
+  s.Run(cp(s.fs_ptr(), &s.q()));
+  EXPECT_EQ(s.fs().checkpoints(), 2u);
+  EXPECT_EQ(finished, 0) << "the checkpoint waited for the creators to finish";
+  s.Run(Idle(&s.q(), sim::Sec(1)));
+  EXPECT_EQ(finished, kThreads);
+  s.ExpectCheck();
+}
+
 }  // namespace
 }  // namespace fs::f2fs
