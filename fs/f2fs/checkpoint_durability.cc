@@ -40,18 +40,30 @@ class CheckpointDurability final : public Durability {
     return false;
   }
 
-  // f2fs_balance_fs_bg's checkpoint triggers.
+  // f2fs_balance_fs_bg's checkpoint triggers, in the kernel's order.
   bool NeedBackgroundCheckpoint() const override {
     const CheckpointConfig& c = cfg_.checkpoint;
     if (!c.background) return false;
+    // do_sync writes no checkpoint when nothing is dirty (f2fs_write_checkpoint).
+    if (!host_.HasUncheckpointedChanges()) return false;
+    // Too much to write at the next checkpoint: one now, whatever the load.
     const bool excess_nats = static_cast<double>(nat_.dirty_count()) >= c.dirty_nats_ratio.value * layout_.max_nid;
     const bool excess_nodes = host_.DirtyNodePages() >= c.dirty_nodes_threshold;
-    if (!host_.IsIdle(c.idle_interval) && !excess_nats && !excess_nodes) return false;
     const uint32_t reclaim =
         std::min<uint32_t>(static_cast<uint32_t>(c.prefree_ratio.value * sm_.main_segments()), 4096);
     const bool excess_prefree = sm_.prefree_segments() > reclaim;
-    const bool time_over = host_.Now() - last_cp_time_ >= c.interval;
-    return (excess_prefree || excess_nats || excess_nodes || time_over) && host_.HasUncheckpointedChanges();
+    if (excess_nats || excess_nodes || excess_prefree) return true;
+    // Background I/O in flight, or a foreground operation recently (a request
+    // within idle_interval while cp_rwsem is held): not now.
+    const bool recent_request = host_.Now() - host_.LastRequestTime() < c.idle_interval;
+    if (host_.InflightIo(/*count_queued_discards=*/true) || (recent_request && host_.CheckpointLockHeld()))
+      return false;
+    if (host_.Now() - last_cp_time_ >= c.interval) return true;
+    // The kernel also checkpoints when both the NAT entry and the ino entry
+    // caches exceed their memory budgets (f2fs_available_free_memory): a
+    // checkpoint is what shrinks them. The model does not bound those
+    // caches, so this trigger never fires.
+    return false;
   }
 
   void OnCheckpointCommitted(sim::SimTime when) override { last_cp_time_ = when; }

@@ -27,8 +27,10 @@
 //   checkpoint  the kernel's (Linux 5.15): metadata reaches flash with the
 //               next checkpoint; fsync writes dnodes with fsync marks for
 //               roll-forward, or a checkpoint in need_do_checkpoint's cases;
-//               background checkpoints on dirty nodes/NATs, prefree segments
-//               or cp_interval when idle (f2fs_balance_fs_bg)
+//               background checkpoints on excess dirty nodes/NATs or
+//               prefree segments whatever the load, and on cp_interval
+//               unless I/O is in flight or an operation of a recent
+//               request holds cp_rwsem (f2fs_balance_fs_bg)
 //
 // Registration: an implementation .cc registers its DurabilityInfo with
 // sim::Registrar (sim/registry.h) and is chosen by name with the config key
@@ -82,8 +84,16 @@ struct FsyncFacts {
 class DurabilityHost {
  public:
   virtual sim::SimTime Now() const = 0;
-  // No operation for `interval` and no I/O in flight.
-  virtual bool IsIdle(sim::SimTime interval) const = 0;
+  // When the last file-system request (operation) started or ended: the
+  // kernel's last_time[REQ_TIME].
+  virtual sim::SimTime LastRequestTime() const = 0;
+  // is_inflight_io: reads, plain file-data writes (not the writes a
+  // checkpoint guarantees) or cache flushes in flight, or, with
+  // `count_queued_discards`, discards issued and not completed.
+  virtual bool InflightIo(bool count_queued_discards) const = 0;
+  // rwsem_is_locked(cp_rwsem): operations hold the checkpoint lock shared,
+  // or a checkpoint holds or awaits it.
+  virtual bool CheckpointLockHeld() const = 0;
   virtual uint64_t DirtyNodePages() const = 0;
   // Something a checkpoint would write (dirty nodes, NAT/SIT/SSA, dentries, prefree).
   virtual bool HasUncheckpointedChanges() const = 0;

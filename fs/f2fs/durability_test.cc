@@ -11,11 +11,18 @@ namespace {
 
 struct FakeHost final : DurabilityHost {
   sim::SimTime Now() const override { return now; }
-  bool IsIdle(sim::SimTime interval) const override { return idle; }
+  sim::SimTime LastRequestTime() const override { return last_request; }
+  bool InflightIo(bool count_queued_discards) const override {
+    return inflight_io || (count_queued_discards && queued_discards);
+  }
+  bool CheckpointLockHeld() const override { return lock_held; }
   uint64_t DirtyNodePages() const override { return dirty_nodes; }
   bool HasUncheckpointedChanges() const override { return dirty; }
   sim::SimTime now;
-  bool idle = false;
+  sim::SimTime last_request;
+  bool inflight_io = false;
+  bool queued_discards = false;
+  bool lock_held = false;
   uint64_t dirty_nodes = 0;
   bool dirty = false;
 };
@@ -84,11 +91,10 @@ TEST(CheckpointDurabilityTest, FsyncRollsForwardUnlessACheckpointCaseApplies) {
   EXPECT_TRUE(fb.Make("checkpoint")->FsyncNeedsCheckpoint(RegularFile()));
 }
 
-TEST(CheckpointDurabilityTest, BackgroundCheckpointWhenIdleDirtyAndTheIntervalPassed) {
+TEST(CheckpointDurabilityTest, BackgroundCheckpointWhenDirtyAndTheIntervalPassed) {
   Fixture fx;
   auto d = fx.Make("checkpoint");
   d->OnCheckpointCommitted(sim::SimTime::Zero());
-  fx.host.idle = true;
   fx.host.dirty = true;
   fx.host.now = fx.cfg.checkpoint.interval - sim::Sec(1);
   EXPECT_FALSE(d->NeedBackgroundCheckpoint());
@@ -97,14 +103,58 @@ TEST(CheckpointDurabilityTest, BackgroundCheckpointWhenIdleDirtyAndTheIntervalPa
   fx.host.dirty = false;
   EXPECT_FALSE(d->NeedBackgroundCheckpoint()) << "nothing to write";
   fx.host.dirty = true;
-  fx.host.idle = false;
-  EXPECT_FALSE(d->NeedBackgroundCheckpoint()) << "busy and below every threshold";
+  fx.host.inflight_io = true;
+  EXPECT_FALSE(d->NeedBackgroundCheckpoint()) << "I/O in flight and below every threshold";
   fx.host.dirty_nodes = fx.cfg.checkpoint.dirty_nodes_threshold;
   EXPECT_TRUE(d->NeedBackgroundCheckpoint()) << "excess dirty nodes";
   d->OnCheckpointCommitted(fx.host.now);
-  fx.host.idle = true;
+  fx.host.inflight_io = false;
   fx.host.dirty_nodes = 0;
   EXPECT_FALSE(d->NeedBackgroundCheckpoint()) << "the interval restarts at the commit";
+}
+
+// f2fs_balance_fs_bg: the periodic checkpoint needs no idle period, only no
+// I/O in flight and no operation of a recent request holding cp_rwsem.
+TEST(CheckpointDurabilityTest, PeriodicCheckpointUnderLoadWhenNoIoInFlightAndTheLockIsFree) {
+  Fixture fx;
+  auto d = fx.Make("checkpoint");
+  d->OnCheckpointCommitted(sim::SimTime::Zero());
+  fx.host.dirty = true;
+  fx.host.now = fx.cfg.checkpoint.interval + sim::Sec(1);
+  fx.host.last_request = fx.host.now - sim::Ms(10);  // busy: far less than idle_interval ago
+  EXPECT_TRUE(d->NeedBackgroundCheckpoint()) << "no I/O in flight, cp_rwsem free";
+  fx.host.lock_held = true;
+  EXPECT_FALSE(d->NeedBackgroundCheckpoint()) << "an operation of a recent request holds cp_rwsem";
+  fx.host.last_request = fx.host.now - fx.cfg.checkpoint.idle_interval;
+  EXPECT_TRUE(d->NeedBackgroundCheckpoint()) << "the holder's request is older than idle_interval";
+  fx.host.lock_held = false;
+  fx.host.last_request = fx.host.now - sim::Ms(10);
+  fx.host.inflight_io = true;
+  EXPECT_FALSE(d->NeedBackgroundCheckpoint()) << "I/O in flight";
+  fx.host.inflight_io = false;
+  fx.host.queued_discards = true;
+  EXPECT_FALSE(d->NeedBackgroundCheckpoint()) << "discards in flight count for the checkpoint's check";
+}
+
+// excess_prefree_segs (like excess dirty nodes/NATs) triggers a checkpoint
+// whatever the load.
+TEST(CheckpointDurabilityTest, ExcessPrefreeSegmentsCheckpointUnderLoad) {
+  Fixture fx;
+  auto d = fx.Make("checkpoint");
+  d->OnCheckpointCommitted(sim::SimTime::Zero());
+  fx.host.dirty = true;
+  fx.host.now = sim::Sec(1);
+  fx.host.last_request = fx.host.now;
+  fx.host.inflight_io = true;
+  fx.host.lock_held = true;
+  EXPECT_FALSE(d->NeedBackgroundCheckpoint());
+  // More segments in use without valid blocks (prefree) than prefree_ratio
+  // of the main area.
+  const uint32_t reclaim = static_cast<uint32_t>(fx.cfg.checkpoint.prefree_ratio.value * fx.sm.main_segments());
+  for (uint32_t s = fx.sm.main_segments() - 1; fx.sm.prefree_segments() <= reclaim; --s)
+    if (fx.sm.IsFree(SegNo{s})) fx.sm.ReserveSegment(SegNo{s});
+  ASSERT_GT(fx.sm.prefree_segments(), reclaim);
+  EXPECT_TRUE(d->NeedBackgroundCheckpoint());
 }
 
 }  // namespace

@@ -27,16 +27,21 @@
 // - Page cache with dirty tracking, a memory limit (clean pages evicted
 //   LRU), writer throttling (dirty_ratio) and a flusher thread
 //   (dirty_background_ratio, dirty_expire, writeback interval).
-// - Checkpoint (f2fs_write_checkpoint): cp_rwsem taken exclusive so file
-//   operations stall, dirty dentry pages and all dirty node pages written,
-//   NAT/SIT flushed to journals or blocks, SSA blocks, CP pack, cache flush
-//   and FUA commit block; prefree segments become free and freed nids
-//   reusable; discards follow. Triggers: fsync needing it, cleaning,
-//   sync/umount, and the background checks (dirty nodes/NATs, prefree,
-//   cp_interval when idle), run by the flusher and cleaning threads. The
-//   checkpoint decisions (fsync, background) are the Durability mode's
-//   (durability.h, config key `durability`), which also sees every metadata
-//   change at operation time.
+// - Checkpoint (f2fs_write_checkpoint): dirty dentry pages written with
+//   cp_rwsem released until it can be taken exclusive with none dirty
+//   (block_operations' retries, bounded), then, with file operations
+//   stalled, all dirty node pages written, the writes a checkpoint
+//   guarantees (nodes, meta, dentries, data moved by cleaning; not plain
+//   file data) waited for, NAT/SIT flushed to journals or blocks, SSA
+//   blocks, CP pack, cache flush and FUA commit block; prefree segments
+//   become free and freed nids reusable; discards follow. Triggers: fsync
+//   needing it, cleaning, sync/umount, and the background checks
+//   (f2fs_balance_fs_bg: excess dirty nodes/NATs or prefree segments
+//   whatever the load; cp_interval unless I/O is in flight or an operation
+//   of a recent request holds cp_rwsem), run by the flusher and cleaning
+//   threads. The checkpoint decisions (fsync, background) are the
+//   Durability mode's (durability.h, config key `durability`), which also
+//   sees every metadata change at operation time.
 // - fsync (f2fs_do_sync_file): data write-and-wait (including writes other
 //   threads started), the checkpoint cases of need_do_checkpoint, dirty
 //   dnodes written with FSYNC (and DENT) marks to the warm node log and
@@ -56,10 +61,11 @@
 //   picks the newest valid CP pack, loads NAT/SIT/SSA, frees orphans and runs
 //   roll-forward recovery of fsynced dnodes (f2fs_recover_fsync_data).
 //
-// Documented deviations: a checkpoint waits for every write in flight
-// (data included) before its cache flush, so a checkpoint never references
-// a data block whose write may still be lost; node pages are written only
-// by checkpoints, fsync and foreground cleaning;
+// Documented deviations: a page may be rewritten or truncated while its
+// write is in flight (the kernel first waits for the page's writeback), so
+// a checkpoint also waits for the plain data writes in flight to blocks
+// invalidated since, before its commit lets them be reused; node pages are
+// written only by checkpoints, fsync and foreground cleaning;
 // roll-forward recovery drops blocks beyond the recovered i_size and leaves
 // a name held by a directory alone (the fsynced file is then released);
 // the dentry hash is the model's own string hash; the NAT is kept whole in
@@ -132,8 +138,9 @@ class F2fs final : public FileSystem,
   enum class CpReason : uint8_t { kSync, kUmount, kFsync, kGc, kBackground, kRecovery, kCount };
 
   // Observer of checkpoints (crash tests): Begin is called once the
-  // checkpoint holds cp_rwsem (the state it persists is fixed), Committed
-  // once its commit block is durable.
+  // checkpoint holds cp_rwsem for good, after its dentry writeback rounds
+  // (the state it persists is fixed), Committed once its commit block is
+  // durable.
   class Listener {
    public:
     virtual ~Listener() = default;
@@ -187,7 +194,8 @@ class F2fs final : public FileSystem,
   sim::Task<FsStatus> Rename(std::string_view from, std::string_view to) override;
   // Names in the directory (without "." and ".."), in on-disk order.
   sim::Task<FsResult<std::vector<std::string>>> Readdir(std::string_view path) override;
-  // sync(2): writes back all dirty data, then a checkpoint.
+  // sync(2): writes back all dirty data, waits for every data write in
+  // flight (also those the flusher started), then a checkpoint.
   sim::Task<FsStatus> Sync() override;
 
   // ---- Extras.
@@ -232,6 +240,7 @@ class F2fs final : public FileSystem,
   uint64_t app_blocks_written() const { return stats_.app_bytes_written.value() / kBlockSize; }
   uint64_t recovered_dnodes() const { return stats_.recovered_dnodes.value(); }
   uint64_t gc_moved_blocks() const;
+  uint64_t gc_moved_bg_blocks() const { return stats_.gc_moved_bg.value(); }
   uint64_t ipu_blocks() const { return stats_.ipu_blocks.value(); }
   uint64_t ssr_allocations() const { return stats_.ssr_blocks.value(); }
   const sim::Histogram& fsync_latency() const { return stats_.fsync_total; }
@@ -332,6 +341,7 @@ class F2fs final : public FileSystem,
     std::vector<Page*> pages;
     std::vector<uint32_t> inos;       // per block: file whose data it is (0: none)
     std::vector<uint64_t> node_seqs;  // warm-node writes: their sequence numbers
+    uint64_t plain_seq = 0;           // plain data writes: the key in plain_writes_
     IoReq* next_free = nullptr;
   };
   // Merges contiguous block writes into requests of at most max_io bytes.
@@ -443,7 +453,15 @@ class F2fs final : public FileSystem,
 
   // ---- DurabilityHost.
   sim::SimTime Now() const override { return q_->now(); }
-  bool IsIdle(sim::SimTime interval) const override;
+  sim::SimTime LastRequestTime() const override { return last_op_time_; }
+  // is_inflight_io: reads, plain data writes (kData: not checkpoint-
+  // guaranteed, F2FS_WB_DATA) or a cache flush in flight, or, with
+  // `count_queued_discards` (false for the discard thread itself), discards
+  // issued and not completed (queued_discard). The kernel also counts
+  // direct I/O; the model has none (O_DIRECT goes through the page cache).
+  // The one helper for every background thread's "I/O in flight" check.
+  bool InflightIo(bool count_queued_discards) const override;
+  bool CheckpointLockHeld() const override { return !cp_lock_.idle(); }
   uint64_t DirtyNodePages() const override { return dirty_nids_.size(); }
   bool HasUncheckpointedChanges() const override { return FsDirty(); }
 
@@ -502,6 +520,17 @@ class F2fs final : public FileSystem,
   sim::Task<void> WaitBatch(IoBatch& b);
   sim::Task<void> IssueFlush();  // merged cache flush (flush_merge)
   sim::Task<void> WaitAllWrites();
+  // Waits until every plain data write submitted up to now has completed,
+  // whoever submitted it (sync_inodes_sb waiting on pages under writeback).
+  sim::Task<void> WaitPlainWrites();
+  // The writes a checkpoint guarantees (f2fs_is_cp_guaranteed): node, meta
+  // and checkpoint blocks, directory data (dentries) and data moved by
+  // cleaning; not plain file data, which only fsync makes durable.
+  static bool CpGuaranteed(Io kind) { return kind != Io::kData; }
+  // Waits until every CpGuaranteed write in flight now has completed, and
+  // every plain data write in flight to a block no longer valid (the page
+  // was rewritten elsewhere or truncated since; see DoCheckpoint).
+  sim::Task<void> WaitCheckpointWrites();
   void OnBlockComplete(ssd::BlockRequest* req) override;
   void PageWritebackDone(Page* p);
 
@@ -620,6 +649,9 @@ class F2fs final : public FileSystem,
   // ---- Checkpoint (f2fs_checkpoint.cc).
   sim::Task<void> Checkpoint(CpReason reason);
   sim::Task<void> DoCheckpoint(CpReason reason);
+  // Writes back the dirty dentry pages of every directory (without taking
+  // cp_rwsem: a checkpoint calls it with the lock released or held).
+  sim::Task<void> SyncDirtyDirs();
   bool FsDirty() const;
   sim::Task<void> BalanceFsBg();  // f2fs_balance_fs_bg
   sim::Task<void> DiscardThread();
@@ -631,6 +663,8 @@ class F2fs final : public FileSystem,
   bool Stopping() const override { return stopping_; }
   bool HasNotEnoughFreeSecs(uint32_t freed) const override { return HasNotEnoughFreeSecs(freed, 0); }
   uint64_t ValidBlocks() const override { return valid_block_count_; }
+  // No operation for `interval` and no I/O of any kind in flight.
+  bool IsIdle(sim::SimTime interval) const override;
   sim::Task<void> CheckpointForCleaning() override { return Checkpoint(CpReason::kGc); }
   sim::Task<uint32_t> MigrateSection(uint32_t sec, bool foreground) override;
   sim::Task<void> BackgroundBalance() override { return BalanceFsBg(); }
@@ -708,10 +742,18 @@ class F2fs final : public FileSystem,
   IoReq* free_reqs_ = nullptr;
   std::vector<std::unique_ptr<IoReq>> all_reqs_;
   uint64_t writes_in_flight_ = 0;
+  uint64_t cp_writes_in_flight_ = 0;  // of the kinds CpGuaranteed (F2FS_WB_CP_DATA)
+  // Plain data writes in flight (Io::kData: F2FS_WB_DATA), by submission number.
+  std::map<uint64_t, const IoReq*> plain_writes_;
+  uint64_t plain_write_seq_ = 0;
+  std::set<uint64_t> cp_awaited_plain_;  // the plain writes WaitCheckpointWrites waits for
+  WaitQueue cp_io_wq_;                   // WaitCheckpointWrites' waiter
+  uint64_t reads_in_flight_ = 0;
+  uint64_t trims_in_flight_ = 0;
   uint64_t warm_node_seq_ = 0;
   std::set<uint64_t> warm_node_inflight_;
   uint64_t ios_in_flight_ = 0;
-  WaitQueue io_wq_;
+  WaitQueue io_wq_;  // WaitAllWrites' and WaitPlainWrites' waiters
   bool flush_inflight_ = false;
   std::vector<sim::Completion<bool>*> flush_waiters_cur_;
   std::vector<sim::Completion<bool>*> flush_waiters_next_;

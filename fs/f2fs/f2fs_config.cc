@@ -23,9 +23,11 @@ void MkfsConfig::Describe(sim::Schema<MkfsConfig>& s) {
 
 void CheckpointConfig::Describe(sim::Schema<CheckpointConfig>& s) {
   s.Param("interval", &CheckpointConfig::interval, "60s",
-          "cp_interval: periodic checkpoint when the FS is idle and this long passed since the last one");
+          "cp_interval: background checkpoint once this long passed since the last one, unless I/O is in "
+          "flight or an operation of a recent request holds cp_rwsem (f2fs_balance_fs_bg)");
   s.Param("idle_interval", &CheckpointConfig::idle_interval, "5s",
-          "idle_interval: no request for this long (and no I/O in flight) counts as idle");
+          "idle_interval (REQ_TIME): a request within this long while an operation holds cp_rwsem defers "
+          "the cp_interval checkpoint (f2fs_balance_fs_bg)");
   s.Param("dirty_nodes_threshold", &CheckpointConfig::dirty_nodes_threshold, "4096",
           "Checkpoint when dirty node pages reach this (8 segments, excess_dirty_nodes)");
   s.Param("dirty_nats_ratio", &CheckpointConfig::dirty_nats_ratio, "10%",

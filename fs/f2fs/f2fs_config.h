@@ -27,7 +27,7 @@ struct MkfsConfig {
 
 struct CheckpointConfig {
   sim::SimTime interval;        // cp_interval
-  sim::SimTime idle_interval;   // REQ_TIME idle before periodic work
+  sim::SimTime idle_interval;   // REQ_TIME: a request this recent with cp_rwsem held defers cp_interval
   uint32_t dirty_nodes_threshold;  // pages (excess_dirty_nodes)
   sim::Ratio dirty_nats_ratio;     // of max nid (excess_dirty_nats)
   sim::Ratio prefree_ratio;        // of main segments, capped at 4096 (excess_prefree_segs)

@@ -8,7 +8,10 @@
 //    only extra entries are fsynced files (roll-forward re-links them);
 //  - every file shows, per page and for its size, a state it had at or
 //    after its last completed fsync (files with an fsync cut in the middle
-//    are exempt: posix-mode fsync promises nothing until it returns).
+//    are exempt: posix-mode fsync promises nothing until it returns); a
+//    page written since that fsync whose block's write the cut lost may
+//    show what the block held before (a checkpoint does not wait for plain
+//    file data, so it may point at such a block).
 #include <deque>
 #include <set>
 
@@ -56,8 +59,25 @@ sim::Task<std::string> Walk(F2fs* fs, std::string prefix, std::map<std::string, 
   co_return "";
 }
 
+// (inode, page) pairs of the files of `refs` written since their last fsync
+// whose block, as the mounted volume maps it, had its write lost by the cut
+// (`lost`: addresses of the dropped writes). Call right after the mount.
+using StalePages = std::set<std::pair<uint64_t, uint64_t>>;
+StalePages StalePagesOf(Stack& s, const std::vector<const RefFs*>& refs, const std::set<uint32_t>& lost) {
+  StalePages out;
+  for (const RefFs* ref : refs)
+    for (const auto& [id, f] : ref->files)
+      for (uint64_t page : f.written_since_fsync)
+        if (lost.count(testing::FileBlockAddress(s.fs(), s.image(), Nid{static_cast<uint32_t>(f.ino)}, page).v))
+          out.insert({f.ino, page});
+  return out;
+}
+
+// `stale_shown`, if set, counts the pages that held content they never had,
+// accepted as stale.
 sim::Task<std::string> CheckRecovered(F2fs* fs, const RefFs* ref, const std::map<std::string, RefEntry>* cp_ns,
-                                      uint64_t cp_clock, std::string prefix = "") {
+                                      uint64_t cp_clock, const StalePages* stale, std::string prefix = "",
+                                      uint64_t* stale_shown = nullptr) {
   auto fsp = [&](const std::string& p) { return prefix.empty() ? p : (p == "/" ? prefix : prefix + p); };
   std::map<std::string, Seen> got;
   std::string err = co_await Walk(fs, prefix, &got);
@@ -120,6 +140,10 @@ sim::Task<std::string> CheckRecovered(F2fs* fs, const RefFs* ref, const std::map
         for (const auto& cand : it->second)
           if (std::equal(cand.begin(), cand.begin() + n, data.begin() + page * kBlockSize)) ok = true;
       }
+      if (!ok && f.written_since_fsync.count(page) && stale->count({g.ino, page})) {
+        ok = true;
+        if (stale_shown) ++*stale_shown;
+      }
       if (!ok) {
         std::string d = fmt::format("size {} fsynced {} last_fsync {} cp_clock {} moved {} data.size {} cands:", size,
                                     f.fsynced, f.last_fsync_clock, cp_clock, f.moved_since_fsync, f.data.size());
@@ -166,15 +190,58 @@ F2fsConfig CrashConfig() {
   return c;
 }
 
+// Fills the volume with non-zero content in `path` (until it is full),
+// deletes it and syncs: the free blocks hold stale content.
+sim::Task<void> FillAndDelete(F2fs* fs, std::string path) {
+  FsResult<Fd> fd = co_await fs->Open(path, kCreat | kRdWr);
+  CHECK(fd.ok());
+  const std::vector<uint8_t> chunk = testing::Pattern(1 << 20, 99);
+  for (uint64_t off = 0;; off += chunk.size()) {
+    FsResult<uint64_t> r = co_await fs->Pwrite(fd.value, off, chunk, chunk.size());
+    if (!r.ok() || r.value < chunk.size()) break;
+  }
+  co_await fs->Close(fd.value);
+  co_await fs->Sync();
+  CHECK((co_await fs->Unlink(path)).ok());
+  co_await fs->Sync();
+}
+
+// Passes checkpoint events on and notes commits.
+class CommitWatch : public F2fs::Listener {
+ public:
+  explicit CommitWatch(F2fs::Listener* inner) : inner_(inner) {}
+  void OnCheckpointBegin(uint64_t v) override { inner_->OnCheckpointBegin(v); }
+  void OnCheckpointCommitted(uint64_t v) override {
+    inner_->OnCheckpointCommitted(v);
+    committed = true;
+  }
+  bool committed = false;
+
+ private:
+  F2fs::Listener* inner_;
+};
+
+// `slow_writes`: a random third of the device's writes take up to 10 ms
+// more (held up in the device), so checkpoints commit while plain data
+// writes are in flight, and in half the iterations the cut comes right
+// after the first checkpoint commit past the random event.
 void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_seed, bool big_writes = false,
-                        const ssd::DeviceLayout& device_layout = {}) {
+                        const ssd::DeviceLayout& device_layout = {}, bool slow_writes = false,
+                        bool expect_bg_gc = false) {
   sim::Rng rng(base_seed, "f2fs.test.crash");
+  sim::Rng slow_rng(base_seed, "f2fs.test.crash.slow");
   int recovered_runs = 0;
-  uint64_t gc_moved = 0;
+  uint64_t gc_moved = 0, bg_moved = 0, stale_pages = 0;
   for (int it = 0; it < iterations; ++it) {
     SCOPED_TRACE("iteration " + std::to_string(it));
     Stack s(96ull << 20, cfg, device_layout);
     s.FormatAndMount();
+    if (slow_writes) {
+      s.device().set_extra_latency([&slow_rng](const ssd::BlockRequest& r) {
+        if (r.op != ssd::BlockOp::kWrite || !slow_rng.Bernoulli(1.0 / 3)) return sim::SimTime::Zero();
+        return sim::Us(static_cast<int64_t>(slow_rng.Uniform(10000)));
+      });
+    }
     WorkloadOptions opt;
     opt.ops = 300;
     opt.check_every_step = false;
@@ -188,7 +255,8 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
     }
     auto w = std::make_unique<RandomWorkload>(s.fs_ptr(), rng.Next(), opt);
     CpRecorder rec(&w->ref());
-    s.fs().set_listener(&rec);
+    CommitWatch watch(&rec);
+    s.fs().set_listener(&watch);
     // Run up to a random event.
     bool done = false;
     if (big_writes) s.Run(w->Prefill("/ballast", s.fs().layout().user_block_count * kBlockSize * 7 / 10));
@@ -202,16 +270,28 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
     const uint64_t cut = 20 + rng.Uniform(big_writes ? 3500 : 1500);
     uint64_t steps = 0;
     while (!done && steps < cut && s.q().Step()) ++steps;
+    if (slow_writes && slow_rng.Bernoulli(0.5)) {
+      watch.committed = false;
+      while (!done && !watch.committed && s.q().Step()) ++steps;
+    }
     ASSERT_TRUE(w->failure.empty()) << w->failure;
     gc_moved += s.fs().gc_moved_blocks() + s.fs().ssr_allocations();
+    bg_moved += s.fs().gc_moved_bg_blocks();
     // Power cut: volatile writes survive at random.
     s.fs().PowerCut();
     s.q().Clear();
     h.destroy();
     const double keep_done = rng.UniformDouble(), keep_inflight = rng.UniformDouble() * 0.5;
-    s.PowerCut([&](BlockAddr, bool completed) { return rng.Bernoulli(completed ? keep_done : keep_inflight); });
+    std::set<uint32_t> lost;
+    s.PowerCut([&](BlockAddr a, bool completed) {
+      const bool keep = rng.Bernoulli(completed ? keep_done : keep_inflight);
+      if (!keep) lost.insert(a.v);
+      return keep;
+    });
     sim::Status st = s.Mount();
     ASSERT_TRUE(st.ok()) << st.message();
+    const StalePages stale = StalePagesOf(s, {&w->ref()}, lost);
+    stale_pages += stale.size();
     s.ExpectCheck();
     if (s.fs().recovered_dnodes() > 0) ++recovered_runs;
     const uint64_t ver = s.fs().mounted_checkpoint_version();
@@ -224,7 +304,7 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
     } else {
       cp_ns = {{"/", RefEntry{true, 0}}};
     }
-    const std::string err = s.Run(CheckRecovered(s.fs_ptr(), &w->ref(), &cp_ns, cp_clock));
+    const std::string err = s.Run(CheckRecovered(s.fs_ptr(), &w->ref(), &cp_ns, cp_clock, &stale));
     ASSERT_TRUE(err.empty()) << "cut after " << steps << " events (cp " << ver << "): " << err;
     // The recovered volume keeps working.
     FsResult<Fd> fd = s.Run(s.fs().Open("/after_crash", kCreat | kRdWr));
@@ -238,12 +318,140 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
   }
   // Roll-forward recovery (and with big writes, cleaning or SSR) must actually have been exercised.
   EXPECT_GT(recovered_runs, 0);
+  // With slow writes some cut must have lost the write of a block a
+  // checkpoint points at.
+  if (slow_writes) {
+    EXPECT_GT(stale_pages, 0u);
+  }
   if (big_writes) {
     EXPECT_GT(gc_moved, 0u);
+  }
+  if (expect_bg_gc) {
+    EXPECT_GT(bg_moved, 0u);
   }
 }
 
 TEST(CrashTest, RandomCutsDefaultConfig) { RunCrashIterations(CrashConfig(), 60, 1); }
+
+// Checkpoints commit while plain data writes are still in flight (they do
+// not wait for them) and the cut loses some: recovered files may point at
+// blocks whose write was lost, which is legal for pages written since the
+// last fsync; everything else is checked as before.
+TEST(CrashTest, RandomCutsSlowDataWrites) {
+  RunCrashIterations(CrashConfig(), 60, 11, /*big_writes=*/false, {}, /*slow_writes=*/true);
+}
+
+// A page fsynced, then rewritten: the checkpoint points at the rewrite's
+// block while its write is still in flight, and the cut loses it. The page
+// shows what that block held before, content the file never had; the
+// oracle accepts it because nothing promised the rewrite durable.
+TEST(CrashTest, LostWriteOfACheckpointedPageShowsStaleContent) {
+  F2fsConfig c = CrashConfig();
+  c.checkpoint.background = false;
+  c.gc.background = false;
+  c.page_cache.writeback_interval = sim::Ms(1);
+  c.page_cache.dirty_expire = sim::Ms(1);
+  Stack s(96ull << 20, c);
+  s.FormatAndMount();
+  s.Run(FillAndDelete(s.fs_ptr(), "/stale"));
+  constexpr uint64_t kPages = 8;
+  RefFs ref;
+  RefFile& f = ref.files[1];
+  f.id = 1;
+  ref.ns["/f"] = RefEntry{false, 1};
+  const Fd fd = s.Run(s.fs().Open("/f", kCreat | kRdWr)).value;
+  f.data = testing::Pattern(kPages * kBlockSize, 1);
+  ASSERT_TRUE(s.Run(s.fs().Pwrite(fd, 0, f.data, f.data.size())).ok());
+  ASSERT_TRUE(s.Run(s.fs().Fsync(fd)).ok());
+  f.ino = s.Run(s.fs().Fstat(fd)).value.ino;
+  f.fsynced = true;
+  f.last_fsync_clock = ++ref.clock;
+  f.path_at_fsync = "/f";
+  RefFs::MarkDurable(f);
+  // The rewrite, written back by the flusher, stays 100 ms in the device.
+  s.device().set_extra_latency([](const ssd::BlockRequest& r) {
+    return r.op == ssd::BlockOp::kWrite && r.length == kPages * kBlockSize ? sim::Ms(100) : sim::SimTime::Zero();
+  });
+  const std::vector<uint8_t> next = testing::Pattern(kPages * kBlockSize, 2);
+  RefFs::AllowTransition(f, next);
+  RefFs::MarkWritten(f, 0, next.size());
+  ++ref.clock;
+  ASSERT_TRUE(s.Run(s.fs().Pwrite(fd, 0, next, next.size())).ok());
+  f.data = next;
+  s.Run([](sim::EventQueue* q) -> sim::Task<void> { co_await sim::Delay(q, sim::Ms(3)); }(&s.q()));
+  ASSERT_EQ(s.device().in_flight(), 1u);
+  CpRecorder rec(&ref);
+  s.fs().set_listener(&rec);
+  s.Run(s.fs().WriteCheckpointNow());
+  const uint64_t ver = s.fs().checkpoint_version();
+  std::set<uint32_t> lost;
+  s.PowerCut([&](BlockAddr a, bool) {
+    lost.insert(a.v);
+    return false;
+  });
+  ASSERT_TRUE(s.Mount().ok());
+  ASSERT_EQ(s.fs().mounted_checkpoint_version(), ver);
+  const StalePages stale = StalePagesOf(s, {&ref}, lost);
+  EXPECT_EQ(stale.size(), kPages);
+  s.ExpectCheck();
+  uint64_t shown = 0;
+  const std::string err =
+      s.Run(CheckRecovered(s.fs_ptr(), &ref, &rec.snapshots.at(ver), rec.clocks.at(ver), &stale, "", &shown));
+  EXPECT_TRUE(err.empty()) << err;
+  EXPECT_EQ(shown, kPages);
+}
+
+// Background cleaning dirties the fsynced pages of a victim; the flusher
+// writes them to a new segment and the device holds that write up. The
+// checkpoint that follows points the file at the new blocks, so it must
+// wait for that write (page_private_gcing is checkpoint-guaranteed): a cut
+// right after its commit, losing everything not yet flushed, keeps the file.
+TEST(CrashTest, CheckpointWaitsForPagesMovedByBackgroundCleaning) {
+  F2fsConfig c = CrashConfig();
+  c.checkpoint.background = false;
+  c.gc.background = false;
+  c.page_cache.writeback_interval = sim::Ms(1);
+  c.page_cache.dirty_expire = sim::Ms(1);
+  Stack s(96ull << 20, c);
+  s.FormatAndMount();
+  s.Run(FillAndDelete(s.fs_ptr(), "/stale"));
+  constexpr uint64_t kPages = 32;  // more than min_hot_blocks: the warm data log
+  const std::vector<uint8_t> keep = testing::Pattern(kPages * kBlockSize, 1);
+  const Fd fd = s.Run(s.fs().Open("/keep", kCreat | kRdWr)).value;
+  ASSERT_TRUE(s.Run(s.fs().Pwrite(fd, 0, keep, keep.size())).ok());
+  ASSERT_TRUE(s.Run(s.fs().Fsync(fd)).ok());
+  // Fill the rest of /keep's segment (and more) with a file then deleted:
+  // the segment holds /keep's blocks alone, the cheapest victim.
+  const Fd junk = s.Run(s.fs().Open("/junk", kCreat | kRdWr)).value;
+  const std::vector<uint8_t> j = testing::Pattern(3 * kBlocksPerSeg * kBlockSize, 2);
+  ASSERT_TRUE(s.Run(s.fs().Pwrite(junk, 0, j, j.size())).ok());
+  ASSERT_TRUE(s.Run(s.fs().Fsync(junk)).ok());
+  ASSERT_TRUE(s.Run(s.fs().Close(junk)).ok());
+  ASSERT_TRUE(s.Run(s.fs().Unlink("/junk")).ok());
+  ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+  // From here the device holds big writes (the moved pages) 100 ms.
+  s.device().set_extra_latency([](const ssd::BlockRequest& r) {
+    return r.op == ssd::BlockOp::kWrite && r.length >= 16 * kBlockSize ? sim::Ms(100) : sim::SimTime::Zero();
+  });
+  // Background rounds until /keep's segment was a victim (another, of
+  // fewer valid blocks, may come first).
+  for (int round = 0; round < 8 && s.fs().gc_moved_bg_blocks() < kPages; ++round) {
+    s.Run(s.fs().GarbageCollect(/*foreground=*/false));
+  }
+  ASSERT_GE(s.fs().gc_moved_bg_blocks(), kPages);
+  s.Run([](sim::EventQueue* q) -> sim::Task<void> { co_await sim::Delay(q, sim::Ms(3)); }(&s.q()));
+  ASSERT_GE(s.device().in_flight(), 1u) << "the flusher should have written the moved pages";
+  s.Run(s.fs().WriteCheckpointNow());
+  const uint64_t ver = s.fs().checkpoint_version();
+  s.PowerCut([](BlockAddr, bool) { return false; });
+  ASSERT_TRUE(s.Mount().ok());
+  ASSERT_EQ(s.fs().mounted_checkpoint_version(), ver);
+  const Fd rd = s.Run(s.fs().Open("/keep", kRdWr)).value;
+  std::vector<uint8_t> got(keep.size());
+  ASSERT_EQ(s.Run(s.fs().Pread(rd, 0, got)).value, keep.size());
+  EXPECT_TRUE(got == keep) << "the moved blocks of /keep were lost";
+  s.ExpectCheck();
+}
 
 TEST(CrashTest, RandomCutsPerFileNodeListNoInline) {
   F2fsConfig c = CrashConfig();
@@ -284,6 +492,14 @@ TEST(CrashTest, RandomCutsParafs2dLowSpaceCleaning) {
   c.allocation = "parafs_2d";
   testing::RoundRobinPlacement placement(2, testing::MetaFlashBlocks(96ull << 20, c));
   RunCrashIterations(c, 20, 8, /*big_writes=*/true, testing::FixedLayout(2, 8192, &placement));
+}
+
+// Background cleaning only dirties its victims' pages; their writes are of
+// a kind a checkpoint guarantees (page_private_gcing), so the checkpoint
+// that frees a victim waits for them even while the device holds writes
+// up, and a cut right after its commit loses no block it moved.
+TEST(CrashTest, RandomCutsSlowWritesBackgroundCleaning) {
+  RunCrashIterations(CrashConfig(), 25, 12, /*big_writes=*/true, {}, /*slow_writes=*/true, /*expect_bg_gc=*/true);
 }
 
 TEST(CrashTest, RandomCutsLowSpaceSsr) {
@@ -361,9 +577,17 @@ TEST(CrashTest, RandomCutsConcurrentThreads) {
     s.q().Clear();
     for (auto h : hs) h.destroy();
     const double keep_done = rng.UniformDouble(), keep_inflight = rng.UniformDouble() * 0.5;
-    s.PowerCut([&](BlockAddr, bool completed) { return rng.Bernoulli(completed ? keep_done : keep_inflight); });
+    std::set<uint32_t> lost;
+    s.PowerCut([&](BlockAddr a, bool completed) {
+      const bool keep = rng.Bernoulli(completed ? keep_done : keep_inflight);
+      if (!keep) lost.insert(a.v);
+      return keep;
+    });
     sim::Status st = s.Mount();
     ASSERT_TRUE(st.ok()) << st.message();
+    std::vector<const RefFs*> refs;
+    for (auto& w : ws) refs.push_back(&w->ref());
+    const StalePages stale = StalePagesOf(s, refs, lost);
     s.ExpectCheck();
     const uint64_t ver = s.fs().mounted_checkpoint_version();
     for (int t = 0; t < kThreads; ++t) {
@@ -373,7 +597,8 @@ TEST(CrashTest, RandomCutsConcurrentThreads) {
         cp_ns = recs[t]->snapshots.at(ver);
         cp_clock = recs[t]->clocks.at(ver);
       }
-      const std::string err = s.Run(CheckRecovered(s.fs_ptr(), &ws[t]->ref(), &cp_ns, cp_clock, "/t" + std::to_string(t)));
+      const std::string err =
+          s.Run(CheckRecovered(s.fs_ptr(), &ws[t]->ref(), &cp_ns, cp_clock, &stale, "/t" + std::to_string(t)));
       ASSERT_TRUE(err.empty()) << "thread " << t << ", cut after " << steps << " events (cp " << ver << "): " << err;
     }
   }

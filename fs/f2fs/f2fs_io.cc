@@ -21,6 +21,7 @@ void F2fs::FreeReq(IoReq* r) {
   r->pages.clear();
   r->inos.clear();
   r->node_seqs.clear();
+  r->plain_seq = 0;
   r->batch = nullptr;
   r->fua = false;
   r->next_free = free_reqs_;
@@ -120,6 +121,12 @@ void F2fs::SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::ve
   }
   if (batch) ++batch->pending;
   ++writes_in_flight_;
+  if (CpGuaranteed(kind)) {
+    ++cp_writes_in_flight_;
+  } else {
+    r->plain_seq = ++plain_write_seq_;
+    plain_writes_.emplace(r->plain_seq, r);
+  }
   ++ios_in_flight_;
   stats_.blocks_written[static_cast<int>(kind)].Inc(n);
   if (fua) stats_.fua_writes.Inc();
@@ -138,6 +145,7 @@ void F2fs::SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch) 
   r->batch = batch;
   if (batch) ++batch->pending;
   ++ios_in_flight_;
+  ++reads_in_flight_;
   if (!region_reads_.empty()) CountByRegion(start, count, +1, region_reads_);
   stats_.blocks_read[static_cast<int>(kind)].Inc(count);
   dev_->Submit(r);
@@ -153,6 +161,7 @@ void F2fs::SubmitTrim(BlockAddr start, uint32_t count) {
   r->client = this;
   r->kind = Io::kMeta;
   ++ios_in_flight_;
+  ++trims_in_flight_;
   stats_.discards.Inc();
   stats_.discard_blocks.Inc(count);
   dev_->Submit(r);
@@ -218,6 +227,27 @@ sim::Task<void> F2fs::WaitAllWrites() {
   while (writes_in_flight_ > 0 && !dead_) co_await io_wq_.Wait();
 }
 
+sim::Task<void> F2fs::WaitPlainWrites() {
+  const uint64_t mine = plain_write_seq_;
+  while (!dead_ && !plain_writes_.empty() && plain_writes_.begin()->first <= mine) co_await io_wq_.Wait();
+}
+
+sim::Task<void> F2fs::WaitCheckpointWrites() {
+  CHECK(cp_awaited_plain_.empty()) << "two checkpoints waiting at once";
+  for (const auto& [seq, r] : plain_writes_) {
+    const uint32_t first = static_cast<uint32_t>(r->offset / kBlockSize);
+    for (size_t i = 0; i < r->pages.size(); ++i) {
+      // Padding (no page) is never valid.
+      if (r->pages[i] && !sm_->BlockValid(BlockAddr{first + static_cast<uint32_t>(i)})) {
+        cp_awaited_plain_.insert(seq);
+        break;
+      }
+    }
+  }
+  while (!dead_ && (cp_writes_in_flight_ > 0 || !cp_awaited_plain_.empty())) co_await cp_io_wq_.Wait();
+  cp_awaited_plain_.clear();
+}
+
 void F2fs::PageWritebackDone(Page* p) {
   CHECK_GT(p->writeback, 0);
   --p->writeback;
@@ -246,11 +276,18 @@ void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
         if (in && in->wb_writes > 0) --in->wb_writes;
       }
       for (uint64_t q : r->node_seqs) warm_node_inflight_.erase(q);
+      if (r->plain_seq) {
+        plain_writes_.erase(r->plain_seq);
+        cp_awaited_plain_.erase(r->plain_seq);
+      } else {
+        --cp_writes_in_flight_;
+      }
+      if (cp_writes_in_flight_ == 0 && cp_awaited_plain_.empty() && cp_io_wq_.has_waiters()) cp_io_wq_.NotifyAll();
       if (!region_writes_done_.empty())
         CountByRegion(BlockAddr{static_cast<uint32_t>(r->offset / kBlockSize)},
                       static_cast<uint32_t>(r->length / kBlockSize), +1, region_writes_done_);
       --writes_in_flight_;
-      if (writes_in_flight_ == 0) io_wq_.NotifyAll();
+      if ((writes_in_flight_ == 0 || r->plain_seq) && io_wq_.has_waiters()) io_wq_.NotifyAll();
       if (wb_wq_.has_waiters()) wb_wq_.NotifyAll();
       break;
     }
@@ -278,11 +315,13 @@ void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
       break;
     }
     case ssd::BlockOp::kRead:
+      --reads_in_flight_;
       if (!region_reads_.empty())
         CountByRegion(BlockAddr{static_cast<uint32_t>(r->offset / kBlockSize)},
                       static_cast<uint32_t>(r->length / kBlockSize), -1, region_reads_);
       break;
     case ssd::BlockOp::kTrim:
+      --trims_in_flight_;
       break;
   }
   IoBatch* b = r->batch;

@@ -35,6 +35,11 @@ struct RefFile {
   uint64_t last_fsync_clock = 0;   // RefFs::clock when the last fsync returned (0: never)
   std::string path_at_fsync;       // where it was linked then ("" if unlinked)
   bool moved_since_fsync = false;  // unlinked or renamed after that fsync
+  // Pages written (or partly zeroed by a truncate) since the last completed
+  // fsync or sync: nothing promised them durable, so a checkpoint may point
+  // at their block while its write is lost at a power cut (the page then
+  // shows what the block held before).
+  std::set<uint64_t> written_since_fsync;
 };
 
 struct RefEntry {
@@ -94,6 +99,11 @@ class RefFs {
     if (v.empty()) v.push_back(std::vector<uint8_t>(kBlockSize, 0));
     if (std::find(v.begin(), v.end(), content) == v.end()) v.push_back(std::move(content));
   }
+  static void MarkWritten(RefFile& f, uint64_t offset, uint64_t length) {
+    if (length == 0) return;
+    for (uint64_t p = offset / kBlockSize; p <= (offset + length - 1) / kBlockSize; ++p)
+      f.written_since_fsync.insert(p);
+  }
   // Records the states a change of `f` to `next` may leave on flash.
   static void AllowTransition(RefFile& f, const std::vector<uint8_t>& next) {
     f.allowed_sizes.insert(next.size());
@@ -107,6 +117,7 @@ class RefFs {
   static void MarkDurable(RefFile& f) {
     f.allowed_sizes = {f.data.size()};
     f.allowed_pages.clear();
+    f.written_since_fsync.clear();
     const uint64_t pages = (f.data.size() + kBlockSize - 1) / kBlockSize;
     for (uint64_t p = 0; p < pages; ++p) f.allowed_pages[p] = {PageOf(f.data, p)};
   }
@@ -141,6 +152,31 @@ struct WorkloadOptions {
   sim::EventQueue* q = nullptr;   // required when think > 0
   std::string prefix;             // file-system directory holding the model's "/" (must exist)
 };
+
+// The address of block `index` of inode `ino` as the mounted volume maps it
+// (its NAT, and the node blocks as the image holds them: call right after
+// the mount, when no node is dirty); kNullAddr if none.
+inline BlockAddr FileBlockAddress(const F2fs& fs, const Image& image, Nid ino, uint64_t index) {
+  auto node = [&](Nid nid) -> const NodeBlock* {
+    if (nid == kNullNid || !fs.nat().Valid(nid)) return nullptr;
+    const BlockAddr a = fs.nat().Get(nid).addr;
+    if (!IsValidBlkaddr(a)) return nullptr;
+    const BlockPtr& p = image.Read(a);
+    return p && p->type == BlockData::Type::kNode ? static_cast<const NodeBlock*>(p.get()) : nullptr;
+  };
+  const NodeBlock* b = node(ino);
+  if (!b || !b->inode || index >= MaxFileBlocks()) return kNullAddr;
+  const NodePath path = GetNodePath(index);
+  if (path.level == 0) return b->Addr(path.offsets[0]);
+  Nid nid = b->inode->i_nid[path.offsets[0]];
+  for (int l = 1; l <= path.level; ++l) {
+    const NodeBlock* n = node(nid);
+    if (!n) return kNullAddr;
+    if (l == path.level) return n->Addr(path.offsets[l]);
+    nid = n->Child(path.offsets[l]);
+  }
+  return kNullAddr;
+}
 
 // Drives F2fs with random operations and checks each result against RefFs.
 class RandomWorkload {
@@ -305,11 +341,15 @@ class RandomWorkload {
     if (synthetic) std::memset(next.data() + off, 0, len);
     else std::memcpy(next.data() + off, data.data(), len);
     RefFs::AllowTransition(f, next);
+    const std::set<uint64_t> written_before = f.written_since_fsync;
+    RefFs::MarkWritten(f, off, len);
     FsResult<uint64_t> r = co_await fs_->Pwrite(of.fd, off, data, len);
     RefFile& g = ref_.files[of.file];
     if (r.err == Errno::kNoSpc || (r.ok() && r.value < len && r.value > 0)) {
       // Out of space: the first r.value bytes were written.
       ++enospc_;
+      g.written_since_fsync = written_before;
+      RefFs::MarkWritten(g, off, r.value);
       if (r.value > 0) {
         std::vector<uint8_t> part = g.data;
         if (part.size() < off + r.value) part.resize(off + r.value, 0);
@@ -357,6 +397,8 @@ class RandomWorkload {
     std::vector<uint8_t> next = f.data;
     next.resize(size, 0);
     RefFs::AllowTransition(f, next);
+    // The page holding the new end (if inside the old data) gets zeros after it.
+    if (size < f.data.size() && size % kBlockSize != 0) RefFs::MarkWritten(f, size, 1);
     FsStatus r = co_await fs_->Ftruncate(of.fd, size);
     if (!r.ok()) {
       Fail("ftruncate: " + std::string(ErrnoName(r.err)));

@@ -1,4 +1,5 @@
 // Allocation, in-place update, checkpoint, fsync and cleaning policies.
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -766,6 +767,240 @@ TEST(PolicyTest, CheckpointTriggersAndOperationsStall) {
   s.Run(Idle(&s.q(), sim::Ms(10)));
   EXPECT_GT(s.stats().FindHistogram("fs.cp.stall")->count(), 0u);
   EXPECT_GT(s.stats().Value("fs.cp.stall_total"), 0);
+  s.ExpectCheck();
+}
+
+// A workload that is never idle for idle_interval: a 4 KiB write every
+// `gap` for `total`.
+sim::Task<void> SustainedWrites(F2fs* fs, sim::EventQueue* q, Fd fd, sim::SimTime gap, sim::SimTime total) {
+  const sim::SimTime end = q->now() + total;
+  for (uint64_t i = 0; q->now() < end; ++i) {
+    co_await fs->Pwrite(fd, (i % 32) * kBlockSize, {}, kBlockSize);
+    co_await sim::Delay(q, gap);
+  }
+}
+
+// f2fs_balance_fs_bg: excess prefree segments trigger a checkpoint whatever
+// the load (the space they hold is freed only by a checkpoint).
+TEST(PolicyTest, ExcessPrefreeSegmentsCheckpointUnderSustainedLoad) {
+  F2fsConfig c = testing::TestConfig();
+  c.page_cache.writeback_interval = sim::Ms(20);
+  c.page_cache.dirty_expire = sim::Ms(20);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  f.Write("/big", 0, Pattern(20 << 20, 1));
+  s.Run(s.fs().Sync());
+  f.Unlink("/big");
+  const uint32_t reclaim = static_cast<uint32_t>(c.checkpoint.prefree_ratio.value * s.fs().segments().main_segments());
+  ASSERT_GT(s.fs().segments().prefree_segments(), reclaim);
+  const double bg = s.stats().Value("fs.cp.reason.background");
+  s.Run(SustainedWrites(s.fs_ptr(), &s.q(), f.Open("/small"), sim::Ms(2), sim::Ms(300)));
+  EXPECT_GT(s.stats().Value("fs.cp.reason.background"), bg);
+  EXPECT_LE(s.fs().segments().prefree_segments(), reclaim);
+  s.ExpectCheck();
+}
+
+// f2fs_balance_fs_bg: the cp_interval checkpoint needs no idle period, only
+// no I/O in flight and no operation of a recent request holding cp_rwsem.
+TEST(PolicyTest, PeriodicCheckpointUnderSustainedLoad) {
+  F2fsConfig c = testing::TestConfig();
+  c.checkpoint.interval = sim::Ms(100);
+  c.page_cache.writeback_interval = sim::Ms(20);
+  c.page_cache.dirty_expire = sim::Ms(50);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  const Fd fd = f.Open("/small");
+  s.Run(s.fs().Sync());
+  const double bg = s.stats().Value("fs.cp.reason.background");
+  // Every request is 2 ms after the previous one, far less than idle_interval.
+  s.Run(SustainedWrites(s.fs_ptr(), &s.q(), fd, sim::Ms(2), sim::Ms(500)));
+  const double periodic = s.stats().Value("fs.cp.reason.background") - bg;
+  EXPECT_GE(periodic, 2);
+  EXPECT_LE(periodic, 5);  // at most one per cp_interval
+  s.ExpectCheck();
+}
+
+// do_checkpoint waits only for the writes a checkpoint guarantees
+// (f2fs_wait_on_all_pages(F2FS_WB_CP_DATA)): nodes, meta, dentries and data
+// moved by cleaning. Plain file data in flight is not waited for (only
+// fsync promises it): after a power cut the file may show what its blocks
+// held before.
+TEST(PolicyTest, CheckpointDoesNotWaitForPlainDataInFlight) {
+  F2fsConfig c = testing::TestConfig();
+  c.checkpoint.background = false;
+  c.page_cache.writeback_interval = sim::Ms(1);
+  c.page_cache.dirty_expire = sim::Ms(1);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  // The data write of the file's 64 blocks (one request) takes 100 ms in the device.
+  constexpr uint64_t kBlocks = 64;
+  s.device().set_extra_latency([](const ssd::BlockRequest& r) {
+    return r.op == ssd::BlockOp::kWrite && r.length == kBlocks * kBlockSize ? sim::Ms(100) : sim::SimTime::Zero();
+  });
+  Files f(&s);
+  f.Write("/a", 0, Pattern(kBlocks * kBlockSize, 7));
+  f.CloseAll();
+  s.Run(Idle(&s.q(), sim::Ms(3)));  // the flusher writes /a back
+  ASSERT_EQ(s.device().in_flight(), 1u);
+  const sim::SimTime start = s.q().now();
+  s.Run(s.fs().WriteCheckpointNow());
+  EXPECT_EQ(s.fs().checkpoints(), 1u);
+  EXPECT_LT((s.q().now() - start).ns(), sim::Ms(5).ns()) << "the checkpoint waited for plain data";
+  EXPECT_GE(s.device().in_flight(), 1u) << "the data write is still in flight";
+  // A power cut loses the data write: the checkpointed file has its size and
+  // the blocks' old content (never written: zeros).
+  s.PowerCut([](BlockAddr, bool) { return false; });
+  ASSERT_TRUE(s.Mount().ok());
+  s.ExpectCheck();
+  FsResult<Fd> fd = s.Run(s.fs().Open("/a", kRdOnly));
+  ASSERT_TRUE(fd.ok());
+  std::vector<uint8_t> got(kBlocks * kBlockSize, 1);
+  EXPECT_EQ(s.Run(s.fs().Pread(fd.value, 0, got)).value, got.size());
+  EXPECT_TRUE(std::all_of(got.begin(), got.end(), [](uint8_t b) { return b == 0; }));
+}
+
+// sync(2) waits for every data write in flight, also those the flusher
+// started (sync_inodes_sb), before its checkpoint: everything is durable.
+TEST(PolicyTest, SyncWaitsForDataWritesOthersStarted) {
+  F2fsConfig c = testing::TestConfig();
+  c.checkpoint.background = false;
+  c.page_cache.writeback_interval = sim::Ms(1);
+  c.page_cache.dirty_expire = sim::Ms(1);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  constexpr uint64_t kBlocks = 64;
+  s.device().set_extra_latency([](const ssd::BlockRequest& r) {
+    return r.op == ssd::BlockOp::kWrite && r.length == kBlocks * kBlockSize ? sim::Ms(100) : sim::SimTime::Zero();
+  });
+  Files f(&s);
+  f.Write("/a", 0, Pattern(kBlocks * kBlockSize, 7));
+  f.CloseAll();
+  s.Run(Idle(&s.q(), sim::Ms(3)));  // the flusher writes /a back: slow
+  ASSERT_EQ(s.device().in_flight(), 1u);
+  ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+  EXPECT_EQ(s.device().in_flight(), 0u);
+  s.PowerCut([](BlockAddr, bool) { return false; });
+  ASSERT_TRUE(s.Mount().ok());
+  s.ExpectCheck();
+  f.fds.clear();
+  f.Verify();
+}
+
+// A page rewritten while its write is in flight invalidates the block that
+// write targets; the checkpoint whose commit would let that block be reused
+// or discarded waits for the write (the kernel makes the rewrite wait).
+TEST(PolicyTest, CheckpointWaitsForPlainDataToBlocksItFrees) {
+  F2fsConfig c = testing::TestConfig();
+  c.mode = "lfs";  // every rewrite out of place
+  c.checkpoint.background = false;
+  c.page_cache.writeback_interval = sim::Ms(1);
+  c.page_cache.dirty_expire = sim::Ms(1);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  constexpr uint64_t kBlocks = 64;
+  bool first = true;  // only the first write of the file's blocks is slow
+  s.device().set_extra_latency([&first](const ssd::BlockRequest& r) {
+    if (r.op != ssd::BlockOp::kWrite || r.length != kBlocks * kBlockSize || !first) return sim::SimTime::Zero();
+    first = false;
+    return sim::Ms(100);
+  });
+  Files f(&s);
+  f.Write("/a", 0, Pattern(kBlocks * kBlockSize, 7));
+  s.Run(Idle(&s.q(), sim::Ms(3)));  // the flusher writes /a back: slow
+  f.Write("/a", 0, Pattern(kBlocks * kBlockSize, 8));
+  s.Run(Idle(&s.q(), sim::Ms(3)));  // and again, elsewhere: the first write's blocks are invalid
+  ASSERT_TRUE(!first);
+  ASSERT_EQ(s.device().in_flight(), 1u);
+  s.Run(s.fs().WriteCheckpointNow());
+  EXPECT_EQ(s.device().in_flight(), 0u) << "the checkpoint freed blocks a write still targets";
+  s.ExpectCheck();
+  f.Verify();
+}
+
+// block_operations writes dirty dentry pages with cp_rwsem released
+// (f2fs_sync_dirty_inodes(DIR_INODE)) before it takes the lock for good: an
+// operation queued behind the checkpoint runs during that writeback instead
+// of waiting for the whole checkpoint.
+TEST(PolicyTest, OperationsProceedWhileTheCheckpointWritesDentries) {
+  F2fsConfig c = testing::TestConfig();
+  c.checkpoint.background = false;
+  c.page_cache.writeback_interval = sim::Sec(100);
+  c.page_cache.dirty_expire = sim::Sec(100);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  Files f(&s);
+  const Fd big = f.Open("/big");
+  const Fd other = f.Open("/other");
+  ASSERT_TRUE(s.Run(s.fs().Mkdir("/d")).ok());
+  s.Run(s.fs().Sync());
+  for (int i = 0; i < 300; ++i) f.Open("/d/f" + std::to_string(i));  // dirty dentry pages
+  const sim::SimTime t0 = s.q().now();
+  sim::SimTime a_done, b_done, cp_done;
+  // A: a 4 MiB write holding cp_rwsem shared (~0.4 ms of copying).
+  sim::Spawn(&s.q(), [](F2fs* fs, Fd fd, sim::EventQueue* q, sim::SimTime* done) -> sim::Task<void> {
+    co_await fs->Pwrite(fd, 0, {}, 4 << 20);
+    *done = q->now();
+  }(s.fs_ptr(), big, &s.q(), &a_done));
+  // The checkpoint asks for the lock while A holds it.
+  sim::Spawn(&s.q(), [](F2fs* fs, sim::EventQueue* q, sim::SimTime* done) -> sim::Task<void> {
+    co_await sim::Delay(q, sim::Us(50));
+    co_await fs->WriteCheckpointNow();
+    *done = q->now();
+  }(s.fs_ptr(), &s.q(), &cp_done));
+  // B arrives after the checkpoint: it queues behind it for cp_rwsem.
+  auto b = [](F2fs* fs, Fd fd, sim::EventQueue* q, sim::SimTime* done) -> sim::Task<void> {
+    co_await sim::Delay(q, sim::Us(100));
+    co_await fs->Pwrite(fd, 0, {}, kBlockSize);
+    *done = q->now();
+  };
+  s.Run(b(s.fs_ptr(), other, &s.q(), &b_done));
+  s.Run(Idle(&s.q(), sim::Ms(20)));
+  ASSERT_GT((a_done - t0).ns(), sim::Us(100).ns()) << "A must hold the lock when B arrives";
+  ASSERT_GT(cp_done.ns(), t0.ns());
+  EXPECT_LT(b_done.ns(), cp_done.ns()) << "B waited for the whole checkpoint";
+  // B's only stall: A's rest, not the checkpoint.
+  const sim::Histogram* stall = s.stats().FindHistogram("fs.cp.stall");
+  ASSERT_NE(stall, nullptr);
+  EXPECT_LE(stall->max(), (a_done - t0).ns());
+  // B's change is in this checkpoint: it ran before the lock was taken for good.
+  EXPECT_EQ(s.fs().dirty_node_pages(), 0u);
+  s.ExpectCheck();
+}
+
+// A checkpoint completes while threads keep creating files in one
+// directory (the unlocked dentry rounds are bounded), and it holds every
+// entry created before its last round.
+TEST(PolicyTest, CheckpointCompletesUnderAStormOfCreates) {
+  F2fsConfig c = testing::TestConfig();
+  c.checkpoint.background = false;
+  c.page_cache.writeback_interval = sim::Sec(100);
+  c.page_cache.dirty_expire = sim::Sec(100);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  ASSERT_TRUE(s.Run(s.fs().Mkdir("/d")).ok());
+  s.Run(s.fs().Sync());
+  constexpr int kThreads = 16, kFiles = 400;
+  int finished = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    sim::Spawn(&s.q(), [](F2fs* fs, int t, int* finished) -> sim::Task<void> {
+      for (int i = 0; i < kFiles; ++i) {
+        FsResult<Fd> fd = co_await fs->Open("/d/t" + std::to_string(t) + "_" + std::to_string(i), kCreat | kRdWr);
+        if (fd.ok()) co_await fs->Close(fd.value);
+      }
+      ++*finished;
+    }(s.fs_ptr(), t, &finished));
+  }
+  auto cp = [](F2fs* fs, sim::EventQueue* q) -> sim::Task<void> {
+    co_await sim::Delay(q, sim::Us(200));
+    co_await fs->WriteCheckpointNow();
+  };
+  s.Run(cp(s.fs_ptr(), &s.q()));
+  EXPECT_EQ(s.fs().checkpoints(), 2u);
+  EXPECT_EQ(finished, 0) << "the checkpoint waited for the creators to finish";
+  s.Run(Idle(&s.q(), sim::Sec(1)));
+  EXPECT_EQ(finished, kThreads);
   s.ExpectCheck();
 }
 

@@ -47,6 +47,7 @@ void FixedLatencyDevice::Submit(ssd::BlockRequest* req) {
         if (req->fua) ++fua_;
         last_write_done_ = std::max(last_write_done_, done);
       }
+      if (extra_latency_) done += extra_latency_(*req);
       break;
     }
     case ssd::BlockOp::kFlush:

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -62,6 +63,11 @@ class FixedLatencyDevice final : public ssd::BlockDevice {
   size_t in_flight() const { return in_flight_; }
   // Write requests in submission order (with cfg.log_writes).
   const std::vector<std::pair<uint64_t, uint64_t>>& write_log() const { return write_log_; }
+  // Extra time before a read or write completes (e.g. a request held up
+  // behind a busy die), outside the shared transfer resource; a flush does
+  // not wait for it (it covers what completed before it, like a real
+  // device's). Null: none.
+  void set_extra_latency(std::function<sim::SimTime(const ssd::BlockRequest&)> f) { extra_latency_ = std::move(f); }
 
  private:
   class Done final : public sim::Event {
@@ -85,6 +91,7 @@ class FixedLatencyDevice final : public ssd::BlockDevice {
   uint64_t count_[4] = {};
   uint64_t bytes_[4] = {};
   uint64_t fua_ = 0;
+  std::function<sim::SimTime(const ssd::BlockRequest&)> extra_latency_;
 };
 
 }  // namespace fakes
