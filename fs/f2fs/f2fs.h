@@ -315,6 +315,7 @@ class F2fs final : public FileSystem,
     Io kind = Io::kData;
     IoBatch* batch = nullptr;
     uint64_t flush_marker = 0;
+    uint64_t trim_first_id = 0;  // a trim: the Image's write id of its first block
     std::vector<uint64_t> write_ids;
     std::vector<Page*> pages;
     std::vector<uint32_t> inos;       // per block: file whose data it is (0: none)

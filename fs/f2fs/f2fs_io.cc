@@ -1,5 +1,5 @@
-// Device I/O of the F2FS model: request pool, merged writes, reads, merged
-// cache flushes, completions feeding the Image.
+// Device I/O of the F2FS model: request pool, merged writes, reads, trims,
+// merged cache flushes, completions feeding the Image.
 #include <algorithm>
 
 #include "fs/f2fs/f2fs.h"
@@ -152,6 +152,7 @@ void F2fs::SubmitTrim(BlockAddr start, uint32_t count) {
   r->queue = cfg_.io_queue;
   r->client = this;
   r->kind = Io::kMeta;
+  r->trim_first_id = image_->SubmitTrim(start, count);
   ++ios_in_flight_;
   stats_.discards.Inc();
   stats_.discard_blocks.Inc(count);
@@ -282,8 +283,11 @@ void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
         CountByRegion(BlockAddr{static_cast<uint32_t>(r->offset / kBlockSize)},
                       static_cast<uint32_t>(r->length / kBlockSize), -1, region_reads_);
       break;
-    case ssd::BlockOp::kTrim:
+    case ssd::BlockOp::kTrim: {
+      const uint32_t n = static_cast<uint32_t>(r->length / kBlockSize);
+      for (uint32_t i = 0; i < n; ++i) image_->Complete(r->trim_first_id + i, /*fua=*/false);
       break;
+    }
   }
   IoBatch* b = r->batch;
   FreeReq(r);
