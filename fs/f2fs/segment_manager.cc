@@ -207,6 +207,7 @@ BlockAddr SegmentManager::Allocate(LogType t, const Summary& sum, sim::SimTime n
   ssa_[Index(a)] = sum;
   ssa_dirty_[s.v] = 1;
   UpdateValid(a, +1, now);
+  if (observer_) observer_->OnBlocksAllocated(a, 1);
   if (!region_allocated_.empty()) ++region_allocated_[RegionOf(s)];
   c.next_blkoff = c.ssr ? NextFreeSlot(s, off + 1) : off + 1;
   if (c.next_blkoff >= kBlocksPerSeg) MoveLog(t, region, need_ssr);
@@ -234,6 +235,7 @@ std::pair<BlockAddr, uint32_t> SegmentManager::PadStripe(LogType t) {
   const BlockAddr first{layout_.SegStart(c.segno).v + c.next_blkoff};
   const uint32_t n = st.left;
   CHECK_LE(c.next_blkoff + n, kBlocksPerSeg) << "a stripe unit crosses a segment";
+  if (observer_) observer_->OnBlocksAllocated(first, n);
   if (!region_allocated_.empty()) region_allocated_[RegionOf(c.segno)] += n;
   c.next_blkoff += n;
   if (c.next_blkoff >= kBlocksPerSeg) MoveLog(t, st.region, /*need_ssr=*/false);
@@ -247,6 +249,7 @@ void SegmentManager::MarkValid(BlockAddr a, const Summary& sum, sim::SimTime now
   ssa_[Index(a)] = sum;
   ssa_dirty_[layout_.SegOf(a).v] = 1;
   UpdateValid(a, +1, now);
+  if (observer_) observer_->OnBlocksAllocated(a, 1);
 }
 
 void SegmentManager::RefreshMtime(BlockAddr a, sim::SimTime now) {

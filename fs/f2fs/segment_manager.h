@@ -68,6 +68,14 @@ class SegmentManager {
     BlockAddr start;
     uint32_t len = 0;
   };
+  // Told of every block a log takes (Allocate, PadStripe, MarkValid) when
+  // it is taken, before the caller writes it (the discard queue punches
+  // its pending discards there: f2fs_wait_discard_bio).
+  class AllocationObserver {
+   public:
+    virtual ~AllocationObserver() = default;
+    virtual void OnBlocksAllocated(BlockAddr first, uint32_t n) = 0;
+  };
 
   // `policy` (outlives this) chooses the segments the logs move to.
   SegmentManager(const Layout& layout, const AllocationPolicy* policy);
@@ -78,6 +86,8 @@ class SegmentManager {
   }
 
   const Layout& layout() const { return layout_; }
+  // `o` (outliving this, or null) hears of every allocation from now on.
+  void set_allocation_observer(AllocationObserver* o) { observer_ = o; }
 
   // ---- Mount / format.
   // Loads one segment's checkpointed SIT entry (current = checkpoint state).
@@ -205,6 +215,7 @@ class SegmentManager {
 
   Layout layout_;
   const AllocationPolicy* policy_;
+  AllocationObserver* observer_ = nullptr;
   std::vector<SegEntry> sit_;
   std::vector<uint8_t> free_;
   uint32_t regions_ = 1;
