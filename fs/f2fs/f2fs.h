@@ -31,12 +31,12 @@
 //   operations stall, dirty dentry pages and all dirty node pages written,
 //   NAT/SIT flushed to journals or blocks, SSA blocks, CP pack, cache flush
 //   and FUA commit block; prefree segments become free and freed nids
-//   reusable; discards follow. Triggers: fsync needing it, cleaning,
-//   sync/umount, and the background checks (dirty nodes/NATs, prefree,
-//   cp_interval when idle), run by the flusher and cleaning threads. The
-//   checkpoint decisions (fsync, background) are the Durability mode's
-//   (durability.h, config key `durability`), which also sees every metadata
-//   change at operation time.
+//   reusable; what it freed is queued for discard. Triggers: fsync needing
+//   it, cleaning, sync/umount, and the background checks (dirty
+//   nodes/NATs, prefree, cp_interval when idle), run by the flusher and
+//   cleaning threads. The checkpoint decisions (fsync, background) are the
+//   Durability mode's (durability.h, config key `durability`), which also
+//   sees every metadata change at operation time.
 // - fsync (f2fs_do_sync_file): data write-and-wait (including writes other
 //   threads started), the checkpoint cases of need_do_checkpoint, dirty
 //   dnodes written with FSYNC (and DENT) marks to the warm node log and
@@ -48,11 +48,27 @@
 //   has_enough_invalid_blocks) and foreground (greedy) from
 //   f2fs_balance_fs, run by the Cleaner (cleaner.h); valid blocks move
 //   (MigrateSection) to the cold data log (ATGC log with the atgc option).
+// - Discard (Linux 5.15 segment.c): the checkpoint queues the freed runs
+//   (add_discard_addrs, f2fs_clear_prefree_segments) in a DiscardQueue
+//   (discard_queue.h: sorted, merged, punched by allocations); the discard
+//   thread (issue_discard_thread, DPOLICY_BG) issues them only while the
+//   file system is idle for discard (discard.idle_interval without a
+//   request, no read, data write or flush in flight), at most
+//   max_requests per round, longest first, then short ones by address;
+//   it sleeps min/mid/max_interval; above urgent_util it is more eager.
+//   A write to a block an issued discard still covers waits for it
+//   (f2fs_wait_discard_bio). Unmount issues everything pending for up to
+//   umount_timeout (DPOLICY_UMOUNT) and waits. On a device of fixed
+//   placement whole freed sections are trimmed at once instead (see
+//   TrimFreedSections) and pending discards do not merge.
 // - Persistence: every write hands its block object to the Image; mount
 //   picks the newest valid CP pack, loads NAT/SIT/SSA, frees orphans and runs
 //   roll-forward recovery of fsynced dnodes (f2fs_recover_fsync_data).
 //
-// Documented deviations: a checkpoint waits for every write in flight
+// Documented deviations: a write to a block an issued discard covers is
+// held back until the discard completes (the kernel's allocating thread
+// waits instead); unmount writes no second (CP_TRIMMED) checkpoint after
+// its discards; a checkpoint waits for every write in flight
 // (data included) before its cache flush, so a checkpoint never references
 // a data block whose write may still be lost; cleaning moves blocks
 // synchronously in both modes (background GC in the kernel only marks pages
@@ -83,6 +99,7 @@
 
 #include "fs/f2fs/allocation_policy.h"
 #include "fs/f2fs/cleaner.h"
+#include "fs/f2fs/discard_queue.h"
 #include "fs/f2fs/durability.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/image.h"
@@ -224,6 +241,14 @@ class F2fs final : public FileSystem,
   uint64_t gc_moved_blocks() const;
   uint64_t ipu_blocks() const { return stats_.ipu_blocks.value(); }
   uint64_t ssr_allocations() const { return stats_.ssr_blocks.value(); }
+  const DiscardQueue& discards() const { return *dq_; }
+  // I/O in flight that keeps the file system from being idle (the
+  // kernel's is_inflight_io): reads, data writes (file and directory
+  // data, cleaning included; not node or metadata writes), cache flushes
+  // queued or in flight, and with `count_queued_discards` discard commands
+  // issued and not completed (the kernel's queued_discard; pending ones
+  // do not count).
+  bool InflightIo(bool count_queued_discards) const;
   const sim::Histogram& fsync_latency() const { return stats_.fsync_total; }
   const sim::Histogram& fsync_nodes_visited() const { return stats_.fsync_visited; }
 
@@ -316,6 +341,8 @@ class F2fs final : public FileSystem,
     IoBatch* batch = nullptr;
     uint64_t flush_marker = 0;
     uint64_t trim_first_id = 0;  // a trim: the Image's write id of its first block
+    bool discard_cmd = false;    // a trim: a DiscardQueue command (Done at completion)
+    std::vector<BlockPtr> held;  // a write held for an issued discard: its contents
     std::vector<uint64_t> write_ids;
     std::vector<Page*> pages;
     std::vector<uint32_t> inos;       // per block: file whose data it is (0: none)
@@ -407,6 +434,7 @@ class F2fs final : public FileSystem,
     std::array<sim::Counter, static_cast<int>(Io::kCount)> blocks_written, blocks_read;
     sim::Counter flushes, fua_writes, discards, discard_blocks, section_trims, pad_blocks, unpadded_page_ends,
         logs_moved_at_mount;
+    DiscardStats discard;
     sim::Counter app_bytes_written, app_bytes_read;
     sim::Counter ipu_blocks, opu_blocks, ssr_blocks;
     CleanerStats cleaner;
@@ -438,7 +466,13 @@ class F2fs final : public FileSystem,
   // (f2fs_wait_on_node_pages_writeback): the roll-forward chain has no hole.
   sim::Task<void> WaitWarmNodeWrites();
   void SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch);
-  void SubmitTrim(BlockAddr start, uint32_t count);
+  // `discard_cmd`: the trim of a DiscardQueue command (reported Done when
+  // it completes).
+  void SubmitTrim(BlockAddr start, uint32_t count, bool discard_cmd = false);
+  // Sends a write to the Image and the device.
+  void SendWrite(IoReq* r, const std::vector<BlockPtr>& contents);
+  // Sends the held writes no issued discard covers any more (in order).
+  void ReleaseHeldWrites();
   // RegionLoad (with regions): blocks allocated minus writes completed, and
   // reads in flight, per region.
   uint64_t ReadBytes(uint32_t region) const override { return region_reads_[region] * kBlockSize; }
@@ -461,7 +495,8 @@ class F2fs final : public FileSystem,
   // On a device of fixed placement (DeviceLayout::fixed: a flash block is
   // erased only when trimmed whole, and must be erased before it is
   // written again): trims every section of `freed` (CommitCheckpoint's
-  // ranges) that is now free, whole, and drops those ranges from `freed`.
+  // ranges) that is now free, whole, at once (not I/O-aware), drops those
+  // ranges from `freed` and any pending discard from those sections.
   void TrimFreedSections(std::vector<SegmentManager::DiscardRange>* freed);
   // At mount on such a device: trims every free section (a crash may have
   // lost the trims of the sections the last checkpoint freed).
@@ -600,7 +635,18 @@ class F2fs final : public FileSystem,
   sim::Task<void> DoCheckpoint(CpReason reason);
   bool FsDirty() const;
   sim::Task<void> BalanceFsBg();  // f2fs_balance_fs_bg
-  sim::Task<void> DiscardThread();
+
+  // ---- Discard (f2fs_checkpoint.cc).
+  sim::Task<void> DiscardThread();  // issue_discard_thread
+  // The background policy now (__init_discard_policy(DPOLICY_BG)) and its
+  // sleep with nothing to issue.
+  DiscardQueue::Policy BackgroundDiscardPolicy(sim::SimTime* max_interval) const;
+  bool IdleForDiscard() const;          // is_idle(DISCARD_TIME)
+  sim::SimTime DiscardIdleWait() const; // f2fs_time_to_wait(DISCARD_TIME)
+  void WakeDiscardThread();             // wake_up_discard_thread(sbi, false)
+  void SubmitDiscard(BlockAddr start, uint32_t count);
+  sim::Task<void> WaitIssuedDiscards();
+  sim::Task<void> IssueDiscardsAtUmount();  // f2fs_issue_discard_timeout
   sim::Task<void> WriteMetaBlocks(std::vector<std::pair<BlockAddr, BlockPtr>>& blocks, Io kind, IoBatch* batch);
 
   // ---- Cleaning (f2fs_gc.cc).
@@ -680,7 +726,11 @@ class F2fs final : public FileSystem,
   uint64_t cp_completed_ = 0;
   WaitQueue cp_wq_;
   sim::SimTime last_op_time_;
-  std::deque<SegmentManager::DiscardRange> discards_;
+
+  // Discard.
+  std::unique_ptr<DiscardQueue> dq_;
+  std::deque<IoReq*> held_writes_;  // writes waiting for an issued discard of their blocks
+  WaitQueue discard_wq_;            // issued discards completing
 
   // I/O.
   IoReq* free_reqs_ = nullptr;
@@ -689,6 +739,8 @@ class F2fs final : public FileSystem,
   uint64_t warm_node_seq_ = 0;
   std::set<uint64_t> warm_node_inflight_;
   uint64_t ios_in_flight_ = 0;
+  uint64_t reads_in_flight_ = 0;
+  uint64_t data_writes_in_flight_ = 0;  // data, dentry and cleaning data writes
   WaitQueue io_wq_;
   bool flush_inflight_ = false;
   std::vector<sim::Completion<bool>*> flush_waiters_cur_;

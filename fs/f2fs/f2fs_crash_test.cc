@@ -162,7 +162,12 @@ F2fsConfig CrashConfig() {
   c.gc.max_sleep = sim::Ms(6);
   c.gc.no_gc_sleep = sim::Ms(10);
   c.gc.idle_interval = sim::Us(200);
+  // Discards go out in the workload's think-time gaps, so a power cut
+  // finds trims of every kind (pending, in flight, completed, flushed).
+  c.discard.idle_interval = sim::Us(100);
   c.discard.min_interval = sim::Ms(1);
+  c.discard.mid_interval = sim::Us(500);
+  c.discard.max_interval = sim::Ms(5);
   return c;
 }
 
@@ -171,6 +176,7 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
   sim::Rng rng(base_seed, "f2fs.test.crash");
   int recovered_runs = 0;
   uint64_t gc_moved = 0;
+  double discarded = 0;
   for (int it = 0; it < iterations; ++it) {
     SCOPED_TRACE("iteration " + std::to_string(it));
     Stack s(96ull << 20, cfg, device_layout);
@@ -204,6 +210,16 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
     while (!done && steps < cut && s.q().Step()) ++steps;
     ASSERT_TRUE(w->failure.empty()) << w->failure;
     gc_moved += s.fs().gc_moved_blocks() + s.fs().ssr_allocations();
+    if (device_layout.fixed) {
+      // Free sections were trimmed whole when freed: no discard is pending there.
+      const Layout& l = s.fs().layout();
+      for (const auto& [start, c] : s.fs().discards().commands_by_address()) {
+        if (c.issued) continue;
+        for (uint32_t seg = l.SegOf(BlockAddr{start}).v; seg <= l.SegOf(BlockAddr{start + c.len - 1}).v; ++seg)
+          ASSERT_FALSE(s.fs().segments().SectionFree(l.SecOf(SegNo{seg}))) << "pending discard at " << start;
+      }
+    }
+    discarded += s.stats().Value("fs.discard.blocks");
     // Power cut: volatile writes survive at random.
     s.fs().PowerCut();
     s.q().Clear();
@@ -236,8 +252,10 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
     // order or rewritten before its trim, across the power cut too.
     ASSERT_EQ(s.sequential().violations, 0u) << s.sequential().first_violation;
   }
-  // Roll-forward recovery (and with big writes, cleaning or SSR) must actually have been exercised.
+  // Roll-forward recovery (and with big writes, cleaning or SSR) and
+  // discards must actually have been exercised.
   EXPECT_GT(recovered_runs, 0);
+  EXPECT_GT(discarded, 0);
   if (big_writes) {
     EXPECT_GT(gc_moved, 0u);
   }

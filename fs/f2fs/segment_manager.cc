@@ -328,18 +328,18 @@ std::vector<Summary> SegmentManager::CursegSummaries(LogType t, uint32_t region)
   return std::vector<Summary>(ssa_.begin() + base, ssa_.begin() + base + kBlocksPerSeg);
 }
 
-std::vector<SegmentManager::DiscardRange> SegmentManager::CommitCheckpoint(uint32_t granularity) {
+std::vector<SegmentManager::DiscardRange> SegmentManager::CommitCheckpoint() {
   std::vector<DiscardRange> out;
   for (SegNo s : dirty_sit_list_) {
     SegEntry& e = sit_[s.v];
-    if (!IsPrefree(s)) {
+    if (e.valid != 0 && e.valid != kBlocksPerSeg) {
       const std::bitset<kBlocksPerSeg> freed = e.ckpt_map & ~e.cur_map;
       uint32_t i = 0;
       while (i < kBlocksPerSeg) {
         if (!freed.test(i)) { ++i; continue; }
         uint32_t j = i;
         while (j < kBlocksPerSeg && freed.test(j)) ++j;
-        if (j - i >= granularity) out.push_back({BlockAddr{layout_.SegStart(s).v + i}, j - i});
+        out.push_back({BlockAddr{layout_.SegStart(s).v + i}, j - i});
         i = j;
       }
     }

@@ -192,9 +192,11 @@ class SegmentManager {
   // Summaries of the blocks of a log's segment.
   std::vector<Summary> CursegSummaries(LogType t, uint32_t region = 0) const;
   // Commits a checkpoint: checkpoint maps := current maps, prefree segments
-  // become free. Returns the freed segments' and the newly invalid runs
-  // (at least `granularity` blocks) to discard.
-  std::vector<DiscardRange> CommitCheckpoint(uint32_t granularity);
+  // become free. Returns what to discard: the runs of blocks valid in the
+  // previous checkpoint and invalid now, in segments that still hold valid
+  // blocks (add_discard_addrs: any length; a segment without valid blocks
+  // waits until it is prefree), then the segments that became free.
+  std::vector<DiscardRange> CommitCheckpoint();
   void ClearSsaDirty(SegNo s) { ssa_dirty_[s.v] = 0; }
 
  private:
