@@ -150,7 +150,7 @@ TEST(DefaultAllocationPolicyTest, SsrReusesADirtySegmentOfTheSameLogWarmNodeIncl
     const SegNo first = sm.curseg(t).segno;
     FillLog(sm, t, false);
     for (uint32_t off = 0; off < kBlocksPerSeg; off += 2) sm.Invalidate(BlockAddr{layout.SegStart(first).v + off});
-    sm.CommitCheckpoint(/*granularity=*/16);
+    sm.CommitCheckpoint();
     FillLog(sm, t, /*need_ssr=*/true);
     EXPECT_TRUE(sm.curseg(t).ssr);
     EXPECT_EQ(sm.curseg(t).segno, first);
@@ -174,7 +174,7 @@ TEST(DefaultAllocationPolicyTest, AtgcLogSsrFindsDirtySegmentsOfEveryDataTempera
     const SegNo first = sm.curseg(dirty).segno;
     FillLog(sm, dirty, false);
     for (uint32_t off = 0; off < kBlocksPerSeg; off += 2) sm.Invalidate(BlockAddr{layout.SegStart(first).v + off});
-    sm.CommitCheckpoint(/*granularity=*/16);
+    sm.CommitCheckpoint();
     const SegmentChoice c = p->NextSegment(sm, LogType::kAtgcData, /*region=*/0, /*need_ssr=*/true);
     EXPECT_TRUE(c.ssr) << static_cast<int>(dirty);
     EXPECT_EQ(c.segno, first) << static_cast<int>(dirty);

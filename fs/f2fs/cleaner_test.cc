@@ -26,7 +26,7 @@ class FakeHost final : public CleanerHost {
   bool IsIdle(sim::SimTime) const override { return idle; }
   sim::Task<void> CheckpointForCleaning() override {
     ++checkpoints;
-    sm_->CommitCheckpoint(1);
+    sm_->CommitCheckpoint();
     co_return;
   }
   sim::Task<uint32_t> MigrateSection(uint32_t sec, bool foreground) override {
@@ -129,7 +129,7 @@ TEST(CleanerTest, ForegroundWithEnoughSpaceCleansNothing) {
 TEST(CleanerTest, ForegroundCleansFewestValidFirstUntilEnoughIsFree) {
   Rig r;
   const std::vector<uint32_t> segs = r.Fill(6);
-  r.sm->CommitCheckpoint(1);
+  r.sm->CommitCheckpoint();
   r.host->want_free = r.sm->free_sections() + 1;
   EXPECT_EQ(r.Gc(true, false), 1u);
   // Greedy: the segment with the fewest valid blocks.
@@ -154,7 +154,7 @@ TEST(CleanerTest, ForegroundCleansFewestValidFirstUntilEnoughIsFree) {
 TEST(CleanerTest, ForegroundRoundsCountEmptiedSectionsWithoutCheckpoints) {
   Rig r;
   const std::vector<uint32_t> segs = r.Fill(6);
-  r.sm->CommitCheckpoint(1);
+  r.sm->CommitCheckpoint();
   r.host->want_free = r.sm->free_sections() + 3;
   EXPECT_EQ(r.Gc(true, false), 3u);
   EXPECT_EQ(r.host->migrated, (std::vector<uint32_t>{segs[0], segs[1], segs[2]}));
@@ -165,7 +165,7 @@ TEST(CleanerTest, ForegroundRoundsCountEmptiedSectionsWithoutCheckpoints) {
 TEST(CleanerTest, PrefreeSectionsAreFreedByACheckpointBeforeCleaning) {
   Rig r;
   const std::vector<uint32_t> segs = r.Fill(4);
-  r.sm->CommitCheckpoint(1);
+  r.sm->CommitCheckpoint();
   for (uint32_t seg : {segs[0], segs[1]}) {
     const BlockAddr start = r.layout.SegStart(SegNo{seg});
     for (uint32_t off = 0; off < kBlocksPerSeg; ++off)
@@ -181,7 +181,7 @@ TEST(CleanerTest, PrefreeSectionsAreFreedByACheckpointBeforeCleaning) {
 TEST(CleanerTest, BackgroundCallCleansOneVictim) {
   Rig r;
   const std::vector<uint32_t> segs = r.Fill(5);
-  r.sm->CommitCheckpoint(1);
+  r.sm->CommitCheckpoint();
   r.host->want_free = 0;  // space is fine: background cleaning still takes one
   EXPECT_EQ(r.Gc(false, true), 1u);
   ASSERT_EQ(r.host->migrated.size(), 1u);
@@ -205,7 +205,7 @@ TEST(CleanerTest, AfterAPowerCutNothingIsCleaned) {
 TEST(CleanerTest, ThreadCleansWhenIdleAndStopsWhenAsked) {
   Rig r;
   r.Fill(5);
-  r.sm->CommitCheckpoint(1);
+  r.sm->CommitCheckpoint();
   r.host->idle = false;  // busy: wakes up, balances, does not clean
   OwnedThread thread;
   thread.Start(&r.q, r.cleaner->Thread());

@@ -27,6 +27,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       wb_wq_(env.events),
       cp_lock_(env.events),
       cp_wq_(env.events),
+      discard_wq_(env.events),
       io_wq_(env.events),
       cp_io_wq_(env.events),
       flusher_timer_(env.events),
@@ -39,6 +40,15 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   erase_before_reuse_ = dev_ && dev_->layout().fixed != nullptr;
   if (erase_before_reuse_) blocks_per_page_ = std::max<uint32_t>(1, dev_->layout().page_size / kBlockSize);
   sm_ = std::make_unique<SegmentManager>(layout_, alloc_.get());
+  // On a device of fixed placement a merged command could cover a whole
+  // flash block a log is writing (the freed rest of its segment joined to
+  // what it wrote and invalidated since) and erase it: no merging there.
+  DiscardQueue::Options dopt;
+  dopt.max_blocks = cfg_.discard.max_blocks;
+  dopt.merge = !erase_before_reuse_;
+  dopt.max_ordered = cfg_.discard.max_ordered;
+  dq_ = std::make_unique<DiscardQueue>(dopt, &stats_.discard);
+  sm_->set_allocation_observer(dq_.get());
   if (sm_->regions() > 1) {
     region_reads_.assign(sm_->regions(), 0);
     region_writes_done_.assign(sm_->regions(), 0);
@@ -73,6 +83,7 @@ void F2fs::PowerCut() {
   dirty_wq_.Kill();
   wb_wq_.Kill();
   cp_wq_.Kill();
+  discard_wq_.Kill();
   io_wq_.Kill();
   cp_io_wq_.Kill();
   threads_wq_.Kill();
@@ -121,8 +132,9 @@ void F2fs::RegisterStats() {
   }
   io.Add(&stats_.flushes, "flushes", "count", "device cache flushes");
   io.Add(&stats_.fua_writes, "fua_writes", "count", "FUA writes");
-  io.Add(&stats_.discards, "discards", "count", "discard requests");
-  io.Add(&stats_.discard_blocks, "discard_blocks", "blocks", "blocks discarded");
+  io.Add(&stats_.discards, "discards", "count",
+         "trim requests sent to the device (discard commands and whole-section trims)");
+  io.Add(&stats_.discard_blocks, "discard_blocks", "blocks", "blocks in the trim requests sent to the device");
   io.Add(&stats_.nat_reads, "nat_reads", "blocks",
          "NAT blocks read by node lookups whose NAT entry was not cached (f2fs_get_node_info)");
   if (erase_before_reuse_) {
@@ -137,6 +149,26 @@ void F2fs::RegisterStats() {
              "writes that ended inside a flash page whose rest another write had already taken");
     }
   }
+  sim::StatGroup dc = g.Group("discard");
+  dc.Add(&stats_.discard.commands, "commands", "count",
+         "discard commands issued from the discard queue (background thread and unmount)");
+  dc.Add(&stats_.discard.blocks, "blocks", "blocks", "blocks in the discard commands issued");
+  dc.Add(&stats_.discard.merged, "merged", "count",
+         "freed ranges merged into an adjacent pending discard command");
+  dc.Add(&stats_.discard.punched, "punched", "blocks",
+         "blocks cut out of pending discard commands because a log allocated them (f2fs_wait_discard_bio)");
+  dc.Add(&stats_.discard.write_waits, "write_waits", "count",
+         "writes held until an issued discard covering one of their blocks completed");
+  dc.Add(&stats_.discard.rounds, "rounds", "count", "rounds of the background discard thread");
+  dc.Add(&stats_.discard.interrupted_rounds, "interrupted_rounds", "count",
+         "background rounds stopped because the file system was not idle for discard (I/O or a recent request)");
+  dc.Add(&stats_.discard.dropped_blocks, "dropped_blocks", "blocks",
+         "pending blocks dropped without a discard (unmount timeout, sections trimmed whole on a fixed-placement "
+         "device)");
+  dc.AddFormula([this] { return static_cast<double>(dq_->pending_commands()); }, "pending_commands", "count",
+                "discard commands pending (not issued) at the end of the run");
+  dc.AddFormula([this] { return static_cast<double>(dq_->pending_blocks()); }, "pending_blocks", "blocks",
+                "blocks in the discard commands pending at the end of the run");
   sim::StatGroup app = g.Group("app");
   app.Add(&stats_.app_bytes_written, "bytes_written", "bytes", "bytes written by applications");
   app.Add(&stats_.app_bytes_read, "bytes_read", "bytes", "bytes read by applications");
@@ -210,7 +242,8 @@ bool F2fs::IsIdle(sim::SimTime interval) const {
 }
 
 bool F2fs::InflightIo(bool count_queued_discards) const {
-  if (reads_in_flight_ > 0 || !plain_writes_.empty() || flush_inflight_) return true;
+  if (reads_in_flight_ > 0 || !plain_writes_.empty()) return true;
+  if (flush_inflight_ || !flush_waiters_next_.empty()) return true;
   return count_queued_discards && trims_in_flight_ > 0;
 }
 
@@ -690,6 +723,7 @@ sim::Task<FsStatus> F2fs::Unmount() {
   }
   co_await WaitPlainWrites();
   co_await Checkpoint(CpReason::kUmount);
+  if (cfg_.discard.enabled) co_await IssueDiscardsAtUmount();
   co_await WaitAllWrites();
   co_return FsStatus{true, Errno::kOk};
 }

@@ -34,8 +34,9 @@
 //   guarantees (nodes, meta, dentries, data moved by cleaning; not plain
 //   file data) waited for, NAT/SIT flushed to journals or blocks, SSA
 //   blocks, CP pack, cache flush and FUA commit block; prefree segments
-//   become free and freed nids reusable; discards follow. Triggers: fsync
-//   needing it, cleaning, sync/umount, and the background checks
+//   become free and freed nids reusable; what it freed is queued for
+//   discard. Triggers: fsync needing it, cleaning, sync/umount, and the
+//   background checks
 //   (f2fs_balance_fs_bg: excess dirty nodes/NATs or prefree segments
 //   whatever the load; cp_interval unless I/O is in flight or an operation
 //   of a recent request holds cp_rwsem), run by the flusher and cleaning
@@ -57,6 +58,19 @@
 //   dirties their pages (page_private_gcing; nodes dirty), so they move
 //   with the next writeback, fsync or checkpoint, and the victim is free
 //   after that and one more checkpoint.
+// - Discard (Linux 5.15 segment.c): the checkpoint queues the freed runs
+//   (add_discard_addrs, f2fs_clear_prefree_segments) in a DiscardQueue
+//   (discard_queue.h: sorted, merged, punched by allocations); the discard
+//   thread (issue_discard_thread, DPOLICY_BG) issues them only while the
+//   file system is idle for discard (discard.idle_interval without a
+//   request, no read, data write or flush in flight), at most
+//   max_requests per round, longest first, then short ones by address;
+//   it sleeps min/mid/max_interval; above urgent_util it is more eager.
+//   A write to a block an issued discard still covers waits for it
+//   (f2fs_wait_discard_bio). Unmount issues everything pending for up to
+//   umount_timeout (DPOLICY_UMOUNT) and waits. On a device of fixed
+//   placement whole freed sections are trimmed at once instead (see
+//   TrimFreedSections) and pending discards do not merge.
 // - Persistence: every write hands its block object to the Image; mount
 //   picks the newest valid CP pack, loads NAT/SIT/SSA, frees orphans and runs
 //   roll-forward recovery of fsynced dnodes (f2fs_recover_fsync_data).
@@ -66,6 +80,12 @@
 // a checkpoint also waits for the plain data writes in flight to blocks
 // invalidated since, before its commit lets them be reused; node pages are
 // written only by checkpoints, fsync and foreground cleaning;
+// a write to a block an issued discard covers is held back until the
+// discard completes (the kernel's allocating thread waits instead);
+// unmount writes no second (CP_TRIMMED) checkpoint after its discards;
+// an fsync with nothing of its file left to write while a checkpoint runs
+// waits for that checkpoint's commit (the kernel returns at once, though
+// the checkpoint may be what wrote the file);
 // roll-forward recovery drops blocks beyond the recovered i_size and leaves
 // a name held by a directory alone (the fsynced file is then released);
 // the dentry hash is the model's own string hash; the NAT is kept whole in
@@ -98,6 +118,7 @@
 
 #include "fs/f2fs/allocation_policy.h"
 #include "fs/f2fs/cleaner.h"
+#include "fs/f2fs/discard_queue.h"
 #include "fs/f2fs/durability.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/image.h"
@@ -243,6 +264,7 @@ class F2fs final : public FileSystem,
   uint64_t gc_moved_bg_blocks() const { return stats_.gc_moved_bg.value(); }
   uint64_t ipu_blocks() const { return stats_.ipu_blocks.value(); }
   uint64_t ssr_allocations() const { return stats_.ssr_blocks.value(); }
+  const DiscardQueue& discards() const { return *dq_; }
   const sim::Histogram& fsync_latency() const { return stats_.fsync_total; }
   const sim::Histogram& fsync_nodes_visited() const { return stats_.fsync_visited; }
 
@@ -337,6 +359,9 @@ class F2fs final : public FileSystem,
     Io kind = Io::kData;
     IoBatch* batch = nullptr;
     uint64_t flush_marker = 0;
+    uint64_t trim_first_id = 0;  // a trim: the Image's write id of its first block
+    bool discard_cmd = false;    // a trim: a DiscardQueue command (Done at completion)
+    std::vector<BlockPtr> held;  // a write held for an issued discard: its contents
     std::vector<uint64_t> write_ids;
     std::vector<Page*> pages;
     std::vector<uint32_t> inos;       // per block: file whose data it is (0: none)
@@ -436,6 +461,7 @@ class F2fs final : public FileSystem,
     std::array<sim::Counter, static_cast<int>(Io::kCount)> blocks_written, blocks_read;
     sim::Counter flushes, fua_writes, discards, discard_blocks, section_trims, pad_blocks, unpadded_page_ends,
         logs_moved_at_mount, nat_reads;
+    DiscardStats discard;
     sim::Counter app_bytes_written, app_bytes_read;
     sim::Counter ipu_blocks, opu_blocks, ssr_blocks;
     CleanerStats cleaner;
@@ -455,9 +481,10 @@ class F2fs final : public FileSystem,
   sim::SimTime Now() const override { return q_->now(); }
   sim::SimTime LastRequestTime() const override { return last_op_time_; }
   // is_inflight_io: reads, plain data writes (kData: not checkpoint-
-  // guaranteed, F2FS_WB_DATA) or a cache flush in flight, or, with
-  // `count_queued_discards` (false for the discard thread itself), discards
-  // issued and not completed (queued_discard). The kernel also counts
+  // guaranteed, F2FS_WB_DATA) or a cache flush queued or in flight
+  // (queued_flush), or, with `count_queued_discards` (false for the
+  // discard thread itself), trims issued and not completed
+  // (queued_discard; pending discard commands do not count). The kernel also counts
   // direct I/O; the model has none (O_DIRECT goes through the page cache).
   // The one helper for every background thread's "I/O in flight" check.
   bool InflightIo(bool count_queued_discards) const override;
@@ -475,7 +502,13 @@ class F2fs final : public FileSystem,
   // (f2fs_wait_on_node_pages_writeback): the roll-forward chain has no hole.
   sim::Task<void> WaitWarmNodeWrites();
   void SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch);
-  void SubmitTrim(BlockAddr start, uint32_t count);
+  // `discard_cmd`: the trim of a DiscardQueue command (reported Done when
+  // it completes).
+  void SubmitTrim(BlockAddr start, uint32_t count, bool discard_cmd = false);
+  // Sends a write to the Image and the device.
+  void SendWrite(IoReq* r, const std::vector<BlockPtr>& contents);
+  // Sends the held writes no issued discard covers any more (in order).
+  void ReleaseHeldWrites();
   // RegionLoad (with regions): blocks allocated minus writes completed, and
   // reads in flight, per region.
   uint64_t ReadBytes(uint32_t region) const override { return region_reads_[region] * kBlockSize; }
@@ -498,7 +531,8 @@ class F2fs final : public FileSystem,
   // On a device of fixed placement (DeviceLayout::fixed: a flash block is
   // erased only when trimmed whole, and must be erased before it is
   // written again): trims every section of `freed` (CommitCheckpoint's
-  // ranges) that is now free, whole, and drops those ranges from `freed`.
+  // ranges) that is now free, whole, at once (not I/O-aware), drops those
+  // ranges from `freed` and any pending discard from those sections.
   void TrimFreedSections(std::vector<SegmentManager::DiscardRange>* freed);
   // At mount on such a device: trims every free section (a crash may have
   // lost the trims of the sections the last checkpoint freed).
@@ -654,7 +688,18 @@ class F2fs final : public FileSystem,
   sim::Task<void> SyncDirtyDirs();
   bool FsDirty() const;
   sim::Task<void> BalanceFsBg();  // f2fs_balance_fs_bg
-  sim::Task<void> DiscardThread();
+
+  // ---- Discard (f2fs_checkpoint.cc).
+  sim::Task<void> DiscardThread();  // issue_discard_thread
+  // The background policy now (__init_discard_policy(DPOLICY_BG)) and its
+  // sleep with nothing to issue.
+  DiscardQueue::Policy BackgroundDiscardPolicy(sim::SimTime* max_interval) const;
+  bool IdleForDiscard() const;          // is_idle(DISCARD_TIME)
+  sim::SimTime DiscardIdleWait() const; // f2fs_time_to_wait(DISCARD_TIME)
+  void WakeDiscardThread();             // wake_up_discard_thread(sbi, false)
+  void SubmitDiscard(BlockAddr start, uint32_t count);
+  sim::Task<void> WaitIssuedDiscards();
+  sim::Task<void> IssueDiscardsAtUmount();  // f2fs_issue_discard_timeout
   sim::Task<void> WriteMetaBlocks(std::vector<std::pair<BlockAddr, BlockPtr>>& blocks, Io kind, IoBatch* batch);
 
   // ---- Cleaning (f2fs_gc.cc).
@@ -736,7 +781,11 @@ class F2fs final : public FileSystem,
   uint64_t cp_completed_ = 0;
   WaitQueue cp_wq_;
   sim::SimTime last_op_time_;
-  std::deque<SegmentManager::DiscardRange> discards_;
+
+  // Discard.
+  std::unique_ptr<DiscardQueue> dq_;
+  std::deque<IoReq*> held_writes_;  // writes waiting for an issued discard of their blocks
+  WaitQueue discard_wq_;            // issued discards completing
 
   // I/O.
   IoReq* free_reqs_ = nullptr;

@@ -1,6 +1,6 @@
 // Checkpoint (f2fs_write_checkpoint), the background thread's checkpoint
-// check (f2fs_balance_fs_bg; the durability mode decides) and the discard
-// thread.
+// check (f2fs_balance_fs_bg; the durability mode decides), the trims of a
+// fixed-placement device and the discard thread.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -296,15 +296,16 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   if (dead_) co_return;
 
   // 7. The checkpoint is durable: prefree segments become free, freed nids
-  //    become allocatable (PlanFlush), discards are queued.
+  //    become allocatable (PlanFlush), what it freed is queued for discard
+  //    (f2fs_clear_prefree_segments).
   cp_ver_ = new_ver;
   durability_->OnCheckpointCommitted(q_->now());
   alloc_since_cp_ = 0;
-  std::vector<SegmentManager::DiscardRange> d = sm_->CommitCheckpoint(cfg_.discard.granularity);
+  std::vector<SegmentManager::DiscardRange> d = sm_->CommitCheckpoint();
   if (erase_before_reuse_) TrimFreedSections(&d);
   if (cfg_.discard.enabled) {
-    for (const auto& r : d) discards_.push_back(r);
-    if (!discards_.empty()) discard_timer_.Kick();
+    for (const auto& r : d) dq_->Add(r.start, r.len);
+    WakeDiscardThread();
   }
   for (auto& [ino, in] : inodes_) in->trans_dir = false;
   stats_.cp_count.Inc();
@@ -342,6 +343,8 @@ void F2fs::TrimFreedSections(std::vector<SegmentManager::DiscardRange>* freed) {
     }
     if (std::find(trimmed.begin(), trimmed.end(), sec) != trimmed.end()) continue;
     trimmed.push_back(sec);
+    // What earlier checkpoints queued in the section goes with this trim.
+    dq_->DropPending(layout_.SegStart(SegNo{sec * layout_.segs_per_sec}), layout_.blocks_per_sec());
     SubmitTrim(layout_.SegStart(SegNo{sec * layout_.segs_per_sec}), layout_.blocks_per_sec());
     stats_.section_trims.Inc();
   }
@@ -396,27 +399,96 @@ sim::Status F2fs::MoveLogsPastUncheckpointedWrites(bool all) {
   return sim::Status::Ok();
 }
 
+DiscardQueue::Policy F2fs::BackgroundDiscardPolicy(sim::SimTime* max_interval) const {
+  DiscardQueue::Policy p;
+  p.granularity = cfg_.discard.granularity;
+  p.max_requests = cfg_.discard.max_requests;
+  p.ordered = true;
+  *max_interval = cfg_.discard.max_interval;
+  // utilization(): valid blocks (data and nodes) per user block, in whole percent.
+  const uint64_t util = valid_block_count_ * 100 / std::max<uint64_t>(1, layout_.user_block_count);
+  if (static_cast<double>(util) > cfg_.discard.urgent_util.value * 100) {
+    p.granularity = 1;
+    if (dq_->commands() > 0) *max_interval = cfg_.discard.min_interval;
+  }
+  return p;
+}
+
+bool F2fs::IdleForDiscard() const {
+  return !InflightIo(/*count_queued_discards=*/false) && q_->now() - last_op_time_ >= cfg_.discard.idle_interval;
+}
+
+sim::SimTime F2fs::DiscardIdleWait() const {
+  const sim::SimTime at = last_op_time_ + cfg_.discard.idle_interval;
+  return at > q_->now() ? at - q_->now() : sim::SimTime::Zero();
+}
+
+void F2fs::WakeDiscardThread() {
+  if (dq_->HasPendingAtLeast(cfg_.discard.granularity) && IdleForDiscard()) discard_timer_.Kick();
+}
+
+void F2fs::SubmitDiscard(BlockAddr start, uint32_t count) {
+  // No block of a command is in use: allocations punched it (the check
+  // the old discard thread made on every block is now an invariant).
+  for (uint32_t i = 0; i < count; ++i)
+    CHECK(!sm_->BlockValid(BlockAddr{start.v + i})) << "discard of valid block " << start.v + i;
+  SubmitTrim(start, count, /*discard_cmd=*/true);
+}
+
+sim::Task<void> F2fs::WaitIssuedDiscards() {
+  while (dq_->issued_commands() > 0 && !dead_) co_await discard_wq_.Wait();
+}
+
 sim::Task<void> F2fs::DiscardThread() {
   ++threads_running_;
+  const auto submit = [this](BlockAddr a, uint32_t n) { SubmitDiscard(a, n); };
+  sim::SimTime wait = cfg_.discard.min_interval;
   while (!stopping_ && !dead_) {
-    co_await discard_timer_.Sleep(discards_.empty() ? cfg_.discard.max_interval : cfg_.discard.min_interval);
+    sim::SimTime max_interval;
+    const DiscardQueue::Policy p = BackgroundDiscardPolicy(&max_interval);
+    if (dq_->commands() == 0) wait = max_interval;
+    co_await discard_timer_.Sleep(wait);
     if (stopping_ || dead_) break;
-    for (uint32_t i = 0; i < cfg_.discard.max_requests && !discards_.empty(); ++i) {
-      const SegmentManager::DiscardRange r = discards_.front();
-      discards_.pop_front();
-      // A block reused since the checkpoint must not be discarded.
-      uint32_t k = 0;
-      while (k < r.len) {
-        while (k < r.len && sm_->BlockValid(BlockAddr{r.start.v + k})) ++k;
-        uint32_t j = k;
-        while (j < r.len && !sm_->BlockValid(BlockAddr{r.start.v + j})) ++j;
-        if (j > k) SubmitTrim(BlockAddr{r.start.v + k}, j - k);
-        k = j;
-      }
+    co_await WaitIssuedDiscards();  // the previous round's stragglers
+    if (stopping_ || dead_) break;
+    if (dq_->commands() == 0) continue;
+    const DiscardQueue::Round r = dq_->Issue(p, [this] { return IdleForDiscard(); }, submit);
+    stats_.discard.rounds.Inc();
+    if (r.interrupted) stats_.discard.interrupted_rounds.Inc();
+    if (r.issued > 0) {
+      co_await WaitIssuedDiscards();
+      wait = cfg_.discard.min_interval;
+    } else if (r.interrupted) {
+      // Not idle: sleep until the idle interval could have passed, or
+      // mid_interval when I/O in flight was the reason.
+      wait = DiscardIdleWait();
+      if (wait == sim::SimTime::Zero()) wait = cfg_.discard.mid_interval;
+    } else {
+      wait = max_interval;
     }
   }
   --threads_running_;
   threads_wq_.NotifyAll();
+}
+
+sim::Task<void> F2fs::IssueDiscardsAtUmount() {
+  // DPOLICY_UMOUNT: every length, not I/O-aware, max_requests at a time
+  // and waited for, until nothing is left or umount_timeout passed; the
+  // rest is dropped.
+  DiscardQueue::Policy p;
+  p.granularity = 1;
+  p.max_requests = cfg_.discard.max_requests;
+  p.ordered = false;
+  const sim::SimTime deadline = q_->now() + cfg_.discard.umount_timeout;
+  const auto in_time = [&] { return q_->now() <= deadline; };
+  const auto submit = [this](BlockAddr a, uint32_t n) { SubmitDiscard(a, n); };
+  while (!dead_) {
+    const DiscardQueue::Round r = dq_->Issue(p, in_time, submit);
+    if (r.submitted == 0) break;
+    co_await WaitIssuedDiscards();
+  }
+  dq_->DropAllPending();
+  co_await WaitIssuedDiscards();
 }
 
 }  // namespace fs::f2fs

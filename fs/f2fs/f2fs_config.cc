@@ -62,13 +62,37 @@ void GcConfig::Describe(sim::Schema<GcConfig>& s) {
 }
 
 void DiscardConfig::Describe(sim::Schema<DiscardConfig>& s) {
-  s.Param("enabled", &DiscardConfig::enabled, "true", "Issue discards (TRIM) for blocks freed by a checkpoint");
-  s.Param("max_requests", &DiscardConfig::max_requests, "8", "max_discard_request: discards issued per round")
-      .Min(1);
+  s.Param("enabled", &DiscardConfig::enabled, "true",
+          "discard mount option (on when the device supports discard): blocks a checkpoint frees are queued "
+          "and trimmed by the discard thread");
+  s.Param("max_requests", &DiscardConfig::max_requests, "8",
+          "max_discard_request (DEF_MAX_DISCARD_REQUEST): discard commands issued per round").Min(1);
   s.Param("granularity", &DiscardConfig::granularity, "16",
-          "discard_granularity in blocks: smaller freed runs are not discarded").Min(1);
-  s.Param("min_interval", &DiscardConfig::min_interval, "50ms", "Discard thread interval while candidates remain");
-  s.Param("max_interval", &DiscardConfig::max_interval, "60s", "Discard thread interval without candidates");
+          "discard_granularity in blocks (DEFAULT_DISCARD_GRANULARITY): the background thread's length classes "
+          "issue no shorter command; 1 above urgent_util").Range(1, 512);
+  s.Param("max_ordered", &DiscardConfig::max_ordered, "16",
+          "Commands of at most this many blocks are issued in address order after the longer ones "
+          "(__issue_discard_cmd_orderly; 5.15 uses DEFAULT_DISCARD_GRANULARITY and checks no length there); "
+          "0 = no ordered phase, so granularity holds for every command").Range(0, 512);
+  s.Param("max_blocks", &DiscardConfig::max_blocks, "536870911",
+          "Longest discard command in blocks, merges included (the device's max_discard_sectors: the NVMe "
+          "driver sets UINT_MAX sectors for a controller with DSM, i.e. 2^29 - 1 blocks)").Min(1);
+  s.Param("min_interval", &DiscardConfig::min_interval, "50ms",
+          "DEF_MIN_DISCARD_ISSUE_TIME: thread sleep after a round that issued");
+  s.Param("mid_interval", &DiscardConfig::mid_interval, "500ms",
+          "DEF_MID_DISCARD_ISSUE_TIME: thread sleep after a round interrupted by I/O (once the idle interval "
+          "has passed)");
+  s.Param("max_interval", &DiscardConfig::max_interval, "60s",
+          "DEF_MAX_DISCARD_ISSUE_TIME: thread sleep with nothing to issue");
+  s.Param("idle_interval", &DiscardConfig::idle_interval, "5s",
+          "discard_idle_interval (DEF_IDLE_INTERVAL): commands go out only after this long without a file-system "
+          "request and with no read, data write or flush in flight (is_idle(DISCARD_TIME))");
+  s.Param("urgent_util", &DiscardConfig::urgent_util, "80%",
+          "DEF_DISCARD_URGENT_UTIL: above this utilization the thread uses granularity 1 and min_interval "
+          "instead of max_interval");
+  s.Param("umount_timeout", &DiscardConfig::umount_timeout, "5s",
+          "umount_discard_timeout (DEF_UMOUNT_DISCARD_TIMEOUT): unmount issues pending discards for at most this "
+          "long, then drops the rest");
 }
 
 void PageCacheConfig::Describe(sim::Schema<PageCacheConfig>& s) {

@@ -52,12 +52,20 @@ struct GcConfig {
   static void Describe(sim::Schema<GcConfig>& s);
 };
 
+// The discard thread and its policy (Linux 5.15 issue_discard_thread,
+// __init_discard_policy(DPOLICY_BG / DPOLICY_UMOUNT)).
 struct DiscardConfig {
   bool enabled;
-  uint32_t max_requests;  // per round
-  uint32_t granularity;   // blocks; smaller free runs are not discarded
-  sim::SimTime min_interval;
-  sim::SimTime max_interval;
+  uint32_t max_requests;       // commands per round
+  uint32_t granularity;        // blocks; shortest command the length classes issue
+  uint32_t max_ordered;        // blocks; commands up to this long go in address order (0: none)
+  uint32_t max_blocks;         // longest command (the device's largest discard)
+  sim::SimTime min_interval;   // after a round that issued
+  sim::SimTime mid_interval;   // after a round the file system's activity interrupted
+  sim::SimTime max_interval;   // nothing to issue
+  sim::SimTime idle_interval;  // no request for this long (and no I/O in flight): idle for discard
+  sim::Ratio urgent_util;      // above this utilization: granularity 1, max_interval = min_interval
+  sim::SimTime umount_timeout; // unmount issues pending discards for at most this long
   static void Describe(sim::Schema<DiscardConfig>& s);
 };
 

@@ -186,7 +186,12 @@ F2fsConfig CrashConfig() {
   c.gc.max_sleep = sim::Ms(6);
   c.gc.no_gc_sleep = sim::Ms(10);
   c.gc.idle_interval = sim::Us(200);
+  // Discards go out in the workload's think-time gaps, so a power cut
+  // finds trims of every kind (pending, in flight, completed, flushed).
+  c.discard.idle_interval = sim::Us(100);
   c.discard.min_interval = sim::Ms(1);
+  c.discard.mid_interval = sim::Us(500);
+  c.discard.max_interval = sim::Ms(5);
   return c;
 }
 
@@ -206,25 +211,28 @@ sim::Task<void> FillAndDelete(F2fs* fs, std::string path) {
   co_await fs->Sync();
 }
 
-// Passes checkpoint events on and notes commits.
+// Passes checkpoint events on and notes commits made while `busy` says
+// the device still has writes in flight.
 class CommitWatch : public F2fs::Listener {
  public:
-  explicit CommitWatch(F2fs::Listener* inner) : inner_(inner) {}
+  CommitWatch(F2fs::Listener* inner, std::function<bool()> busy) : inner_(inner), busy_(std::move(busy)) {}
   void OnCheckpointBegin(uint64_t v) override { inner_->OnCheckpointBegin(v); }
   void OnCheckpointCommitted(uint64_t v) override {
     inner_->OnCheckpointCommitted(v);
-    committed = true;
+    if (busy_()) committed_busy = true;
   }
-  bool committed = false;
+  bool committed_busy = false;
 
  private:
   F2fs::Listener* inner_;
+  std::function<bool()> busy_;
 };
 
 // `slow_writes`: a random third of the device's writes take up to 10 ms
 // more (held up in the device), so checkpoints commit while plain data
 // writes are in flight, and in half the iterations the cut comes right
-// after the first checkpoint commit past the random event.
+// after the first checkpoint past the random event that commits while the
+// device still has writes in flight.
 void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_seed, bool big_writes = false,
                         const ssd::DeviceLayout& device_layout = {}, bool slow_writes = false,
                         bool expect_bg_gc = false) {
@@ -232,6 +240,7 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
   sim::Rng slow_rng(base_seed, "f2fs.test.crash.slow");
   int recovered_runs = 0;
   uint64_t gc_moved = 0, bg_moved = 0, stale_pages = 0;
+  double discarded = 0;
   for (int it = 0; it < iterations; ++it) {
     SCOPED_TRACE("iteration " + std::to_string(it));
     Stack s(96ull << 20, cfg, device_layout);
@@ -255,7 +264,7 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
     }
     auto w = std::make_unique<RandomWorkload>(s.fs_ptr(), rng.Next(), opt);
     CpRecorder rec(&w->ref());
-    CommitWatch watch(&rec);
+    CommitWatch watch(&rec, [&s] { return s.device().in_flight() > 0; });
     s.fs().set_listener(&watch);
     // Run up to a random event.
     bool done = false;
@@ -271,12 +280,22 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
     uint64_t steps = 0;
     while (!done && steps < cut && s.q().Step()) ++steps;
     if (slow_writes && slow_rng.Bernoulli(0.5)) {
-      watch.committed = false;
-      while (!done && !watch.committed && s.q().Step()) ++steps;
+      watch.committed_busy = false;
+      while (!done && !watch.committed_busy && s.q().Step()) ++steps;
     }
     ASSERT_TRUE(w->failure.empty()) << w->failure;
     gc_moved += s.fs().gc_moved_blocks() + s.fs().ssr_allocations();
     bg_moved += s.fs().gc_moved_bg_blocks();
+    if (device_layout.fixed) {
+      // Free sections were trimmed whole when freed: no discard is pending there.
+      const Layout& l = s.fs().layout();
+      for (const auto& [start, c] : s.fs().discards().commands_by_address()) {
+        if (c.issued) continue;
+        for (uint32_t seg = l.SegOf(BlockAddr{start}).v; seg <= l.SegOf(BlockAddr{start + c.len - 1}).v; ++seg)
+          ASSERT_FALSE(s.fs().segments().SectionFree(l.SecOf(SegNo{seg}))) << "pending discard at " << start;
+      }
+    }
+    discarded += s.stats().Value("fs.discard.blocks");
     // Power cut: volatile writes survive at random.
     s.fs().PowerCut();
     s.q().Clear();
@@ -316,13 +335,15 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
     // order or rewritten before its trim, across the power cut too.
     ASSERT_EQ(s.sequential().violations, 0u) << s.sequential().first_violation;
   }
-  // Roll-forward recovery (and with big writes, cleaning or SSR) must actually have been exercised.
+  // Roll-forward recovery (and with big writes, cleaning or SSR) and
+  // discards must actually have been exercised.
   EXPECT_GT(recovered_runs, 0);
   // With slow writes some cut must have lost the write of a block a
   // checkpoint points at.
   if (slow_writes) {
     EXPECT_GT(stale_pages, 0u);
   }
+  EXPECT_GT(discarded, 0);
   if (big_writes) {
     EXPECT_GT(gc_moved, 0u);
   }
@@ -450,6 +471,52 @@ TEST(CrashTest, CheckpointWaitsForPagesMovedByBackgroundCleaning) {
   std::vector<uint8_t> got(keep.size());
   ASSERT_EQ(s.Run(s.fs().Pread(rd, 0, got)).value, keep.size());
   EXPECT_TRUE(got == keep) << "the moved blocks of /keep were lost";
+  s.ExpectCheck();
+}
+
+// A file created, then a checkpoint writes its inode and flushes its NAT
+// entry (flags reset) but its commit block is held up in the device; an
+// fsync of the file then finds nothing to write. It must not return before
+// that checkpoint commits: a cut right after the fsync keeps the file.
+TEST(CrashTest, FsyncDuringCheckpointWaitsForItsCommit) {
+  F2fsConfig c = CrashConfig();
+  c.checkpoint.background = false;
+  c.gc.background = false;
+  c.discard.enabled = false;
+  Stack s(96ull << 20, c);
+  s.FormatAndMount();
+  const Fd fd = s.Run(s.fs().Open("/f", kCreat | kRdWr)).value;
+  s.device().set_extra_latency([](const ssd::BlockRequest& r) {
+    return r.op == ssd::BlockOp::kWrite && r.fua ? sim::Ms(100) : sim::SimTime::Zero();
+  });
+  bool cp_done = false, fsync_done = false;
+  auto cp = [](F2fs* fs, bool* d) -> sim::Task<void> {
+    co_await fs->WriteCheckpointNow();
+    *d = true;
+  }(s.fs_ptr(), &cp_done);
+  auto cp_h = cp.Release();
+  sim::Resume(cp_h);
+  // Run until only the commit block is in flight.
+  while (!cp_done && !(s.device().in_flight() == 1 && s.q().now() > sim::Ms(1)) && s.q().Step()) {
+  }
+  ASSERT_FALSE(cp_done);
+  auto fs_task = [](F2fs* fs, Fd fd, bool* d) -> sim::Task<void> {
+    CHECK((co_await fs->Fsync(fd)).ok());
+    *d = true;
+  }(s.fs_ptr(), fd, &fsync_done);
+  auto fs_h = fs_task.Release();
+  sim::Resume(fs_h);
+  while (!fsync_done && s.q().Step()) {
+  }
+  ASSERT_TRUE(fsync_done);
+  EXPECT_TRUE(cp_done) << "fsync returned before the checkpoint that wrote the file committed";
+  s.fs().PowerCut();
+  s.q().Clear();
+  cp_h.destroy();
+  fs_h.destroy();
+  s.PowerCut([](BlockAddr, bool) { return false; });
+  ASSERT_TRUE(s.Mount().ok());
+  EXPECT_TRUE(s.Run(s.fs().Open("/f", kRdWr)).ok()) << "the fsynced file was lost";
   s.ExpectCheck();
 }
 

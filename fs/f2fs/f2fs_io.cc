@@ -1,5 +1,5 @@
-// Device I/O of the F2FS model: request pool, merged writes, reads, merged
-// cache flushes, completions feeding the Image.
+// Device I/O of the F2FS model: request pool, merged writes, reads, trims,
+// merged cache flushes, completions feeding the Image.
 #include <algorithm>
 
 #include "fs/f2fs/f2fs.h"
@@ -22,8 +22,10 @@ void F2fs::FreeReq(IoReq* r) {
   r->inos.clear();
   r->node_seqs.clear();
   r->plain_seq = 0;
+  r->held.clear();
   r->batch = nullptr;
   r->fua = false;
+  r->discard_cmd = false;
   r->next_free = free_reqs_;
   free_reqs_ = r;
 }
@@ -109,7 +111,6 @@ void F2fs::SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::ve
   r->client = this;
   r->kind = kind;
   r->batch = batch;
-  for (uint32_t i = 0; i < n; ++i) r->write_ids.push_back(image_->Submit(BlockAddr{start.v + i}, contents[i]));
   r->pages.assign(pages.begin(), pages.end());
   if (inos) {
     for (uint32_t ino : *inos)
@@ -130,7 +131,38 @@ void F2fs::SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::ve
   ++ios_in_flight_;
   stats_.blocks_written[static_cast<int>(kind)].Inc(n);
   if (fua) stats_.fua_writes.Inc();
+  // f2fs_wait_discard_bio: a block an issued discard still covers is
+  // written only after the discard completed (pending ones were punched
+  // when the block was allocated).
+  if (dq_->issued_commands() > 0 && dq_->IssuedOverlaps(start, n)) {
+    r->held.assign(contents.begin(), contents.end());
+    held_writes_.push_back(r);
+    stats_.discard.write_waits.Inc();
+    return;
+  }
+  SendWrite(r, contents);
+}
+
+void F2fs::SendWrite(IoReq* r, const std::vector<BlockPtr>& contents) {
+  const BlockAddr start{static_cast<uint32_t>(r->offset / kBlockSize)};
+  for (size_t i = 0; i < contents.size(); ++i)
+    r->write_ids.push_back(image_->Submit(BlockAddr{start.v + static_cast<uint32_t>(i)}, contents[i]));
   dev_->Submit(r);
+}
+
+void F2fs::ReleaseHeldWrites() {
+  for (size_t i = 0; i < held_writes_.size();) {
+    IoReq* r = held_writes_[i];
+    const BlockAddr start{static_cast<uint32_t>(r->offset / kBlockSize)};
+    if (dq_->IssuedOverlaps(start, static_cast<uint32_t>(r->length / kBlockSize))) {
+      ++i;
+      continue;
+    }
+    held_writes_.erase(held_writes_.begin() + static_cast<std::ptrdiff_t>(i));
+    std::vector<BlockPtr> contents;
+    contents.swap(r->held);
+    SendWrite(r, contents);
+  }
 }
 
 void F2fs::SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch) {
@@ -151,7 +183,7 @@ void F2fs::SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch) 
   dev_->Submit(r);
 }
 
-void F2fs::SubmitTrim(BlockAddr start, uint32_t count) {
+void F2fs::SubmitTrim(BlockAddr start, uint32_t count, bool discard_cmd) {
   if (dead_) return;
   IoReq* r = AllocReq();
   r->op = ssd::BlockOp::kTrim;
@@ -160,6 +192,8 @@ void F2fs::SubmitTrim(BlockAddr start, uint32_t count) {
   r->queue = cfg_.io_queue;
   r->client = this;
   r->kind = Io::kMeta;
+  r->discard_cmd = discard_cmd;
+  r->trim_first_id = image_->SubmitTrim(start, count);
   ++ios_in_flight_;
   ++trims_in_flight_;
   stats_.discards.Inc();
@@ -320,9 +354,17 @@ void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
         CountByRegion(BlockAddr{static_cast<uint32_t>(r->offset / kBlockSize)},
                       static_cast<uint32_t>(r->length / kBlockSize), -1, region_reads_);
       break;
-    case ssd::BlockOp::kTrim:
+    case ssd::BlockOp::kTrim: {
       --trims_in_flight_;
+      const uint32_t n = static_cast<uint32_t>(r->length / kBlockSize);
+      for (uint32_t i = 0; i < n; ++i) image_->Complete(r->trim_first_id + i, /*fua=*/false);
+      if (r->discard_cmd) {
+        dq_->Done(BlockAddr{static_cast<uint32_t>(r->offset / kBlockSize)});
+        if (!held_writes_.empty()) ReleaseHeldWrites();
+        discard_wq_.NotifyAll();
+      }
       break;
+    }
   }
   IoBatch* b = r->batch;
   FreeReq(r);

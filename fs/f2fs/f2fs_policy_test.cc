@@ -673,7 +673,12 @@ TEST(PolicyTest, DiscardFollowsTheCheckpointThatFreesSegments) {
   EXPECT_GT(s.fs().segments().prefree_segments(), 0u);
   s.Run(s.fs().Sync());
   EXPECT_EQ(s.fs().segments().prefree_segments(), 0u);
+  // Queued now; the discard thread, asleep for max_interval (60 s) since
+  // nothing was queued, finds the file system idle when it wakes.
+  EXPECT_GE(s.fs().discards().pending_blocks(), 3 * kBlocksPerSeg);
   s.Run(Idle(&s.q(), sim::Sec(1)));
+  EXPECT_EQ(s.device().requests(ssd::BlockOp::kTrim), 0u);
+  s.Run(Idle(&s.q(), sim::Sec(60)));
   EXPECT_GT(s.device().requests(ssd::BlockOp::kTrim), 0u);
   EXPECT_GE(s.stats().Value("fs.io.discard_blocks"), 3 * kBlocksPerSeg);
   s.ExpectCheck();

@@ -31,6 +31,14 @@ uint64_t Image::Submit(BlockAddr addr, BlockPtr content) {
   return id;
 }
 
+uint64_t Image::SubmitTrim(BlockAddr start, uint32_t count) {
+  CHECK_GT(count, 0u);
+  CHECK_LE(uint64_t{start.v} + count, durable_.size()) << "trim beyond the volume";
+  const uint64_t first = next_id_;
+  for (uint32_t i = 0; i < count; ++i) Submit(BlockAddr{start.v + i}, nullptr);
+  return first;
+}
+
 Image::Pending* Image::Find(uint64_t id) {
   if (id < base_id_ || id >= base_id_ + pending_.size()) return nullptr;
   return &pending_[id - base_id_];

@@ -9,15 +9,21 @@
 // in flight or merely completed are volatile: a device with a volatile
 // cache may lose any subset of them at a power cut.
 //
+// A trim (SubmitTrim) is recorded as a write of zeros to each block of its
+// range, one write per block, with the same durability: the zeros are
+// volatile until the trim completed and a later flush completed (or a
+// power cut keeps them), so a power cut may keep the trim of some blocks of
+// a range and not of others.
+//
 // Read() returns the newest content submitted for a block (what the device
 // would return; the file system never reads a block while a write to it is
-// in flight, except for content it already holds). ReadDurable() is what a
-// power cut right now is sure to keep.
+// in flight, except for content it already holds); after a trim, null
+// (zeros). ReadDurable() is what a power cut right now is sure to keep.
 //
 // A power cut (PowerCut) keeps the durable content plus a caller-chosen
-// subset of the volatile writes (applied in submission order) and forgets
-// the rest. The image outlives file-system instances: mount a new F2fs on
-// it after a cut.
+// subset of the volatile writes (applied in submission order; a trimmed
+// block is one write with null content) and forgets the rest. The image
+// outlives file-system instances: mount a new F2fs on it after a cut.
 //
 // Memory: one pointer (plus a write id) per block; block objects are shared
 // with the page cache; a null pointer is a block of zeros.
@@ -50,6 +56,10 @@ class Image {
 
   // A write of one block was submitted; returns its id.
   uint64_t Submit(BlockAddr addr, BlockPtr content);
+  // A trim of [start, start + count) was submitted (count > 0): a write of
+  // zeros per block. Returns the first block's write id; block i's is
+  // first + i.
+  uint64_t SubmitTrim(BlockAddr start, uint32_t count);
   // The device completed write `id`; FUA writes are durable at once.
   void Complete(uint64_t id, bool fua);
   // A flush was submitted: returns the marker FlushEnd() needs.
@@ -61,7 +71,8 @@ class Image {
   void WriteDurable(BlockAddr addr, BlockPtr content);
 
   // Power cut. keep(addr, completed) decides, for each volatile write in
-  // submission order, whether it reached the medium anyway.
+  // submission order (each block of a trim on its own), whether it reached
+  // the medium anyway.
   void PowerCut(const std::function<bool(BlockAddr addr, bool completed)>& keep);
 
   size_t volatile_writes() const { return live_pending_; }

@@ -1,5 +1,8 @@
 #include "fs/f2fs/image.h"
 
+#include <utility>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace fs::f2fs {
@@ -54,6 +57,62 @@ TEST(ImageTest, OlderWriteNeverOverwritesANewerDurableOne) {
   img.Complete(a, false);
   img.FlushEnd(img.FlushBegin());
   EXPECT_EQ(ByteOf(img.ReadDurable(BlockAddr{1})), 2);
+}
+
+TEST(ImageTest, TrimReadsAsZerosAndIsDurableLikeAWrite) {
+  Image img(16);
+  for (uint32_t b = 1; b <= 3; ++b) img.WriteDurable(BlockAddr{b}, Data(static_cast<uint8_t>(b)));
+  const uint64_t t = img.SubmitTrim(BlockAddr{1}, 3);
+  EXPECT_EQ(img.volatile_writes(), 3u);
+  for (uint32_t b = 1; b <= 3; ++b) {
+    EXPECT_EQ(img.Read(BlockAddr{b}), nullptr);
+    EXPECT_EQ(ByteOf(img.ReadDurable(BlockAddr{b})), b);
+  }
+  for (uint64_t i = 0; i < 3; ++i) img.Complete(t + i, /*fua=*/false);
+  EXPECT_EQ(ByteOf(img.ReadDurable(BlockAddr{2})), 2);  // completed, not flushed
+  img.FlushEnd(img.FlushBegin());
+  for (uint32_t b = 1; b <= 3; ++b) EXPECT_EQ(img.ReadDurable(BlockAddr{b}), nullptr);
+  EXPECT_EQ(img.volatile_writes(), 0u);
+}
+
+TEST(ImageTest, TrimAndWritesApplyInSubmissionOrder) {
+  Image img(16);
+  img.WriteDurable(BlockAddr{4}, Data(4));
+  const uint64_t t = img.SubmitTrim(BlockAddr{4}, 2);  // blocks 4 and 5
+  const uint64_t w = img.Submit(BlockAddr{5}, Data(5));
+  EXPECT_EQ(img.Read(BlockAddr{4}), nullptr);
+  EXPECT_EQ(ByteOf(img.Read(BlockAddr{5})), 5);  // written after the trim
+  // The write is durable first (FUA); the older trim of block 5 completing
+  // and flushed later does not undo it.
+  img.Complete(w, /*fua=*/true);
+  img.Complete(t, false);
+  img.Complete(t + 1, false);
+  img.FlushEnd(img.FlushBegin());
+  EXPECT_EQ(img.ReadDurable(BlockAddr{4}), nullptr);
+  EXPECT_EQ(ByteOf(img.ReadDurable(BlockAddr{5})), 5);
+  // A trim after a write hides it.
+  const uint64_t w2 = img.Submit(BlockAddr{6}, Data(6));
+  img.SubmitTrim(BlockAddr{6}, 1);
+  img.Complete(w2, false);
+  EXPECT_EQ(img.Read(BlockAddr{6}), nullptr);
+}
+
+TEST(ImageTest, PowerCutDecidesEachBlockOfATrim) {
+  Image img(16);
+  for (uint32_t b = 8; b < 12; ++b) img.WriteDurable(BlockAddr{b}, Data(static_cast<uint8_t>(b)));
+  const uint64_t t = img.SubmitTrim(BlockAddr{8}, 4);
+  img.Complete(t, false);
+  img.Complete(t + 1, false);  // the last two still in flight
+  std::vector<std::pair<uint32_t, bool>> asked;
+  img.PowerCut([&](BlockAddr a, bool completed) {
+    asked.emplace_back(a.v, completed);
+    return a.v % 2 == 0;  // the trim reaches blocks 8 and 10 only
+  });
+  EXPECT_EQ(asked, (std::vector<std::pair<uint32_t, bool>>{{8, true}, {9, true}, {10, false}, {11, false}}));
+  EXPECT_EQ(img.Read(BlockAddr{8}), nullptr);
+  EXPECT_EQ(ByteOf(img.Read(BlockAddr{9})), 9);
+  EXPECT_EQ(img.Read(BlockAddr{10}), nullptr);
+  EXPECT_EQ(ByteOf(img.Read(BlockAddr{11})), 11);
 }
 
 }  // namespace

@@ -207,6 +207,7 @@ BlockAddr SegmentManager::Allocate(LogType t, const Summary& sum, sim::SimTime n
   ssa_[Index(a)] = sum;
   ssa_dirty_[s.v] = 1;
   UpdateValid(a, +1, now);
+  if (observer_) observer_->OnBlocksAllocated(a, 1);
   if (!region_allocated_.empty()) ++region_allocated_[RegionOf(s)];
   c.next_blkoff = c.ssr ? NextFreeSlot(s, off + 1) : off + 1;
   if (c.next_blkoff >= kBlocksPerSeg) MoveLog(t, region, need_ssr);
@@ -234,6 +235,7 @@ std::pair<BlockAddr, uint32_t> SegmentManager::PadStripe(LogType t) {
   const BlockAddr first{layout_.SegStart(c.segno).v + c.next_blkoff};
   const uint32_t n = st.left;
   CHECK_LE(c.next_blkoff + n, kBlocksPerSeg) << "a stripe unit crosses a segment";
+  if (observer_) observer_->OnBlocksAllocated(first, n);
   if (!region_allocated_.empty()) region_allocated_[RegionOf(c.segno)] += n;
   c.next_blkoff += n;
   if (c.next_blkoff >= kBlocksPerSeg) MoveLog(t, st.region, /*need_ssr=*/false);
@@ -247,6 +249,7 @@ void SegmentManager::MarkValid(BlockAddr a, const Summary& sum, sim::SimTime now
   ssa_[Index(a)] = sum;
   ssa_dirty_[layout_.SegOf(a).v] = 1;
   UpdateValid(a, +1, now);
+  if (observer_) observer_->OnBlocksAllocated(a, 1);
 }
 
 void SegmentManager::RefreshMtime(BlockAddr a, sim::SimTime now) {
@@ -325,18 +328,18 @@ std::vector<Summary> SegmentManager::CursegSummaries(LogType t, uint32_t region)
   return std::vector<Summary>(ssa_.begin() + base, ssa_.begin() + base + kBlocksPerSeg);
 }
 
-std::vector<SegmentManager::DiscardRange> SegmentManager::CommitCheckpoint(uint32_t granularity) {
+std::vector<SegmentManager::DiscardRange> SegmentManager::CommitCheckpoint() {
   std::vector<DiscardRange> out;
   for (SegNo s : dirty_sit_list_) {
     SegEntry& e = sit_[s.v];
-    if (!IsPrefree(s)) {
+    if (e.valid != 0 && e.valid != kBlocksPerSeg) {
       const std::bitset<kBlocksPerSeg> freed = e.ckpt_map & ~e.cur_map;
       uint32_t i = 0;
       while (i < kBlocksPerSeg) {
         if (!freed.test(i)) { ++i; continue; }
         uint32_t j = i;
         while (j < kBlocksPerSeg && freed.test(j)) ++j;
-        if (j - i >= granularity) out.push_back({BlockAddr{layout_.SegStart(s).v + i}, j - i});
+        out.push_back({BlockAddr{layout_.SegStart(s).v + i}, j - i});
         i = j;
       }
     }

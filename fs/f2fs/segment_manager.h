@@ -68,6 +68,14 @@ class SegmentManager {
     BlockAddr start;
     uint32_t len = 0;
   };
+  // Told of every block a log takes (Allocate, PadStripe, MarkValid) when
+  // it is taken, before the caller writes it (the discard queue punches
+  // its pending discards there: f2fs_wait_discard_bio).
+  class AllocationObserver {
+   public:
+    virtual ~AllocationObserver() = default;
+    virtual void OnBlocksAllocated(BlockAddr first, uint32_t n) = 0;
+  };
 
   // `policy` (outlives this) chooses the segments the logs move to.
   SegmentManager(const Layout& layout, const AllocationPolicy* policy);
@@ -78,6 +86,8 @@ class SegmentManager {
   }
 
   const Layout& layout() const { return layout_; }
+  // `o` (outliving this, or null) hears of every allocation from now on.
+  void set_allocation_observer(AllocationObserver* o) { observer_ = o; }
 
   // ---- Mount / format.
   // Loads one segment's checkpointed SIT entry (current = checkpoint state).
@@ -182,9 +192,11 @@ class SegmentManager {
   // Summaries of the blocks of a log's segment.
   std::vector<Summary> CursegSummaries(LogType t, uint32_t region = 0) const;
   // Commits a checkpoint: checkpoint maps := current maps, prefree segments
-  // become free. Returns the freed segments' and the newly invalid runs
-  // (at least `granularity` blocks) to discard.
-  std::vector<DiscardRange> CommitCheckpoint(uint32_t granularity);
+  // become free. Returns what to discard: the runs of blocks valid in the
+  // previous checkpoint and invalid now, in segments that still hold valid
+  // blocks (add_discard_addrs: any length; a segment without valid blocks
+  // waits until it is prefree), then the segments that became free.
+  std::vector<DiscardRange> CommitCheckpoint();
   void ClearSsaDirty(SegNo s) { ssa_dirty_[s.v] = 0; }
 
  private:
@@ -205,6 +217,7 @@ class SegmentManager {
 
   Layout layout_;
   const AllocationPolicy* policy_;
+  AllocationObserver* observer_ = nullptr;
   std::vector<SegEntry> sit_;
   std::vector<uint8_t> free_;
   uint32_t regions_ = 1;

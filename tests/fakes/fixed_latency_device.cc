@@ -34,6 +34,8 @@ void FixedLatencyDevice::Submit(ssd::BlockRequest* req) {
   ++count_[op];
   bytes_[op] += req->length;
   if (cfg_.log_writes && req->op == ssd::BlockOp::kWrite) write_log_.emplace_back(req->offset, req->length);
+  if (cfg_.log_writes && req->op == ssd::BlockOp::kTrim)
+    trim_log_.push_back(Trim{q_->now(), req->offset, req->length});
   if (cfg_.sequential) CheckSequential(*req);
   req->submit_time = q_->now();
   sim::SimTime done;

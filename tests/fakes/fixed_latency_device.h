@@ -42,7 +42,7 @@ struct FixedLatencyDeviceConfig {
   // What layout() reports (default: no flash structure); `fixed`, if set,
   // must outlive the device.
   ssd::DeviceLayout layout;
-  bool log_writes = false;  // keep every write request's (offset, length)
+  bool log_writes = false;  // keep every write request's (offset, length), and every trim's
   SequentialBlocks* sequential = nullptr;  // checks the discipline above (needs layout.pages_per_block)
 };
 
@@ -56,6 +56,8 @@ class FixedLatencyDevice final : public ssd::BlockDevice {
   uint32_t queues() const override { return 1u << 16; }  // any queue index
   const ssd::DeviceLayout& layout() const override { return cfg_.layout; }
   void Submit(ssd::BlockRequest* req) override;
+  // Trims submitted from now on take `t`.
+  void set_trim_latency(sim::SimTime t) { cfg_.trim_latency = t; }
 
   uint64_t requests(ssd::BlockOp op) const { return count_[static_cast<int>(op)]; }
   uint64_t bytes(ssd::BlockOp op) const { return bytes_[static_cast<int>(op)]; }
@@ -68,6 +70,13 @@ class FixedLatencyDevice final : public ssd::BlockDevice {
   // not wait for it (it covers what completed before it, like a real
   // device's). Null: none.
   void set_extra_latency(std::function<sim::SimTime(const ssd::BlockRequest&)> f) { extra_latency_ = std::move(f); }
+  // Trim requests in submission order (with cfg.log_writes).
+  struct Trim {
+    sim::SimTime at;  // submitted
+    uint64_t offset = 0;
+    uint64_t length = 0;
+  };
+  const std::vector<Trim>& trim_log() const { return trim_log_; }
 
  private:
   class Done final : public sim::Event {
@@ -86,6 +95,7 @@ class FixedLatencyDevice final : public ssd::BlockDevice {
   sim::SimTime last_write_done_;
   std::vector<Done*> all_;
   std::vector<std::pair<uint64_t, uint64_t>> write_log_;
+  std::vector<Trim> trim_log_;
   Done* free_ = nullptr;
   size_t in_flight_ = 0;
   uint64_t count_[4] = {};
