@@ -52,6 +52,15 @@ class CheckpointDurability final : public Durability {
     const uint32_t reclaim =
         std::min<uint32_t>(static_cast<uint32_t>(c.prefree_ratio.value * sm_.main_segments()), 4096);
     const bool excess_prefree = sm_.prefree_segments() > reclaim;
+    if (c.bg_triggers == "linux-4.15") {
+      // Linux 4.15: if (!is_idle(sbi) && !excess_dirty_nats(sbi)) return;
+      // then excess prefree, excess NATs or cp_interval (no dirty-node
+      // trigger). is_idle: no request queued and none for REQ_TIME.
+      const bool idle =
+          !host_.AnyIoInFlight() && host_.Now() - host_.LastRequestTime() >= c.idle_interval;
+      if (!idle && !excess_nats) return false;
+      return excess_prefree || excess_nats || host_.Now() - last_cp_time_ >= c.interval;
+    }
     if (excess_nats || excess_nodes || excess_prefree) return true;
     // Background I/O in flight, or a foreground operation recently (a request
     // within idle_interval while cp_rwsem is held): not now.

@@ -95,6 +95,9 @@ class DurabilityHost {
   // or a checkpoint holds or awaits it.
   virtual bool CheckpointLockHeld() const = 0;
   virtual uint64_t DirtyNodePages() const = 0;
+  // Any device request of the file system in flight (the block layer's
+  // request count that Linux 4.15's is_idle reads).
+  virtual bool AnyIoInFlight() const = 0;
   // Something a checkpoint would write (dirty nodes, NAT/SIT/SSA, dentries, prefree).
   virtual bool HasUncheckpointedChanges() const = 0;
 

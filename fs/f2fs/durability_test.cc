@@ -17,12 +17,14 @@ struct FakeHost final : DurabilityHost {
   }
   bool CheckpointLockHeld() const override { return lock_held; }
   uint64_t DirtyNodePages() const override { return dirty_nodes; }
+  bool AnyIoInFlight() const override { return any_io; }
   bool HasUncheckpointedChanges() const override { return dirty; }
   sim::SimTime now;
   sim::SimTime last_request;
   bool inflight_io = false;
   bool queued_discards = false;
   bool lock_held = false;
+  bool any_io = false;
   uint64_t dirty_nodes = 0;
   bool dirty = false;
 };
@@ -111,6 +113,37 @@ TEST(CheckpointDurabilityTest, BackgroundCheckpointWhenDirtyAndTheIntervalPassed
   fx.host.inflight_io = false;
   fx.host.dirty_nodes = 0;
   EXPECT_FALSE(d->NeedBackgroundCheckpoint()) << "the interval restarts at the commit";
+}
+
+// Linux 4.15's f2fs_balance_fs_bg: no dirty-node trigger, and under load
+// (a request in flight or within idle_interval) only excess dirty NATs
+// write a checkpoint; once idle, excess prefree or the interval do too.
+TEST(CheckpointDurabilityTest, Linux415TriggersNeedIdleAndIgnoreDirtyNodes) {
+  F2fsConfig c = sim::MakeDefault<F2fsConfig>();
+  c.checkpoint.bg_triggers = "linux-4.15";
+  Fixture fx(c);
+  auto d = fx.Make("checkpoint");
+  d->OnCheckpointCommitted(sim::SimTime::Zero());
+  fx.host.dirty = true;
+  fx.host.now = fx.cfg.checkpoint.interval + sim::Sec(1);
+  fx.host.last_request = fx.host.now - sim::Ms(10);
+  EXPECT_FALSE(d->NeedBackgroundCheckpoint()) << "a request 10 ms ago: not idle";
+  fx.host.dirty_nodes = 100 * fx.cfg.checkpoint.dirty_nodes_threshold;
+  EXPECT_FALSE(d->NeedBackgroundCheckpoint()) << "no dirty-node trigger in 4.15";
+  fx.host.last_request = fx.host.now - fx.cfg.checkpoint.idle_interval;
+  EXPECT_TRUE(d->NeedBackgroundCheckpoint()) << "idle and the interval passed";
+  fx.host.any_io = true;
+  EXPECT_FALSE(d->NeedBackgroundCheckpoint()) << "a request in flight (any kind): not idle";
+  fx.host.any_io = false;
+  d->OnCheckpointCommitted(fx.host.now);
+  EXPECT_FALSE(d->NeedBackgroundCheckpoint()) << "idle, but the interval restarted and nothing is in excess";
+  // The same host state under the default (5.15) triggers checkpoints for
+  // the dirty nodes.
+  Fixture f515;
+  auto d515 = f515.Make("checkpoint");
+  f515.host = fx.host;
+  d515->OnCheckpointCommitted(fx.host.now);
+  EXPECT_TRUE(d515->NeedBackgroundCheckpoint());
 }
 
 // f2fs_balance_fs_bg: the periodic checkpoint needs no idle period, only no

@@ -490,6 +490,7 @@ class F2fs final : public FileSystem,
   bool InflightIo(bool count_queued_discards) const override;
   bool CheckpointLockHeld() const override { return !cp_lock_.idle(); }
   uint64_t DirtyNodePages() const override { return dirty_nids_.size(); }
+  bool AnyIoInFlight() const override { return ios_in_flight_ > 0; }
   bool HasUncheckpointedChanges() const override { return FsDirty(); }
 
   // ---- Device I/O (f2fs_io.cc).

@@ -38,6 +38,13 @@ void CheckpointConfig::Describe(sim::Schema<CheckpointConfig>& s) {
   s.Param("background", &CheckpointConfig::background, "true",
           "Run the background checkpoint triggers (f2fs_balance_fs_bg); off = checkpoints only on "
           "fsync/GC/sync/umount demand");
+  s.Choice("bg_triggers", &CheckpointConfig::bg_triggers, "linux-5.15", {"linux-5.15", "linux-4.15"},
+           "Which kernel's f2fs_balance_fs_bg decides background checkpoints. linux-5.15: excess dirty "
+           "nodes (dirty_nodes_threshold), dirty NATs or prefree segments whatever the load; interval unless "
+           "I/O is in flight or a recent operation holds cp_rwsem. linux-4.15 (the kernel of the fsync "
+           "dirty-node-list paper): nothing unless the device is idle (no request in flight and none for "
+           "idle_interval) or dirty NATs are in excess; then excess prefree or dirty NATs, or interval; no "
+           "dirty-node trigger");
 }
 
 void GcConfig::Describe(sim::Schema<GcConfig>& s) {

@@ -32,6 +32,7 @@ struct CheckpointConfig {
   sim::Ratio dirty_nats_ratio;     // of max nid (excess_dirty_nats)
   sim::Ratio prefree_ratio;        // of main segments, capped at 4096 (excess_prefree_segs)
   bool background;                 // run the f2fs_balance_fs_bg triggers
+  std::string bg_triggers;         // whose f2fs_balance_fs_bg: linux-5.15 | linux-4.15
   static void Describe(sim::Schema<CheckpointConfig>& s);
 };
 
