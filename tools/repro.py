@@ -31,11 +31,12 @@ only the sign agrees, "opposite" or "no effect" (under 1 % either way)
 otherwise.
 
 Usage:
-  tools/repro.py run SET OUT [--bin BIN] [--set KEY=VALUE ...]
+  tools/repro.py run SET OUT [--bin BIN] [--set KEY=VALUE ...] [--only RUN,...] [--resume]
   tools/repro.py table SET OUT [--partial]
 SET is a folder (configs/repro/seed001) or its name (seed001). `run` runs
-every run of the set into OUT/NAME (replacing earlier results) and prints
-the table; `table` prints it from results already in OUT (with --partial,
+every run of the set (with --only, the runs named) into OUT/NAME, replacing
+earlier results (with --resume, a run whose OUT/NAME/stats.json exists is
+kept), and prints the table (partial when runs were left out); `table` prints it from results already in OUT (with --partial,
 a row whose runs have no results yet says "not run" instead of failing). Markdown on
 stdout; exit code 2 on a bad set file or missing results.
 """
@@ -199,9 +200,19 @@ def table(folder, spec, out, partial=False):
     return "\n".join(lines) + "\n"
 
 
-def run_set(folder, spec, out, binary, sets):
+def run_set(folder, spec, out, binary, sets, only=None, resume=False):
+    if only:
+        unknown = sorted(set(only) - set(spec["runs"]))
+        if unknown:
+            raise SetError(f"--only names runs the set does not have: {', '.join(unknown)} "
+                           f"(runs: {', '.join(spec['runs'])})")
     os.makedirs(out, exist_ok=True)
     for name, r in spec["runs"].items():
+        if only and name not in only:
+            continue
+        if resume and os.path.isfile(os.path.join(out, name, "stats.json")):
+            print(f"kept {name}", file=sys.stderr)
+            continue
         cmd = [binary, "run", os.path.join(folder, r["config"]), "--noprogress", "--out", os.path.join(out, name)]
         for k, v in (r.get("set") or {}).items():
             cmd += ["--set", f"{k}={v}"]
@@ -223,6 +234,8 @@ def main(argv):
     binary = os.path.join(ROOT, "build", "app", "flashstack")
     sets = []
     partial = False
+    only = None
+    resume = False
     rest = argv[3:]
     while rest:
         if rest[0] == "--bin" and len(rest) > 1 and cmd == "run":
@@ -230,6 +243,11 @@ def main(argv):
         elif rest[0] == "--set" and len(rest) > 1 and cmd == "run":
             sets.append(rest[1])
             rest = rest[2:]
+        elif rest[0] == "--only" and len(rest) > 1 and cmd == "run":
+            only = [n for n in rest[1].split(",") if n]
+            rest = rest[2:]
+        elif rest[0] == "--resume" and cmd == "run":
+            resume, rest = True, rest[1:]
         elif rest[0] == "--partial" and cmd == "table":
             partial, rest = True, rest[1:]
         else:
@@ -238,7 +256,8 @@ def main(argv):
     try:
         folder, spec = load_set(set_arg)
         if cmd == "run":
-            run_set(folder, spec, out, binary, sets)
+            run_set(folder, spec, out, binary, sets, only, resume)
+            partial = bool(only)
         sys.stdout.write(table(folder, spec, out, partial))
     except SetError as e:
         print(f"repro.py: {e}", file=sys.stderr)

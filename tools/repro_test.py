@@ -98,6 +98,33 @@ checks:
         self.assertIn("no statistic 's'", str(e.exception))
         self.assertEqual(repro.main(["table", os.path.join(self.tmp.name, "nothing"), self.out]), 2)
 
+    def test_run_only_and_resume(self):
+        self.expected("""
+title: T
+runs:
+  a: {config: a.yaml}
+  b: {config: a.yaml}
+checks:
+  - {figure: fa, paper: 1, measure: {run: a, stat: s}}
+  - {figure: fb, paper: 1, measure: {run: b, stat: s}}
+""")
+        folder, spec = repro.load_set(self.set)
+        fake = os.path.join(self.tmp.name, "fake_bin")
+        # A stand-in for flashstack: writes stats.json into --out and logs its calls.
+        write(fake, "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && o=$2; shift; done\n"
+                    "mkdir -p \"$o\" && echo '{\"stats\": {\"s\": {\"value\": 1}}}' > \"$o/stats.json\"\n"
+                    "echo \"$o\" >> \"" + os.path.join(self.tmp.name, "calls") + "\"\n")
+        os.chmod(fake, 0o755)
+        calls = lambda: open(os.path.join(self.tmp.name, "calls")).read().split()
+        repro.run_set(folder, spec, self.out, fake, [], only=["a"])
+        self.assertEqual([os.path.basename(c) for c in calls()], ["a"])
+        self.assertIn("| fb | 1 | not run | - |", repro.table(folder, spec, self.out, partial=True))
+        repro.run_set(folder, spec, self.out, fake, [], resume=True)
+        self.assertEqual([os.path.basename(c) for c in calls()], ["a", "b"], "a kept, b run")
+        with self.assertRaises(repro.SetError) as e:
+            repro.run_set(folder, spec, self.out, fake, [], only=["zz"])
+        self.assertIn("--only names runs the set does not have: zz", str(e.exception))
+
     def test_shipped_sets_load(self):
         root = os.path.join(repro.ROOT, "configs", "repro")
         names = sorted(n for n in os.listdir(root) if os.path.isdir(os.path.join(root, n)))
