@@ -63,7 +63,7 @@
 //   (discard_queue.h: sorted, merged, punched by allocations); the discard
 //   thread (issue_discard_thread, DPOLICY_BG) issues them only while the
 //   file system is idle for discard (discard.idle_interval without a
-//   request, no read, data write or flush in flight), at most
+//   request, no read, plain data write or flush in flight), at most
 //   max_requests per round, longest first, then short ones by address;
 //   it sleeps min/mid/max_interval; above urgent_util it is more eager.
 //   A write to a block an issued discard still covers waits for it
