@@ -3,6 +3,7 @@
 
     tools/compare_results.py RUN_A RUN_B [RUN_C ...] [--stats a.b,c.*] [--all]
     tools/compare_results.py --identical DIR_A DIR_B
+    tools/compare_results.py --table DIR_A DIR_B --stats a.b,c.*
 
 The first form prints the configuration keys whose values differ between the
 runs, then the headline statistics (or those matched by --stats, with * as a
@@ -15,6 +16,10 @@ must exist under DIR_B and be byte-identical. It prints one line per run
 (for a run whose statistics are all identical but whose configuration dump
 differs, e.g. after a key moved, the keys that differ) and exits 1 when any
 file differs, naming the first differing statistic.
+
+--table prints a markdown table over two such trees: a row per run found
+under both, a column per statistic matched by --stats (in the order given),
+each cell "A -> B (change)" or just the value when it did not change.
 
 Reads only result files (stats.json); needs nothing beyond Python 3.
 """
@@ -148,13 +153,51 @@ def identical(dir_a, dir_b):
     return 1 if failures else 0
 
 
+def table(dir_a, dir_b, patterns):
+    rows = []
+    for root, _, files in sorted(os.walk(dir_a)):
+        if "stats.json" not in files:
+            continue
+        rel = os.path.relpath(root, dir_a)
+        other = os.path.join(dir_b, rel, "stats.json")
+        if os.path.exists(other):
+            rows.append((rel, flat_stats(load(os.path.join(root, "stats.json"))[1]), flat_stats(load(other)[1])))
+    if not rows:
+        sys.exit(f"compare_results: no run under both {dir_a} and {dir_b}")
+    names = []
+    for pat in patterns:
+        for n in sorted(set().union(*(set(a) | set(b) for _, a, b in rows))):
+            if fnmatch.fnmatchcase(n, pat) and n not in names:
+                names.append(n)
+    print("| run | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    for rel, a, b in rows:
+        cells = []
+        for n in names:
+            va, vb = a.get(n), b.get(n)
+            if va == vb:
+                cells.append(fmt(va) if va is not None else "-")
+                continue
+            cell = f"{fmt(va) if va is not None else '-'} -> {fmt(vb) if vb is not None else '-'}"
+            if isinstance(va, (int, float)) and isinstance(vb, (int, float)) and va != 0:
+                cell += f" ({(vb - va) / abs(va) * 100:+.1f}%)"
+            cells.append(cell)
+        print(f"| {rel} | " + " | ".join(cells) + " |")
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("runs", nargs="+", help="result folders (or stats.json files)")
     p.add_argument("--stats", help="comma-separated statistic names or patterns (* wildcard)")
     p.add_argument("--all", action="store_true", help="every statistic that differs")
     p.add_argument("--identical", action="store_true", help="byte-compare two trees of result folders")
+    p.add_argument("--table", action="store_true", help="markdown table of --stats over two trees")
     a = p.parse_args()
+    if a.table:
+        if len(a.runs) != 2 or not a.stats:
+            p.error("--table takes two folders and --stats")
+        return table(a.runs[0], a.runs[1], a.stats.split(","))
     if a.identical:
         if len(a.runs) != 2:
             p.error("--identical takes two folders")
