@@ -127,6 +127,24 @@ TEST_F(CliTest, CrossKeyErrorsNameTheKeyAndItsLine) {
   EXPECT_THAT(o.out, HasSubstr(cfg + ":4:"));
 }
 
+TEST_F(CliTest, OpBasisPhysicalIsTheSameDeviceInTheOtherConvention) {
+  // 28 % spare/logical is 21.875 % spare/physical: both name one device.
+  Outcome l = Cli("check " + Tiny() + " --set ftl.op=28%");
+  Outcome p = Cli("check " + Tiny() + " --set ftl.op=21.875% --set ftl.op_basis=physical");
+  ASSERT_EQ(l.code, 0) << l.out;
+  ASSERT_EQ(p.code, 0) << p.out;
+  EXPECT_THAT(l.out, HasSubstr("over-provisioning 28.00% of logical = 21.88% of physical"));
+  EXPECT_THAT(p.out, HasSubstr("over-provisioning 28.00% of logical = 21.88% of physical"));
+  const std::string bad = Write("op_basis.yaml", "include: " + Tiny() + "\nftl:\n  op: 100%\n  op_basis: physical\n");
+  Outcome o = Cli("check " + bad);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr(bad + ":3:"));
+  EXPECT_THAT(o.out, HasSubstr("leaves no logical page"));
+  o = Cli("check " + Tiny() + " --set ftl.op_basis=spare");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("logical"));
+}
+
 TEST_F(CliTest, SizesBeyondWhatTheSimulatorHoldsAreExitCode2) {
   // Regression: passed check, then aborted building the SSD (32-bit slot count).
   Outcome o = Cli("run " + Tiny() + " --quiet --set device.ssd.write_buffer.size=16TiB --out " +

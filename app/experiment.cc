@@ -323,6 +323,12 @@ std::string Experiment::Summary() const {
                      static_cast<uint64_t>(st.Value("ftl.gc_copies")), static_cast<uint64_t>(st.Value("ftl.gc_runs_bg")),
                      static_cast<uint64_t>(st.Value("ftl.gc_runs_fg")), static_cast<uint64_t>(st.Value("ftl.erases")),
                      static_cast<uint64_t>(st.Value("ftl.write_stalls")));
+  const flash::Geometry& g = cfg_.device.geometry;
+  const uint64_t logical = cfg_.ftl.LogicalPages(g);
+  out += fmt::format("  capacity {} of {} pages: over-provisioning {:.2f}% of logical (spare/logical) = {:.2f}% of "
+                     "physical (spare/physical)\n",
+                     logical, g.pages(), 100 * ftl::OpOfLogical(logical, g.pages()),
+                     100 * ftl::OpOfPhysical(logical, g.pages()));
   if (cfg_.ftl.precondition.enabled) {
     out += fmt::format("  precondition: {} page writes, WA {:.3f}\n",
                        static_cast<uint64_t>(st.Value("ftl.precondition.host_writes")),

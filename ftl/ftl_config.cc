@@ -28,8 +28,13 @@ void PreconditionConfig::Describe(sim::Schema<PreconditionConfig>& s) {
 
 void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
   s.Choice("kind", &FtlConfig::kind, "page", FtlKindNames(), "FTL implementation");
-  s.Param("op", &FtlConfig::op, "7%", "Over-provisioning (T-U)/U: logical pages = floor(physical / (1+op))")
+  s.Param("op", &FtlConfig::op, "7%",
+          "Over-provisioning: spare pages over logical (op_basis logical: logical = floor(physical / (1+op))) or "
+          "over physical (op_basis physical: logical = floor(physical x (1-op)))")
       .Range(0.0001, 10);
+  s.Choice("op_basis", &FtlConfig::op_basis, "logical", {"logical", "physical"},
+           "Convention of ftl.op: spare/logical (T-U)/U, or spare/physical (T-U)/T as some tools and vendors "
+           "state it");
   s.Choice("mapping", &FtlConfig::mapping, "page", {"page", "block"},
            "L2P entry granularity: exact page, or block id with an in-block search (smaller tables)");
   s.Choice("victim", &FtlConfig::victim, "greedy", VictimPolicyNames(), "GC victim selection policy");
@@ -95,6 +100,9 @@ uint64_t FtlConfig::FixedFrom(const flash::Geometry& g) const {
 }
 
 uint64_t FtlConfig::LogicalPagesByOp(const flash::Geometry& g) const {
+  if (op_basis == "physical") {
+    return static_cast<uint64_t>(std::floor(static_cast<double>(g.pages()) * (1.0 - op.value)));
+  }
   return static_cast<uint64_t>(std::floor(static_cast<double>(g.pages()) / (1.0 + op.value)));
 }
 
@@ -120,6 +128,14 @@ sim::Status FtlConfig::ValidatePageMapped(const flash::Geometry& g) const {
   if (!seq.ok()) return sim::Status::InvalidInput("ftl.stripe_order: " + seq.status().message());
   if (gc_fg_threshold == 0) return sim::Status::InvalidInput("ftl.gc_fg_threshold: must be at least 1");
   if (op.value <= 0) return sim::Status::InvalidInput("ftl.op: must be positive");
+  if (op_basis != "logical" && op_basis != "physical") {
+    return sim::Status::InvalidInput("ftl.op_basis: unknown convention '" + op_basis + "'; choices: logical, physical");
+  }
+  if (op_basis == "physical" && op.value >= 1) {
+    return sim::Status::InvalidInput(fmt::format(
+        "ftl.op: {} of the physical space (op_basis physical) leaves no logical page; use a value below 100%",
+        op.value));
+  }
 
   const uint64_t physical = g.pages();
   const uint64_t logical = LogicalPages(g);

@@ -1,7 +1,12 @@
 // Configuration of the page-mapped FTL (YAML section "ftl" of a device).
 //
-// Over-provisioning follows the OP convention OP = (T - U) / U: the FTL
-// exports U = floor(T / (1 + op)) logical pages out of T physical pages.
+// Over-provisioning: the FTL exports U logical pages out of T physical pages.
+// ftl.op_basis says which of the two conventions in use ftl.op follows:
+//   logical   op = (T - U) / U (spare over logical), U = floor(T / (1 + op))
+//   physical  op = (T - U) / T (spare over physical), U = floor(T * (1 - op)),
+//             REQUIRES op < 1
+// The same device is 7 % logical = 6.54 % physical. OpOfLogical/OpOfPhysical
+// give a device's figure in either convention.
 // GC thresholds count free erase units per group (a unit is a block, or a
 // superblock with allocation "superblock"; a group is a plane, or all planes).
 #pragma once
@@ -34,9 +39,19 @@ inline constexpr uint64_t kMaxGcSlots = (uint64_t{1} << 24) - 1;
 
 // In-class initializers equal the declared defaults (ftl_config_test checks
 // them against MakeDefault<FtlConfig>()).
+// Over-provisioning of a device exporting `logical` of `physical` pages, in
+// each convention (see above). REQUIRES: 0 < logical <= physical.
+inline double OpOfLogical(uint64_t logical, uint64_t physical) {
+  return static_cast<double>(physical - logical) / static_cast<double>(logical);
+}
+inline double OpOfPhysical(uint64_t logical, uint64_t physical) {
+  return static_cast<double>(physical - logical) / static_cast<double>(physical);
+}
+
 struct FtlConfig {
   std::string kind = "page";
   sim::Ratio op{0.07};
+  std::string op_basis = "logical";
   std::string mapping = "page";
   std::string victim = "greedy";
   std::string allocation = "page_stripe";
@@ -77,7 +92,8 @@ struct FtlConfig {
   // Exported logical pages on `g`, as the kind exports them.
   // REQUIRES: Validate(g).ok().
   uint64_t LogicalPages(const flash::Geometry& g) const;
-  // floor(pages / (1 + op)): the page-mapped kind's capacity.
+  // The page-mapped kind's capacity: floor(pages / (1 + op)) with op_basis
+  // logical, floor(pages * (1 - op)) with op_basis physical.
   uint64_t LogicalPagesByOp(const flash::Geometry& g) const;
   // The selected kind's estimate of the memory it takes on `g`; 0 when the
   // kind gives none. REQUIRES: Validate(g).ok().

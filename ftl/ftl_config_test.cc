@@ -22,6 +22,7 @@ TEST(FtlConfig, DeclaredDefaultsMatchInClassDefaults) {
   const FtlConfig d = sim::MakeDefault<FtlConfig>();
   const FtlConfig c;
   EXPECT_EQ(d.op, c.op);
+  EXPECT_EQ(d.op_basis, c.op_basis);
   EXPECT_EQ(d.mapping, c.mapping);
   EXPECT_EQ(d.victim, c.victim);
   EXPECT_EQ(d.allocation, c.allocation);
@@ -114,6 +115,42 @@ TEST(FtlConfig, UnitSizesAndGcSlotsMustFitTheirIndexTypes) {
   c.gc_pages_in_flight = 1024;
   st = c.Validate(g);
   EXPECT_EQ(st.message().find("ftl.gc_pages_in_flight"), std::string::npos) << st.message();
+}
+
+// Geo() has 2 x 2 x 64 x 32 = 8192 physical pages.
+TEST(FtlConfig, OpBasisLogicalIsSpareOverLogical) {
+  FtlConfig c;
+  c.op = sim::Ratio{0.28};
+  ASSERT_TRUE(c.Validate(Geo()).ok());
+  EXPECT_EQ(c.LogicalPages(Geo()), 6400u);  // floor(8192 / 1.28)
+  EXPECT_NEAR(OpOfLogical(6400, 8192), 0.28, 1e-12);
+  EXPECT_NEAR(OpOfPhysical(6400, 8192), 0.21875, 1e-12);
+}
+
+TEST(FtlConfig, OpBasisPhysicalIsSpareOverPhysical) {
+  FtlConfig c;
+  c.op = sim::Ratio{0.21875};
+  c.op_basis = "physical";
+  ASSERT_TRUE(c.Validate(Geo()).ok()) << c.Validate(Geo()).message();
+  // The same device as 28 % spare/logical.
+  EXPECT_EQ(c.LogicalPages(Geo()), 6400u);  // floor(8192 x (1 - 0.21875))
+  c.op = sim::Ratio{0.25};
+  EXPECT_EQ(c.LogicalPages(Geo()), 6144u);
+  FtlConfig l;
+  l.op = sim::Ratio{0.25};
+  EXPECT_EQ(l.LogicalPages(Geo()), 6553u);  // floor(8192 / 1.25): a larger device
+}
+
+TEST(FtlConfig, OpBasisPhysicalNeedsOpBelowOne) {
+  FtlConfig c;
+  c.op_basis = "physical";
+  c.op = sim::Ratio{1.0};
+  const sim::Status st = c.Validate(Geo());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message().rfind("ftl.op: 1 of the physical space (op_basis physical) leaves no logical page", 0), 0u)
+      << st.message();
+  c.op_basis = "spare";
+  EXPECT_EQ(c.Validate(Geo()).message().rfind("ftl.op_basis: unknown convention 'spare'", 0), 0u);
 }
 
 }  // namespace

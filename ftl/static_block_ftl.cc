@@ -156,6 +156,9 @@ sim::Status StaticBlockFtl::Validate(const FtlConfig& cfg, const flash::Geometry
     return unused("hot_cold", "a fixed mapping cannot separate hot and cold writes; the file system groups them");
   }
   if (cfg.op != d.op) return unused("op", "its capacity is every block but the spares; set ftl.static_block.spare");
+  if (cfg.op_basis != d.op_basis) {
+    return unused("op_basis", "its capacity is every block but the spares; set ftl.static_block.spare");
+  }
   if (cfg.gc_threshold != d.gc_threshold) return unused("gc_threshold", why);
   if (cfg.gc_threshold_units != d.gc_threshold_units) return unused("gc_threshold_units", why);
   if (cfg.gc_fg_threshold != d.gc_fg_threshold) return unused("gc_fg_threshold", why);
