@@ -329,6 +329,16 @@ std::string Experiment::Summary() const {
                      "physical (spare/physical)\n",
                      logical, g.pages(), 100 * ftl::OpOfLogical(logical, g.pages()),
                      100 * ftl::OpOfPhysical(logical, g.pages()));
+  if (cfg_.ftl.map_cache.enabled() && st.Has("ftl.map_cache.hits")) {
+    out += fmt::format("  mapping cache: {} entries, hit ratio {:.4f} ({} hits, {} misses); translation pages {} "
+                       "read, {} written, {} moved by GC\n",
+                       cfg_.ftl.map_cache.Capacity(), st.Value("ftl.map_cache.hit_ratio"),
+                       static_cast<uint64_t>(st.Value("ftl.map_cache.hits")),
+                       static_cast<uint64_t>(st.Value("ftl.map_cache.misses")),
+                       static_cast<uint64_t>(st.Value("ftl.map_cache.translation_reads")),
+                       static_cast<uint64_t>(st.Value("ftl.map_cache.translation_writes")),
+                       static_cast<uint64_t>(st.Value("ftl.map_cache.translation_gc_copies")));
+  }
   if (cfg_.ftl.precondition.enabled) {
     out += fmt::format("  precondition: {} page writes, WA {:.3f}\n",
                        static_cast<uint64_t>(st.Value("ftl.precondition.host_writes")),

@@ -19,7 +19,8 @@
 //   VictimPolicy is told) --SelectVictim--> kVictim --Erase--> kFree.
 //
 // Streams: each group has one open unit per Stream (host hot, host cold, GC
-// destination hot/cold), so GC copies never mix with host data. Each unit
+// destination hot/cold, translation pages), so GC copies never mix with host
+// data. Each unit
 // remembers the stream it was opened for.
 //
 // Valid counts are maintained by the caller (AddValid/RemoveValid when the
@@ -46,8 +47,10 @@ inline constexpr UnitId kNoUnit = UINT32_MAX;
 // Host data (hot, or cold when the host hints it and separation is on) and
 // GC destinations; with hot/cold separation, GC copies of data from
 // cold-stream units go to kGcCold, so data keeps its class through GC.
-enum class Stream : uint8_t { kHostHot = 0, kHostCold = 1, kGc = 2, kGcCold = 3 };
-inline constexpr uint32_t kNumStreams = 4;
+// kMap holds translation pages (the flash copy of the mapping table) when
+// the FTL caches its mapping table (ftl/map_cache.h).
+enum class Stream : uint8_t { kHostHot = 0, kHostCold = 1, kGc = 2, kGcCold = 3, kMap = 4 };
+inline constexpr uint32_t kNumStreams = 5;
 inline bool IsColdStream(Stream s) { return s == Stream::kHostCold || s == Stream::kGcCold; }
 
 enum class UnitState : uint8_t { kFree, kOpen, kClosing, kFull, kVictim };

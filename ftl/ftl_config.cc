@@ -26,6 +26,17 @@ void PreconditionConfig::Describe(sim::Schema<PreconditionConfig>& s) {
   s.Param("seed", &PreconditionConfig::seed, "1", "Seed of the random overwrites");
 }
 
+void MapCacheConfig::Describe(sim::Schema<MapCacheConfig>& s) {
+  s.Param("entries", &MapCacheConfig::entries, "0",
+          "Mapping entries cached in controller DRAM (DFTL); 0 with size 0: the whole table in DRAM, no "
+          "translation I/O");
+  s.Param("size", &MapCacheConfig::size, "0B",
+          "Mapping cache size in bytes (entries = size / entry_bytes), instead of entries");
+  s.Param("entry_bytes", &MapCacheConfig::entry_bytes, "4",
+          "Bytes of one mapping entry in a translation page (entries per page = page_size / entry_bytes)")
+      .Range(1, 1 << 20);
+}
+
 void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
   s.Choice("kind", &FtlConfig::kind, "page", FtlKindNames(), "FTL implementation");
   s.Param("op", &FtlConfig::op, "7%",
@@ -60,6 +71,8 @@ void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
       .Range(0, 1e9);
   s.Param("seed", &FtlConfig::seed, "1", "Seed of randomized victim policies");
   s.Section("precondition", &FtlConfig::precondition, "Functional preconditioning to steady state");
+  s.Section("map_cache", &FtlConfig::map_cache,
+            "Demand-cached mapping table: translation pages on flash, a cache of entries in DRAM (DFTL)");
   s.Implementations(&FtlConfig::policies, VictimPolicySections());
   s.Implementations(&FtlConfig::kinds, FtlKindSections());
 }
@@ -71,7 +84,7 @@ uint32_t FtlConfig::BgThresholdUnits(uint32_t units_per_group) const {
 }
 
 uint64_t FtlConfig::KeptUnits(uint32_t units_per_group) const {
-  const uint32_t streams = hot_cold ? 4 : 2;
+  const uint32_t streams = (hot_cold ? 4 : 2) + (map_cache.enabled() ? 1 : 0);
   return uint64_t{BgThresholdUnits(units_per_group)} + streams + 1;
 }
 
@@ -106,6 +119,14 @@ uint64_t FtlConfig::LogicalPagesByOp(const flash::Geometry& g) const {
   return static_cast<uint64_t>(std::floor(static_cast<double>(g.pages()) / (1.0 + op.value)));
 }
 
+uint64_t FtlConfig::TranslationPages(const flash::Geometry& g) const {
+  if (!map_cache.enabled()) return 0;
+  const uint64_t per_page = g.page_size.value / map_cache.entry_bytes;
+  if (per_page == 0) return 0;
+  const uint64_t logical = LogicalPagesByOp(g);
+  return (logical + per_page - 1) / per_page;
+}
+
 sim::Status FtlConfig::Validate(const flash::Geometry& g) const {
   auto k = sim::Registry<FtlKindInfo>::Get().Lookup(kind, "FTL kind");
   if (!k.ok()) return sim::Status::InvalidInput("ftl.kind: " + k.status().message());
@@ -138,8 +159,32 @@ sim::Status FtlConfig::ValidatePageMapped(const flash::Geometry& g) const {
   }
 
   const uint64_t physical = g.pages();
-  const uint64_t logical = LogicalPages(g);
-  if (logical == 0) return sim::Status::InvalidInput("ftl.op: leaves no logical page");
+  if (LogicalPages(g) == 0) return sim::Status::InvalidInput("ftl.op: leaves no logical page");
+  if (map_cache.entries != 0 && map_cache.size.value != 0) {
+    return sim::Status::InvalidInput("ftl.map_cache.size: give the cache as entries or as size, not both");
+  }
+  if (map_cache.enabled() && g.page_size.value < map_cache.entry_bytes) {
+    return sim::Status::InvalidInput(fmt::format(
+        "ftl.map_cache.entry_bytes: {} bytes do not fit a {}-byte flash page", map_cache.entry_bytes,
+        g.page_size.value));
+  }
+  if (map_cache.size.value != 0 && map_cache.Capacity() == 0) {
+    return sim::Status::InvalidInput(fmt::format("ftl.map_cache.size: {} bytes hold no {}-byte entry",
+                                                 map_cache.size.value, map_cache.entry_bytes));
+  }
+  if (map_cache.Capacity() >= (uint64_t{1} << 32) - 1) {
+    return sim::Status::InvalidInput(
+        fmt::format("ftl.map_cache: {} entries; at most {} are supported", map_cache.Capacity(), UINT32_MAX - 1));
+  }
+  // Translation pages are valid pages like data: they count against the
+  // spare space below.
+  const uint64_t logical = LogicalPages(g) + TranslationPages(g);
+  if (logical >= physical) {
+    return sim::Status::InvalidInput(fmt::format(
+        "ftl.map_cache.entry_bytes: {} translation pages of {} entries each do not fit beside {} logical pages in "
+        "{} physical pages; use smaller entries or raise op",
+        TranslationPages(g), g.page_size.value / map_cache.entry_bytes, LogicalPages(g), physical));
+  }
   const bool superblock = (*alloc)->superblock_units;
   const uint64_t groups = superblock ? 1 : g.planes();
   const uint64_t unit_pages = superblock ? static_cast<uint64_t>(g.planes()) * g.pages_per_block : g.pages_per_block;

@@ -33,6 +33,23 @@ struct PreconditionConfig {
   static void Describe(sim::Schema<PreconditionConfig>& s);
 };
 
+// The demand-cached mapping table (ftl/map_cache.h): by default the whole
+// L2P table sits in controller DRAM (no translation I/O). With a cache of
+// `entries` entries (or `size` bytes of entry_bytes each) the table lives
+// on flash in translation pages of page_size / entry_bytes entries; misses
+// read a translation page and dirty evictions write one.
+struct MapCacheConfig {
+  uint64_t entries = 0;
+  sim::Bytes size{0};
+  uint32_t entry_bytes = 4;
+
+  static void Describe(sim::Schema<MapCacheConfig>& s);
+  // Entries the cache holds: `entries`, or size / entry_bytes; 0 = the
+  // whole table in DRAM.
+  uint64_t Capacity() const { return entries != 0 ? entries : size.value / entry_bytes; }
+  bool enabled() const { return Capacity() != 0; }
+};
+
 // Largest number of GC copies in flight in one group (gc_pages_in_flight x
 // planes per group): the timed FTL numbers them in 24 bits.
 inline constexpr uint64_t kMaxGcSlots = (uint64_t{1} << 24) - 1;
@@ -64,6 +81,7 @@ struct FtlConfig {
   sim::SimTime unmapped_read_latency = sim::SimTime::Zero();
   uint64_t seed = 1;
   PreconditionConfig precondition;
+  MapCacheConfig map_cache;
   sim::ImplConfigs policies;  // victim policies' own sections (ftl.d_choices.d)
   sim::ImplConfigs kinds;     // FTL kinds' own sections (ftl.<kind>.*)
 
@@ -83,7 +101,8 @@ struct FtlConfig {
 
   // Units of a group that hold no data in steady state: the free units
   // background GC keeps (BgThresholdUnits), one open unit per stream (2, or
-  // 4 with hot_cold) and one more, so that GC always finds stale pages.
+  // 4 with hot_cold, one more with a mapping cache for translation pages)
+  // and one more, so that GC always finds stale pages.
   // A group takes host data only while its valid pages stay within
   // (units_per_group - KeptUnits) x unit pages (see ftl_core.h); Validate
   // checks that the groups together hold the logical space under that cap.
@@ -95,6 +114,10 @@ struct FtlConfig {
   // The page-mapped kind's capacity: floor(pages / (1 + op)) with op_basis
   // logical, floor(pages * (1 - op)) with op_basis physical.
   uint64_t LogicalPagesByOp(const flash::Geometry& g) const;
+  // Translation pages of the page-mapped kind on `g`: 0 without a mapping
+  // cache, else ceil(LogicalPagesByOp / entries per translation page).
+  // They take spare space (they are valid pages GC keeps).
+  uint64_t TranslationPages(const flash::Geometry& g) const;
   // The selected kind's estimate of the memory it takes on `g`; 0 when the
   // kind gives none. REQUIRES: Validate(g).ok().
   uint64_t MemoryBytes(const flash::Geometry& g) const;

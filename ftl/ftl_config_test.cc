@@ -23,6 +23,10 @@ TEST(FtlConfig, DeclaredDefaultsMatchInClassDefaults) {
   const FtlConfig c;
   EXPECT_EQ(d.op, c.op);
   EXPECT_EQ(d.op_basis, c.op_basis);
+  EXPECT_EQ(d.map_cache.entries, c.map_cache.entries);
+  EXPECT_EQ(d.map_cache.size, c.map_cache.size);
+  EXPECT_EQ(d.map_cache.entry_bytes, c.map_cache.entry_bytes);
+  EXPECT_FALSE(d.map_cache.enabled());
   EXPECT_EQ(d.mapping, c.mapping);
   EXPECT_EQ(d.victim, c.victim);
   EXPECT_EQ(d.allocation, c.allocation);

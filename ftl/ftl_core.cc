@@ -43,9 +43,16 @@ FtlCore::FtlCore(const FtlConfig& cfg, const flash::Geometry& geometry, const fl
       geometry_(geometry),
       logical_pages_(cfg.LogicalPagesByOp(geometry)),
       blocks_(MakeBlocks(cfg, geometry)),
-      mapping_(logical_pages_, geometry, MapUnitOrDie(cfg.mapping)) {
+      mapping_(logical_pages_ + cfg.TranslationPages(geometry), geometry, MapUnitOrDie(cfg.mapping)) {
   const sim::Status st = cfg.Validate(geometry);
   CHECK(st.ok()) << st.message();
+  if (cfg.map_cache.enabled()) {
+    translation_pages_ = cfg.TranslationPages(geometry);
+    cache_ = std::make_unique<MapCache>(logical_pages_, cfg.map_cache.Capacity(),
+                                        geometry.page_size.value / cfg.map_cache.entry_bytes);
+    CHECK_EQ(cache_->pages(), translation_pages_);
+    map_update_queued_.assign(translation_pages_, 0);
+  }
   bg_threshold_ = cfg.BgThresholdUnits(blocks_.units_per_group());
   group_data_cap_ = (blocks_.units_per_group() - cfg.KeptUnits(blocks_.units_per_group())) * blocks_.unit_pages();
   group_valid_.assign(blocks_.groups(), 0);
@@ -148,7 +155,102 @@ flash::Ppn FtlCore::MoveValidPage(UnitId from, flash::Ppn src, Lpn l) {
   mapping_.Map(l, dst);
   blocks_.AddValid(blocks_.UnitOf(dst));
   counters_.gc_copies.Inc();
+  if (cache_ != nullptr) {
+    if (IsTranslation(l)) {
+      counters_.map_gc_copies.Inc();  // the directory is in DRAM: nothing else changes
+    } else {
+      NoteMapChange(l);
+    }
+  }
   return dst;
+}
+
+// ------------------------------------------------------------- mapping cache
+
+MapAccess FtlCore::AccessMapping(Lpn l, bool write) {
+  DCHECK(cache_ != nullptr);
+  const MapCache::Access a = cache_->Touch(l, write);
+  if (a.writeback != MapCache::kNoPage) QueueMapUpdate(a.writeback);
+  MapAccess r;
+  if (a.hit) {
+    counters_.map_hits.Inc();
+    return r;
+  }
+  counters_.map_misses.Inc();
+  r.hit = false;
+  r.read = mapping_.Lookup(TranslationLpn(cache_->PageOf(l)));
+  return r;
+}
+
+void FtlCore::QueueMapUpdate(uint64_t t) {
+  if (map_update_queued_[t] != 0) return;  // the queued write will carry this change too
+  map_update_queued_[t] = 1;
+  map_updates_.push_back(t);
+}
+
+bool FtlCore::NextMapUpdate(uint64_t* t) {
+  if (map_updates_.empty()) return false;
+  *t = map_updates_.front();
+  map_updates_.pop_front();
+  map_update_queued_[*t] = 0;
+  return true;
+}
+
+flash::Ppn FtlCore::ReadForMapUpdate(uint64_t t) {
+  const flash::Ppn p = mapping_.Lookup(TranslationLpn(t));
+  if (p.valid()) counters_.map_reads.Inc();
+  return p;
+}
+
+uint32_t FtlCore::MapGroup(uint64_t t) {
+  const uint32_t groups = blocks_.groups();
+  const Lpn tl = TranslationLpn(t);
+  for (uint32_t i = 0; i < groups; ++i) {
+    uint32_t g = next_map_group_ + i;
+    if (g >= groups) g -= groups;
+    if (TakesHostPage(g, tl) && CanAllocateHost(g, Stream::kMap)) {
+      next_map_group_ = g + 1 == groups ? 0 : g + 1;
+      return g;
+    }
+  }
+  return UINT32_MAX;
+}
+
+flash::Ppn FtlCore::PlaceMapPage(uint64_t t, uint32_t group) {
+  const Lpn tl = TranslationLpn(t);
+  DCHECK(CanAllocateHost(group, Stream::kMap));
+  DCHECK(TakesHostPage(group, tl));
+  Invalidate(tl);
+  const flash::Ppn p = blocks_.Allocate(group, Stream::kMap);
+  mapping_.Map(tl, p);
+  blocks_.AddValid(blocks_.UnitOf(p));
+  ++group_valid_[group];
+  counters_.map_writes.Inc();
+  return p;
+}
+
+void FtlCore::FlushMapUpdates() {
+  if (flushing_) return;  // GC inside a flush queues more: the loop below takes them
+  flushing_ = true;
+  uint64_t t;
+  while (NextMapUpdate(&t)) {
+    ReadForMapUpdate(t);
+    uint32_t g = MapGroup(t);
+    if (g == UINT32_MAX) {
+      // Every group needs GC first: take the next one that may hold the page.
+      const uint32_t groups = blocks_.groups();
+      for (uint32_t i = 0; i < groups && g == UINT32_MAX; ++i) {
+        const uint32_t c = (next_map_group_ + i) % groups;
+        if (TakesHostPage(c, TranslationLpn(t))) g = c;
+      }
+      CHECK_NE(g, UINT32_MAX) << "no group can take translation page " << t;
+      next_map_group_ = g + 1 == groups ? 0 : g + 1;
+      EnsureHostRoom(g, Stream::kMap);
+    }
+    blocks_.ProgramDone(PlaceMapPage(t, g));
+    RunBackgroundGc(g);
+  }
+  flushing_ = false;
 }
 
 void FtlCore::EraseUnit(UnitId u) {
@@ -200,9 +302,17 @@ void FtlCore::EnsureHostRoom(uint32_t group, Stream s) {
 }
 
 void FtlCore::Write(Lpn l, Stream s) {
+  if (cache_ != nullptr && !AccessMapping(l, /*write=*/true).hit && mapping_.IsMapped(TranslationLpn(cache_->PageOf(l)))) {
+    CountMapRead();
+  }
   const uint32_t g = HostGroup(l, s);
   EnsureHostRoom(g, s);
   blocks_.ProgramDone(PlaceHostPage(l, g, s));
+  RunBackgroundGc(g);
+  if (cache_ != nullptr) FlushMapUpdates();
+}
+
+void FtlCore::RunBackgroundGc(uint32_t g) {
   uint32_t fruitless = 0;
   while (BelowGcThreshold(g)) {
     const int64_t copied = CollectOnce(g);
@@ -217,6 +327,7 @@ void FtlCore::Trim(Lpn first, uint64_t count) {
   for (uint64_t l = first.v; l < end; ++l) {
     if (!mapping_.IsMapped(Lpn{l})) continue;
     Invalidate(Lpn{l});
+    NoteMapChange(Lpn{l});
     counters_.trimmed_pages.Inc();
   }
 }
@@ -254,7 +365,8 @@ void FtlCore::Precondition(const PreconditionSpec& spec) {
 std::string FtlCore::CheckConsistency() const {
   std::ostringstream err;
   std::vector<uint32_t> valid(blocks_.units(), 0);
-  for (uint64_t l = 0; l < logical_pages_; ++l) {
+  // Data pages, then translation pages (with a mapping cache).
+  for (uint64_t l = 0; l < mapping_.logical_pages(); ++l) {
     const Lpn lpn{l};
     if (!mapping_.IsMapped(lpn)) continue;
     const uint64_t block = mapping_.BlockOf(lpn);
@@ -355,7 +467,8 @@ EraseCountSummary FtlCore::EraseCounts() const {
 }
 
 uint64_t FtlCore::MemoryBytes() const {
-  return mapping_.MemoryBytes() + blocks_.MemoryBytes() + policy_->MemoryBytes() + sizeof(*this);
+  return mapping_.MemoryBytes() + blocks_.MemoryBytes() + policy_->MemoryBytes() + sizeof(*this) +
+         (cache_ != nullptr ? cache_->MemoryBytes() + map_update_queued_.capacity() : 0);
 }
 
 }  // namespace ftl

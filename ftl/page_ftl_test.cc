@@ -335,6 +335,121 @@ INSTANTIATE_TEST_SUITE_P(All, PageFtlSchemes,
                                             ::testing::Values("page", "block")),
                          [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
 
+// Mapping cache: a miss reads its translation page on the simulated clock
+// before the op proceeds; a hit does not.
+TEST(PageFtl, MapCacheMissReadsTheTranslationPageFirst) {
+  FtlConfig c = Config();
+  c.map_cache.entries = 2;
+  c.map_cache.entry_bytes = 512;  // 8 entries per translation page
+  Fixture f(c, Geo(256, 16));
+  Collect client;
+  FtlOp op;
+  op.client = &client;
+  auto run = [&](FtlOp::Kind kind, uint64_t lpn) {
+    op.kind = kind;
+    op.lpn = Lpn{lpn};
+    f.ftl.Submit(&op);
+    f.q.Run();
+    return op.finish_time - op.submit_time;
+  };
+  for (uint64_t l : {0, 8, 16}) run(FtlOp::Kind::kWrite, l);
+  // Lpn 0 was evicted dirty by lpn 16: its translation page was written
+  // (no read first: it had no earlier version).
+  EXPECT_EQ(f.registry.Value("ftl.map_cache.translation_writes"), 1);
+  // Reads of lpns whose translation page was never written miss without a
+  // flash read; they evict the dirty entries 8 and 16.
+  run(FtlOp::Kind::kRead, 56);
+  run(FtlOp::Kind::kRead, 64);
+  EXPECT_EQ(f.array.executed(FlashOpKind::kProgram, CmdSource::kMeta), 3u);
+  EXPECT_EQ(f.array.executed(FlashOpKind::kRead, CmdSource::kMeta), 0u);
+  // Reading lpn 0 misses: translation read (50 us) then the data read (50 us).
+  EXPECT_EQ(run(FtlOp::Kind::kRead, 0), sim::Us(100));
+  EXPECT_EQ(f.array.executed(FlashOpKind::kRead, CmdSource::kMeta), 1u);
+  // Now cached: the data read only.
+  EXPECT_EQ(run(FtlOp::Kind::kRead, 0), sim::Us(50));
+  EXPECT_EQ(f.registry.Value("ftl.map_cache.hits"), 1);
+  EXPECT_EQ(f.registry.Value("ftl.map_cache.misses"), 6);
+  EXPECT_EQ(f.registry.Value("ftl.map_cache.translation_reads"), 1);
+  EXPECT_EQ(f.array.violations(), 0u) << f.array.first_violation();
+  EXPECT_TRUE(f.ftl.Idle());
+  EXPECT_EQ(f.ftl.CheckConsistency(), "");
+}
+
+// A small cache under timed random traffic with heavy GC: translation pages
+// are relocated by GC and stay exact; writes of one Lpn keep their order.
+TEST(PageFtl, MapCacheTranslationPagesSurviveTimedGc) {
+  FtlConfig c = Config();
+  c.map_cache.entries = 16;
+  c.map_cache.entry_bytes = 256;  // 16 entries per translation page: many pages
+  Fixture f(c, Geo(64, 8));
+  const uint64_t u = f.ftl.logical_pages();
+  f.Precondition(PreconditionSpec{1.0, 0.5, 3});
+  sim::Rng rng(4, "t");
+  Driver d(&f.ftl, &f.q, 16, 6 * u, [&] { return rng.Uniform(3) == 0 ? FtlOp::Kind::kRead : FtlOp::Kind::kWrite; },
+           [&] { return Lpn{rng.Uniform(u)}; });
+  d.Start();
+  f.q.Run();
+  EXPECT_EQ(d.completed, 6 * u);
+  EXPECT_GT(f.registry.Value("ftl.map_cache.translation_gc_copies"), 0);
+  EXPECT_GT(f.registry.Value("ftl.map_cache.translation_reads"), 0);
+  EXPECT_GT(f.array.executed(FlashOpKind::kRead, CmdSource::kMeta), 0u);
+  // Translation programs count in write amplification.
+  const double host = f.registry.Value("ftl.host_writes");
+  EXPECT_DOUBLE_EQ(f.registry.Value("ftl.write_amplification"),
+                   (host + f.registry.Value("ftl.gc_copies") + f.registry.Value("ftl.map_cache.translation_writes")) /
+                       host);
+  EXPECT_EQ(f.array.violations(), 0u) << f.array.first_violation();
+  EXPECT_TRUE(f.ftl.Idle());
+  EXPECT_EQ(f.ftl.CheckConsistency(), "");
+  const FtlCore& core = f.ftl.core();
+  for (uint64_t t = 0; t < core.translation_pages(); ++t) {
+    const flash::Ppn p = core.Lookup(core.TranslationLpn(t));
+    ASSERT_TRUE(p.valid()) << "translation page " << t;
+    EXPECT_TRUE(core.mapping().IsValid(p));
+  }
+  for (uint64_t l = 0; l < u; ++l) ASSERT_TRUE(core.Lookup(Lpn{l}).valid()) << l;
+}
+
+TEST(PageFtl, MapCacheKeepsWriteOrderOfOneLpn) {
+  FtlConfig c = Config();
+  c.map_cache.entries = 1;
+  Fixture f(c);
+  Collect client;
+  // Give translation page 0 a flash copy: write lpn 0, evict it dirty.
+  std::vector<FtlOp> ops(5);
+  for (int i = 0; i < 2; ++i) {
+    ops[i].kind = FtlOp::Kind::kWrite;
+    ops[i].lpn = Lpn{static_cast<uint64_t>(i)};
+    ops[i].client = &client;
+    f.ftl.Submit(&ops[i]);
+    f.q.Run();
+  }
+  // Lpn 5 misses (loads page 0), then lpn 5 again (would hit): the second
+  // write must still land last.
+  ops[2].kind = ops[3].kind = FtlOp::Kind::kWrite;
+  ops[2].lpn = ops[3].lpn = Lpn{5};
+  ops[2].client = ops[3].client = &client;
+  const sim::SimTime t0 = f.q.now();
+  const size_t n0 = f.recorder.log.size();
+  f.ftl.Submit(&ops[2]);
+  f.ftl.Submit(&ops[3]);
+  f.q.Run();
+  ASSERT_EQ(client.done.size(), 4u);
+  // The second write waited for the load too (it would have hit): neither
+  // data program starts before the translation read (50 us) completes, so
+  // they are placed in submission order.
+  int programs = 0;
+  for (size_t i = n0; i < f.recorder.log.size(); ++i) {
+    const RecordingArray::Entry& e = f.recorder.log[i];
+    if (e.kind != FlashOpKind::kProgram || e.source != CmdSource::kHost) continue;
+    ++programs;
+    EXPECT_GE(e.time - t0, sim::Us(50));
+  }
+  EXPECT_EQ(programs, 2);
+  EXPECT_GE(ops[3].finish_time - ops[3].submit_time, sim::Us(550));
+  EXPECT_EQ(f.ftl.CheckConsistency(), "");
+}
+
 TEST(PageFtl, PreconditionMatchesLongTimedWarmup) {
   // WA over the same measured window after (a) functional preconditioning
   // and (b) a timed sequential fill plus a long timed random warm-up.
