@@ -52,7 +52,7 @@ void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
   s.Choice("allocation", &FtlConfig::allocation, "page_stripe", AllocatorNames(), "Host write placement scheme");
   s.Param("stripe_order", &FtlConfig::stripe_order, "CWDP",
           "Order in which consecutive pages visit channels (C), ways (W), dies (D), planes (P); first varies "
-          "fastest");
+          "fastest (allocation static: consecutive logical pages)");
   s.Param("gc_threshold", &FtlConfig::gc_threshold, "0.5%",
           "Background GC runs on a group while its free units are below this fraction of its units (kept-free "
           "units hold no data, so they lower the effective over-provisioning)");

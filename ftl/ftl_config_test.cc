@@ -55,7 +55,7 @@ TEST(FtlConfig, SchemaListsPolicyAndSchemeChoices) {
             (std::vector<std::string>{"cost_benefit", "d_choices", "fifo", "greedy", "random"}));
   const sim::ParamDecl* alloc = s.FindParam("allocation");
   ASSERT_NE(alloc, nullptr);
-  EXPECT_EQ(alloc->choices.size(), 4u);
+  EXPECT_EQ(alloc->choices.size(), 5u);
   ASSERT_NE(s.FindChild("precondition"), nullptr);
 }
 

@@ -86,7 +86,7 @@ void FtlCore::Invalidate(Lpn l) {
 }
 
 uint32_t FtlCore::HostGroup(Lpn l, Stream s) {
-  const uint32_t g = allocator_->NextGroup(s);
+  const uint32_t g = allocator_->NextGroup(s, l);
   return TakesHostPage(g, l) ? g : OtherGroup(g, l, s);
 }
 

@@ -40,6 +40,43 @@ TEST(FtlCore, LogicalPagesFollowOpConvention) {
   EXPECT_EQ(core.logical_pages(), static_cast<uint64_t>(8.0 * 32 * 16 / 1.28));
 }
 
+// allocation static: Lpn l's channel, way, die and plane are the digits of
+// l in the radixes of stripe_order (first letter least significant),
+// whatever order the pages are written in, and GC keeps them there.
+TEST(FtlCore, StaticAllocationFixesPlaceByAddress) {
+  flash::Geometry g = Geo();
+  g.chips_per_channel = 2;  // 2 channels x 2 ways x 2 dies x 2 planes
+  for (const std::string order : {"CWDP", "PDWC", "WCPD", "DPCW"}) {
+    FtlConfig c = Config("greedy", "static");
+    c.stripe_order = order;
+    FtlCore core(c, g);
+    const uint64_t u = core.logical_pages();
+    for (uint64_t l = u; l-- > 0;) core.Write(Lpn{l});  // backwards
+    sim::Rng rng(2, "t");
+    for (uint64_t i = 0; i < 3 * u; ++i) core.Write(Lpn{rng.Uniform(u)});
+    ASSERT_GT(core.counters().gc_copies.value(), 0u);
+    EXPECT_EQ(core.counters().redirected_writes.value(), 0u);
+    EXPECT_EQ(core.CheckConsistency(), "");
+    for (uint64_t l = 0; l < u; ++l) {
+      uint64_t rest = l;
+      flash::FlashAddr want;
+      for (const char letter : order) {
+        switch (letter) {
+          case 'C': want.channel = static_cast<uint32_t>(rest % g.channels); rest /= g.channels; break;
+          case 'W': want.chip = static_cast<uint32_t>(rest % g.chips_per_channel); rest /= g.chips_per_channel; break;
+          case 'D': want.die = static_cast<uint32_t>(rest % g.dies_per_chip); rest /= g.dies_per_chip; break;
+          default: want.plane = static_cast<uint32_t>(rest % g.planes_per_die); rest /= g.planes_per_die; break;
+        }
+      }
+      const flash::FlashAddr got = g.ToAddr(core.Lookup(Lpn{l}));
+      ASSERT_EQ(got.channel, want.channel) << order << " lpn " << l;
+      ASSERT_EQ(got.chip, want.chip) << order << " lpn " << l;
+      ASSERT_EQ(got.die, want.die) << order << " lpn " << l;
+      ASSERT_EQ(got.plane, want.plane) << order << " lpn " << l;
+    }
+  }
+}
+
 TEST(FtlCore, WriteLookupOverwrite) {
   FtlCore core(Config(), Geo());
   EXPECT_FALSE(core.Lookup(Lpn{5}).valid());
