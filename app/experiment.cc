@@ -339,6 +339,13 @@ std::string Experiment::Summary() const {
                        static_cast<uint64_t>(st.Value("ftl.map_cache.translation_writes")),
                        static_cast<uint64_t>(st.Value("ftl.map_cache.translation_gc_copies")));
   }
+  if (cfg_.ftl.wear_leveling.enabled() && st.Has("ftl.wear_leveling.runs")) {
+    out += fmt::format("  wear leveling: {} units moved ({} pages, in the GC copies), erase counts {:.0f}..{:.0f} "
+                       "(spread {:.0f})\n",
+                       static_cast<uint64_t>(st.Value("ftl.wear_leveling.runs")),
+                       static_cast<uint64_t>(st.Value("ftl.wear_leveling.copies")), st.Value("ftl.erase_count_min"),
+                       st.Value("ftl.erase_count_max"), st.Value("ftl.wear_leveling.erase_count_spread"));
+  }
   if (cfg_.ftl.precondition.enabled) {
     out += fmt::format("  precondition: {} page writes, WA {:.3f}\n",
                        static_cast<uint64_t>(st.Value("ftl.precondition.host_writes")),

@@ -151,6 +151,17 @@ class BlockManager {
   // Asks the policy for a victim of `group` and marks it kVictim; kNoUnit if
   // the group has no candidate.
   UnitId SelectVictim(uint32_t group);
+  // Makes full unit u the victim without asking the policy (wear leveling).
+  // REQUIRES: state(u) == kFull.
+  void TakeVictim(UnitId u);
+  // Dynamic wear leveling: Allocate opens the free unit of the group with
+  // the fewest erases for host and translation streams, and the one with the
+  // most erases for GC streams (data that survived GC is colder; ties: the
+  // one that waited longest), instead of the one that waited longest. Off
+  // by default.
+  void set_least_worn_first(bool on) { least_worn_first_ = on; }
+  // Most erases of any unit of `group` so far.
+  uint32_t max_erase_count(uint32_t group) const { return max_erase_[group]; }
   // REQUIRES: state kVictim, valid 0, no program pending. Returns it to the
   // free pool (tail) and counts the erase.
   void Erase(UnitId u);
@@ -198,6 +209,8 @@ class BlockManager {
 
   uint64_t erased_pages_ = 0;
   uint64_t write_seq_ = 0;
+  bool least_worn_first_ = false;
+  std::vector<uint32_t> max_erase_;  // per group
 };
 
 }  // namespace ftl

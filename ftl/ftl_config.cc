@@ -37,6 +37,16 @@ void MapCacheConfig::Describe(sim::Schema<MapCacheConfig>& s) {
       .Range(1, 1 << 20);
 }
 
+void WearLevelingConfig::Describe(sim::Schema<WearLevelingConfig>& s) {
+  s.Param("dynamic", &WearLevelingConfig::dynamic, "false",
+          "Dynamic wear leveling: host writes open the least-worn free unit of a group, GC copies the most-worn, "
+          "instead of the longest-free one");
+  s.Param("static_gap", &WearLevelingConfig::static_gap, "0",
+          "Static wear leveling: move the data of a full unit whose erase count lags its group's most-worn unit "
+          "by more than this many erases (0: off)")
+      .Range(0, 1u << 30);
+}
+
 void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
   s.Choice("kind", &FtlConfig::kind, "page", FtlKindNames(), "FTL implementation");
   s.Param("op", &FtlConfig::op, "7%",
@@ -71,6 +81,7 @@ void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
       .Range(0, 1e9);
   s.Param("seed", &FtlConfig::seed, "1", "Seed of randomized victim policies");
   s.Section("precondition", &FtlConfig::precondition, "Functional preconditioning to steady state");
+  s.Section("wear_leveling", &FtlConfig::wear_leveling, "Wear leveling: dynamic (allocation) and static (moves)");
   s.Section("map_cache", &FtlConfig::map_cache,
             "Demand-cached mapping table: translation pages on flash, a cache of entries in DRAM (DFTL)");
   s.Implementations(&FtlConfig::policies, VictimPolicySections());

@@ -50,6 +50,22 @@ struct MapCacheConfig {
   bool enabled() const { return Capacity() != 0; }
 };
 
+// Wear leveling of the page-mapped FTL (off by default).
+//   dynamic     host data opens the least-worn free unit of its group, GC
+//               copies (colder: they survived) the most-worn one
+//   static_gap  when a group's most-erased unit has more than static_gap
+//               erases above its least-erased full unit, GC moves that
+//               unit's (cold) data out so the unit is erased and reused;
+//               0 = off. Moves count in gc_copies (write amplification)
+//               and under wear_leveling.* in the stats.
+struct WearLevelingConfig {
+  bool dynamic = false;
+  uint32_t static_gap = 0;
+
+  static void Describe(sim::Schema<WearLevelingConfig>& s);
+  bool enabled() const { return dynamic || static_gap != 0; }
+};
+
 // Largest number of GC copies in flight in one group (gc_pages_in_flight x
 // planes per group): the timed FTL numbers them in 24 bits.
 inline constexpr uint64_t kMaxGcSlots = (uint64_t{1} << 24) - 1;
@@ -82,6 +98,7 @@ struct FtlConfig {
   uint64_t seed = 1;
   PreconditionConfig precondition;
   MapCacheConfig map_cache;
+  WearLevelingConfig wear_leveling;
   sim::ImplConfigs policies;  // victim policies' own sections (ftl.d_choices.d)
   sim::ImplConfigs kinds;     // FTL kinds' own sections (ftl.<kind>.*)
 

@@ -27,6 +27,8 @@ TEST(FtlConfig, DeclaredDefaultsMatchInClassDefaults) {
   EXPECT_EQ(d.map_cache.size, c.map_cache.size);
   EXPECT_EQ(d.map_cache.entry_bytes, c.map_cache.entry_bytes);
   EXPECT_FALSE(d.map_cache.enabled());
+  EXPECT_EQ(d.wear_leveling.dynamic, c.wear_leveling.dynamic);
+  EXPECT_EQ(d.wear_leveling.static_gap, c.wear_leveling.static_gap);
   EXPECT_EQ(d.mapping, c.mapping);
   EXPECT_EQ(d.victim, c.victim);
   EXPECT_EQ(d.allocation, c.allocation);

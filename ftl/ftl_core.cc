@@ -65,6 +65,8 @@ FtlCore::FtlCore(const FtlConfig& cfg, const flash::Geometry& geometry, const fl
   CHECK(policy.ok()) << policy.status().message();
   policy_ = std::move(*policy);
   blocks_.set_policy(policy_.get());
+  blocks_.set_least_worn_first(cfg.wear_leveling.dynamic);
+  wl_check_.assign(blocks_.groups(), 0);
 
   AllocatorContext actx;
   actx.blocks = &blocks_;
@@ -256,13 +258,34 @@ void FtlCore::FlushMapUpdates() {
 void FtlCore::EraseUnit(UnitId u) {
   for (uint32_t j = 0; j < blocks_.group_planes(); ++j) mapping_.ResetBlock(blocks_.BlockIdOf(u, j));
   blocks_.Erase(u);
+  wl_check_[blocks_.GroupOf(u)] = 1;
   counters_.unit_erases.Inc();
   counters_.block_erases.Inc(blocks_.group_planes());
+}
+
+UnitId FtlCore::SelectWearLevelVictim(uint32_t group) {
+  const uint32_t gap = cfg_.wear_leveling.static_gap;
+  if (gap == 0 || wl_check_[group] == 0) return kNoUnit;
+  wl_check_[group] = 0;
+  const uint32_t upg = blocks_.units_per_group();
+  UnitId best = kNoUnit;
+  for (UnitId u = group * upg; u < (group + 1) * upg; ++u) {
+    if (blocks_.state(u) != UnitState::kFull) continue;
+    if (best == kNoUnit || blocks_.erase_count(u) < blocks_.erase_count(best)) best = u;
+  }
+  if (best == kNoUnit || blocks_.max_erase_count(group) - blocks_.erase_count(best) <= gap) return kNoUnit;
+  blocks_.TakeVictim(best);
+  counters_.wl_runs.Inc();
+  return best;
 }
 
 int64_t FtlCore::CollectOnce(uint32_t group) {
   const UnitId u = SelectVictim(group);
   if (u == kNoUnit) return -1;
+  return CollectUnit(u);
+}
+
+int64_t FtlCore::CollectUnit(UnitId u) {
   uint32_t remaining = blocks_.valid(u);
   int64_t copied = 0;
   // Validity checks read the victim's P2L entries (a cold but contiguous
@@ -318,6 +341,10 @@ void FtlCore::RunBackgroundGc(uint32_t g) {
     const int64_t copied = CollectOnce(g);
     if (copied < 0) break;
     if (copied == static_cast<int64_t>(blocks_.unit_pages()) && ++fruitless > blocks_.units_per_group()) break;
+  }
+  if (WearLevelingRoom(g)) {
+    const UnitId u = SelectWearLevelVictim(g);
+    if (u != kNoUnit) counters_.wl_copies.Inc(static_cast<uint64_t>(CollectUnit(u)));
   }
 }
 

@@ -95,6 +95,10 @@ struct FtlCounters {
   sim::Counter map_reads;
   sim::Counter map_writes;
   sim::Counter map_gc_copies;
+  // With static wear leveling: units whose data was moved because their
+  // erase count lagged, and the pages moved (within gc_copies).
+  sim::Counter wl_runs;
+  sim::Counter wl_copies;
 };
 
 // One host mapping lookup through the cache (FtlCore::AccessMapping).
@@ -191,6 +195,19 @@ class FtlCore {
   flash::Ppn PlaceGcCopy(Lpn l, flash::Ppn src);
   // Erases victim u (all pages relocated or stale) and returns it to the pool.
   void EraseUnit(UnitId u);
+  // Static wear leveling (ftl.wear_leveling.static_gap): if an erase in
+  // `group` since the last check left a full unit whose erase count lags the
+  // group's most-worn unit by more than the gap, marks the least-worn such
+  // unit as the victim and returns it (counted in wl_runs); else kNoUnit.
+  // O(units per group) after an erase, O(1) otherwise.
+  UnitId SelectWearLevelVictim(uint32_t group);
+  void CountWearLevelCopy() { counters_.wl_copies.Inc(); }
+  // A wear-leveling move may run in `group`: static wear leveling is on and
+  // the group has more free units than the GC reserve (a move, like a GC
+  // run, may open a GC unit before it frees its victim).
+  bool WearLevelingRoom(uint32_t group) const {
+    return cfg_.wear_leveling.static_gap != 0 && blocks_.free_units(group) > cfg_.gc_fg_threshold;
+  }
 
   // ---- mapping cache primitives for the timed FTL (see header comment)
   bool map_cached() const { return cache_ != nullptr; }
@@ -230,8 +247,12 @@ class FtlCore {
  private:
   void Invalidate(Lpn l);
   void EnsureHostRoom(uint32_t group, Stream s);
-  // Functional background GC of g while it is below the threshold.
+  // Functional background GC of g while it is below the threshold, then
+  // one static wear-leveling move if due.
   void RunBackgroundGc(uint32_t g);
+  // Functional: copies victim u's valid pages and erases it; returns the
+  // pages copied.
+  int64_t CollectUnit(UnitId u);
   // Moves valid page src (of victim `from`, holding l) to a GC-stream page.
   flash::Ppn MoveValidPage(UnitId from, flash::Ppn src, Lpn l);
   // The FTL changed l's mapping itself (GC, trim): with a cache, the entry
@@ -257,6 +278,7 @@ class FtlCore {
   std::deque<uint64_t> map_updates_;      // translation pages to write, in order
   std::vector<uint8_t> map_update_queued_;  // per translation page
   uint32_t next_map_group_ = 0;
+  std::vector<uint8_t> wl_check_;  // per group: erased since the last wear-leveling check
   bool flushing_ = false;
 };
 

@@ -90,6 +90,17 @@ void PageFtl::RegisterStats(const sim::StatGroup& st) {
     m.AddFormula([this] { return static_cast<double>(core_.translation_pages()); }, "translation_pages", "pages",
                  "Translation pages of the whole mapping table");
   }
+  if (core_.config().wear_leveling.enabled()) {
+    const sim::StatGroup w = st.Group("wear_leveling");
+    w.Add(&c.wl_runs, "runs", "units", "Units whose data static wear leveling moved (erase count lagging)");
+    w.Add(&c.wl_copies, "copies", "pages", "Pages moved by static wear leveling (in gc_copies)");
+    w.AddFormula(
+        [this] {
+          const EraseCountSummary e = core_.EraseCounts();
+          return static_cast<double>(e.max - e.min);
+        },
+        "erase_count_spread", "erases", "Most minus fewest erases of a unit");
+  }
   const sim::StatGroup pre = st.Group("precondition");
   pre.Add(&pre_host_writes_, "host_writes", "pages", "Host pages written functionally by Precondition");
   pre.Add(&pre_gc_copies_, "gc_copies", "pages", "GC copies made functionally by Precondition");
@@ -380,6 +391,19 @@ void PageFtl::MaybeStartGc(uint32_t group) {
   GroupState& gs = groups_[group];
   if (gs.active) return;
   const bool fg = gs.wait_head != nullptr;
+  if (!fg && core_.WearLevelingRoom(group)) {
+    // A static wear-leveling move, if one is due, goes before background GC.
+    const UnitId u = core_.SelectWearLevelVictim(group);
+    if (u != kNoUnit) {
+      gs.active = true;
+      gs.wear_leveling = true;
+      gs.victim = u;
+      gs.scan = 0;
+      gs.copied = 0;
+      Pump(group);
+      return;
+    }
+  }
   if (!fg && (gs.bg_blocked || !core_.BelowGcThreshold(group))) return;
   const UnitId u = core_.SelectVictim(group);
   if (u == kNoUnit) return;  // retried when a unit fills
@@ -431,6 +455,7 @@ void PageFtl::OnGcReadDone(uint32_t group, uint32_t slot) {
     return;
   }
   ++gs.copied;
+  if (gs.wear_leveling) core_.CountWearLevelCopy();
   UpdateFreeGauge();
   s.cmd.kind = flash::FlashOpKind::kProgram;
   s.cmd.ppn = dst;
@@ -462,7 +487,9 @@ void PageFtl::OnEraseDone(uint32_t group) {
   if (--gs.erases_pending > 0) return;
   core_.EraseUnit(gs.victim);
   UpdateFreeGauge();
-  if (gs.copied == core_.blocks().unit_pages()) {
+  if (gs.wear_leveling) {
+    gs.wear_leveling = false;  // moving a full unit is the point: not a fruitless run
+  } else if (gs.copied == core_.blocks().unit_pages()) {
     if (gs.wait_head != nullptr) {
       CHECK_LT(++gs.fruitless, 4 * core_.blocks().units_per_group())
           << "group " << group << " has no reclaimable space: every candidate is fully valid";

@@ -42,7 +42,8 @@
 // precondition.host_writes/gc_copies/write_amplification. With a mapping
 // cache also map_cache.hits, misses, hit_ratio, translation_reads,
 // translation_writes, translation_gc_copies, translation_pages, and
-// write_amplification counts translation writes:
+// write_amplification counts translation writes (and with wear leveling
+// wear_leveling.runs, copies, erase_count_spread):
 // (host + GC + translation programs) / host programs.
 // Counters cover timed operation only; Precondition's work is reported under
 // precondition.*.
@@ -135,6 +136,7 @@ class PageFtl final : public Ftl, public flash::FlashClient {
     // A background run freed nothing (every candidate fully valid): no more
     // background runs until a host write lands in the group.
     bool bg_blocked = false;
+    bool wear_leveling = false;  // this run moves a unit for static wear leveling
     std::vector<GcSlot> slots;
     std::vector<uint32_t> free_slots;
     std::vector<flash::FlashCommand> erase_cmds;

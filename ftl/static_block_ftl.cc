@@ -156,6 +156,9 @@ sim::Status StaticBlockFtl::Validate(const FtlConfig& cfg, const flash::Geometry
     return unused("hot_cold", "a fixed mapping cannot separate hot and cold writes; the file system groups them");
   }
   if (cfg.op != d.op) return unused("op", "its capacity is every block but the spares; set ftl.static_block.spare");
+  if (cfg.wear_leveling.enabled()) {
+    return unused("wear_leveling", "it retires worn blocks to spares (ftl.static_block.erase_limit)");
+  }
   if (cfg.map_cache.enabled()) return unused("map_cache", "its block map is small enough to stay in DRAM");
   if (cfg.op_basis != d.op_basis) {
     return unused("op_basis", "its capacity is every block but the spares; set ftl.static_block.spare");
