@@ -74,6 +74,9 @@ void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
   s.Param("gc_pages_in_flight", &FtlConfig::gc_pages_in_flight, "4",
           "Valid-page copies (read then program) GC keeps in flight per plane")
       .Range(1, 1024);
+  s.Param("gc_max_per_die", &FtlConfig::gc_max_per_die, "0",
+          "Background GC runs (and wear-leveling moves) at once on the planes of one die; 0: no limit. "
+          "Foreground GC, which host writes wait for, ignores it");
   s.Param("hot_cold", &FtlConfig::hot_cold, "false",
           "Separate host writes hinted cold (FtlOp::temperature) into their own open units");
   s.Param("unmapped_read_latency", &FtlConfig::unmapped_read_latency, "0ns",
@@ -204,6 +207,10 @@ sim::Status FtlConfig::ValidatePageMapped(const flash::Geometry& g) const {
     return sim::Status::InvalidInput(
         fmt::format("ftl.allocation: a superblock of {} planes x {} pages = {} pages; at most {} are supported",
                     g.planes(), g.pages_per_block, unit_pages, UINT32_MAX));
+  }
+  if (gc_max_per_die != 0 && superblock) {
+    return sim::Status::InvalidInput(
+        "ftl.gc_max_per_die: needs per-plane GC groups; allocation superblock collects across every plane");
   }
   // GC copy slots of a group are numbered in 24 bits (command tags).
   const uint64_t group_planes = superblock ? g.planes() : 1;

@@ -93,6 +93,7 @@ struct FtlConfig {
   uint32_t gc_threshold_units = 0;
   uint32_t gc_fg_threshold = 1;
   uint32_t gc_pages_in_flight = 4;
+  uint32_t gc_max_per_die = 0;
   bool hot_cold = false;
   sim::SimTime unmapped_read_latency = sim::SimTime::Zero();
   uint64_t seed = 1;

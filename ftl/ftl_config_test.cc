@@ -37,6 +37,7 @@ TEST(FtlConfig, DeclaredDefaultsMatchInClassDefaults) {
   EXPECT_EQ(d.gc_threshold_units, c.gc_threshold_units);
   EXPECT_EQ(d.gc_fg_threshold, c.gc_fg_threshold);
   EXPECT_EQ(d.gc_pages_in_flight, c.gc_pages_in_flight);
+  EXPECT_EQ(d.gc_max_per_die, c.gc_max_per_die);
   EXPECT_EQ(d.hot_cold, c.hot_cold);
   EXPECT_EQ(d.unmapped_read_latency, c.unmapped_read_latency);
   EXPECT_EQ(d.seed, c.seed);
@@ -145,6 +146,16 @@ TEST(FtlConfig, OpBasisPhysicalIsSpareOverPhysical) {
   FtlConfig l;
   l.op = sim::Ratio{0.25};
   EXPECT_EQ(l.LogicalPages(Geo()), 6553u);  // floor(8192 / 1.25): a larger device
+}
+
+TEST(FtlConfig, GcMaxPerDieNeedsPerPlaneGroups) {
+  FtlConfig c;
+  c.op = sim::Ratio{0.28};
+  c.gc_max_per_die = 1;
+  EXPECT_TRUE(c.Validate(Geo()).ok());
+  c.allocation = "superblock";
+  EXPECT_EQ(c.Validate(Geo()).message().rfind("ftl.gc_max_per_die: needs per-plane GC groups", 0), 0u)
+      << c.Validate(Geo()).message();
 }
 
 TEST(FtlConfig, OpBasisPhysicalNeedsOpBelowOne) {

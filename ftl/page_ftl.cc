@@ -33,6 +33,7 @@ PageFtl::PageFtl(const FtlConfig& cfg, flash::FlashArray* array, sim::EventQueue
     }
   }
   map_wait_.resize(core_.translation_pages());
+  if (cfg.gc_max_per_die != 0) die_bg_gc_.assign(array->geometry().dies(), 0);
   UpdateFreeGauge();
   RegisterStats(stats);
 }
@@ -89,6 +90,10 @@ void PageFtl::RegisterStats(const sim::StatGroup& st) {
     m.Add(&c.map_gc_copies, "translation_gc_copies", "pages", "Translation pages relocated by GC (in gc_copies)");
     m.AddFormula([this] { return static_cast<double>(core_.translation_pages()); }, "translation_pages", "pages",
                  "Translation pages of the whole mapping table");
+  }
+  if (core_.config().gc_max_per_die != 0) {
+    st.Add(&gc_deferred_, "gc_deferred", "runs",
+           "Background GC starts held back because gc_max_per_die runs were active on the die");
   }
   if (core_.config().wear_leveling.enabled()) {
     const sim::StatGroup w = st.Group("wear_leveling");
@@ -391,11 +396,13 @@ void PageFtl::MaybeStartGc(uint32_t group) {
   GroupState& gs = groups_[group];
   if (gs.active) return;
   const bool fg = gs.wait_head != nullptr;
-  if (!fg && core_.WearLevelingRoom(group)) {
+  if (!fg && core_.WearLevelingRoom(group) && DieGcSlotFree(group)) {
     // A static wear-leveling move, if one is due, goes before background GC.
     const UnitId u = core_.SelectWearLevelVictim(group);
     if (u != kNoUnit) {
+      CHECK(TakeDieGcSlot(group));
       gs.active = true;
+      gs.background = true;
       gs.wear_leveling = true;
       gs.victim = u;
       gs.scan = 0;
@@ -405,14 +412,36 @@ void PageFtl::MaybeStartGc(uint32_t group) {
     }
   }
   if (!fg && (gs.bg_blocked || !core_.BelowGcThreshold(group))) return;
+  if (!fg && !TakeDieGcSlot(group)) return;
   const UnitId u = core_.SelectVictim(group);
-  if (u == kNoUnit) return;  // retried when a unit fills
+  if (u == kNoUnit) {
+    if (gs.counted) ReleaseDieGcSlot(group);
+    return;  // retried when a unit fills
+  }
   (fg ? gc_runs_fg_ : gc_runs_bg_).Inc();
   gs.active = true;
+  gs.background = !fg;
   gs.victim = u;
   gs.scan = 0;
   gs.copied = 0;
   Pump(group);
+}
+
+bool PageFtl::TakeDieGcSlot(uint32_t group) {
+  if (die_bg_gc_.empty()) return true;
+  uint32_t& n = die_bg_gc_[group / core_.geometry().planes_per_die];
+  if (n >= core_.config().gc_max_per_die) {
+    gc_deferred_.Inc();
+    return false;
+  }
+  ++n;
+  groups_[group].counted = true;
+  return true;
+}
+
+void PageFtl::ReleaseDieGcSlot(uint32_t group) {
+  groups_[group].counted = false;
+  --die_bg_gc_[group / core_.geometry().planes_per_die];
 }
 
 void PageFtl::Pump(uint32_t group) {
@@ -501,6 +530,8 @@ void PageFtl::OnEraseDone(uint32_t group) {
   }
   gs.active = false;
   gs.victim = kNoUnit;
+  const bool released = gs.counted;
+  if (released) ReleaseDieGcSlot(group);
   DrainWaiting(group);
   if (core_.map_cached()) {
     // Translation pages that waited for room, then this run's updates.
@@ -510,6 +541,13 @@ void PageFtl::OnEraseDone(uint32_t group) {
       PlaceMapWrite(t);
     }
     PumpMapUpdates();
+  }
+  if (released) {
+    // The die's budget has room again: its other planes go first (in turn
+    // after this one), so one plane cannot keep the budget to itself.
+    const uint32_t ppd = core_.geometry().planes_per_die;
+    const uint32_t first = group / ppd * ppd;
+    for (uint32_t i = 1; i < ppd; ++i) MaybeStartGc(first + (group - first + i) % ppd);
   }
   MaybeStartGc(group);
 }

@@ -19,7 +19,11 @@
 //       open unit; the mapping moves when the program is submitted
 //   --> all copies done: erase every block of the unit --> free pool,
 //       release waiting writes, and start again if still needed.
-// A run is counted foreground if writes were waiting when it started.
+// A run is counted foreground if writes were waiting when it started. With
+// gc_max_per_die, at most that many background runs (and wear-leveling
+// moves) are active on one die's planes; a held-back plane retries when a
+// run on its die ends (the die's other planes first); foreground runs are
+// never held back.
 // Copyback is not used: data always crosses the channel, so a copy may land
 // on any plane of the group and is charged channel time.
 //
@@ -81,6 +85,12 @@ class PageFtl final : public Ftl, public flash::FlashClient {
   // No host op in flight and no GC running.
   bool Idle() const;
   const FtlCore& core() const { return core_; }
+  // Background GC runs (incl. wear-leveling moves) active on the planes of
+  // `die` now; counted only with ftl.gc_max_per_die set (else 0).
+  // A GC run (or wear-leveling move) started in the background is active
+  // in `group` (plane).
+  bool BackgroundGcActive(uint32_t group) const { return groups_[group].active && groups_[group].background; }
+  uint32_t background_gc_on_die(uint32_t die) const { return die_bg_gc_.empty() ? 0 : die_bg_gc_[die]; }
   std::string CheckConsistency() const { return core_.CheckConsistency(); }
 
   // Timed-operation counters (see header comment).
@@ -137,6 +147,8 @@ class PageFtl final : public Ftl, public flash::FlashClient {
     // background runs until a host write lands in the group.
     bool bg_blocked = false;
     bool wear_leveling = false;  // this run moves a unit for static wear leveling
+    bool counted = false;        // a background run counted against gc_max_per_die
+    bool background = false;     // the run started with no write waiting
     std::vector<GcSlot> slots;
     std::vector<uint32_t> free_slots;
     std::vector<flash::FlashCommand> erase_cmds;
@@ -170,6 +182,13 @@ class PageFtl final : public Ftl, public flash::FlashClient {
   void OnUnmappedDue();
 
   void MaybeStartGc(uint32_t group);
+  // With gc_max_per_die: whether a background run may start in `group`
+  // (counting it if so); always true otherwise.
+  bool TakeDieGcSlot(uint32_t group);
+  bool DieGcSlotFree(uint32_t group) const {
+    return die_bg_gc_.empty() || die_bg_gc_[group / core_.geometry().planes_per_die] < core_.config().gc_max_per_die;
+  }
+  void ReleaseDieGcSlot(uint32_t group);
   void Pump(uint32_t group);
   void IssueErase(uint32_t group);
   void OnGcReadDone(uint32_t group, uint32_t slot);
@@ -194,7 +213,9 @@ class PageFtl final : public Ftl, public flash::FlashClient {
     FtlOp* tail = nullptr;
   };
   std::vector<MapWait> map_wait_;
-  std::deque<uint64_t> map_blocked_;  // translation pages read and waiting for a group with room
+  std::deque<uint64_t> map_blocked_;
+  std::vector<uint32_t> die_bg_gc_;  // per die, with gc_max_per_die: active background runs
+  sim::Counter gc_deferred_;         // background runs held back by gc_max_per_die  // translation pages read and waiting for a group with room
 
   // Reads of unmapped pages, completing in submission order.
   FtlOp* unmapped_head_ = nullptr;

@@ -49,11 +49,13 @@ class RecordingArray final : public flash::FlashArray {
   RecordingArray(flash::FlashArray* inner, sim::EventQueue* q) : inner_(inner), q_(q) {}
   const flash::Geometry& geometry() const override { return inner_->geometry(); }
   void Submit(flash::FlashCommand* c) override {
+    if (on_submit) on_submit();
     log.push_back({q_->now(), c->kind, c->source});
     inner_->Submit(c);
   }
   uint32_t DieLoad(uint32_t d) const override { return inner_->DieLoad(d); }
   std::vector<Entry> log;
+  std::function<void()> on_submit;  // optional: called before each command
 
  private:
   flash::FlashArray* inner_;
@@ -492,6 +494,50 @@ TEST(PageFtl, WearLevelingMovesColdDataOnTheClock) {
   const uint32_t leveled = run(wl);
   std::printf("timed erase-count spread: none %u, wear leveling %u\n", none, leveled);
   EXPECT_LT(leveled, none / 2);
+}
+
+// gc_max_per_die: at no time do more background GC runs than the limit
+// work on one die's planes; without the limit both planes of a die do.
+TEST(PageFtl, GcMaxPerDieLimitsConcurrentBackgroundGc) {
+  auto run = [](uint32_t limit, uint32_t* max_seen_planes) {
+    FtlConfig c = Config();
+    c.gc_max_per_die = limit;
+    c.gc_threshold = sim::Ratio{0.1};
+    Fixture f(c, Geo(64, 8));
+    const uint64_t u = f.ftl.logical_pages();
+    f.Precondition(PreconditionSpec{1.0, 1.0, 3});
+    const flash::Geometry& g = f.array.geometry();
+    uint32_t max_counted = 0;
+    *max_seen_planes = 0;
+    // Background runs active on the planes of one die, and the count the
+    // limit keeps.
+    f.recorder.on_submit = [&] {
+      for (uint32_t d = 0; d < g.dies(); ++d) {
+        max_counted = std::max(max_counted, f.ftl.background_gc_on_die(d));
+        uint32_t busy = 0;
+        for (uint32_t p = 0; p < g.planes_per_die; ++p) busy += f.ftl.BackgroundGcActive(d * g.planes_per_die + p);
+        *max_seen_planes = std::max(*max_seen_planes, busy);
+      }
+    };
+    sim::Rng rng(12, "t");
+    Driver d(&f.ftl, &f.q, 4, 4 * u, [] { return FtlOp::Kind::kWrite; }, [&] { return Lpn{rng.Uniform(u)}; });
+    d.Start();
+    f.q.Run();
+    EXPECT_EQ(d.completed, 4 * u);
+    EXPECT_EQ(f.array.violations(), 0u) << f.array.first_violation();
+    EXPECT_TRUE(f.ftl.Idle());
+    EXPECT_EQ(f.ftl.CheckConsistency(), "");
+    if (limit != 0) {
+      EXPECT_LE(max_counted, limit);
+      EXPECT_GT(f.registry.Value("ftl.gc_deferred"), 0);
+    }
+    return f.ftl.gc_runs_bg();
+  };
+  uint32_t unlimited_planes = 0, limited_planes = 0;
+  EXPECT_GT(run(0, &unlimited_planes), 0u);
+  EXPECT_GT(run(1, &limited_planes), 0u);
+  EXPECT_EQ(unlimited_planes, 2u) << "without a limit both planes of a die collect at once";
+  EXPECT_EQ(limited_planes, 1u);
 }
 
 TEST(PageFtl, PreconditionMatchesLongTimedWarmup) {
