@@ -74,6 +74,10 @@ void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
   s.Param("gc_pages_in_flight", &FtlConfig::gc_pages_in_flight, "4",
           "Valid-page copies (read then program) GC keeps in flight per plane")
       .Range(1, 1024);
+  s.Param("gc_threshold_stagger", &FtlConfig::gc_threshold_stagger, "0",
+          "Staggered background GC thresholds: group g (a plane) starts GC g mod (stagger+1) units above the "
+          "threshold, so the planes of a die do not all start GC at once (0: all equal)")
+      .Range(0, 1u << 20);
   s.Param("gc_max_per_die", &FtlConfig::gc_max_per_die, "0",
           "Background GC runs (and wear-leveling moves) at once on the planes of one die; 0: no limit. "
           "Foreground GC, which host writes wait for, ignores it");
@@ -99,7 +103,7 @@ uint32_t FtlConfig::BgThresholdUnits(uint32_t units_per_group) const {
 
 uint64_t FtlConfig::KeptUnits(uint32_t units_per_group) const {
   const uint32_t streams = (hot_cold ? 4 : 2) + (map_cache.enabled() ? 1 : 0);
-  return uint64_t{BgThresholdUnits(units_per_group)} + streams + 1;
+  return uint64_t{BgThresholdUnits(units_per_group)} + gc_threshold_stagger + streams + 1;
 }
 
 uint64_t FtlConfig::LogicalPages(const flash::Geometry& g) const {

@@ -94,6 +94,7 @@ struct FtlConfig {
   uint32_t gc_fg_threshold = 1;
   uint32_t gc_pages_in_flight = 4;
   uint32_t gc_max_per_die = 0;
+  uint32_t gc_threshold_stagger = 0;
   bool hot_cold = false;
   sim::SimTime unmapped_read_latency = sim::SimTime::Zero();
   uint64_t seed = 1;
@@ -118,7 +119,8 @@ struct FtlConfig {
   uint32_t BgThresholdUnits(uint32_t units_per_group) const;
 
   // Units of a group that hold no data in steady state: the free units
-  // background GC keeps (BgThresholdUnits), one open unit per stream (2, or
+  // background GC keeps (BgThresholdUnits, plus gc_threshold_stagger: the
+  // most a group's threshold is raised), one open unit per stream (2, or
   // 4 with hot_cold, one more with a mapping cache for translation pages)
   // and one more, so that GC always finds stale pages.
   // A group takes host data only while its valid pages stay within

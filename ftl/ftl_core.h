@@ -13,7 +13,9 @@
 // - Host writes may take a free unit only while more than
 //   gc_fg_threshold units are free (the GC reserve); otherwise the write
 //   needs foreground GC first.
-// - Background GC runs while free units < bg_threshold_units() =
+// - Background GC runs while free units < BgThreshold(group): with
+//   gc_threshold_stagger S, bg_threshold_units() + group mod (S + 1), else
+//   bg_threshold_units() =
 //   max(ceil(gc_threshold * units per group), gc_threshold_units,
 //   gc_fg_threshold + 1).
 // - GC copies each valid page of the victim into the group's GC-stream open
@@ -179,7 +181,12 @@ class FtlCore {
   // Valid pages in `group`.
   uint64_t group_valid(uint32_t group) const { return group_valid_[group]; }
   bool CanAllocateHost(uint32_t group, Stream s) const { return blocks_.CanAllocate(group, s, cfg_.gc_fg_threshold); }
-  bool BelowGcThreshold(uint32_t group) const { return blocks_.free_units(group) < bg_threshold_; }
+  bool BelowGcThreshold(uint32_t group) const { return blocks_.free_units(group) < BgThreshold(group); }
+  // Background GC threshold of `group`: bg_threshold_units(), raised by
+  // group mod (gc_threshold_stagger + 1) units with a stagger.
+  uint32_t BgThreshold(uint32_t group) const {
+    return cfg_.gc_threshold_stagger == 0 ? bg_threshold_ : bg_threshold_ + group % (cfg_.gc_threshold_stagger + 1);
+  }
   // Allocates a page for host data of l in `group`, retires l's old copy and
   // maps l there. REQUIRES: CanAllocateHost(group, s), TakesHostPage(group, l).
   flash::Ppn PlaceHostPage(Lpn l, uint32_t group, Stream s);

@@ -1,6 +1,7 @@
 #include "ftl/ftl_core.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include <gtest/gtest.h>
 
@@ -272,6 +273,49 @@ TEST(FtlCore, KeepsBackgroundThresholdAndReserve) {
   c.gc_fg_threshold = 3;
   FtlCore low(c, Geo(64, 16));
   EXPECT_EQ(low.bg_threshold_units(), 4u) << "at least one above the GC reserve";
+}
+
+// gc_threshold_stagger: group g's threshold is raised by g mod (S + 1), so
+// planes filled at the same rate start GC at different times.
+TEST(FtlCore, StaggeredThresholdsSpreadGcStarts) {
+  auto first_erase = [](uint32_t stagger) {
+    FtlConfig c = Config();
+    c.gc_threshold_stagger = stagger;
+    FtlCore core(c, Geo(64, 16));
+    const uint32_t groups = core.blocks().groups();
+    for (uint32_t g = 0; g < groups; ++g) {
+      EXPECT_EQ(core.BgThreshold(g), core.bg_threshold_units() + (stagger == 0 ? 0 : g % (stagger + 1)));
+    }
+    std::vector<int64_t> first(groups, -1);
+    sim::Rng rng(5, "t");
+    const uint64_t u = core.logical_pages();
+    for (uint64_t i = 0; i < 2 * u; ++i) {
+      core.Write(Lpn{i < u ? i : rng.Uniform(u)});
+      for (uint32_t g = 0; g < groups; ++g) {
+        if (first[g] >= 0) continue;
+        for (UnitId x = g * core.blocks().units_per_group(); x < (g + 1) * core.blocks().units_per_group(); ++x) {
+          if (core.blocks().erase_count(x) > 0) first[g] = static_cast<int64_t>(i);
+        }
+      }
+    }
+    EXPECT_EQ(core.CheckConsistency(), "");
+    for (uint32_t g = 0; g < groups; ++g) {
+      EXPECT_GE(core.blocks().free_units(g), core.BgThreshold(g)) << "each group keeps its own threshold";
+    }
+    return first;
+  };
+  const std::vector<int64_t> flat = first_erase(0);
+  const std::vector<int64_t> staggered = first_erase(1);
+  // Page striping fills the planes in turn: without a stagger the planes of
+  // a die (groups 2k, 2k+1) start GC within a few writes of each other; with
+  // one, the odd plane keeps a unit (16 pages a plane) more free and starts
+  // well before.
+  for (uint32_t g = 0; g + 1 < flat.size(); g += 2) {
+    ASSERT_GE(flat[g], 0);
+    ASSERT_GE(staggered[g], 0);
+    EXPECT_LE(std::abs(flat[g + 1] - flat[g]), 8) << g;
+    EXPECT_GE(staggered[g] - staggered[g + 1], 8 * 16 - 8) << g;  // 8 planes: a unit = 128 host writes
+  }
 }
 
 TEST(FtlCore, PreconditionIsDeterministic) {
