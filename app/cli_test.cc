@@ -127,6 +127,41 @@ TEST_F(CliTest, CrossKeyErrorsNameTheKeyAndItsLine) {
   EXPECT_THAT(o.out, HasSubstr(cfg + ":4:"));
 }
 
+TEST_F(CliTest, OpBasisPhysicalIsTheSameDeviceInTheOtherConvention) {
+  // 28 % spare/logical is 21.875 % spare/physical: both name one device.
+  Outcome l = Cli("check " + Tiny() + " --set ftl.op=28%");
+  Outcome p = Cli("check " + Tiny() + " --set ftl.op=21.875% --set ftl.op_basis=physical");
+  ASSERT_EQ(l.code, 0) << l.out;
+  ASSERT_EQ(p.code, 0) << p.out;
+  EXPECT_THAT(l.out, HasSubstr("over-provisioning 28.00% of logical = 21.88% of physical"));
+  EXPECT_THAT(p.out, HasSubstr("over-provisioning 28.00% of logical = 21.88% of physical"));
+  const std::string bad = Write("op_basis.yaml", "include: " + Tiny() + "\nftl:\n  op: 100%\n  op_basis: physical\n");
+  Outcome o = Cli("check " + bad);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr(bad + ":3:"));
+  EXPECT_THAT(o.out, HasSubstr("leaves no logical page"));
+  o = Cli("check " + Tiny() + " --set ftl.op_basis=spare");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("logical"));
+}
+
+TEST_F(CliTest, DeviceModelKeysGiveClearErrors) {
+  const std::string both =
+      Write("map_cache.yaml", "include: " + Tiny() + "\nftl:\n  map_cache:\n    entries: 100\n    size: 4KiB\n");
+  Outcome o = Cli("check " + both);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr(both + ":5:"));
+  EXPECT_THAT(o.out, HasSubstr("give the cache as entries or as size, not both"));
+  o = Cli("check " + Tiny() + " --set ftl.allocation=static --set ftl.stripe_order=CWDX");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("bad stripe order 'CWDX'"));
+  o = Cli("check " + Tiny() + " --set ftl.wear_leveling.static_gap=-1");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("ftl.wear_leveling.static_gap"));
+  o = Cli("check " + Tiny() + " --set ftl.map_cache.size=16KiB --set ftl.wear_leveling.dynamic=true");
+  EXPECT_EQ(o.code, 0) << o.out;
+}
+
 TEST_F(CliTest, SizesBeyondWhatTheSimulatorHoldsAreExitCode2) {
   // Regression: passed check, then aborted building the SSD (32-bit slot count).
   Outcome o = Cli("run " + Tiny() + " --quiet --set device.ssd.write_buffer.size=16TiB --out " +

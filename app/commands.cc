@@ -121,13 +121,16 @@ sim::Status CmdCheck(const std::string& config_path, const CommandOptions& opts,
   }
   const flash::Geometry& g = runs.front().cfg.device.geometry;
   const double raw = static_cast<double>(g.pages()) * static_cast<double>(g.page_size.value);
-  const double logical =
-      static_cast<double>(runs.front().cfg.ftl.LogicalPages(g)) * static_cast<double>(g.page_size.value);
+  const uint64_t logical_pages = runs.front().cfg.ftl.LogicalPages(g);
+  const double logical = static_cast<double>(logical_pages) * static_cast<double>(g.page_size.value);
   constexpr double kMiB = 1048576.0;
-  out << fmt::format("{}: ok ({} run{}); device {:.4g} GiB raw, {:.4g} GiB logical{}; estimated memory {:.1f} MiB "
+  out << fmt::format("{}: ok ({} run{}); device {:.4g} GiB raw, {:.4g} GiB logical, over-provisioning {:.2f}% of "
+                     "logical = {:.2f}% of physical{}; estimated memory {:.1f} MiB "
                      "(FTL tables {:.1f} MiB, file-system tables {:.1f} MiB, workload {:.1f} MiB){}\n",
                      config_path, runs.size(), runs.size() == 1 ? "" : "s", raw / 1073741824.0,
-                     logical / 1073741824.0, runs.size() > 1 ? " (first run)" : "", memory.total() / kMiB,
+                     logical / 1073741824.0, 100 * ftl::OpOfLogical(logical_pages, g.pages()),
+                     100 * ftl::OpOfPhysical(logical_pages, g.pages()), runs.size() > 1 ? " (first run)" : "",
+                     memory.total() / kMiB,
                      memory.ftl / kMiB, memory.fs / kMiB, memory.workload / kMiB, runs.size() > 1 ? ", at most" : "");
   for (const auto& r : runs) {
     if (!r.sweep_label.empty()) out << "  " << r.sweep_label << "\n";

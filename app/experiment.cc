@@ -323,6 +323,29 @@ std::string Experiment::Summary() const {
                      static_cast<uint64_t>(st.Value("ftl.gc_copies")), static_cast<uint64_t>(st.Value("ftl.gc_runs_bg")),
                      static_cast<uint64_t>(st.Value("ftl.gc_runs_fg")), static_cast<uint64_t>(st.Value("ftl.erases")),
                      static_cast<uint64_t>(st.Value("ftl.write_stalls")));
+  const flash::Geometry& g = cfg_.device.geometry;
+  const uint64_t logical = cfg_.ftl.LogicalPages(g);
+  out += fmt::format("  capacity {} of {} pages: over-provisioning {:.2f}% of logical (spare/logical) = {:.2f}% of "
+                     "physical (spare/physical)\n",
+                     logical, g.pages(), 100 * ftl::OpOfLogical(logical, g.pages()),
+                     100 * ftl::OpOfPhysical(logical, g.pages()));
+  if (cfg_.ftl.map_cache.enabled() && st.Has("ftl.map_cache.hits")) {
+    out += fmt::format("  mapping cache: {} entries, hit ratio {:.4f} ({} hits, {} misses); translation pages {} "
+                       "read, {} written, {} moved by GC\n",
+                       cfg_.ftl.map_cache.Capacity(), st.Value("ftl.map_cache.hit_ratio"),
+                       static_cast<uint64_t>(st.Value("ftl.map_cache.hits")),
+                       static_cast<uint64_t>(st.Value("ftl.map_cache.misses")),
+                       static_cast<uint64_t>(st.Value("ftl.map_cache.translation_reads")),
+                       static_cast<uint64_t>(st.Value("ftl.map_cache.translation_writes")),
+                       static_cast<uint64_t>(st.Value("ftl.map_cache.translation_gc_copies")));
+  }
+  if (cfg_.ftl.wear_leveling.enabled() && st.Has("ftl.wear_leveling.runs")) {
+    out += fmt::format("  wear leveling: {} units moved ({} pages, in the GC copies), erase counts {:.0f}..{:.0f} "
+                       "(spread {:.0f})\n",
+                       static_cast<uint64_t>(st.Value("ftl.wear_leveling.runs")),
+                       static_cast<uint64_t>(st.Value("ftl.wear_leveling.copies")), st.Value("ftl.erase_count_min"),
+                       st.Value("ftl.erase_count_max"), st.Value("ftl.wear_leveling.erase_count_spread"));
+  }
   if (cfg_.ftl.precondition.enabled) {
     out += fmt::format("  precondition: {} page writes, WA {:.3f}\n",
                        static_cast<uint64_t>(st.Value("ftl.precondition.host_writes")),

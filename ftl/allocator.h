@@ -1,9 +1,9 @@
 // Allocator: which group receives the next host page (write placement).
 //
 // Contract:
-// - NextGroup(stream) returns the group (see block_manager.h) whose open
-//   unit of `stream` should take the next host page. It is called once per
-//   host page, in submission order; the FTL then allocates in that group,
+// - NextGroup(stream, lpn) returns the group (see block_manager.h) whose
+//   open unit of `stream` should take the next host page, which holds lpn.
+//   It is called once per host page, in submission order; the FTL then allocates in that group,
 //   waiting for GC if the group has no room. The choice is a preference: a
 //   group at its data cap (FtlCore) does not take the page and the FTL
 //   places it in another group. It must be deterministic given the call
@@ -23,6 +23,11 @@
 //   dynamic       the least-loaded die (DieLoad; ties rotate), then the next
 //                 plane of that die round-robin; dies whose planes cannot
 //                 take a host page without waiting for GC are avoided
+//   static        the page's address fixes its plane: Lpn l goes to plane
+//                 stripe[l mod planes], so consecutive logical pages visit
+//                 channels, ways, dies and planes in stripe_order whatever
+//                 the write order (MQSim's static plane allocation, e.g.
+//                 CWDP); GC keeps pages in their plane
 //
 // stripe_order: a permutation of the letters C (channel), W (way = chip),
 // D (die in chip), P (plane in die), e.g. "CWDP" sends consecutive pages to
@@ -36,6 +41,7 @@
 #include <vector>
 
 #include "ftl/block_manager.h"
+#include "ftl/ftl.h"
 #include "flash/flash_array.h"
 #include "sim/status.h"
 
@@ -44,7 +50,7 @@ namespace ftl {
 class Allocator {
  public:
   virtual ~Allocator() = default;
-  virtual uint32_t NextGroup(Stream stream) = 0;
+  virtual uint32_t NextGroup(Stream stream, Lpn lpn) = 0;
 };
 
 struct AllocatorContext {

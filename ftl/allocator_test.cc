@@ -47,7 +47,7 @@ TEST(Allocator, UnknownNameListsChoices) {
   auto r = FindAllocator("round_robin");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
-            "unknown allocation scheme 'round_robin'; choices: block_stripe, dynamic, page_stripe, superblock");
+            "unknown allocation scheme 'round_robin'; choices: block_stripe, dynamic, page_stripe, static, superblock");
 }
 
 std::unique_ptr<Allocator> Make(const std::string& name, const BlockManager& blocks,
@@ -64,16 +64,26 @@ TEST(Allocator, PageStripeRotatesInStripeOrder) {
   BlockManager blocks(Geo());
   auto a = Make("page_stripe", blocks);
   std::vector<uint32_t> got;
-  for (int i = 0; i < 16; ++i) got.push_back(a->NextGroup(Stream::kHostHot));
+  for (int i = 0; i < 16; ++i) got.push_back(a->NextGroup(Stream::kHostHot, Lpn{0}));
   EXPECT_EQ(got, (std::vector<uint32_t>{0, 4, 2, 6, 1, 5, 3, 7, 0, 4, 2, 6, 1, 5, 3, 7}));
+}
+
+TEST(Allocator, StaticPlacesByAddressNotByCallOrder) {
+  BlockManager blocks(Geo());
+  auto a = Make("static", blocks);
+  const std::vector<uint32_t> cwdp{0, 4, 2, 6, 1, 5, 3, 7};
+  for (const uint64_t l : {5, 5, 0, 13, 7, 8}) {
+    EXPECT_EQ(a->NextGroup(Stream::kHostHot, Lpn{l}), cwdp[l % 8]) << l;
+    EXPECT_EQ(a->NextGroup(Stream::kHostCold, Lpn{l}), cwdp[l % 8]) << l;
+  }
 }
 
 TEST(Allocator, BlockStripeFillsABlockPerPlane) {
   BlockManager blocks(Geo());
   auto a = Make("block_stripe", blocks);
   std::vector<uint32_t> hot, cold;
-  for (int i = 0; i < 12; ++i) hot.push_back(a->NextGroup(Stream::kHostHot));
-  for (int i = 0; i < 4; ++i) cold.push_back(a->NextGroup(Stream::kHostCold));
+  for (int i = 0; i < 12; ++i) hot.push_back(a->NextGroup(Stream::kHostHot, Lpn{0}));
+  for (int i = 0; i < 4; ++i) cold.push_back(a->NextGroup(Stream::kHostCold, Lpn{0}));
   EXPECT_EQ(hot, (std::vector<uint32_t>{0, 0, 0, 0, 4, 4, 4, 4, 2, 2, 2, 2}));
   EXPECT_EQ(cold, (std::vector<uint32_t>{0, 0, 0, 0})) << "each stream has its own cursor";
 }
@@ -86,7 +96,7 @@ TEST(Allocator, SuperblockLayoutStripesPagesAcrossPlanes) {
   auto a = Make("superblock", blocks);
   std::vector<uint32_t> planes;
   for (uint32_t i = 0; i < 10; ++i) {
-    EXPECT_EQ(a->NextGroup(Stream::kHostHot), 0u);
+    EXPECT_EQ(a->NextGroup(Stream::kHostHot, Lpn{0}), 0u);
     const flash::Ppn p = blocks.Allocate(0, Stream::kHostHot);
     planes.push_back(g.PlaneOfPpn(p));
     EXPECT_EQ(g.ToAddr(p).block, 0u) << "unit 0 is block 0 of every plane";
@@ -114,13 +124,13 @@ TEST(Allocator, DynamicPrefersIdleDies) {
     cmds[i].ppn = g.FirstPpnOfBlock(static_cast<uint64_t>(busy_dies[i]) * g.planes_per_die * g.blocks_per_plane);
     array.Submit(&cmds[i]);
   }
-  EXPECT_EQ(a->NextGroup(Stream::kHostHot), 4u);
-  EXPECT_EQ(a->NextGroup(Stream::kHostHot), 5u) << "planes of the chosen die alternate";
-  EXPECT_EQ(a->NextGroup(Stream::kHostHot), 4u);
+  EXPECT_EQ(a->NextGroup(Stream::kHostHot, Lpn{0}), 4u);
+  EXPECT_EQ(a->NextGroup(Stream::kHostHot, Lpn{0}), 5u) << "planes of the chosen die alternate";
+  EXPECT_EQ(a->NextGroup(Stream::kHostHot, Lpn{0}), 4u);
   q.Run();
   // All idle: rotation over dies spreads the pages.
   std::set<uint32_t> dies;
-  for (int i = 0; i < 4; ++i) dies.insert(a->NextGroup(Stream::kHostHot) / g.planes_per_die);
+  for (int i = 0; i < 4; ++i) dies.insert(a->NextGroup(Stream::kHostHot, Lpn{0}) / g.planes_per_die);
   EXPECT_EQ(dies.size(), 4u);
 }
 

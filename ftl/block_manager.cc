@@ -1,5 +1,6 @@
 #include "ftl/block_manager.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "ftl/victim_policy.h"
@@ -53,6 +54,7 @@ BlockManager::BlockManager(const flash::Geometry& geometry, uint32_t group_plane
   std::iota(free_ring_.begin(), free_ring_.end(), 0u);  // group g's ring holds units g*bpp .. in order
   free_head_.assign(groups_, 0);
   free_count_.assign(groups_, units_per_group());
+  max_erase_.assign(groups_, 0);
   total_free_ = n;
   open_.assign(static_cast<size_t>(groups_) * kNumStreams, OpenSlot{});
   erased_pages_ = n * unit_pages_;
@@ -64,7 +66,20 @@ flash::Ppn BlockManager::Allocate(uint32_t group, Stream s) {
     CHECK_GT(free_count_[group], 0u) << "no free unit in group " << group;
     const uint32_t upg = units_per_group();
     uint32_t& head = free_head_[group];
-    slot.unit = free_ring_[static_cast<uint64_t>(group) * upg + head];
+    UnitId* ring = &free_ring_[static_cast<uint64_t>(group) * upg];
+    if (least_worn_first_) {
+      // Bring the least-worn free unit (the most-worn one for GC copies) to
+      // the head of the ring.
+      const bool most = s == Stream::kGc || s == Stream::kGcCold;
+      uint32_t best = head;
+      for (uint32_t i = 1, pos = head + 1; i < free_count_[group]; ++i, ++pos) {
+        if (pos == upg) pos = 0;
+        const uint32_t e = erase_count_[ring[pos]], b = erase_count_[ring[best]];
+        if (most ? e > b : e < b) best = pos;
+      }
+      std::swap(ring[head], ring[best]);
+    }
+    slot.unit = ring[head];
     head = head + 1 == upg ? 0 : head + 1;
     --free_count_[group];
     --total_free_;
@@ -129,6 +144,12 @@ UnitId BlockManager::SelectVictim(uint32_t group) {
   return u;
 }
 
+void BlockManager::TakeVictim(UnitId u) {
+  CHECK_EQ(state_[u], static_cast<uint8_t>(UnitState::kFull)) << "unit " << u << " is not full";
+  if (policy_ != nullptr) policy_->Remove(u);
+  state_[u] = static_cast<uint8_t>(UnitState::kVictim);
+}
+
 void BlockManager::Erase(UnitId u) {
   CHECK_EQ(state_[u], static_cast<uint8_t>(UnitState::kVictim));
   CHECK_EQ(valid_[u], 0u) << "erasing unit " << u << " with valid pages";
@@ -136,6 +157,7 @@ void BlockManager::Erase(UnitId u) {
   state_[u] = static_cast<uint8_t>(UnitState::kFree);
   ++erase_count_[u];
   const uint32_t g = GroupOf(u);
+  max_erase_[g] = std::max(max_erase_[g], erase_count_[u]);
   const uint32_t upg = units_per_group();
   uint32_t tail = free_head_[g] + free_count_[g];
   if (tail >= upg) tail -= upg;
@@ -151,7 +173,7 @@ uint64_t BlockManager::MemoryBytes() const {
          state_.capacity() + stream_.capacity() + free_ring_.capacity() * sizeof(UnitId) +
          (free_head_.capacity() + free_count_.capacity() + group_of_plane_.capacity() + plane_order_.capacity()) *
              sizeof(uint32_t) +
-         open_.capacity() * sizeof(OpenSlot);
+         open_.capacity() * sizeof(OpenSlot) + max_erase_.capacity() * sizeof(uint32_t);
 }
 
 }  // namespace ftl

@@ -19,7 +19,8 @@
 //   VictimPolicy is told) --SelectVictim--> kVictim --Erase--> kFree.
 //
 // Streams: each group has one open unit per Stream (host hot, host cold, GC
-// destination hot/cold), so GC copies never mix with host data. Each unit
+// destination hot/cold, translation pages), so GC copies never mix with host
+// data. Each unit
 // remembers the stream it was opened for.
 //
 // Valid counts are maintained by the caller (AddValid/RemoveValid when the
@@ -46,8 +47,10 @@ inline constexpr UnitId kNoUnit = UINT32_MAX;
 // Host data (hot, or cold when the host hints it and separation is on) and
 // GC destinations; with hot/cold separation, GC copies of data from
 // cold-stream units go to kGcCold, so data keeps its class through GC.
-enum class Stream : uint8_t { kHostHot = 0, kHostCold = 1, kGc = 2, kGcCold = 3 };
-inline constexpr uint32_t kNumStreams = 4;
+// kMap holds translation pages (the flash copy of the mapping table) when
+// the FTL caches its mapping table (ftl/map_cache.h).
+enum class Stream : uint8_t { kHostHot = 0, kHostCold = 1, kGc = 2, kGcCold = 3, kMap = 4 };
+inline constexpr uint32_t kNumStreams = 5;
 inline bool IsColdStream(Stream s) { return s == Stream::kHostCold || s == Stream::kGcCold; }
 
 enum class UnitState : uint8_t { kFree, kOpen, kClosing, kFull, kVictim };
@@ -148,6 +151,17 @@ class BlockManager {
   // Asks the policy for a victim of `group` and marks it kVictim; kNoUnit if
   // the group has no candidate.
   UnitId SelectVictim(uint32_t group);
+  // Makes full unit u the victim without asking the policy (wear leveling).
+  // REQUIRES: state(u) == kFull.
+  void TakeVictim(UnitId u);
+  // Dynamic wear leveling: Allocate opens the free unit of the group with
+  // the fewest erases for host and translation streams, and the one with the
+  // most erases for GC streams (data that survived GC is colder; ties: the
+  // one that waited longest), instead of the one that waited longest. Off
+  // by default.
+  void set_least_worn_first(bool on) { least_worn_first_ = on; }
+  // Most erases of any unit of `group` so far.
+  uint32_t max_erase_count(uint32_t group) const { return max_erase_[group]; }
   // REQUIRES: state kVictim, valid 0, no program pending. Returns it to the
   // free pool (tail) and counts the erase.
   void Erase(UnitId u);
@@ -195,6 +209,8 @@ class BlockManager {
 
   uint64_t erased_pages_ = 0;
   uint64_t write_seq_ = 0;
+  bool least_worn_first_ = false;
+  std::vector<uint32_t> max_erase_;  // per group
 };
 
 }  // namespace ftl

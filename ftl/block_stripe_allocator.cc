@@ -14,7 +14,7 @@ class BlockStripeAllocator final : public Allocator {
  public:
   explicit BlockStripeAllocator(const AllocatorContext& ctx)
       : blocks_(*ctx.blocks), stripe_(ctx.stripe), pages_(ctx.blocks->unit_pages()) {}
-  uint32_t NextGroup(Stream s) override {
+  uint32_t NextGroup(Stream s, Lpn) override {
     Cursor& c = cursor_[static_cast<uint32_t>(s)];
     const uint32_t plane = stripe_[c.index];
     if (++c.written == pages_) {

@@ -17,6 +17,7 @@ class CostBenefitPolicy final : public VictimPolicy {
   explicit CostBenefitPolicy(const VictimPolicyContext& ctx) : blocks_(*ctx.blocks), candidates_(*ctx.blocks) {}
 
   void OnUnitFull(UnitId u) override { candidates_.Insert(u); }
+  void Remove(UnitId u) override { candidates_.Remove(u); }
   void OnValidDecrement(UnitId) override {}
   uint64_t MemoryBytes() const override { return candidates_.MemoryBytes(); }
   UnitId SelectVictim(uint32_t g) override {

@@ -24,6 +24,7 @@ class DChoicesPolicy final : public VictimPolicy {
   }
 
   void OnUnitFull(UnitId u) override { candidates_.Insert(u); }
+  void Remove(UnitId u) override { candidates_.Remove(u); }
   void OnValidDecrement(UnitId) override {}
   uint64_t MemoryBytes() const override { return candidates_.MemoryBytes(); }
   UnitId SelectVictim(uint32_t g) override {

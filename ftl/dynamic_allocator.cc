@@ -22,7 +22,7 @@ class DynamicAllocator final : public Allocator {
     CHECK_EQ(blocks_.group_planes(), 1u);
   }
 
-  uint32_t NextGroup(Stream s) override {
+  uint32_t NextGroup(Stream s, Lpn) override {
     uint32_t best = UINT32_MAX;
     uint64_t best_key = UINT64_MAX;
     for (uint32_t i = 0; i < dies_; ++i) {

@@ -28,6 +28,21 @@ class FifoPolicy final : public VictimPolicy {
 
   void OnValidDecrement(UnitId) override {}
 
+  // O(candidates of the group): the list is singly linked (removal is rare).
+  void Remove(UnitId u) override {
+    const uint32_t g = blocks_.GroupOf(u);
+    UnitId prev = kNoUnit;
+    UnitId cur = head_[g];
+    while (cur != u) {
+      CHECK_NE(cur, kNoUnit) << "unit " << u << " is not a candidate";
+      prev = cur;
+      cur = next_[cur];
+    }
+    (prev == kNoUnit ? head_[g] : next_[prev]) = next_[u];
+    if (tail_[g] == u) tail_[g] = prev;
+    next_[u] = kNoUnit;
+  }
+
   uint64_t MemoryBytes() const override {
     return (next_.capacity() + head_.capacity() + tail_.capacity()) * sizeof(UnitId);
   }

@@ -26,17 +26,43 @@ void PreconditionConfig::Describe(sim::Schema<PreconditionConfig>& s) {
   s.Param("seed", &PreconditionConfig::seed, "1", "Seed of the random overwrites");
 }
 
+void MapCacheConfig::Describe(sim::Schema<MapCacheConfig>& s) {
+  s.Param("entries", &MapCacheConfig::entries, "0",
+          "Mapping entries cached in controller DRAM (DFTL); 0 with size 0: the whole table in DRAM, no "
+          "translation I/O");
+  s.Param("size", &MapCacheConfig::size, "0B",
+          "Mapping cache size in bytes (entries = size / entry_bytes), instead of entries");
+  s.Param("entry_bytes", &MapCacheConfig::entry_bytes, "4",
+          "Bytes of one mapping entry in a translation page (entries per page = page_size / entry_bytes)")
+      .Range(1, 1 << 20);
+}
+
+void WearLevelingConfig::Describe(sim::Schema<WearLevelingConfig>& s) {
+  s.Param("dynamic", &WearLevelingConfig::dynamic, "false",
+          "Dynamic wear leveling: host writes open the least-worn free unit of a group, GC copies the most-worn, "
+          "instead of the longest-free one");
+  s.Param("static_gap", &WearLevelingConfig::static_gap, "0",
+          "Static wear leveling: move the data of a full unit whose erase count lags its group's most-worn unit "
+          "by more than this many erases (0: off)")
+      .Range(0, 1u << 30);
+}
+
 void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
   s.Choice("kind", &FtlConfig::kind, "page", FtlKindNames(), "FTL implementation");
-  s.Param("op", &FtlConfig::op, "7%", "Over-provisioning (T-U)/U: logical pages = floor(physical / (1+op))")
+  s.Param("op", &FtlConfig::op, "7%",
+          "Over-provisioning: spare pages over logical (op_basis logical: logical = floor(physical / (1+op))) or "
+          "over physical (op_basis physical: logical = floor(physical x (1-op)))")
       .Range(0.0001, 10);
+  s.Choice("op_basis", &FtlConfig::op_basis, "logical", {"logical", "physical"},
+           "Convention of ftl.op: spare/logical (T-U)/U, or spare/physical (T-U)/T as some tools and vendors "
+           "state it");
   s.Choice("mapping", &FtlConfig::mapping, "page", {"page", "block"},
            "L2P entry granularity: exact page, or block id with an in-block search (smaller tables)");
   s.Choice("victim", &FtlConfig::victim, "greedy", VictimPolicyNames(), "GC victim selection policy");
   s.Choice("allocation", &FtlConfig::allocation, "page_stripe", AllocatorNames(), "Host write placement scheme");
   s.Param("stripe_order", &FtlConfig::stripe_order, "CWDP",
           "Order in which consecutive pages visit channels (C), ways (W), dies (D), planes (P); first varies "
-          "fastest");
+          "fastest (allocation static: consecutive logical pages)");
   s.Param("gc_threshold", &FtlConfig::gc_threshold, "0.5%",
           "Background GC runs on a group while its free units are below this fraction of its units (kept-free "
           "units hold no data, so they lower the effective over-provisioning)");
@@ -48,6 +74,13 @@ void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
   s.Param("gc_pages_in_flight", &FtlConfig::gc_pages_in_flight, "4",
           "Valid-page copies (read then program) GC keeps in flight per plane")
       .Range(1, 1024);
+  s.Param("gc_threshold_stagger", &FtlConfig::gc_threshold_stagger, "0",
+          "Staggered background GC thresholds: group g (a plane) starts GC g mod (stagger+1) units above the "
+          "threshold, so the planes of a die do not all start GC at once (0: all equal)")
+      .Range(0, 1u << 20);
+  s.Param("gc_max_per_die", &FtlConfig::gc_max_per_die, "0",
+          "Background GC runs (and wear-leveling moves) at once on the planes of one die; 0: no limit. "
+          "Foreground GC, which host writes wait for, ignores it");
   s.Param("hot_cold", &FtlConfig::hot_cold, "false",
           "Separate host writes hinted cold (FtlOp::temperature) into their own open units");
   s.Param("unmapped_read_latency", &FtlConfig::unmapped_read_latency, "0ns",
@@ -55,6 +88,9 @@ void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
       .Range(0, 1e9);
   s.Param("seed", &FtlConfig::seed, "1", "Seed of randomized victim policies");
   s.Section("precondition", &FtlConfig::precondition, "Functional preconditioning to steady state");
+  s.Section("wear_leveling", &FtlConfig::wear_leveling, "Wear leveling: dynamic (allocation) and static (moves)");
+  s.Section("map_cache", &FtlConfig::map_cache,
+            "Demand-cached mapping table: translation pages on flash, a cache of entries in DRAM (DFTL)");
   s.Implementations(&FtlConfig::policies, VictimPolicySections());
   s.Implementations(&FtlConfig::kinds, FtlKindSections());
 }
@@ -66,8 +102,8 @@ uint32_t FtlConfig::BgThresholdUnits(uint32_t units_per_group) const {
 }
 
 uint64_t FtlConfig::KeptUnits(uint32_t units_per_group) const {
-  const uint32_t streams = hot_cold ? 4 : 2;
-  return uint64_t{BgThresholdUnits(units_per_group)} + streams + 1;
+  const uint32_t streams = (hot_cold ? 4 : 2) + (map_cache.enabled() ? 1 : 0);
+  return uint64_t{BgThresholdUnits(units_per_group)} + gc_threshold_stagger + streams + 1;
 }
 
 uint64_t FtlConfig::LogicalPages(const flash::Geometry& g) const {
@@ -95,7 +131,18 @@ uint64_t FtlConfig::FixedFrom(const flash::Geometry& g) const {
 }
 
 uint64_t FtlConfig::LogicalPagesByOp(const flash::Geometry& g) const {
+  if (op_basis == "physical") {
+    return static_cast<uint64_t>(std::floor(static_cast<double>(g.pages()) * (1.0 - op.value)));
+  }
   return static_cast<uint64_t>(std::floor(static_cast<double>(g.pages()) / (1.0 + op.value)));
+}
+
+uint64_t FtlConfig::TranslationPages(const flash::Geometry& g) const {
+  if (!map_cache.enabled()) return 0;
+  const uint64_t per_page = g.page_size.value / map_cache.entry_bytes;
+  if (per_page == 0) return 0;
+  const uint64_t logical = LogicalPagesByOp(g);
+  return (logical + per_page - 1) / per_page;
 }
 
 sim::Status FtlConfig::Validate(const flash::Geometry& g) const {
@@ -120,10 +167,42 @@ sim::Status FtlConfig::ValidatePageMapped(const flash::Geometry& g) const {
   if (!seq.ok()) return sim::Status::InvalidInput("ftl.stripe_order: " + seq.status().message());
   if (gc_fg_threshold == 0) return sim::Status::InvalidInput("ftl.gc_fg_threshold: must be at least 1");
   if (op.value <= 0) return sim::Status::InvalidInput("ftl.op: must be positive");
+  if (op_basis != "logical" && op_basis != "physical") {
+    return sim::Status::InvalidInput("ftl.op_basis: unknown convention '" + op_basis + "'; choices: logical, physical");
+  }
+  if (op_basis == "physical" && op.value >= 1) {
+    return sim::Status::InvalidInput(fmt::format(
+        "ftl.op: {} of the physical space (op_basis physical) leaves no logical page; use a value below 100%",
+        op.value));
+  }
 
   const uint64_t physical = g.pages();
-  const uint64_t logical = LogicalPages(g);
-  if (logical == 0) return sim::Status::InvalidInput("ftl.op: leaves no logical page");
+  if (LogicalPages(g) == 0) return sim::Status::InvalidInput("ftl.op: leaves no logical page");
+  if (map_cache.entries != 0 && map_cache.size.value != 0) {
+    return sim::Status::InvalidInput("ftl.map_cache.size: give the cache as entries or as size, not both");
+  }
+  if (map_cache.enabled() && g.page_size.value < map_cache.entry_bytes) {
+    return sim::Status::InvalidInput(fmt::format(
+        "ftl.map_cache.entry_bytes: {} bytes do not fit a {}-byte flash page", map_cache.entry_bytes,
+        g.page_size.value));
+  }
+  if (map_cache.size.value != 0 && map_cache.Capacity() == 0) {
+    return sim::Status::InvalidInput(fmt::format("ftl.map_cache.size: {} bytes hold no {}-byte entry",
+                                                 map_cache.size.value, map_cache.entry_bytes));
+  }
+  if (map_cache.Capacity() >= (uint64_t{1} << 32) - 1) {
+    return sim::Status::InvalidInput(
+        fmt::format("ftl.map_cache: {} entries; at most {} are supported", map_cache.Capacity(), UINT32_MAX - 1));
+  }
+  // Translation pages are valid pages like data: they count against the
+  // spare space below.
+  const uint64_t logical = LogicalPages(g) + TranslationPages(g);
+  if (logical >= physical) {
+    return sim::Status::InvalidInput(fmt::format(
+        "ftl.map_cache.entry_bytes: {} translation pages of {} entries each do not fit beside {} logical pages in "
+        "{} physical pages; use smaller entries or raise op",
+        TranslationPages(g), g.page_size.value / map_cache.entry_bytes, LogicalPages(g), physical));
+  }
   const bool superblock = (*alloc)->superblock_units;
   const uint64_t groups = superblock ? 1 : g.planes();
   const uint64_t unit_pages = superblock ? static_cast<uint64_t>(g.planes()) * g.pages_per_block : g.pages_per_block;
@@ -132,6 +211,10 @@ sim::Status FtlConfig::ValidatePageMapped(const flash::Geometry& g) const {
     return sim::Status::InvalidInput(
         fmt::format("ftl.allocation: a superblock of {} planes x {} pages = {} pages; at most {} are supported",
                     g.planes(), g.pages_per_block, unit_pages, UINT32_MAX));
+  }
+  if (gc_max_per_die != 0 && superblock) {
+    return sim::Status::InvalidInput(
+        "ftl.gc_max_per_die: needs per-plane GC groups; allocation superblock collects across every plane");
   }
   // GC copy slots of a group are numbered in 24 bits (command tags).
   const uint64_t group_planes = superblock ? g.planes() : 1;

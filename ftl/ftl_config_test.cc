@@ -22,6 +22,13 @@ TEST(FtlConfig, DeclaredDefaultsMatchInClassDefaults) {
   const FtlConfig d = sim::MakeDefault<FtlConfig>();
   const FtlConfig c;
   EXPECT_EQ(d.op, c.op);
+  EXPECT_EQ(d.op_basis, c.op_basis);
+  EXPECT_EQ(d.map_cache.entries, c.map_cache.entries);
+  EXPECT_EQ(d.map_cache.size, c.map_cache.size);
+  EXPECT_EQ(d.map_cache.entry_bytes, c.map_cache.entry_bytes);
+  EXPECT_FALSE(d.map_cache.enabled());
+  EXPECT_EQ(d.wear_leveling.dynamic, c.wear_leveling.dynamic);
+  EXPECT_EQ(d.wear_leveling.static_gap, c.wear_leveling.static_gap);
   EXPECT_EQ(d.mapping, c.mapping);
   EXPECT_EQ(d.victim, c.victim);
   EXPECT_EQ(d.allocation, c.allocation);
@@ -30,6 +37,8 @@ TEST(FtlConfig, DeclaredDefaultsMatchInClassDefaults) {
   EXPECT_EQ(d.gc_threshold_units, c.gc_threshold_units);
   EXPECT_EQ(d.gc_fg_threshold, c.gc_fg_threshold);
   EXPECT_EQ(d.gc_pages_in_flight, c.gc_pages_in_flight);
+  EXPECT_EQ(d.gc_max_per_die, c.gc_max_per_die);
+  EXPECT_EQ(d.gc_threshold_stagger, c.gc_threshold_stagger);
   EXPECT_EQ(d.hot_cold, c.hot_cold);
   EXPECT_EQ(d.unmapped_read_latency, c.unmapped_read_latency);
   EXPECT_EQ(d.seed, c.seed);
@@ -50,7 +59,7 @@ TEST(FtlConfig, SchemaListsPolicyAndSchemeChoices) {
             (std::vector<std::string>{"cost_benefit", "d_choices", "fifo", "greedy", "random"}));
   const sim::ParamDecl* alloc = s.FindParam("allocation");
   ASSERT_NE(alloc, nullptr);
-  EXPECT_EQ(alloc->choices.size(), 4u);
+  EXPECT_EQ(alloc->choices.size(), 5u);
   ASSERT_NE(s.FindChild("precondition"), nullptr);
 }
 
@@ -114,6 +123,52 @@ TEST(FtlConfig, UnitSizesAndGcSlotsMustFitTheirIndexTypes) {
   c.gc_pages_in_flight = 1024;
   st = c.Validate(g);
   EXPECT_EQ(st.message().find("ftl.gc_pages_in_flight"), std::string::npos) << st.message();
+}
+
+// Geo() has 2 x 2 x 64 x 32 = 8192 physical pages.
+TEST(FtlConfig, OpBasisLogicalIsSpareOverLogical) {
+  FtlConfig c;
+  c.op = sim::Ratio{0.28};
+  ASSERT_TRUE(c.Validate(Geo()).ok());
+  EXPECT_EQ(c.LogicalPages(Geo()), 6400u);  // floor(8192 / 1.28)
+  EXPECT_NEAR(OpOfLogical(6400, 8192), 0.28, 1e-12);
+  EXPECT_NEAR(OpOfPhysical(6400, 8192), 0.21875, 1e-12);
+}
+
+TEST(FtlConfig, OpBasisPhysicalIsSpareOverPhysical) {
+  FtlConfig c;
+  c.op = sim::Ratio{0.21875};
+  c.op_basis = "physical";
+  ASSERT_TRUE(c.Validate(Geo()).ok()) << c.Validate(Geo()).message();
+  // The same device as 28 % spare/logical.
+  EXPECT_EQ(c.LogicalPages(Geo()), 6400u);  // floor(8192 x (1 - 0.21875))
+  c.op = sim::Ratio{0.25};
+  EXPECT_EQ(c.LogicalPages(Geo()), 6144u);
+  FtlConfig l;
+  l.op = sim::Ratio{0.25};
+  EXPECT_EQ(l.LogicalPages(Geo()), 6553u);  // floor(8192 / 1.25): a larger device
+}
+
+TEST(FtlConfig, GcMaxPerDieNeedsPerPlaneGroups) {
+  FtlConfig c;
+  c.op = sim::Ratio{0.28};
+  c.gc_max_per_die = 1;
+  EXPECT_TRUE(c.Validate(Geo()).ok());
+  c.allocation = "superblock";
+  EXPECT_EQ(c.Validate(Geo()).message().rfind("ftl.gc_max_per_die: needs per-plane GC groups", 0), 0u)
+      << c.Validate(Geo()).message();
+}
+
+TEST(FtlConfig, OpBasisPhysicalNeedsOpBelowOne) {
+  FtlConfig c;
+  c.op_basis = "physical";
+  c.op = sim::Ratio{1.0};
+  const sim::Status st = c.Validate(Geo());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message().rfind("ftl.op: 1 of the physical space (op_basis physical) leaves no logical page", 0), 0u)
+      << st.message();
+  c.op_basis = "spare";
+  EXPECT_EQ(c.Validate(Geo()).message().rfind("ftl.op_basis: unknown convention 'spare'", 0), 0u);
 }
 
 }  // namespace

@@ -43,9 +43,16 @@ FtlCore::FtlCore(const FtlConfig& cfg, const flash::Geometry& geometry, const fl
       geometry_(geometry),
       logical_pages_(cfg.LogicalPagesByOp(geometry)),
       blocks_(MakeBlocks(cfg, geometry)),
-      mapping_(logical_pages_, geometry, MapUnitOrDie(cfg.mapping)) {
+      mapping_(logical_pages_ + cfg.TranslationPages(geometry), geometry, MapUnitOrDie(cfg.mapping)) {
   const sim::Status st = cfg.Validate(geometry);
   CHECK(st.ok()) << st.message();
+  if (cfg.map_cache.enabled()) {
+    translation_pages_ = cfg.TranslationPages(geometry);
+    cache_ = std::make_unique<MapCache>(logical_pages_, cfg.map_cache.Capacity(),
+                                        geometry.page_size.value / cfg.map_cache.entry_bytes);
+    CHECK_EQ(cache_->pages(), translation_pages_);
+    map_update_queued_.assign(translation_pages_, 0);
+  }
   bg_threshold_ = cfg.BgThresholdUnits(blocks_.units_per_group());
   group_data_cap_ = (blocks_.units_per_group() - cfg.KeptUnits(blocks_.units_per_group())) * blocks_.unit_pages();
   group_valid_.assign(blocks_.groups(), 0);
@@ -58,6 +65,8 @@ FtlCore::FtlCore(const FtlConfig& cfg, const flash::Geometry& geometry, const fl
   CHECK(policy.ok()) << policy.status().message();
   policy_ = std::move(*policy);
   blocks_.set_policy(policy_.get());
+  blocks_.set_least_worn_first(cfg.wear_leveling.dynamic);
+  wl_check_.assign(blocks_.groups(), 0);
 
   AllocatorContext actx;
   actx.blocks = &blocks_;
@@ -79,7 +88,7 @@ void FtlCore::Invalidate(Lpn l) {
 }
 
 uint32_t FtlCore::HostGroup(Lpn l, Stream s) {
-  const uint32_t g = allocator_->NextGroup(s);
+  const uint32_t g = allocator_->NextGroup(s, l);
   return TakesHostPage(g, l) ? g : OtherGroup(g, l, s);
 }
 
@@ -148,19 +157,135 @@ flash::Ppn FtlCore::MoveValidPage(UnitId from, flash::Ppn src, Lpn l) {
   mapping_.Map(l, dst);
   blocks_.AddValid(blocks_.UnitOf(dst));
   counters_.gc_copies.Inc();
+  if (cache_ != nullptr) {
+    if (IsTranslation(l)) {
+      counters_.map_gc_copies.Inc();  // the directory is in DRAM: nothing else changes
+    } else {
+      NoteMapChange(l);
+    }
+  }
   return dst;
+}
+
+// ------------------------------------------------------------- mapping cache
+
+MapAccess FtlCore::AccessMapping(Lpn l, bool write) {
+  DCHECK(cache_ != nullptr);
+  const MapCache::Access a = cache_->Touch(l, write);
+  if (a.writeback != MapCache::kNoPage) QueueMapUpdate(a.writeback);
+  MapAccess r;
+  if (a.hit) {
+    counters_.map_hits.Inc();
+    return r;
+  }
+  counters_.map_misses.Inc();
+  r.hit = false;
+  r.read = mapping_.Lookup(TranslationLpn(cache_->PageOf(l)));
+  return r;
+}
+
+void FtlCore::QueueMapUpdate(uint64_t t) {
+  if (map_update_queued_[t] != 0) return;  // the queued write will carry this change too
+  map_update_queued_[t] = 1;
+  map_updates_.push_back(t);
+}
+
+bool FtlCore::NextMapUpdate(uint64_t* t) {
+  if (map_updates_.empty()) return false;
+  *t = map_updates_.front();
+  map_updates_.pop_front();
+  map_update_queued_[*t] = 0;
+  return true;
+}
+
+flash::Ppn FtlCore::ReadForMapUpdate(uint64_t t) {
+  const flash::Ppn p = mapping_.Lookup(TranslationLpn(t));
+  if (p.valid()) counters_.map_reads.Inc();
+  return p;
+}
+
+uint32_t FtlCore::MapGroup(uint64_t t) {
+  const uint32_t groups = blocks_.groups();
+  const Lpn tl = TranslationLpn(t);
+  for (uint32_t i = 0; i < groups; ++i) {
+    uint32_t g = next_map_group_ + i;
+    if (g >= groups) g -= groups;
+    if (TakesHostPage(g, tl) && CanAllocateHost(g, Stream::kMap)) {
+      next_map_group_ = g + 1 == groups ? 0 : g + 1;
+      return g;
+    }
+  }
+  return UINT32_MAX;
+}
+
+flash::Ppn FtlCore::PlaceMapPage(uint64_t t, uint32_t group) {
+  const Lpn tl = TranslationLpn(t);
+  DCHECK(CanAllocateHost(group, Stream::kMap));
+  DCHECK(TakesHostPage(group, tl));
+  Invalidate(tl);
+  const flash::Ppn p = blocks_.Allocate(group, Stream::kMap);
+  mapping_.Map(tl, p);
+  blocks_.AddValid(blocks_.UnitOf(p));
+  ++group_valid_[group];
+  counters_.map_writes.Inc();
+  return p;
+}
+
+void FtlCore::FlushMapUpdates() {
+  if (flushing_) return;  // GC inside a flush queues more: the loop below takes them
+  flushing_ = true;
+  uint64_t t;
+  while (NextMapUpdate(&t)) {
+    ReadForMapUpdate(t);
+    uint32_t g = MapGroup(t);
+    if (g == UINT32_MAX) {
+      // Every group needs GC first: take the next one that may hold the page.
+      const uint32_t groups = blocks_.groups();
+      for (uint32_t i = 0; i < groups && g == UINT32_MAX; ++i) {
+        const uint32_t c = (next_map_group_ + i) % groups;
+        if (TakesHostPage(c, TranslationLpn(t))) g = c;
+      }
+      CHECK_NE(g, UINT32_MAX) << "no group can take translation page " << t;
+      next_map_group_ = g + 1 == groups ? 0 : g + 1;
+      EnsureHostRoom(g, Stream::kMap);
+    }
+    blocks_.ProgramDone(PlaceMapPage(t, g));
+    RunBackgroundGc(g);
+  }
+  flushing_ = false;
 }
 
 void FtlCore::EraseUnit(UnitId u) {
   for (uint32_t j = 0; j < blocks_.group_planes(); ++j) mapping_.ResetBlock(blocks_.BlockIdOf(u, j));
   blocks_.Erase(u);
+  wl_check_[blocks_.GroupOf(u)] = 1;
   counters_.unit_erases.Inc();
   counters_.block_erases.Inc(blocks_.group_planes());
+}
+
+UnitId FtlCore::SelectWearLevelVictim(uint32_t group) {
+  const uint32_t gap = cfg_.wear_leveling.static_gap;
+  if (gap == 0 || wl_check_[group] == 0) return kNoUnit;
+  wl_check_[group] = 0;
+  const uint32_t upg = blocks_.units_per_group();
+  UnitId best = kNoUnit;
+  for (UnitId u = group * upg; u < (group + 1) * upg; ++u) {
+    if (blocks_.state(u) != UnitState::kFull) continue;
+    if (best == kNoUnit || blocks_.erase_count(u) < blocks_.erase_count(best)) best = u;
+  }
+  if (best == kNoUnit || blocks_.max_erase_count(group) - blocks_.erase_count(best) <= gap) return kNoUnit;
+  blocks_.TakeVictim(best);
+  counters_.wl_runs.Inc();
+  return best;
 }
 
 int64_t FtlCore::CollectOnce(uint32_t group) {
   const UnitId u = SelectVictim(group);
   if (u == kNoUnit) return -1;
+  return CollectUnit(u);
+}
+
+int64_t FtlCore::CollectUnit(UnitId u) {
   uint32_t remaining = blocks_.valid(u);
   int64_t copied = 0;
   // Validity checks read the victim's P2L entries (a cold but contiguous
@@ -200,14 +325,26 @@ void FtlCore::EnsureHostRoom(uint32_t group, Stream s) {
 }
 
 void FtlCore::Write(Lpn l, Stream s) {
+  if (cache_ != nullptr && !AccessMapping(l, /*write=*/true).hit && mapping_.IsMapped(TranslationLpn(cache_->PageOf(l)))) {
+    CountMapRead();
+  }
   const uint32_t g = HostGroup(l, s);
   EnsureHostRoom(g, s);
   blocks_.ProgramDone(PlaceHostPage(l, g, s));
+  RunBackgroundGc(g);
+  if (cache_ != nullptr) FlushMapUpdates();
+}
+
+void FtlCore::RunBackgroundGc(uint32_t g) {
   uint32_t fruitless = 0;
   while (BelowGcThreshold(g)) {
     const int64_t copied = CollectOnce(g);
     if (copied < 0) break;
     if (copied == static_cast<int64_t>(blocks_.unit_pages()) && ++fruitless > blocks_.units_per_group()) break;
+  }
+  if (WearLevelingRoom(g)) {
+    const UnitId u = SelectWearLevelVictim(g);
+    if (u != kNoUnit) counters_.wl_copies.Inc(static_cast<uint64_t>(CollectUnit(u)));
   }
 }
 
@@ -217,6 +354,7 @@ void FtlCore::Trim(Lpn first, uint64_t count) {
   for (uint64_t l = first.v; l < end; ++l) {
     if (!mapping_.IsMapped(Lpn{l})) continue;
     Invalidate(Lpn{l});
+    NoteMapChange(Lpn{l});
     counters_.trimmed_pages.Inc();
   }
 }
@@ -254,7 +392,8 @@ void FtlCore::Precondition(const PreconditionSpec& spec) {
 std::string FtlCore::CheckConsistency() const {
   std::ostringstream err;
   std::vector<uint32_t> valid(blocks_.units(), 0);
-  for (uint64_t l = 0; l < logical_pages_; ++l) {
+  // Data pages, then translation pages (with a mapping cache).
+  for (uint64_t l = 0; l < mapping_.logical_pages(); ++l) {
     const Lpn lpn{l};
     if (!mapping_.IsMapped(lpn)) continue;
     const uint64_t block = mapping_.BlockOf(lpn);
@@ -355,7 +494,8 @@ EraseCountSummary FtlCore::EraseCounts() const {
 }
 
 uint64_t FtlCore::MemoryBytes() const {
-  return mapping_.MemoryBytes() + blocks_.MemoryBytes() + policy_->MemoryBytes() + sizeof(*this);
+  return mapping_.MemoryBytes() + blocks_.MemoryBytes() + policy_->MemoryBytes() + sizeof(*this) +
+         (cache_ != nullptr ? cache_->MemoryBytes() + map_update_queued_.capacity() : 0);
 }
 
 }  // namespace ftl

@@ -13,7 +13,9 @@
 // - Host writes may take a free unit only while more than
 //   gc_fg_threshold units are free (the GC reserve); otherwise the write
 //   needs foreground GC first.
-// - Background GC runs while free units < bg_threshold_units() =
+// - Background GC runs while free units < BgThreshold(group): with
+//   gc_threshold_stagger S, bg_threshold_units() + group mod (S + 1), else
+//   bg_threshold_units() =
 //   max(ceil(gc_threshold * units per group), gc_threshold_units,
 //   gc_fg_threshold + 1).
 // - GC copies each valid page of the victim into the group's GC-stream open
@@ -41,11 +43,24 @@
 // always reclaims space. Placements stay exactly the scheme's as long as no
 // group reaches its cap.
 //
+// Mapping cache (ftl.map_cache, DFTL style; see ftl/map_cache.h). Off by
+// default: the whole table is in DRAM and nothing below happens. When on,
+// translation page t is stored under the Lpn logical_pages() + t (so the
+// Mapping's entries past the logical space are the global translation
+// directory, in DRAM) and written in the kMap stream; GC relocates valid
+// translation pages like data. A host access goes through AccessMapping
+// (hit, or a miss that reads the translation page); a dirty eviction, and
+// every mapping change the FTL makes itself (GC relocation, trim) of an
+// entry that is not cached, queues a translation-page update: a read of the
+// page (if it exists) and a program of its new version (PlaceMapPage). In
+// functional use the updates run inline (FlushMapUpdates).
+//
 // Not thread-safe. CHECK-fails if a group has no reclaimable space left
 // (our bug: the cap above rules it out for validated configs).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +69,7 @@
 #include "ftl/block_manager.h"
 #include "ftl/ftl.h"
 #include "ftl/ftl_config.h"
+#include "ftl/map_cache.h"
 #include "ftl/mapping.h"
 #include "ftl/victim_policy.h"
 #include "flash/flash_array.h"
@@ -72,6 +88,27 @@ struct FtlCounters {
   // Host pages placed in another group than the allocation scheme chose,
   // because that group was at its data cap (see FtlCore).
   sim::Counter redirected_writes;
+  // With a mapping cache (ftl.map_cache): host mapping lookups that hit or
+  // missed, translation-page reads (misses whose page is on flash, and the
+  // read before each write-back), translation-page programs (write-backs,
+  // not GC copies) and translation pages relocated by GC (within gc_copies).
+  sim::Counter map_hits;
+  sim::Counter map_misses;
+  sim::Counter map_reads;
+  sim::Counter map_writes;
+  sim::Counter map_gc_copies;
+  // With static wear leveling: units whose data was moved because their
+  // erase count lagged, and the pages moved (within gc_copies).
+  sim::Counter wl_runs;
+  sim::Counter wl_copies;
+};
+
+// One host mapping lookup through the cache (FtlCore::AccessMapping).
+struct MapAccess {
+  bool hit = true;
+  // On a miss: the translation page to read before the op proceeds;
+  // invalid if that page was never written (its entries are all unmapped).
+  flash::Ppn read;
 };
 
 struct EraseCountSummary {
@@ -106,8 +143,13 @@ class FtlCore {
   // ---- functional operation
   // Writes one host page, running foreground/background GC inline.
   void Write(Lpn l, Stream s = Stream::kHostHot);
-  // Unmaps [first, first + count) (clipped to the logical space).
+  // Unmaps [first, first + count) (clipped to the logical space). With a
+  // mapping cache the translation-page updates are queued: the next
+  // functional Write (or FlushMapUpdates), or the timed FTL, performs them.
   void Trim(Lpn first, uint64_t count);
+  // Functional: performs every queued translation-page update (read, then
+  // program of the new version), running GC inline where needed.
+  void FlushMapUpdates();
   flash::Ppn Lookup(Lpn l) const { return mapping_.Lookup(l); }
   // Sequential fill, then uniform random overwrites of the filled range.
   void Precondition(const PreconditionSpec& spec);
@@ -139,7 +181,12 @@ class FtlCore {
   // Valid pages in `group`.
   uint64_t group_valid(uint32_t group) const { return group_valid_[group]; }
   bool CanAllocateHost(uint32_t group, Stream s) const { return blocks_.CanAllocate(group, s, cfg_.gc_fg_threshold); }
-  bool BelowGcThreshold(uint32_t group) const { return blocks_.free_units(group) < bg_threshold_; }
+  bool BelowGcThreshold(uint32_t group) const { return blocks_.free_units(group) < BgThreshold(group); }
+  // Background GC threshold of `group`: bg_threshold_units(), raised by
+  // group mod (gc_threshold_stagger + 1) units with a stagger.
+  uint32_t BgThreshold(uint32_t group) const {
+    return cfg_.gc_threshold_stagger == 0 ? bg_threshold_ : bg_threshold_ + group % (cfg_.gc_threshold_stagger + 1);
+  }
   // Allocates a page for host data of l in `group`, retires l's old copy and
   // maps l there. REQUIRES: CanAllocateHost(group, s), TakesHostPage(group, l).
   flash::Ppn PlaceHostPage(Lpn l, uint32_t group, Stream s);
@@ -155,6 +202,46 @@ class FtlCore {
   flash::Ppn PlaceGcCopy(Lpn l, flash::Ppn src);
   // Erases victim u (all pages relocated or stale) and returns it to the pool.
   void EraseUnit(UnitId u);
+  // Static wear leveling (ftl.wear_leveling.static_gap): if an erase in
+  // `group` since the last check left a full unit whose erase count lags the
+  // group's most-worn unit by more than the gap, marks the least-worn such
+  // unit as the victim and returns it (counted in wl_runs); else kNoUnit.
+  // O(units per group) after an erase, O(1) otherwise.
+  UnitId SelectWearLevelVictim(uint32_t group);
+  void CountWearLevelCopy() { counters_.wl_copies.Inc(); }
+  // A wear-leveling move may run in `group`: static wear leveling is on and
+  // the group has more free units than the GC reserve (a move, like a GC
+  // run, may open a GC unit before it frees its victim).
+  bool WearLevelingRoom(uint32_t group) const {
+    return cfg_.wear_leveling.static_gap != 0 && blocks_.free_units(group) > cfg_.gc_fg_threshold;
+  }
+
+  // ---- mapping cache primitives for the timed FTL (see header comment)
+  bool map_cached() const { return cache_ != nullptr; }
+  const MapCache* map_cache() const { return cache_.get(); }
+  // Translation pages (0 without a cache).
+  uint64_t translation_pages() const { return translation_pages_; }
+  // The Lpn translation page t is stored under.
+  Lpn TranslationLpn(uint64_t t) const { return Lpn{logical_pages_ + t}; }
+  bool IsTranslation(Lpn l) const { return l.v >= logical_pages_; }
+  // One host access to l's entry (`write`: the access changes it). Counts
+  // the hit or miss; a dirty eviction queues an update. The caller counts
+  // the translation read it issues (CountMapRead). REQUIRES: map_cached().
+  MapAccess AccessMapping(Lpn l, bool write);
+  void CountMapRead() { counters_.map_reads.Inc(); }
+  // Takes the next queued translation-page update; false if none.
+  bool NextMapUpdate(uint64_t* t);
+  bool HasMapUpdates() const { return !map_updates_.empty(); }
+  // Where translation page t is now (kInvalidPpn if never written); counts
+  // a translation read when it is on flash.
+  flash::Ppn ReadForMapUpdate(uint64_t t);
+  // A group that can take translation page t now without waiting for GC,
+  // rotating over groups; UINT32_MAX if none.
+  uint32_t MapGroup(uint64_t t);
+  // Allocates a page for the new version of translation page t in `group`
+  // (stream kMap), retires the old one and records it in the directory.
+  // REQUIRES: CanAllocateHost(group, kMap), TakesHostPage(group, t's Lpn).
+  flash::Ppn PlaceMapPage(uint64_t t, uint32_t group);
 
   // ---- inspection
   // "" if the mapping, valid counts and unit states agree; otherwise the
@@ -167,8 +254,20 @@ class FtlCore {
  private:
   void Invalidate(Lpn l);
   void EnsureHostRoom(uint32_t group, Stream s);
+  // Functional background GC of g while it is below the threshold, then
+  // one static wear-leveling move if due.
+  void RunBackgroundGc(uint32_t g);
+  // Functional: copies victim u's valid pages and erases it; returns the
+  // pages copied.
+  int64_t CollectUnit(UnitId u);
   // Moves valid page src (of victim `from`, holding l) to a GC-stream page.
   flash::Ppn MoveValidPage(UnitId from, flash::Ppn src, Lpn l);
+  // The FTL changed l's mapping itself (GC, trim): with a cache, the entry
+  // becomes dirty if cached, else its translation page needs an update.
+  void NoteMapChange(Lpn l) {
+    if (cache_ != nullptr && !IsTranslation(l) && !cache_->MarkDirty(l)) QueueMapUpdate(cache_->PageOf(l));
+  }
+  void QueueMapUpdate(uint64_t t);
 
   FtlConfig cfg_;
   flash::Geometry geometry_;
@@ -181,6 +280,13 @@ class FtlCore {
   std::unique_ptr<Allocator> allocator_;
   FtlCounters counters_;
   std::vector<uint64_t> group_valid_;  // per group: valid pages
+  uint64_t translation_pages_ = 0;
+  std::unique_ptr<MapCache> cache_;       // null: the whole table in DRAM
+  std::deque<uint64_t> map_updates_;      // translation pages to write, in order
+  std::vector<uint8_t> map_update_queued_;  // per translation page
+  uint32_t next_map_group_ = 0;
+  std::vector<uint8_t> wl_check_;  // per group: erased since the last wear-leveling check
+  bool flushing_ = false;
 };
 
 }  // namespace ftl

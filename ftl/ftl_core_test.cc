@@ -1,5 +1,8 @@
 #include "ftl/ftl_core.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include "ftl/skewed_stream.h"
@@ -38,6 +41,83 @@ TEST(FtlCore, LogicalPagesFollowOpConvention) {
   FtlCore core(c, Geo());
   EXPECT_EQ(core.physical_pages(), 8u * 32 * 16);
   EXPECT_EQ(core.logical_pages(), static_cast<uint64_t>(8.0 * 32 * 16 / 1.28));
+}
+
+// allocation static: Lpn l's channel, way, die and plane are the digits of
+// l in the radixes of stripe_order (first letter least significant),
+// whatever order the pages are written in, and GC keeps them there.
+TEST(FtlCore, StaticAllocationFixesPlaceByAddress) {
+  flash::Geometry g = Geo();
+  g.chips_per_channel = 2;  // 2 channels x 2 ways x 2 dies x 2 planes
+  for (const std::string order : {"CWDP", "PDWC", "WCPD", "DPCW"}) {
+    FtlConfig c = Config("greedy", "static");
+    c.stripe_order = order;
+    FtlCore core(c, g);
+    const uint64_t u = core.logical_pages();
+    for (uint64_t l = u; l-- > 0;) core.Write(Lpn{l});  // backwards
+    sim::Rng rng(2, "t");
+    for (uint64_t i = 0; i < 3 * u; ++i) core.Write(Lpn{rng.Uniform(u)});
+    ASSERT_GT(core.counters().gc_copies.value(), 0u);
+    EXPECT_EQ(core.counters().redirected_writes.value(), 0u);
+    EXPECT_EQ(core.CheckConsistency(), "");
+    for (uint64_t l = 0; l < u; ++l) {
+      uint64_t rest = l;
+      flash::FlashAddr want;
+      for (const char letter : order) {
+        switch (letter) {
+          case 'C': want.channel = static_cast<uint32_t>(rest % g.channels); rest /= g.channels; break;
+          case 'W': want.chip = static_cast<uint32_t>(rest % g.chips_per_channel); rest /= g.chips_per_channel; break;
+          case 'D': want.die = static_cast<uint32_t>(rest % g.dies_per_chip); rest /= g.dies_per_chip; break;
+          default: want.plane = static_cast<uint32_t>(rest % g.planes_per_die); rest /= g.planes_per_die; break;
+        }
+      }
+      const flash::FlashAddr got = g.ToAddr(core.Lookup(Lpn{l}));
+      ASSERT_EQ(got.channel, want.channel) << order << " lpn " << l;
+      ASSERT_EQ(got.chip, want.chip) << order << " lpn " << l;
+      ASSERT_EQ(got.die, want.die) << order << " lpn " << l;
+      ASSERT_EQ(got.plane, want.plane) << order << " lpn " << l;
+    }
+  }
+}
+
+// Hot/cold: a tenth of the logical space is rewritten over and over, the
+// rest written once. Without wear leveling the units holding cold data are
+// never erased again while hot units wear; static wear leveling moves the
+// cold data off lagging units and keeps the erase-count spread near the gap.
+TEST(FtlCore, WearLevelingNarrowsEraseCountSpread) {
+  auto spread = [](const WearLevelingConfig& wl, uint64_t* moved, uint64_t* gc) {
+    FtlConfig c = Config();
+    c.wear_leveling = wl;
+    FtlCore core(c, Geo(64, 16));
+    const uint64_t u = core.logical_pages();
+    for (uint64_t l = 0; l < u; ++l) core.Write(Lpn{l});
+    sim::Rng rng(8, "hot");
+    for (uint64_t i = 0; i < 40 * u; ++i) core.Write(Lpn{rng.Uniform(u / 10)});
+    EXPECT_EQ(core.CheckConsistency(), "");
+    *moved = core.counters().wl_copies.value();
+    *gc = core.counters().gc_copies.value();
+    const EraseCountSummary e = core.EraseCounts();
+    return e.max - e.min;
+  };
+  uint64_t moved_none, gc_none, moved_dyn, gc_dyn, moved_wl, gc_wl;
+  WearLevelingConfig none;
+  WearLevelingConfig dynamic;
+  dynamic.dynamic = true;
+  WearLevelingConfig both;
+  both.dynamic = true;
+  both.static_gap = 10;
+  const uint32_t s_none = spread(none, &moved_none, &gc_none);
+  const uint32_t s_dyn = spread(dynamic, &moved_dyn, &gc_dyn);
+  const uint32_t s_wl = spread(both, &moved_wl, &gc_wl);
+  std::printf("erase-count spread: none %u, dynamic %u, dynamic + static gap 10 %u (moved %llu pages)\n", s_none,
+              s_dyn, s_wl, static_cast<unsigned long long>(moved_wl));
+  EXPECT_EQ(moved_none, 0u);
+  EXPECT_EQ(moved_dyn, 0u);
+  EXPECT_GT(s_none, 40u) << "cold units stay at their first erases";
+  EXPECT_LE(s_wl, 10u + 6u);
+  EXPECT_LT(s_wl, s_none / 4);
+  EXPECT_GT(moved_wl, 0u);
+  EXPECT_GT(gc_wl, gc_dyn) << "moves count as GC copies (write amplification)";
 }
 
 TEST(FtlCore, WriteLookupOverwrite) {
@@ -193,6 +273,49 @@ TEST(FtlCore, KeepsBackgroundThresholdAndReserve) {
   c.gc_fg_threshold = 3;
   FtlCore low(c, Geo(64, 16));
   EXPECT_EQ(low.bg_threshold_units(), 4u) << "at least one above the GC reserve";
+}
+
+// gc_threshold_stagger: group g's threshold is raised by g mod (S + 1), so
+// planes filled at the same rate start GC at different times.
+TEST(FtlCore, StaggeredThresholdsSpreadGcStarts) {
+  auto first_erase = [](uint32_t stagger) {
+    FtlConfig c = Config();
+    c.gc_threshold_stagger = stagger;
+    FtlCore core(c, Geo(64, 16));
+    const uint32_t groups = core.blocks().groups();
+    for (uint32_t g = 0; g < groups; ++g) {
+      EXPECT_EQ(core.BgThreshold(g), core.bg_threshold_units() + (stagger == 0 ? 0 : g % (stagger + 1)));
+    }
+    std::vector<int64_t> first(groups, -1);
+    sim::Rng rng(5, "t");
+    const uint64_t u = core.logical_pages();
+    for (uint64_t i = 0; i < 2 * u; ++i) {
+      core.Write(Lpn{i < u ? i : rng.Uniform(u)});
+      for (uint32_t g = 0; g < groups; ++g) {
+        if (first[g] >= 0) continue;
+        for (UnitId x = g * core.blocks().units_per_group(); x < (g + 1) * core.blocks().units_per_group(); ++x) {
+          if (core.blocks().erase_count(x) > 0) first[g] = static_cast<int64_t>(i);
+        }
+      }
+    }
+    EXPECT_EQ(core.CheckConsistency(), "");
+    for (uint32_t g = 0; g < groups; ++g) {
+      EXPECT_GE(core.blocks().free_units(g), core.BgThreshold(g)) << "each group keeps its own threshold";
+    }
+    return first;
+  };
+  const std::vector<int64_t> flat = first_erase(0);
+  const std::vector<int64_t> staggered = first_erase(1);
+  // Page striping fills the planes in turn: without a stagger the planes of
+  // a die (groups 2k, 2k+1) start GC within a few writes of each other; with
+  // one, the odd plane keeps a unit (16 pages a plane) more free and starts
+  // well before.
+  for (uint32_t g = 0; g + 1 < flat.size(); g += 2) {
+    ASSERT_GE(flat[g], 0);
+    ASSERT_GE(staggered[g], 0);
+    EXPECT_LE(std::abs(flat[g + 1] - flat[g]), 8) << g;
+    EXPECT_GE(staggered[g] - staggered[g + 1], 8 * 16 - 8) << g;  // 8 planes: a unit = 128 host writes
+  }
 }
 
 TEST(FtlCore, PreconditionIsDeterministic) {

@@ -39,6 +39,8 @@ class GreedyPolicy final : public VictimPolicy {
     min_[g] = std::min(min_[g], v);
   }
 
+  void Remove(UnitId u) override { Unlink(blocks_.GroupOf(u), blocks_.valid(u), u); }
+
   void Prefetch(UnitId u) const override { __builtin_prefetch(&links_[u]); }
 
   uint64_t MemoryBytes() const override {

@@ -1,5 +1,7 @@
 #include "ftl/page_ftl.h"
 
+#include <algorithm>
+
 #include "ftl/ftl_factory.h"
 #include "sim/registry.h"
 
@@ -30,6 +32,8 @@ PageFtl::PageFtl(const FtlConfig& cfg, flash::FlashArray* array, sim::EventQueue
       c.tag = Tag(CmdKind::kGcErase, g, j);
     }
   }
+  map_wait_.resize(core_.translation_pages());
+  if (cfg.gc_max_per_die != 0) die_bg_gc_.assign(array->geometry().dies(), 0);
   UpdateFreeGauge();
   RegisterStats(stats);
 }
@@ -68,6 +72,40 @@ void PageFtl::RegisterStats(const sim::StatGroup& st) {
                "Erased blocks in the free pools");
   st.AddSeries([this] { return static_cast<double>(core_.counters().gc_copies.value()); },
                sim::StatGroup::SeriesKind::kRate, "gc_copy_rate", "pages/s", "GC page relocations per second");
+  if (core_.map_cached()) {
+    const sim::StatGroup m = st.Group("map_cache");
+    m.Add(&c.map_hits, "hits", "lookups", "Host mapping lookups served from the DRAM mapping cache");
+    m.Add(&c.map_misses, "misses", "lookups", "Host mapping lookups that missed the DRAM mapping cache");
+    m.AddFormula(
+        [this] {
+          const double h = static_cast<double>(core_.counters().map_hits.value());
+          const double n = h + static_cast<double>(core_.counters().map_misses.value());
+          return n > 0 ? h / n : 0.0;
+        },
+        "hit_ratio", "ratio", "hits / (hits + misses)");
+    m.Add(&c.map_reads, "translation_reads", "pages",
+          "Translation pages read from flash (misses, and reads before write-backs)");
+    m.Add(&c.map_writes, "translation_writes", "pages",
+          "Translation pages programmed (write-backs of dirty entries and GC/trim updates)");
+    m.Add(&c.map_gc_copies, "translation_gc_copies", "pages", "Translation pages relocated by GC (in gc_copies)");
+    m.AddFormula([this] { return static_cast<double>(core_.translation_pages()); }, "translation_pages", "pages",
+                 "Translation pages of the whole mapping table");
+  }
+  if (core_.config().gc_max_per_die != 0) {
+    st.Add(&gc_deferred_, "gc_deferred", "runs",
+           "Background GC starts held back because gc_max_per_die runs were active on the die");
+  }
+  if (core_.config().wear_leveling.enabled()) {
+    const sim::StatGroup w = st.Group("wear_leveling");
+    w.Add(&c.wl_runs, "runs", "units", "Units whose data static wear leveling moved (erase count lagging)");
+    w.Add(&c.wl_copies, "copies", "pages", "Pages moved by static wear leveling (in gc_copies)");
+    w.AddFormula(
+        [this] {
+          const EraseCountSummary e = core_.EraseCounts();
+          return static_cast<double>(e.max - e.min);
+        },
+        "erase_count_spread", "erases", "Most minus fewest erases of a unit");
+  }
   const sim::StatGroup pre = st.Group("precondition");
   pre.Add(&pre_host_writes_, "host_writes", "pages", "Host pages written functionally by Precondition");
   pre.Add(&pre_gc_copies_, "gc_copies", "pages", "GC copies made functionally by Precondition");
@@ -77,7 +115,9 @@ void PageFtl::RegisterStats(const sim::StatGroup& st) {
 double PageFtl::WriteAmplification() const {
   const double host = static_cast<double>(core_.counters().host_writes.value());
   if (host == 0) return 0;
-  return (host + static_cast<double>(core_.counters().gc_copies.value())) / host;
+  const double gc = static_cast<double>(core_.counters().gc_copies.value());
+  if (!core_.map_cached()) return (host + gc) / host;
+  return (host + gc + static_cast<double>(core_.counters().map_writes.value())) / host;
 }
 
 void PageFtl::UpdateFreeGauge() {
@@ -86,6 +126,10 @@ void PageFtl::UpdateFreeGauge() {
 
 bool PageFtl::Idle() const {
   if (host_in_flight_ != 0 || unmapped_head_ != nullptr || waiting_writes_ != 0) return false;
+  if (!map_blocked_.empty() || core_.HasMapUpdates()) return false;
+  for (const MapWait& w : map_wait_) {
+    if (w.head != nullptr) return false;
+  }
   for (const GroupState& gs : groups_) {
     if (gs.active) return false;
   }
@@ -122,7 +166,108 @@ uint32_t PageFtl::AcquireHostSlot(FtlOp* op) {
   return i;
 }
 
+uint32_t PageFtl::AcquireSlot(FtlOp* op, flash::FlashOpKind kind, flash::Ppn p, CmdKind tag_kind) {
+  const uint32_t i = AcquireHostSlot(op);
+  flash::FlashCommand& c = host_slots_[i].cmd;
+  c.kind = kind;
+  c.ppn = p;
+  c.source = flash::CmdSource::kMeta;
+  c.tag = HostTag(tag_kind, i);
+  return i;
+}
+
+bool PageFtl::NeedsMapRead(FtlOp* op, bool write) {
+  const MapAccess a = core_.AccessMapping(op->lpn, write);
+  PumpMapUpdates();  // a dirty eviction's write-back
+  const uint64_t t = core_.map_cache()->PageOf(op->lpn);
+  MapWait& w = map_wait_[t];
+  const bool loading = w.head != nullptr;
+  if (!loading && (a.hit || !a.read.valid())) return false;
+  // Every op of a page being loaded waits behind the load, so ops of one
+  // Lpn keep their submission order.
+  op->next = nullptr;
+  (loading ? w.tail->next : w.head) = op;
+  w.tail = op;
+  if (loading) return true;
+  core_.CountMapRead();
+  const uint32_t i = AcquireSlot(nullptr, flash::FlashOpKind::kRead, a.read, CmdKind::kMapRead);
+  host_slots_[i].tpage = t;
+  array_->Submit(&host_slots_[i].cmd);
+  return true;
+}
+
+void PageFtl::OnMapDone(CmdKind kind, uint32_t index) {
+  HostSlot& slot = host_slots_[index];
+  FtlOp* op = slot.op;
+  const uint64_t tpage = slot.tpage;
+  const flash::Ppn ppn = slot.cmd.ppn;
+  slot.op = nullptr;
+  slot.cmd.source = flash::CmdSource::kHost;
+  free_host_slots_.push_back(index);
+  --host_in_flight_;
+  switch (kind) {
+    case CmdKind::kMapRead: {
+      MapWait& w = map_wait_[tpage];
+      op = w.head;
+      w.head = w.tail = nullptr;
+      while (op != nullptr) {
+        FtlOp* next = op->next;
+        op->next = nullptr;
+        if (op->kind == FtlOp::Kind::kRead) {
+          ReadMapped(op);
+        } else {
+          WriteMapped(op);
+        }
+        op = next;
+      }
+      break;
+    }
+    case CmdKind::kMapUpdateRead:
+      PlaceMapWrite(tpage);
+      break;
+    default: {
+      core_.ProgramDone(ppn);
+      MaybeStartGc(core_.blocks().GroupOf(core_.blocks().UnitOf(ppn)));
+      break;
+    }
+  }
+}
+
+void PageFtl::PumpMapUpdates() {
+  uint64_t t;
+  while (core_.NextMapUpdate(&t)) {
+    const flash::Ppn old = core_.ReadForMapUpdate(t);
+    if (!old.valid()) {
+      PlaceMapWrite(t);
+      continue;
+    }
+    const uint32_t i = AcquireSlot(nullptr, flash::FlashOpKind::kRead, old, CmdKind::kMapUpdateRead);
+    host_slots_[i].tpage = t;
+    array_->Submit(&host_slots_[i].cmd);
+  }
+}
+
+void PageFtl::PlaceMapWrite(uint64_t tpage) {
+  const uint32_t g = core_.MapGroup(tpage);
+  if (g == UINT32_MAX) {
+    map_blocked_.push_back(tpage);  // retried when GC frees a unit
+    return;
+  }
+  const flash::Ppn p = core_.PlaceMapPage(tpage, g);
+  groups_[g].bg_blocked = false;
+  const uint32_t i = AcquireSlot(nullptr, flash::FlashOpKind::kProgram, p, CmdKind::kMapProgram);
+  host_slots_[i].tpage = tpage;
+  UpdateFreeGauge();
+  array_->Submit(&host_slots_[i].cmd);
+  MaybeStartGc(g);
+}
+
 void PageFtl::SubmitRead(FtlOp* op) {
+  if (core_.map_cached() && NeedsMapRead(op, /*write=*/false)) return;
+  ReadMapped(op);
+}
+
+void PageFtl::ReadMapped(FtlOp* op) {
   const flash::Ppn p = core_.Lookup(op->lpn);
   if (!p.valid()) {
     unmapped_reads_.Inc();
@@ -160,6 +305,11 @@ void PageFtl::OnUnmappedDue() {
 }
 
 void PageFtl::SubmitWrite(FtlOp* op) {
+  if (core_.map_cached() && NeedsMapRead(op, /*write=*/true)) return;
+  WriteMapped(op);
+}
+
+void PageFtl::WriteMapped(FtlOp* op) {
   const Stream s = core_.HostStream(op->temperature);
   const uint32_t g = core_.HostGroup(op->lpn, s);
   if (!Ready(g, s)) {
@@ -220,6 +370,7 @@ void PageFtl::OnHostDone(CmdKind kind, uint32_t index) {
 void PageFtl::Trim(Lpn first, uint64_t count) {
   trim_commands_.Inc();
   core_.Trim(first, count);
+  if (core_.map_cached()) PumpMapUpdates();
 }
 
 void PageFtl::Precondition(const PreconditionSpec& spec) {
@@ -245,15 +396,52 @@ void PageFtl::MaybeStartGc(uint32_t group) {
   GroupState& gs = groups_[group];
   if (gs.active) return;
   const bool fg = gs.wait_head != nullptr;
+  if (!fg && core_.WearLevelingRoom(group) && DieGcSlotFree(group)) {
+    // A static wear-leveling move, if one is due, goes before background GC.
+    const UnitId u = core_.SelectWearLevelVictim(group);
+    if (u != kNoUnit) {
+      CHECK(TakeDieGcSlot(group));
+      gs.active = true;
+      gs.background = true;
+      gs.wear_leveling = true;
+      gs.victim = u;
+      gs.scan = 0;
+      gs.copied = 0;
+      Pump(group);
+      return;
+    }
+  }
   if (!fg && (gs.bg_blocked || !core_.BelowGcThreshold(group))) return;
+  if (!fg && !TakeDieGcSlot(group)) return;
   const UnitId u = core_.SelectVictim(group);
-  if (u == kNoUnit) return;  // retried when a unit fills
+  if (u == kNoUnit) {
+    if (gs.counted) ReleaseDieGcSlot(group);
+    return;  // retried when a unit fills
+  }
   (fg ? gc_runs_fg_ : gc_runs_bg_).Inc();
   gs.active = true;
+  gs.background = !fg;
   gs.victim = u;
   gs.scan = 0;
   gs.copied = 0;
   Pump(group);
+}
+
+bool PageFtl::TakeDieGcSlot(uint32_t group) {
+  if (die_bg_gc_.empty()) return true;
+  uint32_t& n = die_bg_gc_[group / core_.geometry().planes_per_die];
+  if (n >= core_.config().gc_max_per_die) {
+    gc_deferred_.Inc();
+    return false;
+  }
+  ++n;
+  groups_[group].counted = true;
+  return true;
+}
+
+void PageFtl::ReleaseDieGcSlot(uint32_t group) {
+  groups_[group].counted = false;
+  --die_bg_gc_[group / core_.geometry().planes_per_die];
 }
 
 void PageFtl::Pump(uint32_t group) {
@@ -296,6 +484,7 @@ void PageFtl::OnGcReadDone(uint32_t group, uint32_t slot) {
     return;
   }
   ++gs.copied;
+  if (gs.wear_leveling) core_.CountWearLevelCopy();
   UpdateFreeGauge();
   s.cmd.kind = flash::FlashOpKind::kProgram;
   s.cmd.ppn = dst;
@@ -327,7 +516,9 @@ void PageFtl::OnEraseDone(uint32_t group) {
   if (--gs.erases_pending > 0) return;
   core_.EraseUnit(gs.victim);
   UpdateFreeGauge();
-  if (gs.copied == core_.blocks().unit_pages()) {
+  if (gs.wear_leveling) {
+    gs.wear_leveling = false;  // moving a full unit is the point: not a fruitless run
+  } else if (gs.copied == core_.blocks().unit_pages()) {
     if (gs.wait_head != nullptr) {
       CHECK_LT(++gs.fruitless, 4 * core_.blocks().units_per_group())
           << "group " << group << " has no reclaimable space: every candidate is fully valid";
@@ -339,7 +530,25 @@ void PageFtl::OnEraseDone(uint32_t group) {
   }
   gs.active = false;
   gs.victim = kNoUnit;
+  const bool released = gs.counted;
+  if (released) ReleaseDieGcSlot(group);
   DrainWaiting(group);
+  if (core_.map_cached()) {
+    // Translation pages that waited for room, then this run's updates.
+    for (size_t n = map_blocked_.size(); n > 0; --n) {
+      const uint64_t t = map_blocked_.front();
+      map_blocked_.pop_front();
+      PlaceMapWrite(t);
+    }
+    PumpMapUpdates();
+  }
+  if (released) {
+    // The die's budget has room again: its other planes go first (in turn
+    // after this one), so one plane cannot keep the budget to itself.
+    const uint32_t ppd = core_.geometry().planes_per_die;
+    const uint32_t first = group / ppd * ppd;
+    for (uint32_t i = 1; i < ppd; ++i) MaybeStartGc(first + (group - first + i) % ppd);
+  }
   MaybeStartGc(group);
 }
 
@@ -387,6 +596,11 @@ void PageFtl::OnFlashComplete(flash::FlashCommand* cmd) {
     case CmdKind::kGcErase:
       OnEraseDone(group);
       break;
+    case CmdKind::kMapRead:
+    case CmdKind::kMapUpdateRead:
+    case CmdKind::kMapProgram:
+      OnMapDone(kind, static_cast<uint32_t>(cmd->tag));
+      break;
     default:
       LOG(FATAL) << "completion of a command this FTL did not submit (tag " << cmd->tag << ")";
   }
@@ -404,9 +618,16 @@ uint64_t PageFtlLogicalPages(const FtlConfig& cfg, const flash::Geometry& g) { r
 // The mapping tables exactly, and per block the block manager's state
 // (valid, erase and pending counts, close sequence, state, stream, free
 // ring and candidate-set position: 34 bytes), rounded up to 48 bytes.
+// With a mapping cache, its model: 4 bytes per logical page, 32 per cached
+// entry, 5 per translation page (MapCache and the update queue).
 uint64_t PageFtlMemory(const FtlConfig& cfg, const flash::Geometry& g) {
   const MapUnit unit = ParseMapUnit(cfg.mapping).value();
-  return Mapping::TableBytes(cfg.LogicalPagesByOp(g), g, unit) + g.blocks() * uint64_t{48};
+  const uint64_t logical = cfg.LogicalPagesByOp(g);
+  const uint64_t tpages = cfg.TranslationPages(g);
+  const uint64_t cache = cfg.map_cache.enabled()
+                             ? 4 * logical + 32 * std::min(cfg.map_cache.Capacity(), logical) + 5 * tpages
+                             : 0;
+  return Mapping::TableBytes(logical + tpages, g, unit) + g.blocks() * uint64_t{48} + cache;
 }
 }  // namespace
 

@@ -19,9 +19,20 @@
 //       open unit; the mapping moves when the program is submitted
 //   --> all copies done: erase every block of the unit --> free pool,
 //       release waiting writes, and start again if still needed.
-// A run is counted foreground if writes were waiting when it started.
+// A run is counted foreground if writes were waiting when it started. With
+// gc_max_per_die, at most that many background runs (and wear-leveling
+// moves) are active on one die's planes; a held-back plane retries when a
+// run on its die ends (the die's other planes first); foreground runs are
+// never held back.
 // Copyback is not used: data always crosses the channel, so a copy may land
 // on any plane of the group and is charged channel time.
+//
+// Mapping cache (ftl.map_cache, see ftl_core.h): a host op first looks up
+// its entry; on a miss whose translation page is on flash it reads that
+// page (CmdSource::kMeta) and proceeds when the read completes. Translation
+// page updates (dirty evictions at once; GC's batched at the end of each GC
+// run) read the old version and program the new one (kMeta) in the
+// background: no host op waits for them.
 //
 // Commands are pooled (no allocation per op once the pools reach their peak
 // size). Completions are delivered from the array's completion events.
@@ -32,7 +43,12 @@
 // write_stalls, write_stall_time (ns histogram); write_amplification
 // (formula (host + gc programs) / host programs); free_blocks (gauge);
 // erase_count_min/max/mean/stddev (formulas over blocks);
-// precondition.host_writes/gc_copies/write_amplification.
+// precondition.host_writes/gc_copies/write_amplification. With a mapping
+// cache also map_cache.hits, misses, hit_ratio, translation_reads,
+// translation_writes, translation_gc_copies, translation_pages, and
+// write_amplification counts translation writes (and with wear leveling
+// wear_leveling.runs, copies, erase_count_spread):
+// (host + GC + translation programs) / host programs.
 // Counters cover timed operation only; Precondition's work is reported under
 // precondition.*.
 #pragma once
@@ -69,6 +85,12 @@ class PageFtl final : public Ftl, public flash::FlashClient {
   // No host op in flight and no GC running.
   bool Idle() const;
   const FtlCore& core() const { return core_; }
+  // Background GC runs (incl. wear-leveling moves) active on the planes of
+  // `die` now; counted only with ftl.gc_max_per_die set (else 0).
+  // A GC run (or wear-leveling move) started in the background is active
+  // in `group` (plane).
+  bool BackgroundGcActive(uint32_t group) const { return groups_[group].active && groups_[group].background; }
+  uint32_t background_gc_on_die(uint32_t die) const { return die_bg_gc_.empty() ? 0 : die_bg_gc_[die]; }
   std::string CheckConsistency() const { return core_.CheckConsistency(); }
 
   // Timed-operation counters (see header comment).
@@ -84,7 +106,16 @@ class PageFtl final : public Ftl, public flash::FlashClient {
   double WriteAmplification() const;
 
  private:
-  enum class CmdKind : uint8_t { kHostRead = 1, kHostWrite, kGcRead, kGcProgram, kGcErase };
+  enum class CmdKind : uint8_t {
+    kHostRead = 1,
+    kHostWrite,
+    kGcRead,
+    kGcProgram,
+    kGcErase,
+    kMapRead,         // a host op's mapping-cache miss: reads its translation page
+    kMapUpdateRead,   // reads a translation page before writing its new version
+    kMapProgram,      // programs a translation page
+  };
   // Command tags: the kind in bits 56-63; GC commands carry their group in
   // bits 24-55 and slot in bits 0-23 (Validate bounds the slots per group);
   // host commands carry their 32-bit slot in bits 0-31.
@@ -96,7 +127,8 @@ class PageFtl final : public Ftl, public flash::FlashClient {
 
   struct HostSlot {
     flash::FlashCommand cmd;
-    FtlOp* op = nullptr;
+    FtlOp* op = nullptr;     // null for translation-page updates
+    uint64_t tpage = 0;      // kMapUpdateRead/kMapProgram: the translation page
   };
   struct GcSlot {
     flash::FlashCommand cmd;
@@ -114,6 +146,9 @@ class PageFtl final : public Ftl, public flash::FlashClient {
     // A background run freed nothing (every candidate fully valid): no more
     // background runs until a host write lands in the group.
     bool bg_blocked = false;
+    bool wear_leveling = false;  // this run moves a unit for static wear leveling
+    bool counted = false;        // a background run counted against gc_max_per_die
+    bool background = false;     // the run started with no write waiting
     std::vector<GcSlot> slots;
     std::vector<uint32_t> free_slots;
     std::vector<flash::FlashCommand> erase_cmds;
@@ -123,6 +158,19 @@ class PageFtl final : public Ftl, public flash::FlashClient {
 
   void SubmitRead(FtlOp* op);
   void SubmitWrite(FtlOp* op);
+  // After the mapping entry is known (hit, or the translation read done).
+  void ReadMapped(FtlOp* op);
+  void WriteMapped(FtlOp* op);
+  // With a mapping cache: looks up op's entry; true if the op waits for a
+  // translation read (its miss's, or one in flight for the same translation
+  // page); it resumes from OnMapDone in submission order.
+  bool NeedsMapRead(FtlOp* op, bool write);
+  void OnMapDone(CmdKind kind, uint32_t index);
+  // Starts the queued translation-page updates (FtlCore::NextMapUpdate);
+  // those with no group to take them wait in map_blocked_.
+  void PumpMapUpdates();
+  void PlaceMapWrite(uint64_t tpage);
+  uint32_t AcquireSlot(FtlOp* op, flash::FlashOpKind kind, flash::Ppn p, CmdKind tag_kind);
   // `group` can issue a host write of s now: no writes wait there and it
   // can allocate without GC.
   bool Ready(uint32_t group, Stream s) const;
@@ -134,6 +182,13 @@ class PageFtl final : public Ftl, public flash::FlashClient {
   void OnUnmappedDue();
 
   void MaybeStartGc(uint32_t group);
+  // With gc_max_per_die: whether a background run may start in `group`
+  // (counting it if so); always true otherwise.
+  bool TakeDieGcSlot(uint32_t group);
+  bool DieGcSlotFree(uint32_t group) const {
+    return die_bg_gc_.empty() || die_bg_gc_[group / core_.geometry().planes_per_die] < core_.config().gc_max_per_die;
+  }
+  void ReleaseDieGcSlot(uint32_t group);
   void Pump(uint32_t group);
   void IssueErase(uint32_t group);
   void OnGcReadDone(uint32_t group, uint32_t slot);
@@ -152,6 +207,15 @@ class PageFtl final : public Ftl, public flash::FlashClient {
   std::vector<GroupState> groups_;
   uint64_t host_in_flight_ = 0;
   uint64_t waiting_writes_ = 0;
+  // Per translation page: host ops waiting for its load (a kMapRead).
+  struct MapWait {
+    FtlOp* head = nullptr;
+    FtlOp* tail = nullptr;
+  };
+  std::vector<MapWait> map_wait_;
+  std::deque<uint64_t> map_blocked_;
+  std::vector<uint32_t> die_bg_gc_;  // per die, with gc_max_per_die: active background runs
+  sim::Counter gc_deferred_;         // background runs held back by gc_max_per_die  // translation pages read and waiting for a group with room
 
   // Reads of unmapped pages, completing in submission order.
   FtlOp* unmapped_head_ = nullptr;

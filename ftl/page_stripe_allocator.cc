@@ -9,7 +9,7 @@ namespace {
 class PageStripeAllocator final : public Allocator {
  public:
   explicit PageStripeAllocator(const AllocatorContext& ctx) : blocks_(*ctx.blocks), stripe_(ctx.stripe) {}
-  uint32_t NextGroup(Stream) override {
+  uint32_t NextGroup(Stream, Lpn) override {
     const uint32_t plane = stripe_[next_];
     if (++next_ == stripe_.size()) next_ = 0;
     return blocks_.GroupOfPlane(plane);

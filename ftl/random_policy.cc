@@ -15,6 +15,7 @@ class RandomPolicy final : public VictimPolicy {
       : candidates_(*ctx.blocks), rng_(ctx.seed, "ftl.victim.random") {}
 
   void OnUnitFull(UnitId u) override { candidates_.Insert(u); }
+  void Remove(UnitId u) override { candidates_.Remove(u); }
   void OnValidDecrement(UnitId) override {}
   uint64_t MemoryBytes() const override { return candidates_.MemoryBytes(); }
   UnitId SelectVictim(uint32_t g) override {

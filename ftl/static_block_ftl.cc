@@ -156,6 +156,15 @@ sim::Status StaticBlockFtl::Validate(const FtlConfig& cfg, const flash::Geometry
     return unused("hot_cold", "a fixed mapping cannot separate hot and cold writes; the file system groups them");
   }
   if (cfg.op != d.op) return unused("op", "its capacity is every block but the spares; set ftl.static_block.spare");
+  if (cfg.gc_max_per_die != d.gc_max_per_die) return unused("gc_max_per_die", why);
+  if (cfg.gc_threshold_stagger != d.gc_threshold_stagger) return unused("gc_threshold_stagger", why);
+  if (cfg.wear_leveling.enabled()) {
+    return unused("wear_leveling", "it retires worn blocks to spares (ftl.static_block.erase_limit)");
+  }
+  if (cfg.map_cache.enabled()) return unused("map_cache", "its block map is small enough to stay in DRAM");
+  if (cfg.op_basis != d.op_basis) {
+    return unused("op_basis", "its capacity is every block but the spares; set ftl.static_block.spare");
+  }
   if (cfg.gc_threshold != d.gc_threshold) return unused("gc_threshold", why);
   if (cfg.gc_threshold_units != d.gc_threshold_units) return unused("gc_threshold_units", why);
   if (cfg.gc_fg_threshold != d.gc_fg_threshold) return unused("gc_fg_threshold", why);

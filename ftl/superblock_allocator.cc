@@ -16,7 +16,7 @@ namespace {
 class SuperblockAllocator final : public Allocator {
  public:
   explicit SuperblockAllocator(const AllocatorContext& ctx) { CHECK_EQ(ctx.blocks->groups(), 1u); }
-  uint32_t NextGroup(Stream) override { return 0; }
+  uint32_t NextGroup(Stream, Lpn) override { return 0; }
 };
 
 std::unique_ptr<Allocator> Make(const AllocatorContext& ctx) { return std::make_unique<SuperblockAllocator>(ctx); }

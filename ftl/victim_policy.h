@@ -8,7 +8,10 @@
 // - OnValidDecrement(u): candidate u's valid count just dropped by one
 //   (blocks.valid(u) is the new value). Valid counts of candidates never rise.
 // - SelectVictim(g) returns a candidate of group g and stops tracking it, or
-//   kNoUnit when g has none. It must be deterministic given the sequence of
+//   kNoUnit when g has none.
+// - Remove(u) stops tracking candidate u, which the FTL chose itself (wear
+//   leveling moves the data of a unit whose erase count lags). REQUIRES: u
+//   is a candidate. Rare: it may cost O(candidates of u's group). It must be deterministic given the sequence of
 //   calls and the context's seed.
 // - Policies read unit state only through the BlockManager passed in the
 //   context (valid(), close_seq(), write_seq(), unit_pages()).
@@ -46,6 +49,7 @@ class VictimPolicy {
   virtual void OnUnitFull(UnitId u) = 0;
   virtual void OnValidDecrement(UnitId u) = 0;
   virtual UnitId SelectVictim(uint32_t group) = 0;
+  virtual void Remove(UnitId u) = 0;
   // Cache hint: OnValidDecrement(u) may follow soon. No effect on results.
   virtual void Prefetch(UnitId /*u*/) const {}
   // Bytes held by the policy's tables.

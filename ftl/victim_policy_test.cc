@@ -5,6 +5,7 @@
 #include "ftl/victim_policy.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -90,6 +91,19 @@ std::vector<UnitId> RunScenario(const std::string& name, uint32_t d, uint64_t se
         if (h.blocks_.valid(u) > 0) live.push_back(u);
       }
       if (!live.empty()) h.Invalidate(live[rng.Uniform(live.size())]);
+      continue;
+    }
+    if (!cand.empty() && rng.Uniform(8) == 0) {
+      // The FTL takes a candidate itself (wear leveling): Remove.
+      auto it = cand.begin();
+      std::advance(it, static_cast<long>(rng.Uniform(cand.size())));
+      const UnitId t = *it;
+      h.blocks_.TakeVictim(t);
+      cand.erase(t);
+      auto& ord = h.order_[g];
+      ord.erase(std::find(ord.begin(), ord.end(), t));
+      h.EraseVictim(t);
+      while (h.blocks_.free_units(g) > 4) h.FillUnit(g);
       continue;
     }
     const std::set<UnitId> before = cand;
