@@ -5,6 +5,7 @@ namespace fs {
 std::string_view ErrnoName(Errno e) {
   switch (e) {
     case Errno::kOk: return "OK";
+    case Errno::kPerm: return "EPERM";
     case Errno::kNoEnt: return "ENOENT";
     case Errno::kBadF: return "EBADF";
     case Errno::kExist: return "EEXIST";

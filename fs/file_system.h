@@ -28,6 +28,7 @@ namespace fs {
 // Error codes (positive values, as errno).
 enum class Errno : int32_t {
   kOk = 0,
+  kPerm = 1,
   kNoEnt = 2,
   kBadF = 9,
   kExist = 17,
@@ -101,6 +102,12 @@ class FileSystem {
   virtual sim::Task<FsStatus> Mkdir(std::string_view path) = 0;
   virtual sim::Task<FsStatus> Rmdir(std::string_view path) = 0;
   virtual sim::Task<FsStatus> Rename(std::string_view from, std::string_view to) = 0;
+  // link(2): `new_path` becomes another name of the regular file `existing`
+  // names (nlink + 1). EPERM if `existing` is a directory, EEXIST if
+  // `new_path` exists, ENOENT if `existing` or the parent of `new_path`
+  // does not (or `new_path` ends with '/'), ENOTDIR for a file used as a
+  // directory on either path.
+  virtual sim::Task<FsStatus> Link(std::string_view existing, std::string_view new_path) = 0;
   virtual sim::Task<FsResult<std::vector<std::string>>> Readdir(std::string_view path) = 0;
   // sync(2): everything dirty becomes durable (a checkpoint in F2FS).
   virtual sim::Task<FsStatus> Sync() = 0;

@@ -19,6 +19,7 @@ class CheckpointDurability final : public Durability {
   void OnCreate(Nid, Nid, std::string_view, bool) override {}
   void OnUnlink(Nid, Nid, std::string_view, bool) override {}
   void OnRename(Nid, std::string_view, Nid, std::string_view, Nid, Nid) override {}
+  void OnLink(Nid, Nid, std::string_view) override {}
   void OnSetattr(Nid, uint64_t) override {}
   void OnBlockUpdate(const BlockUpdate&) override {}
 

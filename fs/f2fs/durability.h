@@ -7,8 +7,9 @@
 // - The file system reports every metadata change when the operation makes
 //   it, in a synchronous section (no suspension between the change and the
 //   call), in operation order:
-//     OnCreate/OnUnlink/OnRename  namespace changes (create, mkdir, unlink,
-//                                 rmdir, rename), once the entries changed;
+//     OnCreate/OnUnlink/OnRename/OnLink  namespace changes (create, mkdir,
+//                                 unlink, rmdir, rename, link), once the
+//                                 entries changed;
 //     OnSetattr                   a size change by truncate/ftruncate;
 //     OnBlockUpdate               a block got a new address or was freed: the
 //                                 NAT delta (node blocks), SIT deltas (old
@@ -115,6 +116,8 @@ class Durability {
   // `replaced`: the inode the target name held (kNullNid: none).
   virtual void OnRename(Nid from_dir, std::string_view from, Nid to_dir, std::string_view to, Nid ino,
                         Nid replaced) = 0;
+  // A new name `name` in `dir` for the existing file `ino` (hard link).
+  virtual void OnLink(Nid dir, Nid ino, std::string_view name) = 0;
   virtual void OnSetattr(Nid ino, uint64_t size) = 0;
   virtual void OnBlockUpdate(const BlockUpdate& u) = 0;
 

@@ -10,7 +10,7 @@ namespace fs::f2fs {
 namespace {
 const char* kOpNames[] = {"open",  "close",   "read",  "write",  "pread",  "pwrite", "ftruncate",
                           "truncate", "fsync", "fdatasync", "fstat", "stat", "unlink", "mkdir",
-                          "rmdir", "rename", "readdir", "sync"};
+                          "rmdir", "rename", "readdir", "sync", "link"};
 const char* kIoNames[] = {"data", "dentry", "node", "meta", "cp", "gc_data", "gc_node"};
 const char* kCpReasonNames[] = {"sync", "umount", "fsync", "gc", "background", "recovery"};
 }  // namespace
@@ -664,6 +664,55 @@ sim::Task<FsStatus> F2fs::Rename(std::string_view from, std::string_view to) {
   MutI(src.get()).ctime = q_->now();
   durability_->OnRename(df->ino, pf.name, dt->ino, pt.name, src->ino, dst ? dst->ino : kNullNid);
   if (dst && dst->unlinked && dst->refs == 1) co_await FreeInode(dst.get());
+  co_return FsStatus{true, Errno::kOk};
+}
+
+// f2fs_link: the new dentry (f2fs_add_link with FI_INC_LINK) and i_nlink + 1
+// under the parent's and the file's locks and cp_rwsem. The inode keeps its
+// i_pino/i_name (the first name); an fsync of a file with more than one
+// link writes a checkpoint (need_do_checkpoint: CP_HARDLINK).
+sim::Task<FsStatus> F2fs::Link(std::string_view existing, std::string_view new_path) {
+  OpScope scope(this, Op::kLink);
+  co_await Cpu(cfg_.cpu.syscall);
+  co_await BalanceFs();
+  // Linux's order: the old path, then the new name's parent and the name
+  // itself, and only then whether the old one is a directory (vfs_link).
+  ParentRef ps = co_await LookupParent(existing);
+  if (ps.err != Errno::kOk) co_return FsStatus{false, ps.err};
+  std::optional<DentryLoc> ls;
+  bool src_dir = ps.name.empty();  // "/"
+  if (!src_dir) {
+    if (!I(ps.dir.get()).is_dir) co_return FsStatus{false, Errno::kNotDir};
+    co_await ps.dir->lock.LockShared();
+    SharedLock sg(&ps.dir->lock);
+    ls = co_await DirLookup(ps.dir.get(), ps.name);
+    if (!ls) co_return FsStatus{false, Errno::kNoEnt};
+    src_dir = ls->type == FileType::kDir;
+    if (!src_dir && ps.dir_required) co_return FsStatus{false, Errno::kNotDir};  // "file/"
+  }
+  ParentRef p = co_await LookupParent(new_path);
+  if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
+  if (p.name.empty()) co_return FsStatus{false, Errno::kExist};  // "/"
+  Inode* dir = p.dir.get();
+  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
+  co_await dir->lock.LockExclusive();
+  ExclusiveLock g(&dir->lock);
+  if (co_await DirLookup(dir, p.name)) co_return FsStatus{false, Errno::kExist};
+  if (p.dir_required) co_return FsStatus{false, Errno::kNoEnt};  // "new/": nothing to create
+  if (src_dir) co_return FsStatus{false, Errno::kPerm};
+  Inode* s0 = co_await GetInode(ls->ino);
+  if (!s0) co_return FsStatus{false, Errno::kNoEnt};
+  InodeRef src(this, s0);
+  co_await src->lock.LockExclusive();
+  ExclusiveLock sg(&src->lock);
+  if (src->unlinked) co_return FsStatus{false, Errno::kNoEnt};  // its last name went meanwhile
+  SharedLock cp = co_await LockOp();
+  const Errno e = co_await AddLink(dir, p.name, src->ino, FileType::kRegular);
+  if (e != Errno::kOk) co_return FsStatus{false, e};
+  InodeFields& f = MutI(src.get());
+  ++f.links;
+  f.ctime = q_->now();
+  durability_->OnLink(dir->ino, src->ino, p.name);
   co_return FsStatus{true, Errno::kOk};
 }
 

@@ -92,8 +92,7 @@
 // memory (which entries and NAT blocks are cached is tracked, so cold
 // lookups pay their NAT block read, but a checkpoint does not read an
 // uncached NAT block before rewriting it); O_DIRECT is served through the
-// page cache; xattrs, hard links, compression, encryption and quota are
-// not modelled.
+// page cache; xattrs, compression, encryption and quota are not modelled.
 //
 // Concurrency: operations are coroutines; locks mirror the kernel's
 // (cp_rwsem shared by every modifying operation and exclusive for a
@@ -213,6 +212,7 @@ class F2fs final : public FileSystem,
   sim::Task<FsStatus> Mkdir(std::string_view path) override;
   sim::Task<FsStatus> Rmdir(std::string_view path) override;
   sim::Task<FsStatus> Rename(std::string_view from, std::string_view to) override;
+  sim::Task<FsStatus> Link(std::string_view existing, std::string_view new_path) override;
   // Names in the directory (without "." and ".."), in on-disk order.
   sim::Task<FsResult<std::vector<std::string>>> Readdir(std::string_view path) override;
   // sync(2): writes back all dirty data, waits for every data write in
@@ -271,7 +271,7 @@ class F2fs final : public FileSystem,
  private:
   enum class Op : uint8_t {
     kOpen, kClose, kRead, kWrite, kPread, kPwrite, kFtruncate, kTruncate, kFsync, kFdatasync, kFstat,
-    kStat, kUnlink, kMkdir, kRmdir, kRename, kReaddir, kSync, kCount
+    kStat, kUnlink, kMkdir, kRmdir, kRename, kReaddir, kSync, kLink, kCount
   };
   // Block I/O categories for statistics.
   enum class Io : uint8_t { kData, kDentry, kNode, kMeta, kCp, kGcData, kGcNode, kCount };

@@ -282,6 +282,56 @@ TEST_F(F2fsApiTest, UnlinkOpenFileIsAnOrphanUntilClose) {
   EXPECT_EQ(fs().valid_block_count(), 1u);
 }
 
+// link(2): another name for a regular file; the file lives until its last
+// name goes (and its last descriptor closes); fsck counts the names.
+TEST_F(F2fsApiTest, HardLinks) {
+  ASSERT_TRUE(Run(fs().Mkdir("/d")).ok());
+  const Fd fd = OpenOk("/a", kCreat | kRdWr);
+  WriteAt(fd, 0, Pattern(20000, 3));
+  ASSERT_TRUE(Run(fs().Link("/a", "/d/b")).ok());
+  Check();
+  EXPECT_EQ(Run(fs().Stat("/a")).value.nlink, 2u);
+  EXPECT_EQ(Run(fs().Stat("/d/b")).value.ino, Run(fs().Stat("/a")).value.ino);
+  EXPECT_EQ(Run(fs().Link("/d", "/e")).err, Errno::kPerm);
+  EXPECT_EQ(Run(fs().Link("/a", "/d/b")).err, Errno::kExist);
+  EXPECT_EQ(Run(fs().Link("/nope", "/x")).err, Errno::kNoEnt);
+  EXPECT_EQ(Run(fs().Link("/a", "/nope/x")).err, Errno::kNoEnt);
+  EXPECT_EQ(Run(fs().Link("/a/", "/x")).err, Errno::kNotDir);
+  EXPECT_EQ(Run(fs().Link("/a", "/x/")).err, Errno::kNoEnt);
+  // A write through one name shows through the other.
+  const Fd fb = OpenOk("/d/b", kRdWr);
+  WriteAt(fb, 100, Pattern(5000, 4));
+  std::vector<uint8_t> want = Pattern(20000, 3);
+  const std::vector<uint8_t> mid = Pattern(5000, 4);
+  std::copy(mid.begin(), mid.end(), want.begin() + 100);
+  EXPECT_EQ(ReadAt(fd, 0, 20000), want);
+  ASSERT_TRUE(Run(fs().Close(fd)).ok());
+  ASSERT_TRUE(Run(fs().Close(fb)).ok());
+  Run(fs().Sync());
+  s_.Remount();
+  s_.ExpectCheck();
+  EXPECT_EQ(Run(fs().Stat("/d/b")).value.nlink, 2u);
+  // Unlinking the first name leaves the file to the second.
+  ASSERT_TRUE(Run(fs().Unlink("/a")).ok());
+  Check();
+  EXPECT_EQ(Run(fs().Stat("/d/b")).value.nlink, 1u);
+  const Fd fr = OpenOk("/d/b", kRdOnly);
+  EXPECT_EQ(ReadAt(fr, 0, 20000), want);
+  ASSERT_TRUE(Run(fs().Close(fr)).ok());
+  // A rename between two names of one file changes nothing.
+  ASSERT_TRUE(Run(fs().Link("/d/b", "/c")).ok());
+  ASSERT_TRUE(Run(fs().Rename("/c", "/d/b")).ok());
+  EXPECT_EQ(Run(fs().Stat("/c")).value.nlink, 2u);
+  Check();
+  // The last name gone, the blocks are freed.
+  const uint64_t before = fs().valid_block_count();
+  ASSERT_TRUE(Run(fs().Unlink("/c")).ok());
+  ASSERT_TRUE(Run(fs().Unlink("/d/b")).ok());
+  Check();
+  Run(fs().Sync());
+  EXPECT_LT(fs().valid_block_count(), before);
+}
+
 TEST_F(F2fsApiTest, RemountKeepsEverythingAfterSync) {
   ASSERT_TRUE(Run(fs().Mkdir("/x")).ok());
   for (int i = 0; i < 50; ++i) {

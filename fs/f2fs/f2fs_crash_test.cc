@@ -235,7 +235,7 @@ class CommitWatch : public F2fs::Listener {
 // device still has writes in flight.
 void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_seed, bool big_writes = false,
                         const ssd::DeviceLayout& device_layout = {}, bool slow_writes = false,
-                        bool expect_bg_gc = false) {
+                        bool expect_bg_gc = false, double link_ratio = 0) {
   sim::Rng rng(base_seed, "f2fs.test.crash");
   sim::Rng slow_rng(base_seed, "f2fs.test.crash.slow");
   int recovered_runs = 0;
@@ -257,6 +257,7 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
     opt.fsync_ratio = 0.1;
     opt.think = sim::Us(60);
     opt.q = &s.q();
+    opt.link_ratio = link_ratio;
     if (big_writes) {
       opt.ops = 700;
       opt.max_file = 8 << 20;
@@ -520,12 +521,69 @@ TEST(CrashTest, FsyncDuringCheckpointWaitsForItsCommit) {
   s.ExpectCheck();
 }
 
+// Hard links: an fsync of a file with two names writes a checkpoint
+// (CP_HARDLINK: roll-forward recovery restores one name only), so a cut
+// right after it keeps both names. After one name is unlinked the file has
+// one link again and fsync rolls forward: a cut after it keeps the data
+// written since, and the unlink, never made durable, is undone — both
+// names again, with the link count the checkpoint has.
+TEST(CrashTest, HardLinkedFilesSurviveCuts) {
+  F2fsConfig c = CrashConfig();
+  c.checkpoint.background = false;
+  c.gc.background = false;
+  Stack s(96ull << 20, c);
+  s.FormatAndMount();
+  const std::vector<uint8_t> v1 = testing::Pattern(30000, 1);
+  Fd fd = s.Run(s.fs().Open("/a", kCreat | kRdWr)).value;
+  ASSERT_TRUE(s.Run(s.fs().Pwrite(fd, 0, v1, v1.size())).ok());
+  ASSERT_TRUE(s.Run(s.fs().Link("/a", "/b")).ok());
+  const uint64_t cps = s.fs().checkpoints();
+  ASSERT_TRUE(s.Run(s.fs().Fsync(fd)).ok());
+  EXPECT_EQ(s.fs().checkpoints(), cps + 1) << "fsync of a hard-linked file checkpoints";
+  s.PowerCut([](BlockAddr, bool) { return false; });
+  ASSERT_TRUE(s.Mount().ok());
+  s.ExpectCheck();
+  auto content = [&](const std::string& p, size_t n) {
+    FsResult<Fd> r = s.Run(s.fs().Open(p, kRdOnly));
+    if (!r.ok()) return std::vector<uint8_t>{};
+    std::vector<uint8_t> out(n + 1);
+    out.resize(s.Run(s.fs().Pread(r.value, 0, out)).value);
+    s.Run(s.fs().Close(r.value));
+    return out;
+  };
+  EXPECT_EQ(content("/a", v1.size()), v1);
+  EXPECT_EQ(content("/b", v1.size()), v1);
+  EXPECT_EQ(s.Run(s.fs().Stat("/b")).value.nlink, 2u);
+  // One name gone: fsync rolls forward.
+  ASSERT_TRUE(s.Run(s.fs().Unlink("/a")).ok());
+  const std::vector<uint8_t> v2 = testing::Pattern(30000, 2);
+  fd = s.Run(s.fs().Open("/b", kRdWr)).value;
+  ASSERT_TRUE(s.Run(s.fs().Pwrite(fd, 0, v2, v2.size())).ok());
+  const uint64_t cps2 = s.fs().checkpoints();
+  ASSERT_TRUE(s.Run(s.fs().Fsync(fd)).ok());
+  EXPECT_EQ(s.fs().checkpoints(), cps2) << "one link: roll-forward, no checkpoint";
+  s.PowerCut([](BlockAddr, bool) { return false; });
+  ASSERT_TRUE(s.Mount().ok());
+  EXPECT_GT(s.fs().recovered_dnodes(), 0u);
+  s.ExpectCheck();
+  EXPECT_EQ(content("/b", v2.size()), v2);
+  EXPECT_EQ(content("/a", v2.size()), v2) << "the unlink was not durable: /a names the file again";
+  EXPECT_EQ(s.Run(s.fs().Stat("/b")).value.nlink, 2u);
+}
+
 TEST(CrashTest, RandomCutsPerFileNodeListNoInline) {
   F2fsConfig c = CrashConfig();
   c.fsync_node_lookup = "list";
   c.inline_data = false;
   c.inline_dentry = false;
   RunCrashIterations(c, 40, 2);
+}
+
+// Hard links among the operations: fsync of a file with several names
+// checkpoints; unlinks and renames of one name leave the others.
+TEST(CrashTest, RandomCutsWithHardLinks) {
+  RunCrashIterations(CrashConfig(), 40, 13, /*big_writes=*/false, {}, /*slow_writes=*/false,
+                     /*expect_bg_gc=*/false, /*link_ratio=*/0.08);
 }
 
 TEST(CrashTest, RandomCutsLowSpaceCleaning) {

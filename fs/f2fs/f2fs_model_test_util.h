@@ -148,6 +148,7 @@ struct WorkloadOptions {
   double fsync_ratio = 0.08;
   double sync_ratio = 0.01;
   double synthetic_ratio = 0.2;   // writes with an empty span (zeros)
+  double link_ratio = 0;          // hard links (0: none, and the random stream is as without them)
   sim::SimTime think;             // mean think time between operations (0 = none)
   sim::EventQueue* q = nullptr;   // required when think > 0
   std::string prefix;             // file-system directory holding the model's "/" (must exist)
@@ -252,6 +253,7 @@ class RandomWorkload {
   }
 
   sim::Task<void> Step() {
+    if (opt_.link_ratio > 0 && rng_.UniformDouble() < opt_.link_ratio) co_return co_await DoLink();
     const uint64_t r = rng_.Uniform(1000);
     if (r < 60) co_await DoMkdir();
     else if (r < 200) co_await DoCreate();
@@ -459,6 +461,34 @@ class RandomWorkload {
     ref_.ns.erase(p);
   }
 
+  // link(2): a second name for a file (another file, or a directory, may
+  // already hold the new name).
+  sim::Task<void> DoLink() {
+    last_op_ = "link";
+    std::vector<std::string> files = ref_.Files();
+    files.erase(std::remove(files.begin(), files.end(), "/ballast"), files.end());
+    if (files.empty()) co_return;
+    const std::string from = Pick(files);
+    const std::string to = RefFs::Join(Pick(ref_.Dirs()), NewName());
+    const bool exists = ref_.ns.count(to) > 0;
+    FsStatus r = co_await fs_->Link(P(from), P(to));
+    if (r.err == Errno::kNoSpc && !exists) {
+      ++enospc_;
+      co_return;
+    }
+    if (exists) {
+      if (r.err != Errno::kExist) Fail("link " + from + " -> existing " + to + ": " + std::string(ErrnoName(r.err)));
+      co_return;
+    }
+    if (!r.ok()) {
+      Fail("link " + from + " -> " + to + ": " + std::string(ErrnoName(r.err)));
+      co_return;
+    }
+    const uint64_t id = ref_.ns[from].file;
+    ref_.ns[to] = RefEntry{false, id};
+    ref_.files[id].moved_since_fsync = true;
+  }
+
   sim::Task<void> DoRmdir() {
     last_op_ = "rmdir";
     std::vector<std::string> dirs = ref_.Dirs();
@@ -505,7 +535,9 @@ class RandomWorkload {
       Fail(fmt::format("rename {} -> {}: got {}, want {}", from, to, ErrnoName(r.err), ErrnoName(want)));
       co_return;
     }
-    if (want != Errno::kOk || to == from) co_return;
+    // Two names of one file: rename(2) does nothing.
+    const bool same_file = dst != ref_.ns.end() && !src.is_dir && !dst->second.is_dir && dst->second.file == src.file;
+    if (want != Errno::kOk || to == from || same_file) co_return;
     if (!src.is_dir) ref_.files[src.file].moved_since_fsync = true;
     if (dst != ref_.ns.end() && !dst->second.is_dir) ref_.files[dst->second.file].moved_since_fsync = true;
     // Move the entry and (for a directory) everything below it.

@@ -75,6 +75,26 @@ TEST_P(SequenceTest, RandomOpsMatchTheModelAndSurviveRemount) {
   }
 }
 
+// With hard links among the operations (fsck after every step checks each
+// file's link count against the names it has).
+TEST(SequenceTest, RandomOpsWithHardLinks) {
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    Stack s(128ull << 20, testing::TestConfig());
+    s.FormatAndMount();
+    WorkloadOptions opt;
+    opt.ops = 400;
+    opt.link_ratio = 0.08;
+    opt.q = &s.q();
+    RandomWorkload w(s.fs_ptr(), seed * 104729 + 3, opt);
+    s.Run(w.Run());
+    ASSERT_TRUE(w.failure.empty()) << "seed " << seed << ": " << w.failure;
+    s.Remount();
+    s.ExpectCheck();
+    const std::string err = s.Run(VerifyModel(s.fs_ptr(), &w.ref()));
+    ASSERT_TRUE(err.empty()) << "seed " << seed << " after remount: " << err;
+  }
+}
+
 // Several simulated threads, each in its own directory with its own model,
 // run concurrently with the background threads; then fsck, a comparison with
 // every model, and the same after a clean remount.

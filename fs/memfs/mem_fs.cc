@@ -28,6 +28,7 @@ void MemFsConfig::Describe(sim::Schema<MemFsConfig>& s) {
   s.Param("mkdir_latency", &MemFsConfig::mkdir_latency, "5us", "Service time of mkdir()");
   s.Param("rmdir_latency", &MemFsConfig::rmdir_latency, "5us", "Service time of rmdir()");
   s.Param("rename_latency", &MemFsConfig::rename_latency, "5us", "Service time of rename()");
+  s.Param("link_latency", &MemFsConfig::link_latency, "5us", "Service time of link()");
   s.Param("readdir_latency", &MemFsConfig::readdir_latency, "2us", "Service time of a whole-directory readdir");
   s.Param("truncate_latency", &MemFsConfig::truncate_latency, "3us", "Service time of truncate()/ftruncate()");
   s.Param("sync_latency", &MemFsConfig::sync_latency, "50us", "Service time of sync()");
@@ -47,7 +48,7 @@ void MemFsConfig::Describe(sim::Schema<MemFsConfig>& s) {
 struct MemFs::Inode {
   uint64_t ino = 0;
   bool is_dir = false;
-  bool linked = true;       // reachable through a directory entry (root: always)
+  uint32_t names = 1;       // directory entries naming it (directories: 1 while linked; root: always)
   Inode* parent = nullptr;  // directories: the containing directory (root: itself)
   uint32_t open_count = 0;
   uint32_t subdirs = 0;     // directories: child directories
@@ -112,7 +113,7 @@ void MemFs::RegisterStats(const sim::StatGroup& g) {
       {&counters_.ftruncate, "ftruncate"}, {&counters_.truncate, "truncate"},   {&counters_.fsync, "fsync"},
       {&counters_.fdatasync, "fdatasync"}, {&counters_.fstat, "fstat"},         {&counters_.stat, "stat"},
       {&counters_.unlink, "unlink"},       {&counters_.mkdir, "mkdir"},         {&counters_.rmdir, "rmdir"},
-      {&counters_.rename, "rename"},       {&counters_.readdir, "readdir"},     {&counters_.sync, "sync"},
+      {&counters_.rename, "rename"},       {&counters_.link, "link"},       {&counters_.readdir, "readdir"},     {&counters_.sync, "sync"},
   };
   for (const auto& [c, name] : kinds) calls.Add(c, name, "calls", "File-system calls of this kind");
   g.Add(&counters_.errors, "errors", "calls", "Calls that returned an error");
@@ -161,7 +162,7 @@ MemFs::Inode* MemFs::NewInode(bool is_dir, Inode* parent) {
 }
 
 void MemFs::DropInodeIfUnused(Inode* node) {
-  if (node->linked || node->open_count > 0) return;
+  if (node->names > 0 || node->open_count > 0) return;
   used_blocks_ -= node->blocks;
   inodes_.erase(node->ino);
 }
@@ -173,7 +174,7 @@ FileStat MemFs::StatOf(const Inode& n) const {
   st.ino = n.ino;
   st.size = n.is_dir ? 0 : n.size;
   st.blocks = n.blocks;
-  st.nlink = n.is_dir ? 2 + n.subdirs : (n.linked ? 1 : 0);
+  st.nlink = n.is_dir ? 2 + n.subdirs : n.names;
   st.is_dir = n.is_dir;
   st.mtime = n.mtime;
   return st;
@@ -548,7 +549,7 @@ sim::Task<FsStatus> MemFs::Unlink(std::string_view path) {
     Inode* n = l.node;
     l.parent->children.erase(l.parent->children.find(l.name));
     l.parent->mtime = q_->now();
-    n->linked = false;
+    --n->names;
     DropInodeIfUnused(n);
   }
   co_await Serve(cfg_.unlink_latency);
@@ -592,7 +593,7 @@ sim::Task<FsStatus> MemFs::Rmdir(std::string_view path) {
     l.parent->children.erase(l.parent->children.find(l.name));
     --l.parent->subdirs;
     l.parent->mtime = q_->now();
-    d->linked = false;
+    d->names = 0;
     DropInodeIfUnused(d);
   }
   co_await Serve(cfg_.rmdir_latency);
@@ -633,7 +634,7 @@ FsStatus MemFs::DoRename(std::string_view from, std::string_view to) {
   if (dst != nullptr) {
     t.parent->children.erase(t.parent->children.find(new_name));
     if (dst->is_dir) --t.parent->subdirs;
-    dst->linked = false;
+    if (dst->is_dir) dst->names = 0; else --dst->names;
     DropInodeIfUnused(dst);
   }
   s.parent->children.erase(s.parent->children.find(s.name));
@@ -646,6 +647,34 @@ FsStatus MemFs::DoRename(std::string_view from, std::string_view to) {
   s.parent->mtime = now;
   t.parent->mtime = now;
   return FsStatus{true, Errno::kOk};
+}
+
+sim::Task<FsStatus> MemFs::Link(std::string_view existing, std::string_view new_path) {
+  counters_.link.Inc();
+  FsStatus r{true, Errno::kOk};
+  const Lookup s = Resolve(existing);
+  const Lookup t = s.err == Errno::kOk ? Resolve(new_path) : Lookup{};
+  if (s.err != Errno::kOk) {
+    r = Fail<FsStatus>(s.err);
+  } else if (s.node == nullptr) {
+    r = Fail<FsStatus>(Errno::kNoEnt);
+  } else if (s.SlashOnFile()) {
+    r = Fail<FsStatus>(Errno::kNotDir);
+  } else if (t.err != Errno::kOk) {
+    r = Fail<FsStatus>(t.err);
+  } else if (t.node != nullptr || t.dot) {
+    r = Fail<FsStatus>(Errno::kExist);
+  } else if (t.dir_required) {
+    r = Fail<FsStatus>(Errno::kNoEnt);
+  } else if (s.node->is_dir) {  // checked last, as Linux's vfs_link does
+    r = Fail<FsStatus>(Errno::kPerm);
+  } else {
+    t.parent->children.emplace(std::string(t.name), s.node);
+    ++s.node->names;
+    t.parent->mtime = q_->now();
+  }
+  co_await Serve(cfg_.link_latency);
+  co_return r;
 }
 
 sim::Task<FsStatus> MemFs::Rename(std::string_view from, std::string_view to) {

@@ -42,12 +42,15 @@
 //    ENOTDIR, non-directory over directory EISDIR, over a non-empty
 //    directory ENOTEMPTY, a directory into its own subtree EINVAL; renaming
 //    a name onto itself succeeds and changes nothing.
+//  - Link gives a regular file another name (nlink + 1): EPERM for a
+//    directory, EEXIST if the new name exists, ENOENT if the new name ends
+//    with '/'. Unlink of one name leaves the others.
 //  - Readdir lists the names of a directory (no "." / "..") sorted by byte
 //    value.
 //  - Fsync, Fdatasync and Sync succeed on any valid descriptor; nothing is
 //    ever lost (there is no crash model here).
 //  - FileStat: size in bytes, blocks = 4 KiB blocks holding data (written
-//    blocks; holes are free), nlink (1 for a linked file, 0 once unlinked,
+//    blocks; holes are free), nlink (the names of a file, 0 once unlinked,
 //    2 + subdirectories for a directory), mtime = last data/size change or,
 //    for a directory, last entry change.
 //
@@ -95,6 +98,7 @@ struct MemFsConfig {
   sim::SimTime mkdir_latency = sim::Us(5);
   sim::SimTime rmdir_latency = sim::Us(5);
   sim::SimTime rename_latency = sim::Us(5);
+  sim::SimTime link_latency = sim::Us(5);
   sim::SimTime readdir_latency = sim::Us(2);
   sim::SimTime truncate_latency = sim::Us(3);
   sim::SimTime sync_latency = sim::Us(50);
@@ -138,13 +142,14 @@ class MemFs final : public FileSystem {
   sim::Task<FsStatus> Mkdir(std::string_view path) override;
   sim::Task<FsStatus> Rmdir(std::string_view path) override;
   sim::Task<FsStatus> Rename(std::string_view from, std::string_view to) override;
+  sim::Task<FsStatus> Link(std::string_view existing, std::string_view new_path) override;
   sim::Task<FsResult<std::vector<std::string>>> Readdir(std::string_view path) override;
   sim::Task<FsStatus> Sync() override;
 
   // Calls made, by kind, and bytes moved (successful calls only for bytes).
   struct Counters {
     sim::Counter open, close, read, write, pread, pwrite, ftruncate, truncate, fsync, fdatasync, fstat,
-        stat, unlink, mkdir, rmdir, rename, readdir, sync;
+        stat, unlink, mkdir, rmdir, rename, readdir, sync, link;
     sim::Counter errors;         // calls that returned an error
     sim::Counter bytes_read;     // returned by read/pread
     sim::Counter bytes_written;  // accepted by write/pwrite

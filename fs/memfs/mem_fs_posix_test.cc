@@ -28,6 +28,7 @@ using testing::SyncFs;
 Errno FromErrno(int e) {
   switch (e) {
     case 0: return Errno::kOk;
+    case EPERM: return Errno::kPerm;
     case ENOENT: return Errno::kNoEnt;
     case EBADF: return Errno::kBadF;
     case EEXIST: return Errno::kExist;
@@ -113,7 +114,7 @@ class Differential {
   }
 
   void Step(int step) {
-    const uint64_t op = rng_.Uniform(16);
+    const uint64_t op = rng_.Uniform(17);
     const std::string p = RandomPath();
     SCOPED_TRACE("step " + std::to_string(step) + " op " + std::to_string(op) + " path " + p);
     switch (op) {
@@ -219,6 +220,13 @@ class Differential {
         }
         FsStatus m = s_.Rename(p, q);
         const int h = rename(host_.Path(p).c_str(), host_.Path(q).c_str());
+        ASSERT_EQ(m.err, h < 0 ? FromErrno(errno) : Errno::kOk) << "to " << q;
+        break;
+      }
+      case 16: {  // link
+        const std::string q = RandomPath();
+        FsStatus m = s_.Link(p, q);
+        const int h = link(host_.Path(p).c_str(), host_.Path(q).c_str());
         ASSERT_EQ(m.err, h < 0 ? FromErrno(errno) : Errno::kOk) << "to " << q;
         break;
       }

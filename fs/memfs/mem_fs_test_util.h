@@ -66,6 +66,7 @@ class SyncFs {
   FsStatus Mkdir(std::string_view p) { return RunToEnd(q_, fs_->Mkdir(p)); }
   FsStatus Rmdir(std::string_view p) { return RunToEnd(q_, fs_->Rmdir(p)); }
   FsStatus Rename(std::string_view a, std::string_view b) { return RunToEnd(q_, fs_->Rename(a, b)); }
+  FsStatus Link(std::string_view a, std::string_view b) { return RunToEnd(q_, fs_->Link(a, b)); }
   FsResult<std::vector<std::string>> Readdir(std::string_view p) { return RunToEnd(q_, fs_->Readdir(p)); }
   FsStatus Sync() { return RunToEnd(q_, fs_->Sync()); }
 

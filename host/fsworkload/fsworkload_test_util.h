@@ -53,6 +53,7 @@ class RecordingFs final : public fs::FileSystem {
   sim::Task<fs::FsStatus> Mkdir(std::string_view p) override { return in_->Mkdir(p); }
   sim::Task<fs::FsStatus> Rmdir(std::string_view p) override { return in_->Rmdir(p); }
   sim::Task<fs::FsStatus> Rename(std::string_view a, std::string_view b) override { return in_->Rename(a, b); }
+  sim::Task<fs::FsStatus> Link(std::string_view a, std::string_view b) override { return in_->Link(a, b); }
   sim::Task<fs::FsResult<std::vector<std::string>>> Readdir(std::string_view p) override {
     return in_->Readdir(p);
   }

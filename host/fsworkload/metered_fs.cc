@@ -5,7 +5,7 @@ namespace host {
 std::string_view MeteredFs::CallName(Call c) {
   static constexpr std::string_view kNames[kNumCalls] = {
       "open",  "close", "read",   "write", "pread", "pwrite", "ftruncate", "truncate", "fsync",
-      "fdatasync", "fstat", "stat", "unlink", "mkdir", "rmdir", "rename", "readdir", "sync"};
+      "fdatasync", "fstat", "stat", "unlink", "mkdir", "rmdir", "rename", "readdir", "sync", "link"};
   return kNames[c];
 }
 
@@ -71,6 +71,10 @@ sim::Task<fs::FsStatus> MeteredFs::Mkdir(std::string_view path) { return Timed(k
 sim::Task<fs::FsStatus> MeteredFs::Rmdir(std::string_view path) { return Timed(kRmdir, inner_->Rmdir(path)); }
 sim::Task<fs::FsStatus> MeteredFs::Rename(std::string_view from, std::string_view to) {
   return Timed(kRename, inner_->Rename(from, to));
+}
+
+sim::Task<fs::FsStatus> MeteredFs::Link(std::string_view existing, std::string_view new_path) {
+  return Timed(kLink, inner_->Link(existing, new_path));
 }
 sim::Task<fs::FsResult<std::vector<std::string>>> MeteredFs::Readdir(std::string_view path) {
   return Timed(kReaddir, inner_->Readdir(path));

@@ -40,6 +40,7 @@ class MeteredFs final : public fs::FileSystem {
     kRename,
     kReaddir,
     kSync,
+    kLink,
     kNumCalls
   };
   static std::string_view CallName(Call c);
@@ -84,6 +85,7 @@ class MeteredFs final : public fs::FileSystem {
   sim::Task<fs::FsStatus> Mkdir(std::string_view path) override;
   sim::Task<fs::FsStatus> Rmdir(std::string_view path) override;
   sim::Task<fs::FsStatus> Rename(std::string_view from, std::string_view to) override;
+  sim::Task<fs::FsStatus> Link(std::string_view existing, std::string_view new_path) override;
   sim::Task<fs::FsResult<std::vector<std::string>>> Readdir(std::string_view path) override;
   sim::Task<fs::FsStatus> Sync() override;
 

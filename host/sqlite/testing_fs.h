@@ -242,6 +242,17 @@ class TestingFs final : public fs::FileSystem {
     co_return Ok();
   }
 
+  sim::Task<fs::FsStatus> Link(std::string_view existing_in, std::string_view new_in) override {
+    co_await sim::Delay(q_, lat_.base);
+    const std::string existing = Norm(existing_in), name = Norm(new_in);
+    auto it = names_.find(existing);
+    if (it == names_.end()) co_return Fail(fs::Errno::kNoEnt);
+    if (it->second->is_dir) co_return Fail(fs::Errno::kPerm);
+    if (names_.count(name)) co_return Fail(fs::Errno::kExist);
+    names_[name] = it->second;
+    co_return Ok();
+  }
+
   sim::Task<fs::FsResult<std::vector<std::string>>> Readdir(std::string_view path) override {
     co_await sim::Delay(q_, lat_.base);
     auto it = names_.find(Norm(path));
