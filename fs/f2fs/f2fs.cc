@@ -172,6 +172,10 @@ void F2fs::RegisterStats() {
   sim::StatGroup app = g.Group("app");
   app.Add(&stats_.app_bytes_written, "bytes_written", "bytes", "bytes written by applications");
   app.Add(&stats_.app_bytes_read, "bytes_read", "bytes", "bytes read by applications");
+  app.Add(&stats_.direct_bytes_written, "direct_bytes_written", "bytes",
+          "bytes written with O_DIRECT straight to the device (included in bytes_written)");
+  app.Add(&stats_.direct_bytes_read, "direct_bytes_read", "bytes",
+          "bytes read with O_DIRECT straight from the device (included in bytes_read)");
   sim::StatGroup alloc = g.Group("alloc");
   alloc.Add(&stats_.ipu_blocks, "ipu_blocks", "blocks", "data blocks updated in place");
   alloc.Add(&stats_.opu_blocks, "opu_blocks", "blocks", "data blocks written out of place");
@@ -370,7 +374,11 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPread(Fd fd, int64_t offset, std::span<uin
   else if (OpenFile* f = fds_.Get(fd); f != nullptr && f->inode == in) off = f->pos;
   else co_return FsResult<uint64_t>{0, Errno::kBadF};  // closed while this call waited
   uint64_t n = 0;
-  const Errno e = co_await DoRead(in, off, out, &n);
+  Errno e;
+  const int direct = (of.value->flags & kDirect) ? DirectIoMode(in, off, out.size(), false) : 1;
+  if (direct < 0) co_return FsResult<uint64_t>{0, Errno::kInval};
+  if (direct == 0) e = co_await DoDirectRead(in, off, out, &n);
+  else e = co_await DoRead(in, off, out, &n);
   // The descriptor may have been closed (and reused) meanwhile.
   if (OpenFile* f = fds_.Get(fd); offset < 0 && f != nullptr && f->inode == in) f->pos = off + n;
   co_return FsResult<uint64_t>{n, e};
@@ -398,7 +406,11 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPwrite(Fd fd, int64_t offset, std::span<co
   else if (OpenFile* f = fds_.Get(fd); f != nullptr && f->inode == in) off = f->pos;
   else co_return FsResult<uint64_t>{0, Errno::kBadF};  // closed while this call waited
   uint64_t n = 0;
-  const Errno e = co_await DoWrite(in, off, data, length, &n);
+  Errno e;
+  const int direct = (flags & kDirect) ? DirectIoMode(in, off, length, true) : 1;
+  if (direct < 0) co_return FsResult<uint64_t>{0, Errno::kInval};
+  if (direct == 0) e = co_await DoDirectWrite(in, off, data, length, &n);
+  else e = co_await DoWrite(in, off, data, length, &n);
   if (OpenFile* f = fds_.Get(fd); offset < 0 && f != nullptr && f->inode == in) f->pos = off + n;
   if (n > 0 && (flags & kSync)) {
     const Errno se = co_await SyncFile(in, false);

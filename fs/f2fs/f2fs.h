@@ -92,7 +92,8 @@
 // memory (which entries and NAT blocks are cached is tracked, so cold
 // lookups pay their NAT block read, but a checkpoint does not read an
 // uncached NAT block before rewriting it); O_DIRECT is served through the
-// page cache; xattrs, compression, encryption and quota are not modelled.
+// page cache only when misaligned (f2fs_force_buffered_io); xattrs,
+// compression, encryption and quota are not modelled.
 //
 // Concurrency: operations are coroutines; locks mirror the kernel's
 // (cp_rwsem shared by every modifying operation and exclusive for a
@@ -299,6 +300,9 @@ class F2fs final : public FileSystem,
     // Dirtied by background cleaning (page_private_gcing): its next write
     // goes out of place to the cleaning log (cold data or ATGC), from_gc.
     bool gcing = false;
+    // Written by an O_DIRECT write: in place over a valid block unless in
+    // LFS mode (f2fs_map_blocks with F2FS_GET_BLOCK_DIO), never a hot page.
+    bool direct = false;
   };
   struct NodePage : Page {
     NodePage() : Page(Kind::kNode) {}
@@ -462,7 +466,7 @@ class F2fs final : public FileSystem,
     sim::Counter flushes, fua_writes, discards, discard_blocks, section_trims, pad_blocks, unpadded_page_ends,
         logs_moved_at_mount, nat_reads;
     DiscardStats discard;
-    sim::Counter app_bytes_written, app_bytes_read;
+    sim::Counter app_bytes_written, app_bytes_read, direct_bytes_written, direct_bytes_read;
     sim::Counter ipu_blocks, opu_blocks, ssr_blocks;
     CleanerStats cleaner;
     sim::Counter gc_moved_bg, gc_moved_fg;
@@ -606,6 +610,18 @@ class F2fs final : public FileSystem,
   sim::Task<Errno> DoRead(Inode* inode, uint64_t offset, std::span<uint8_t> out, uint64_t* done);
   sim::Task<Errno> DoWrite(Inode* inode, uint64_t offset, std::span<const uint8_t> data, uint64_t length,
                            uint64_t* done);
+  // O_DIRECT (Linux 5.15 f2fs_direct_IO): whether a request goes direct —
+  // 0: yes (offset and length 4 KiB-aligned, not inline), 1: buffered
+  // instead (aligned to 512 bytes only, or an unaligned write in LFS mode:
+  // f2fs_force_buffered_io / check_direct_IO), -1: EINVAL.
+  int DirectIoMode(const Inode* inode, uint64_t offset, uint64_t length, bool write) const;
+  // Writes back and waits for the dirty cached pages of [first, last]
+  // (filemap_write_and_wait_range); with `drop`, then drops them from the
+  // cache (the invalidation after a direct write).
+  sim::Task<void> SyncCachedRange(Inode* inode, uint64_t first, uint64_t last, bool drop, bool direct);
+  sim::Task<Errno> DoDirectWrite(Inode* inode, uint64_t offset, std::span<const uint8_t> data, uint64_t length,
+                                 uint64_t* done);
+  sim::Task<Errno> DoDirectRead(Inode* inode, uint64_t offset, std::span<uint8_t> out, uint64_t* done);
   sim::Task<Errno> ConvertInlineData(Inode* inode);
   sim::Task<Errno> DoTruncate(Inode* inode, uint64_t size);
   // Reserves a block (NEW_ADDR) for page `index` if it has none.

@@ -332,6 +332,45 @@ TEST_F(F2fsApiTest, HardLinks) {
   EXPECT_LT(fs().valid_block_count(), before);
 }
 
+// O_DIRECT: aligned requests go straight to the device (the write returns
+// after it; nothing stays in the page cache), overwrites in place outside
+// LFS mode; 512-byte-aligned ones fall back to the cache, others are EINVAL.
+TEST_F(F2fsApiTest, DirectIo) {
+  using ssd::BlockOp;
+  const Fd fd = OpenOk("/d", kCreat | kRdWr | kDirect);
+  const std::vector<uint8_t> v1 = Pattern(64 * 1024, 1);
+  const uint64_t writes0 = s_.device().requests(BlockOp::kWrite);
+  const uint64_t cached0 = fs().cached_pages();
+  WriteAt(fd, 0, v1);
+  EXPECT_GT(s_.device().requests(BlockOp::kWrite), writes0) << "written before the call returned";
+  EXPECT_EQ(fs().cached_pages(), cached0) << "no page of the file stays cached";
+  Check();
+  const uint64_t ipu0 = fs().ipu_blocks();
+  const std::vector<uint8_t> v2 = Pattern(64 * 1024, 2);
+  WriteAt(fd, 0, v2);
+  EXPECT_EQ(fs().ipu_blocks(), ipu0 + 16) << "an overwrite goes in place";
+  const uint64_t reads0 = s_.device().requests(BlockOp::kRead);
+  EXPECT_EQ(ReadAt(fd, 0, v2.size()), v2);
+  EXPECT_GT(s_.device().requests(BlockOp::kRead), reads0) << "read from the device";
+  EXPECT_EQ(fs().cached_pages(), cached0);
+  // A buffered write then a direct read: the dirty page is written first.
+  const Fd fb = OpenOk("/d", kRdWr);
+  const std::vector<uint8_t> v3 = Pattern(4096, 3);
+  WriteAt(fb, 8192, v3);
+  std::vector<uint8_t> want = v2;
+  std::copy(v3.begin(), v3.end(), want.begin() + 8192);
+  EXPECT_EQ(ReadAt(fd, 0, want.size()), want);
+  // Alignment.
+  EXPECT_EQ(Run(fs().Pwrite(fd, 100, Pattern(4096, 4), 4096)).err, Errno::kInval);
+  const uint64_t writes1 = s_.device().requests(BlockOp::kWrite);
+  WriteAt(fd, 512, Pattern(4096, 5));  // buffered
+  EXPECT_EQ(s_.device().requests(BlockOp::kWrite), writes1) << "512-aligned: through the page cache";
+  ASSERT_TRUE(Run(fs().Close(fd)).ok());
+  ASSERT_TRUE(Run(fs().Close(fb)).ok());
+  Check();
+  EXPECT_GT(s_.stats().Value("fs.app.direct_bytes_written"), 0.0);
+}
+
 TEST_F(F2fsApiTest, RemountKeepsEverythingAfterSync) {
   ASSERT_TRUE(Run(fs().Mkdir("/x")).ok());
   for (int i = 0; i < 50; ++i) {

@@ -415,6 +415,114 @@ sim::Task<Errno> F2fs::DoWrite(Inode* inode, uint64_t offset, std::span<const ui
   co_return written > 0 ? Errno::kOk : err;
 }
 
+// ---- Direct I/O.
+
+int F2fs::DirectIoMode(const Inode* inode, uint64_t offset, uint64_t length, bool write) const {
+  constexpr uint64_t kLogicalBlock = 512;  // the block device's logical block size
+  if (offset % kLogicalBlock != 0 || length % kLogicalBlock != 0) return -1;
+  if (offset % kBlockSize != 0 || length % kBlockSize != 0) return 1;
+  if (I(inode).inline_data && !write) return 1;  // the data lives in the inode
+  return 0;
+}
+
+sim::Task<void> F2fs::SyncCachedRange(Inode* inode, uint64_t first, uint64_t last, bool drop, bool direct) {
+  std::vector<DataPage*> mine;
+  for (auto it = inode->pages.lower_bound(first); it != inode->pages.end() && it->first <= last; ++it)
+    mine.push_back(it->second.get());
+  if (mine.empty()) co_return;
+  for (DataPage* p : mine) Pin(p);
+  {
+    IoBatch batch(q_);
+    {
+      SharedLock cp = co_await LockOp();
+      WriteBatcher wb(this, Io::kData, &batch);
+      for (DataPage* p : mine) {
+        if (!p->dirty || p->zombie) continue;
+        p->direct = direct;
+        const Errno e = co_await WriteDataPage(inode, p, /*hot=*/false, /*sync=*/true, wb);
+        if (e != Errno::kOk) break;
+      }
+      wb.Flush();
+    }
+    co_await WaitBatch(batch);
+  }
+  // Writes of these pages others started (the flusher) complete too.
+  auto busy = [&] {
+    for (DataPage* p : mine)
+      if (p->writeback > 0) return true;
+    return false;
+  };
+  while (busy() && !dead_) co_await wb_wq_.Wait();
+  for (DataPage* p : mine) Unpin(p);
+  if (drop) {
+    for (uint64_t idx = first; idx <= last; ++idx) {
+      DataPage* p = FindDataPage(inode, idx);
+      if (p && !p->dirty) DropDataPage(inode, idx);
+    }
+  }
+}
+
+// The data goes straight to the device and the call returns when the device
+// completed it; a page of the range in the cache is written with it and
+// then dropped (invalidate_inode_pages2_range). Blocks are reserved as for
+// a buffered write (f2fs_preallocate_blocks) and written in place over
+// valid ones unless in LFS mode, new ones to the warm data log. The node
+// changes stay dirty: only fsync makes them durable.
+sim::Task<Errno> F2fs::DoDirectWrite(Inode* inode, uint64_t offset, std::span<const uint8_t> data,
+                                     uint64_t length, uint64_t* done) {
+  *done = 0;
+  if (I(inode).inline_data) {
+    SharedLock cp = co_await LockOp();
+    const Errno e = co_await ConvertInlineData(inode);
+    if (e != Errno::kOk) co_return e;
+  }
+  const Errno e = co_await DoWrite(inode, offset, data, length, done);
+  if (*done == 0) co_return e;
+  const uint64_t first = offset / kBlockSize, last = (offset + *done - 1) / kBlockSize;
+  co_await SyncCachedRange(inode, first, last, /*drop=*/true, /*direct=*/true);
+  stats_.direct_bytes_written.Inc(*done);
+  co_return Errno::kOk;
+}
+
+// Dirty cached pages of the range are written first; then every block is
+// read from the device (holes and reserved blocks read as zeros), nothing
+// enters the page cache.
+sim::Task<Errno> F2fs::DoDirectRead(Inode* inode, uint64_t offset, std::span<uint8_t> out, uint64_t* done) {
+  *done = 0;
+  const uint64_t size = I(inode).size;
+  if (offset >= size || out.empty()) co_return Errno::kOk;
+  const uint64_t n = std::min<uint64_t>(out.size(), size - offset);
+  const uint64_t first = offset / kBlockSize, last = (offset + n - 1) / kBlockSize;
+  co_await SyncCachedRange(inode, first, last, /*drop=*/false, /*direct=*/false);
+  std::vector<BlockAddr> addrs(last - first + 1, kNullAddr);
+  std::vector<BlockAddr> to_read;
+  for (uint64_t idx = first; idx <= last; ++idx) {
+    DnodeRef dn;
+    if (!TryGetDnodeCached(inode, idx, &dn)) dn = co_await GetDnode(inode, idx, false);
+    const BlockAddr a = dn.np ? dn.np->blk->Addr(dn.ofs) : kNullAddr;
+    addrs[idx - first] = a;
+    if (IsValidBlkaddr(a)) to_read.push_back(a);
+  }
+  if (!to_read.empty()) co_await ReadBlocks(to_read, Io::kData);
+  for (uint64_t pos = offset; pos < offset + n;) {
+    const BlockAddr a = addrs[pos / kBlockSize - first];
+    const uint64_t in_page = pos % kBlockSize;
+    const uint64_t len = std::min<uint64_t>(kBlockSize - in_page, offset + n - pos);
+    const BlockPtr c = IsValidBlkaddr(a) ? image_->Read(a) : BlockPtr();
+    if (c && c->type == BlockData::Type::kData) {
+      const auto& b = static_cast<const DataBlock&>(*c);
+      std::memcpy(out.data() + (pos - offset), b.bytes.data() + in_page, len);
+    } else {
+      std::memset(out.data() + (pos - offset), 0, len);
+    }
+    pos += len;
+  }
+  *done = n;
+  stats_.app_bytes_read.Inc(n);
+  stats_.direct_bytes_read.Inc(n);
+  co_return Errno::kOk;
+}
+
 sim::Task<Errno> F2fs::DoTruncate(Inode* inode, uint64_t size) {
   const uint64_t old = I(inode).size;
   if (size > MaxFileBlocks() * kBlockSize) co_return Errno::kFBig;
@@ -495,9 +603,11 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, bool s
   const bool is_dir = I(inode).is_dir;
   const BlockAddr old = dn.np->blk->Addr(dn.ofs);
   const bool gc = p->gcing;  // moved by background cleaning: never in place (f2fs_should_update_outplace)
+  const bool direct = p->direct;
   BlockPtr content = is_dir ? BlockPtr(p->dents) : BlockPtr(p->bytes);
   BlockAddr addr;
-  if (IsValidBlkaddr(old) && !gc && p->writeback == 0 && ShouldIpu(inode, sync)) {
+  const bool ipu = direct ? cfg_.mode != "lfs" : ShouldIpu(inode, sync);
+  if (IsValidBlkaddr(old) && !gc && p->writeback == 0 && ipu) {
     addr = old;  // in place: neither the SIT nor the segment's age changes (f2fs_inplace_write_data)
     inode->update_write = true;
     stats_.ipu_blocks.Inc();
@@ -530,6 +640,7 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, bool s
     if (!gc) stats_.opu_blocks.Inc();
   }
   p->gcing = false;
+  p->direct = false;
   ClearDataPageDirty(inode, p);
   LruRemove(p);
   ++p->writeback;
