@@ -98,7 +98,7 @@ void PageFtl::RegisterStats(const sim::StatGroup& st) {
   }
   if (core_.config().gc_preemptible) {
     st.Add(&gc_preemptions_, "gc_preemptions", "yields",
-           "Times a background GC run stopped starting page copies because a host read was outstanding on its die");
+           "Times a background GC run held back its next page read, program or erase because a host read was outstanding on its die");
   }
   if (core_.config().wear_leveling.enabled()) {
     const sim::StatGroup w = st.Group("wear_leveling");
