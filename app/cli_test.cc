@@ -162,6 +162,22 @@ TEST_F(CliTest, DeviceModelKeysGiveClearErrors) {
   EXPECT_EQ(o.code, 0) << o.out;
 }
 
+TEST_F(CliTest, GcPreemptibleIsExplainedAndBadValuesAreExitCode2) {
+  Outcome o = Cli("explain ftl");
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("gc_preemptible"));
+  const std::string bad = Write("preempt.yaml", "include: " + Tiny() + "\nftl:\n  gc_preemptible: sometimes\n");
+  o = Cli("check " + bad);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr(bad + ":3:"));
+  EXPECT_THAT(o.out, HasSubstr("ftl.gc_preemptible"));
+  o = Cli("check " + Tiny() + " --set ftl.kind=static_block --set ftl.op=7% --set ftl.gc_preemptible=true");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("ftl.gc_preemptible: not used by ftl.kind static_block"));
+  o = Cli("check " + Tiny() + " --set ftl.gc_preemptible=true");
+  EXPECT_EQ(o.code, 0) << o.out;
+}
+
 TEST_F(CliTest, SizesBeyondWhatTheSimulatorHoldsAreExitCode2) {
   // Regression: passed check, then aborted building the SSD (32-bit slot count).
   Outcome o = Cli("run " + Tiny() + " --quiet --set device.ssd.write_buffer.size=16TiB --out " +

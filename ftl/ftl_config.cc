@@ -81,6 +81,10 @@ void FtlConfig::Describe(sim::Schema<FtlConfig>& s) {
   s.Param("gc_max_per_die", &FtlConfig::gc_max_per_die, "0",
           "Background GC runs (and wear-leveling moves) at once on the planes of one die; 0: no limit. "
           "Foreground GC, which host writes wait for, ignores it");
+  s.Param("gc_preemptible", &FtlConfig::gc_preemptible, "false",
+          "Preemptible background GC: while a host read is outstanding on a die, GC of its planes starts no new "
+          "page copy (copies in flight finish) and resumes when the die has no host read left; never while "
+          "host writes wait for the group or its free units are down to the GC reserve (gc_fg_threshold)");
   s.Param("hot_cold", &FtlConfig::hot_cold, "false",
           "Separate host writes hinted cold (FtlOp::temperature) into their own open units");
   s.Param("unmapped_read_latency", &FtlConfig::unmapped_read_latency, "0ns",

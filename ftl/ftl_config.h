@@ -95,6 +95,7 @@ struct FtlConfig {
   uint32_t gc_pages_in_flight = 4;
   uint32_t gc_max_per_die = 0;
   uint32_t gc_threshold_stagger = 0;
+  bool gc_preemptible = false;
   bool hot_cold = false;
   sim::SimTime unmapped_read_latency = sim::SimTime::Zero();
   uint64_t seed = 1;

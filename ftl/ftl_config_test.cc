@@ -39,6 +39,7 @@ TEST(FtlConfig, DeclaredDefaultsMatchInClassDefaults) {
   EXPECT_EQ(d.gc_pages_in_flight, c.gc_pages_in_flight);
   EXPECT_EQ(d.gc_max_per_die, c.gc_max_per_die);
   EXPECT_EQ(d.gc_threshold_stagger, c.gc_threshold_stagger);
+  EXPECT_EQ(d.gc_preemptible, c.gc_preemptible);
   EXPECT_EQ(d.hot_cold, c.hot_cold);
   EXPECT_EQ(d.unmapped_read_latency, c.unmapped_read_latency);
   EXPECT_EQ(d.seed, c.seed);

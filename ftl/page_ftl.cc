@@ -34,6 +34,7 @@ PageFtl::PageFtl(const FtlConfig& cfg, flash::FlashArray* array, sim::EventQueue
   }
   map_wait_.resize(core_.translation_pages());
   if (cfg.gc_max_per_die != 0) die_bg_gc_.assign(array->geometry().dies(), 0);
+  if (cfg.gc_preemptible) die_host_reads_.assign(array->geometry().dies(), 0);
   UpdateFreeGauge();
   RegisterStats(stats);
 }
@@ -94,6 +95,10 @@ void PageFtl::RegisterStats(const sim::StatGroup& st) {
   if (core_.config().gc_max_per_die != 0) {
     st.Add(&gc_deferred_, "gc_deferred", "runs",
            "Background GC starts held back because gc_max_per_die runs were active on the die");
+  }
+  if (core_.config().gc_preemptible) {
+    st.Add(&gc_preemptions_, "gc_preemptions", "yields",
+           "Times a background GC run held back its next page read, program or erase because a host read was outstanding on its die");
   }
   if (core_.config().wear_leveling.enabled()) {
     const sim::StatGroup w = st.Group("wear_leveling");
@@ -286,6 +291,7 @@ void PageFtl::ReadMapped(FtlOp* op) {
   c.kind = flash::FlashOpKind::kRead;
   c.ppn = p;
   c.tag = HostTag(CmdKind::kHostRead, i);
+  if (!die_host_reads_.empty()) ++die_host_reads_[core_.geometry().DieOfPpn(p)];
   array_->Submit(&c);
 }
 
@@ -362,6 +368,10 @@ void PageFtl::OnHostDone(CmdKind kind, uint32_t index) {
     MaybeStartGc(core_.blocks().GroupOf(core_.blocks().UnitOf(slot.cmd.ppn)));
   } else {
     host_reads_.Inc();
+    if (!die_host_reads_.empty()) {
+      const uint32_t die = core_.geometry().DieOfPpn(slot.cmd.ppn);
+      if (--die_host_reads_[die] == 0) ResumePreempted(die);
+    }
   }
   op->finish_time = queue_->now();
   op->client->OnFtlDone(op);
@@ -394,7 +404,12 @@ void PageFtl::Precondition(const PreconditionSpec& spec) {
 
 void PageFtl::MaybeStartGc(uint32_t group) {
   GroupState& gs = groups_[group];
-  if (gs.active) return;
+  if (gs.active) {
+    // A preempted run whose group now needs the space (writes wait, or the
+    // free units reached the reserve) runs on regardless of host reads.
+    if (gs.preempted && !MayYield(group)) Resume(group);
+    return;
+  }
   const bool fg = gs.wait_head != nullptr;
   if (!fg && core_.WearLevelingRoom(group) && DieGcSlotFree(group)) {
     // A static wear-leveling move, if one is due, goes before background GC.
@@ -448,15 +463,25 @@ void PageFtl::Pump(uint32_t group) {
   GroupState& gs = groups_[group];
   const BlockManager& blocks = core_.blocks();
   const uint32_t pages = blocks.unit_pages();
+  if (gs.preempted && !MayYield(group)) {
+    Resume(group);  // the space is needed now: held copies go first
+    return;
+  }
   // Nothing left to copy once the victim holds no valid page and no copy is
   // in flight (in-flight sources still count as valid until placed).
   if (gs.in_flight == 0 && blocks.valid(gs.victim) == 0) gs.scan = pages;
   while (!gs.free_slots.empty() && gs.scan < pages) {
     // Validity checks read random L2P entries: fetch a few pages ahead.
     if (gs.scan + 8 < pages) core_.mapping().PrefetchValidity(blocks.PpnOf(gs.victim, gs.scan + 8));
-    const flash::Ppn src = blocks.PpnOf(gs.victim, gs.scan++);
+    const flash::Ppn src = blocks.PpnOf(gs.victim, gs.scan);
     const Lpn l = core_.ValidLpnAt(src);
-    if (!l.valid()) continue;
+    if (!l.valid()) {
+      ++gs.scan;
+      continue;
+    }
+    // Preemption point: before a page copy.
+    if (!die_host_reads_.empty() && Yields(group, core_.geometry().DieOfPpn(src))) break;
+    ++gs.scan;
     const uint32_t i = gs.free_slots.back();
     gs.free_slots.pop_back();
     GcSlot& s = gs.slots[i];
@@ -469,10 +494,67 @@ void PageFtl::Pump(uint32_t group) {
     gc_reads_.Inc();
     array_->Submit(&s.cmd);
   }
-  if (gs.scan == pages && gs.in_flight == 0 && gs.erases_pending == 0) IssueErase(group);
+  if (gs.scan == pages && gs.in_flight == 0 && gs.erases_pending == 0) {
+    // Preemption point: before the erase (tBERS holds the die longest).
+    if (!die_host_reads_.empty()) {
+      for (uint32_t j = 0; j < blocks.group_planes(); ++j) {
+        const flash::Ppn first = core_.geometry().FirstPpnOfBlock(blocks.BlockIdOf(gs.victim, j));
+        if (Yields(group, core_.geometry().DieOfPpn(first))) return;
+      }
+    }
+    IssueErase(group);
+  }
+}
+
+bool PageFtl::Yields(uint32_t group, uint32_t die) {
+  GroupState& gs = groups_[group];
+  if (die_host_reads_[die] == 0 || !MayYield(group)) return false;
+  if (!gs.preempted) gc_preemptions_.Inc();
+  gs.preempted = true;
+  gs.preempt_die = die;
+  return true;
+}
+
+void PageFtl::ResumePreempted(uint32_t die) {
+  const BlockManager& blocks = core_.blocks();
+  // Per-plane groups: the groups of the die's planes; groups spanning
+  // planes: every group.
+  const uint32_t ppd = core_.geometry().planes_per_die;
+  const bool per_plane = blocks.group_planes() == 1;
+  const uint32_t n = per_plane ? ppd : blocks.groups();
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t g = per_plane ? blocks.GroupOfPlane(die * ppd + i) : i;
+    GroupState& gs = groups_[g];
+    if (!gs.active || !gs.preempted || gs.preempt_die != die) continue;
+    Resume(g);
+  }
+}
+
+void PageFtl::Resume(uint32_t group) {
+  GroupState& gs = groups_[group];
+  gs.preempted = false;
+  // Held copies first, in the order their reads completed; each may end
+  // the run's copying (Pump from a stale copy), so take them one by one.
+  while (!gs.held.empty() && !gs.preempted) {
+    const uint32_t slot = gs.held.front();
+    gs.held.erase(gs.held.begin());
+    ProgramCopy(group, slot);
+  }
+  if (!gs.preempted) Pump(group);
 }
 
 void PageFtl::OnGcReadDone(uint32_t group, uint32_t slot) {
+  GroupState& gs = groups_[group];
+  // Preemption point: between a copy's read and its program (the page
+  // waits in the controller; the copy is placed only when it goes on).
+  if (!die_host_reads_.empty() && Yields(group, core_.geometry().DieOfPpn(gs.slots[slot].src))) {
+    gs.held.push_back(slot);
+    return;
+  }
+  ProgramCopy(group, slot);
+}
+
+void PageFtl::ProgramCopy(uint32_t group, uint32_t slot) {
   GroupState& gs = groups_[group];
   GcSlot& s = gs.slots[slot];
   const flash::Ppn dst = core_.PlaceGcCopy(s.lpn, s.src);

@@ -24,6 +24,19 @@
 // moves) are active on one die's planes; a held-back plane retries when a
 // run on its die ends (the die's other planes first); foreground runs are
 // never held back.
+// With gc_preemptible, background GC yields to host reads between page
+// copies: while a host read is outstanding on a die (submitted to the array,
+// not completed), a background run or wear-leveling move of a group on that
+// die starts no GC sub-operation there: no new page read, no program of a
+// page already read (it waits in the controller), no erase; commands
+// already submitted finish. The run resumes when the die has no host read left. A run is not
+// preemptible while host writes wait for its group or the group's free units
+// are at or below the GC reserve (gc_fg_threshold, the hard threshold):
+// then it resumes at once and runs to the end, so foreground GC is never
+// starved. (The preemption point before a page read and the exemption of
+// foreground GC follow SimpleSSD's PreemptibleGC; the hard threshold below
+// which GC is not preemptible follows MQSim's GC_Hard_Threshold.) Each yield
+// of a run counts once in gc_preemptions.
 // Copyback is not used: data always crosses the channel, so a copy may land
 // on any plane of the group and is charged channel time.
 //
@@ -40,7 +53,8 @@
 // Stats under the given group (units in parentheses): host_reads,
 // host_writes, unmapped_reads, gc_reads, gc_copies, gc_stale_copies (pages);
 // gc_runs_bg, gc_runs_fg; erases (blocks); trims (pages), trim_commands;
-// write_stalls, write_stall_time (ns histogram); write_amplification
+// write_stalls, write_stall_time (ns histogram); with gc_preemptible
+// gc_preemptions; write_amplification
 // (formula (host + gc programs) / host programs); free_blocks (gauge);
 // erase_count_min/max/mean/stddev (formulas over blocks);
 // precondition.host_writes/gc_copies/write_amplification. With a mapping
@@ -149,6 +163,9 @@ class PageFtl final : public Ftl, public flash::FlashClient {
     bool wear_leveling = false;  // this run moves a unit for static wear leveling
     bool counted = false;        // a background run counted against gc_max_per_die
     bool background = false;     // the run started with no write waiting
+    bool preempted = false;      // with gc_preemptible: yielded to a host read on preempt_die
+    uint32_t preempt_die = 0;
+    std::vector<uint32_t> held;  // with gc_preemptible: copies read, their program held back
     std::vector<GcSlot> slots;
     std::vector<uint32_t> free_slots;
     std::vector<flash::FlashCommand> erase_cmds;
@@ -190,8 +207,27 @@ class PageFtl final : public Ftl, public flash::FlashClient {
   }
   void ReleaseDieGcSlot(uint32_t group);
   void Pump(uint32_t group);
+  // With gc_preemptible: the run in `group` may yield to host reads now
+  // (background, no write waiting, free units above the GC reserve).
+  bool MayYield(uint32_t group) const {
+    const GroupState& gs = groups_[group];
+    return !die_host_reads_.empty() && gs.background && gs.wait_head == nullptr &&
+           core_.blocks().free_units(group) > core_.fg_reserve_units();
+  }
+  // With gc_preemptible, at a preemption point of the run in `group` whose
+  // next command goes to `die`: true (and the run is marked preempted on
+  // `die`, counted once per yield) if it must wait for the die's host reads.
+  bool Yields(uint32_t group, uint32_t die);
+  // The last host read on `die` completed: preempted runs there resume.
+  void ResumePreempted(uint32_t die);
+  // Ends a preemption of the run in `group`: programs the held copies and
+  // pumps. The run may yield again at once (another die of a spanning group).
+  void Resume(uint32_t group);
   void IssueErase(uint32_t group);
   void OnGcReadDone(uint32_t group, uint32_t slot);
+  // Places the copy read into `slot` and submits its program (or frees the
+  // slot if the page went stale).
+  void ProgramCopy(uint32_t group, uint32_t slot);
   void OnGcProgramDone(uint32_t group, uint32_t slot);
   void OnEraseDone(uint32_t group);
   void DrainWaiting(uint32_t group);
@@ -213,9 +249,11 @@ class PageFtl final : public Ftl, public flash::FlashClient {
     FtlOp* tail = nullptr;
   };
   std::vector<MapWait> map_wait_;
-  std::deque<uint64_t> map_blocked_;
+  std::deque<uint64_t> map_blocked_;  // translation pages read and waiting for a group with room
   std::vector<uint32_t> die_bg_gc_;  // per die, with gc_max_per_die: active background runs
-  sim::Counter gc_deferred_;         // background runs held back by gc_max_per_die  // translation pages read and waiting for a group with room
+  sim::Counter gc_deferred_;         // background runs held back by gc_max_per_die
+  std::vector<uint32_t> die_host_reads_;  // per die, with gc_preemptible: host reads outstanding
+  sim::Counter gc_preemptions_;           // with gc_preemptible: yields of GC runs to host reads
 
   // Reads of unmapped pages, completing in submission order.
   FtlOp* unmapped_head_ = nullptr;

@@ -158,6 +158,7 @@ sim::Status StaticBlockFtl::Validate(const FtlConfig& cfg, const flash::Geometry
   if (cfg.op != d.op) return unused("op", "its capacity is every block but the spares; set ftl.static_block.spare");
   if (cfg.gc_max_per_die != d.gc_max_per_die) return unused("gc_max_per_die", why);
   if (cfg.gc_threshold_stagger != d.gc_threshold_stagger) return unused("gc_threshold_stagger", why);
+  if (cfg.gc_preemptible != d.gc_preemptible) return unused("gc_preemptible", why);
   if (cfg.wear_leveling.enabled()) {
     return unused("wear_leveling", "it retires worn blocks to spares (ftl.static_block.erase_limit)");
   }
