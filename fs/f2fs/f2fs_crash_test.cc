@@ -195,6 +195,26 @@ F2fsConfig CrashConfig() {
   return c;
 }
 
+// CrashConfig without the background checkpoint and cleaning threads: the
+// test decides when each runs.
+F2fsConfig ForegroundOnlyConfig() {
+  F2fsConfig c = CrashConfig();
+  c.checkpoint.background = false;
+  c.gc.background = false;
+  return c;
+}
+
+// The content of the file at `path` (at most `max` bytes), empty if it
+// cannot be opened.
+std::vector<uint8_t> ReadFile(Stack& s, const std::string& path, size_t max) {
+  FsResult<Fd> r = s.Run(s.fs().Open(path, kRdOnly));
+  if (!r.ok()) return {};
+  std::vector<uint8_t> out(max + 1);
+  out.resize(s.Run(s.fs().Pread(r.value, 0, out)).value);
+  s.Run(s.fs().Close(r.value));
+  return out;
+}
+
 // Fills the volume with non-zero content in `path` (until it is full),
 // deletes it and syncs: the free blocks hold stale content.
 sim::Task<void> FillAndDelete(F2fs* fs, std::string path) {
@@ -368,9 +388,7 @@ TEST(CrashTest, RandomCutsSlowDataWrites) {
 // shows what that block held before, content the file never had; the
 // oracle accepts it because nothing promised the rewrite durable.
 TEST(CrashTest, LostWriteOfACheckpointedPageShowsStaleContent) {
-  F2fsConfig c = CrashConfig();
-  c.checkpoint.background = false;
-  c.gc.background = false;
+  F2fsConfig c = ForegroundOnlyConfig();
   c.page_cache.writeback_interval = sim::Ms(1);
   c.page_cache.dirty_expire = sim::Ms(1);
   Stack s(96ull << 20, c);
@@ -429,9 +447,7 @@ TEST(CrashTest, LostWriteOfACheckpointedPageShowsStaleContent) {
 // wait for that write (page_private_gcing is checkpoint-guaranteed): a cut
 // right after its commit, losing everything not yet flushed, keeps the file.
 TEST(CrashTest, CheckpointWaitsForPagesMovedByBackgroundCleaning) {
-  F2fsConfig c = CrashConfig();
-  c.checkpoint.background = false;
-  c.gc.background = false;
+  F2fsConfig c = ForegroundOnlyConfig();
   c.page_cache.writeback_interval = sim::Ms(1);
   c.page_cache.dirty_expire = sim::Ms(1);
   Stack s(96ull << 20, c);
@@ -480,9 +496,7 @@ TEST(CrashTest, CheckpointWaitsForPagesMovedByBackgroundCleaning) {
 // fsync of the file then finds nothing to write. It must not return before
 // that checkpoint commits: a cut right after the fsync keeps the file.
 TEST(CrashTest, FsyncDuringCheckpointWaitsForItsCommit) {
-  F2fsConfig c = CrashConfig();
-  c.checkpoint.background = false;
-  c.gc.background = false;
+  F2fsConfig c = ForegroundOnlyConfig();
   c.discard.enabled = false;
   Stack s(96ull << 20, c);
   s.FormatAndMount();
@@ -528,9 +542,7 @@ TEST(CrashTest, FsyncDuringCheckpointWaitsForItsCommit) {
 // written since, and the unlink, never made durable, is undone — both
 // names again, with the link count the checkpoint has.
 TEST(CrashTest, HardLinkedFilesSurviveCuts) {
-  F2fsConfig c = CrashConfig();
-  c.checkpoint.background = false;
-  c.gc.background = false;
+  F2fsConfig c = ForegroundOnlyConfig();
   Stack s(96ull << 20, c);
   s.FormatAndMount();
   const std::vector<uint8_t> v1 = testing::Pattern(30000, 1);
@@ -543,14 +555,7 @@ TEST(CrashTest, HardLinkedFilesSurviveCuts) {
   s.PowerCut([](BlockAddr, bool) { return false; });
   ASSERT_TRUE(s.Mount().ok());
   s.ExpectCheck();
-  auto content = [&](const std::string& p, size_t n) {
-    FsResult<Fd> r = s.Run(s.fs().Open(p, kRdOnly));
-    if (!r.ok()) return std::vector<uint8_t>{};
-    std::vector<uint8_t> out(n + 1);
-    out.resize(s.Run(s.fs().Pread(r.value, 0, out)).value);
-    s.Run(s.fs().Close(r.value));
-    return out;
-  };
+  auto content = [&](const std::string& p, size_t n) { return ReadFile(s, p, n); };
   EXPECT_EQ(content("/a", v1.size()), v1);
   EXPECT_EQ(content("/b", v1.size()), v1);
   EXPECT_EQ(s.Run(s.fs().Stat("/b")).value.nlink, 2u);
@@ -574,19 +579,10 @@ TEST(CrashTest, HardLinkedFilesSurviveCuts) {
 // O_DIRECT writes, new blocks and then in place, made durable by fsync:
 // a cut right after each fsync keeps what it covered.
 TEST(CrashTest, DirectWritesSurviveCutsAfterFsync) {
-  F2fsConfig c = CrashConfig();
-  c.checkpoint.background = false;
-  c.gc.background = false;
+  F2fsConfig c = ForegroundOnlyConfig();
   Stack s(96ull << 20, c);
   s.FormatAndMount();
-  auto content = [&](size_t n) {
-    FsResult<Fd> r = s.Run(s.fs().Open("/f", kRdOnly));
-    if (!r.ok()) return std::vector<uint8_t>{};
-    std::vector<uint8_t> out(n + 1);
-    out.resize(s.Run(s.fs().Pread(r.value, 0, out)).value);
-    s.Run(s.fs().Close(r.value));
-    return out;
-  };
+  auto content = [&](size_t n) { return ReadFile(s, "/f", n); };
   for (uint32_t round = 1; round <= 3; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     const std::vector<uint8_t> v = testing::Pattern(128 * 1024, round);
