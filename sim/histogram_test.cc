@@ -147,6 +147,51 @@ TEST(HistogramTest, LogUniformOverFullRange) {
   }));
 }
 
+// The exported buckets are the whole distribution: they partition the
+// recorded values (counts sum to count, every value in its bucket's range,
+// ascending and disjoint), and the nearest-rank rule applied to them gives
+// Percentile exactly.
+TEST(HistogramTest, BucketsReproduceCountsAndPercentiles) {
+  Rng rng(5, "histogram.buckets");
+  Histogram h;
+  std::vector<int64_t> values;
+  for (int i = 0; i < 20000; ++i) {
+    const int64_t v = static_cast<int64_t>(std::exp(rng.UniformDouble() * 20.0));
+    values.push_back(v);
+    h.Record(v);
+  }
+  struct B {
+    uint64_t low, high, n;
+  };
+  std::vector<B> bs;
+  h.ForEachBucket([&](uint64_t low, uint64_t high, uint64_t n) { bs.push_back({low, high, n}); });
+  uint64_t total = 0;
+  for (size_t i = 0; i < bs.size(); ++i) {
+    ASSERT_LE(bs[i].low, bs[i].high);
+    ASSERT_GT(bs[i].n, 0u);
+    if (i > 0) ASSERT_GT(bs[i].low, bs[i - 1].high);
+    total += bs[i].n;
+  }
+  EXPECT_EQ(total, h.count());
+  for (int64_t v : values) {
+    const auto it = std::find_if(bs.begin(), bs.end(), [&](const B& b) { return b.high >= static_cast<uint64_t>(v); });
+    ASSERT_NE(it, bs.end());
+    ASSERT_GE(static_cast<uint64_t>(v), it->low);
+  }
+  for (double q : {0.01, 0.5, 0.9, 0.99, 0.999}) {
+    const double r = q * static_cast<double>(h.count());
+    const uint64_t rank = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(r - r * 1e-15)));
+    uint64_t seen = 0;
+    for (const B& b : bs) {
+      seen += b.n;
+      if (seen < rank) continue;
+      const int64_t mid = static_cast<int64_t>(b.low + (b.high - b.low) / 2);
+      EXPECT_EQ(std::clamp(mid, h.min(), h.max()), h.Percentile(q)) << "q " << q;
+      break;
+    }
+  }
+}
+
 TEST(HistogramTest, PercentileIsMonotonic) {
   Histogram h;
   for (const int64_t x : Generate(10000, [](Rng& r) { return static_cast<int64_t>(r.Exponential(5000)); })) {

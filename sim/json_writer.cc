@@ -55,35 +55,38 @@ void JsonWriter::NextElement() {
   Level& top = stack_.back();
   if (!top.first) out_ << ',';
   top.first = false;
+  if (top.compact) return;
   if (indent_ > 0) out_ << '\n' << std::string(stack_.size() * static_cast<size_t>(indent_), ' ');
 }
 
 void JsonWriter::BeginObject() {
   Prefix();
   out_ << '{';
-  stack_.push_back(Level{false, true});
+  stack_.push_back(Level{false, true, !stack_.empty() && stack_.back().compact});
 }
 
 void JsonWriter::EndObject() {
   CHECK(!stack_.empty() && !stack_.back().array) << "EndObject without an open object";
   CHECK(!after_key_) << "EndObject after a key without a value";
   const bool empty = stack_.back().first;
+  const bool compact = stack_.back().compact;
   stack_.pop_back();
-  if (!empty && indent_ > 0) out_ << '\n' << std::string(stack_.size() * static_cast<size_t>(indent_), ' ');
+  if (!empty && !compact && indent_ > 0) out_ << '\n' << std::string(stack_.size() * static_cast<size_t>(indent_), ' ');
   out_ << '}';
 }
 
-void JsonWriter::BeginArray() {
+void JsonWriter::BeginArray(bool compact) {
   Prefix();
   out_ << '[';
-  stack_.push_back(Level{true, true});
+  stack_.push_back(Level{true, true, compact || (!stack_.empty() && stack_.back().compact)});
 }
 
 void JsonWriter::EndArray() {
   CHECK(!stack_.empty() && stack_.back().array) << "EndArray without an open array";
   const bool empty = stack_.back().first;
+  const bool compact = stack_.back().compact;
   stack_.pop_back();
-  if (!empty && indent_ > 0) out_ << '\n' << std::string(stack_.size() * static_cast<size_t>(indent_), ' ');
+  if (!empty && !compact && indent_ > 0) out_ << '\n' << std::string(stack_.size() * static_cast<size_t>(indent_), ' ');
   out_ << ']';
 }
 

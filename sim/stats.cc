@@ -252,6 +252,16 @@ void StatsRegistry::WriteJson(JsonWriter& w) const {
               w.Key(key);
               w.Int(h.Percentile(q));
             }
+            w.Key("buckets");
+            w.BeginArray(/*compact=*/true);
+            h.ForEachBucket([&w](uint64_t low, uint64_t high, uint64_t n) {
+              w.BeginArray();
+              w.Uint(low);
+              w.Uint(high);
+              w.Uint(n);
+              w.EndArray();
+            });
+            w.EndArray();
           }
         },
         stat.object);

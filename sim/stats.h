@@ -75,6 +75,18 @@ class Histogram {
   double mean() const { return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0; }
   // Value at quantile q in [0, 1] (q = 0.99 is p99); exact min/max at the ends.
   int64_t Percentile(double q) const;
+  // Calls fn(low, high, count) for every non-empty bucket in ascending
+  // order; the bucket holds the recorded values in [low, high] (its full
+  // range, not clamped to min/max). Percentile(q) is the bucket where the
+  // cumulative count first reaches the nearest rank, at low + (high -
+  // low) / 2 clamped to [min, max].
+  template <class Fn>
+  void ForEachBucket(Fn&& fn) const {
+    if (count_ == 0) return;
+    const size_t last = BucketOf(static_cast<uint64_t>(max_));
+    for (size_t b = BucketOf(static_cast<uint64_t>(min_)); b <= last; ++b)
+      if (buckets_[b] != 0) fn(BucketLow(b), BucketHigh(b), buckets_[b]);
+  }
 
  private:
   static size_t BucketOf(uint64_t v) {
@@ -172,7 +184,9 @@ class JsonWriter {
   explicit JsonWriter(std::ostream& out, int indent = 2) : out_(out), indent_(indent) {}
   void BeginObject();
   void EndObject();
-  void BeginArray();
+  // A compact array (and every array or object inside it) is written on
+  // one line whatever the indent.
+  void BeginArray(bool compact = false);
   void EndArray();
   void Key(std::string_view k);
   void String(std::string_view s);
@@ -190,6 +204,7 @@ class JsonWriter {
   struct Level {
     bool array;
     bool first;
+    bool compact = false;
   };
   std::vector<Level> stack_;
   bool after_key_ = false;

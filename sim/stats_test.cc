@@ -89,6 +89,34 @@ TEST(JsonWriterTest, CompactWhenIndentIsZero) {
   EXPECT_EQ(out.str(), R"({"a":[1,2],"b":false})");
 }
 
+TEST(JsonWriterTest, CompactArrayStaysOnOneLine) {
+  std::ostringstream out;
+  JsonWriter w(out);
+  w.BeginObject();
+  w.Key("b");
+  w.BeginArray(/*compact=*/true);
+  w.BeginArray();
+  w.Uint(1);
+  w.Uint(2);
+  w.EndArray();
+  w.BeginObject();
+  w.Key("k");
+  w.Int(3);
+  w.EndObject();
+  w.EndArray();
+  w.Key("after");
+  w.BeginArray();
+  w.Int(4);
+  w.EndArray();
+  w.EndObject();
+  EXPECT_EQ(out.str(), R"({
+  "b": [[1,2],{"k": 3}],
+  "after": [
+    4
+  ]
+})");
+}
+
 TEST(JsonWriterTest, EscapesStrings) {
   std::ostringstream out;
   JsonWriter w(out);
@@ -253,7 +281,8 @@ TEST(StatsRegistryTest, JsonContent) {
     "p90": 200,
     "p99": 200,
     "p999": 200,
-    "p9999": 200
+    "p9999": 200,
+    "buckets": [[100,100,1],[200,200,1]]
   },
   "io.nan": {
     "type": "formula",
