@@ -108,7 +108,7 @@ class Run:
         self.series = None
         series_path = os.path.join(folder, "series.csv")
         if os.path.exists(series_path):
-            self.series = pd.read_csv(series_path)
+            self.series = pd.read_csv(series_path, float_precision="round_trip")
         self.run_info = {}
         info_path = os.path.join(folder, "run_info.json")
         if os.path.exists(info_path):
