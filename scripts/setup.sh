@@ -10,7 +10,7 @@ PACKAGES=(
   libgflags-dev libgoogle-glog-dev libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev libfmt-dev
   libboost-context-dev libsqlite3-dev
-  python3 python3-yaml
+  python3 python3-yaml python3-matplotlib python3-pandas
 )
 
 missing=()

@@ -1,0 +1,235 @@
+#!/usr/bin/python3
+"""Tests of tools/report.py on small real runs.
+
+    tools/report_test.py FLASHSTACK_BINARY
+
+Runs a short quickstart and two short varmail runs (default F2FS and one
+in LFS mode), reports them, and checks that the CDFs
+are the exported buckets (their nearest-rank percentiles are stats.json's),
+that every plot's CSV holds the expected series, that the figures exist and
+name their series, and that bad input exits 2.
+"""
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+REPORT = os.path.join(HERE, "report.py")
+BINARY = None
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    out = {}
+    for r in rows:
+        out.setdefault(r["series"], []).append((r["x"], r["y"]))
+    return out
+
+
+def nearest_rank(count, q):
+    r = q * count
+    return min(max(math.ceil(r - r * 1e-15), 1), count)
+
+
+def percentile_from_buckets(h, q):
+    """The rule flashstack's histograms follow (sim/histogram.cc)."""
+    rank = nearest_rank(h["count"], q)
+    seen = 0
+    for low, high, n in h["buckets"]:
+        seen += n
+        if seen >= rank:
+            return min(max(low + (high - low) // 2, h["min"]), h["max"])
+    raise AssertionError("buckets hold fewer samples than count")
+
+
+class ReportTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        t = cls.tmp.name
+
+        def run(config, out, *sets):
+            args = [BINARY, "run", config, "--out", os.path.join(t, out)]
+            for s in sets:
+                args += ["--set", s]
+            subprocess.run(args, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+            return os.path.join(t, out)
+
+        cls.quick = run("configs/quickstart.yaml", "quick", "workload.fio.total_ios=20000",
+                        "ftl.precondition.enabled=false")
+        cls.mail_a = run("configs/filebench/varmail.yaml", "mail_a", "run.max_time=0.2s")
+        cls.mail_b = run("configs/filebench/varmail.yaml", "mail_b", "run.max_time=0.2s", "fs.f2fs.mode=lfs")
+        cls.single = os.path.join(t, "report_single")
+        cls.multi = os.path.join(t, "report_multi")
+        for args in ([cls.single, cls.quick], [cls.multi, cls.mail_a, cls.mail_b, "--name", "base", "--name", "lfs"]):
+            p = subprocess.run([sys.executable, REPORT] + args, capture_output=True, text=True)
+            if p.returncode != 0:
+                raise AssertionError(f"report.py {args} exited {p.returncode}: {p.stderr}")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def stats(self, run):
+        with open(os.path.join(run, "stats.json")) as f:
+            return json.load(f)["stats"]
+
+    def histograms(self, run):
+        return {n: s for n, s in self.stats(run).items() if "count" in s and "value" not in s and s["count"] > 0}
+
+    def cdf_series(self, report):
+        out = {}
+        for f in sorted(os.listdir(report)):
+            if f.startswith("cdf_") and f.endswith(".csv"):
+                out.update(read_csv(os.path.join(report, f)))
+        return out
+
+    def test_histograms_export_buckets_that_give_their_percentiles(self):
+        for run in (self.quick, self.mail_a):
+            for name, h in self.histograms(run).items():
+                self.assertIn("buckets", h, name)
+                self.assertEqual(sum(n for _, _, n in h["buckets"]), h["count"], name)
+                for q, key in ((0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (0.999, "p999")):
+                    self.assertEqual(percentile_from_buckets(h, q), h[key], f"{name} {key}")
+
+    def test_cdf_is_the_buckets(self):
+        for report, runs, prefix in ((self.single, [self.quick], [""]),
+                                     (self.multi, [self.mail_a, self.mail_b], ["base: ", "lfs: "])):
+            series = self.cdf_series(report)
+            for run, pre in zip(runs, prefix):
+                hists = {n: h for n, h in self.histograms(run).items() if h["max"] > 0}
+                self.assertTrue(hists)
+                for name, h in hists.items():
+                    pts = [(float(x), float(y)) for x, y in series.get(pre + name, [])]
+                    self.assertTrue(pts, f"no CDF for {pre}{name}")
+                    xs, ys = [x for x, _ in pts], [y for _, y in pts]
+                    self.assertEqual(pts[0], (h["min"], 0.0), name)
+                    self.assertEqual(ys[-1], 1.0, name)
+                    self.assertEqual(xs[-1], h["max"], name)
+                    self.assertEqual(ys, sorted(ys), f"{name}: y not monotone")
+                    self.assertEqual(xs, sorted(xs), f"{name}: x not monotone")
+                    self.assertEqual(len(pts), len(h["buckets"]) + 1, name)
+                    # Nearest rank read off the CDF: the first point whose
+                    # fraction reaches the rank; the percentile lies in its
+                    # bucket, i.e. above the previous point's x and at most its x.
+                    for q, key in ((0.5, "p50"), (0.99, "p99")):
+                        rank = nearest_rank(h["count"], q)
+                        i = next(i for i, y in enumerate(ys) if round(y * h["count"]) >= rank)
+                        self.assertGreaterEqual(i, 1, name)
+                        self.assertLessEqual(h[key], xs[i], f"{name} {key}")
+                        if i > 1:
+                            self.assertGreater(h[key], xs[i - 1], f"{name} {key}")
+                        low, high, _ = h["buckets"][i - 1]
+                        self.assertEqual(min(max(low + (high - low) // 2, h["min"]), h["max"]), h[key],
+                                         f"{name} {key}")
+
+    def test_cdf_layers(self):
+        files = set(os.listdir(self.multi))
+        for layer in ("workload", "workload_calls", "fs", "device"):
+            self.assertIn(f"cdf_{layer}.csv", files)
+        fs = read_csv(os.path.join(self.multi, "cdf_fs.csv"))
+        self.assertIn("base: fs.fsync.lat_total", fs)
+        self.assertIn("lfs: fs.op.fsync.lat", fs)
+        self.assertTrue(all(n.split(": ")[1].startswith(("fs.op.", "fs.fsync.lat_")) for n in fs))
+        device = read_csv(os.path.join(self.single, "cdf_device.csv"))
+        self.assertIn("ssd.latency.write", device)
+        self.assertIn("flash.latency.program", device)
+        # Empty histograms are left out.
+        self.assertNotIn("flash.latency.erase", device)
+
+    def test_series_over_time(self):
+        for report, runs, prefix in ((self.single, [self.quick], [""]),
+                                     (self.multi, [self.mail_a, self.mail_b], ["base: ", "lfs: "])):
+            got = read_csv(os.path.join(report, "series.csv"))
+            for run, pre in zip(runs, prefix):
+                with open(os.path.join(run, "series.csv"), newline="") as f:
+                    rows = list(csv.DictReader(f))
+                self.assertGreater(len(rows), 5)
+                for column in rows[0]:
+                    if column == "time_s":
+                        continue
+                    pts = got.get(pre + column)
+                    self.assertIsNotNone(pts, f"{pre}{column}")
+                    self.assertEqual(len(pts), len(rows), column)
+                    self.assertEqual([float(x) for x, _ in pts], [float(r["time_s"]) for r in rows])
+                    self.assertEqual([float(y) for _, y in pts], [float(r[column]) for r in rows])
+
+    def test_write_amplification_and_activity(self):
+        wa = read_csv(os.path.join(self.multi, "write_amplification.csv"))
+        for run, label in ((self.mail_a, "base"), (self.mail_b, "lfs")):
+            st = self.stats(run)
+            got = dict(wa["fs.write_amplification"])
+            self.assertAlmostEqual(float(got[label]), st["fs.write_amplification"]["value"])
+            # The breakdown sums to the end-to-end write amplification.
+            parts = sum(float(dict(wa[p]).get(label, 0)) for p in ("host data", "FS metadata", "FS cleaning",
+                                                                    "FTL GC copies") if p in wa)
+            self.assertAlmostEqual(parts, st["fs.write_amplification_end_to_end"]["value"])
+        activity = read_csv(os.path.join(self.multi, "activity.csv"))
+        for run, label in ((self.mail_a, "base"), (self.mail_b, "lfs")):
+            st = self.stats(run)
+            for name in ("fs.cp.reason.fsync", "fs.cp.reason.background", "ftl.gc_copies"):
+                self.assertEqual(float(dict(activity[name])[label]), st[name]["value"], name)
+
+    def test_normalized_comparison(self):
+        self.assertFalse(os.path.exists(os.path.join(self.single, "compare.csv")))
+        cmp = read_csv(os.path.join(self.multi, "compare.csv"))
+        a, b = self.stats(self.mail_a), self.stats(self.mail_b)
+        for name in ("workload.ops_per_sec", "fs.write_amplification", "fs.fsync.lat_total",
+                     "fs.fsync.lat_total.p99"):
+            vals = dict(cmp[name])
+            self.assertEqual(float(vals["base"]), 1.0, name)
+            stat, field = (name[:-4], "p99") if name.endswith(".p99") else (name, None)
+            ref = a[stat][field] if field else a[stat].get("value", a[stat].get("mean"))
+            other = b[stat][field] if field else b[stat].get("value", b[stat].get("mean"))
+            self.assertAlmostEqual(float(vals["lfs"]), other / ref, name)
+
+    def test_figures_and_page(self):
+        for base in ("cdf_fs", "cdf_workload", "series", "write_amplification", "activity", "compare"):
+            for ext in ("png", "svg", "csv"):
+                path = os.path.join(self.multi, f"{base}.{ext}")
+                self.assertTrue(os.path.getsize(path) > 0, path)
+        with open(os.path.join(self.multi, "cdf_fs.svg")) as f:
+            svg = f.read()
+        for text in ("fs.fsync.lat_total", "fs.op.fsync.lat", "base", "lfs"):
+            self.assertIn(text, svg)
+        with open(os.path.join(self.single, "cdf_device.svg")) as f:
+            svg = f.read()
+        self.assertIn("ssd.latency.write", svg)
+        with open(os.path.join(self.multi, "index.html")) as f:
+            page = f.read()
+        self.assertIn("fs.f2fs.mode", page)  # the configuration difference
+        self.assertIn("varmail", page)
+        for base in ("cdf_fs", "series", "compare"):
+            self.assertIn(f"<img src='{base}.png'", page)
+
+    def test_without_series_and_bad_input(self):
+        t = self.tmp.name
+        bare = os.path.join(t, "bare")
+        os.makedirs(bare, exist_ok=True)
+        with open(os.path.join(self.quick, "stats.json")) as src, open(os.path.join(bare, "stats.json"), "w") as dst:
+            dst.write(src.read())
+        out = os.path.join(t, "report_bare")
+        p = subprocess.run([sys.executable, REPORT, out, bare, "--format", "png"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(out, "series.csv")))
+        self.assertTrue(os.path.exists(os.path.join(out, "cdf_device.png")))
+        self.assertFalse(os.path.exists(os.path.join(out, "cdf_device.svg")))
+        for args, message in (([os.path.join(t, "nowhere")], "no such result folder"),
+                              ([os.path.join(t, "report_bare")], "no stats.json")):
+            p = subprocess.run([sys.executable, REPORT, os.path.join(t, "x")] + args, capture_output=True, text=True)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn(message, p.stderr)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
+        sys.exit("usage: report_test.py FLASHSTACK_BINARY")
+    BINARY = os.path.abspath(sys.argv.pop(1))
+    unittest.main()
