@@ -86,8 +86,10 @@ Status Error(const SourceLoc& loc, std::string_view msg) {
 // Every section path ("device", "device.timing", ...) below `node`.
 void SectionPaths(const SchemaNode& node, const std::string& prefix, std::vector<std::string>& out) {
   for (const SchemaNode::Child& c : node.children()) {
-    out.push_back(Dotted(prefix, c.key));
-    SectionPaths(*c.node, out.back(), out);
+    // A copy: the recursion appends to `out`, which may reallocate.
+    const std::string path = Dotted(prefix, c.key);
+    out.push_back(path);
+    SectionPaths(*c.node, path, out);
   }
 }
 
