@@ -363,7 +363,10 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPread(Fd fd, int64_t offset, std::span<uin
   co_await Cpu(cfg_.cpu.syscall);
   FsResult<OpenFile*> of = GetFd(fd);
   if (!of.ok()) co_return FsResult<uint64_t>{0, of.err};
-  if (of.value->flags & kWrOnly) co_return FsResult<uint64_t>{0, Errno::kBadF};
+  // The descriptor table may move its entries while this call waits: what
+  // is needed of the entry is read now.
+  const uint32_t flags = of.value->flags;
+  if (flags & kWrOnly) co_return FsResult<uint64_t>{0, Errno::kBadF};
   InodeRef ref(this, of.value->inode);
   Inode* in = ref.get();
   if (I(in).is_dir) co_return FsResult<uint64_t>{0, Errno::kIsDir};
@@ -375,7 +378,7 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPread(Fd fd, int64_t offset, std::span<uin
   else co_return FsResult<uint64_t>{0, Errno::kBadF};  // closed while this call waited
   uint64_t n = 0;
   Errno e;
-  const int direct = (of.value->flags & kDirect) ? DirectIoMode(in, off, out.size(), false) : 1;
+  const int direct = (flags & kDirect) ? DirectIoMode(in, off, out.size(), false) : 1;
   if (direct < 0) co_return FsResult<uint64_t>{0, Errno::kInval};
   if (direct == 0) e = co_await DoDirectRead(in, off, out, &n);
   else e = co_await DoRead(in, off, out, &n);
