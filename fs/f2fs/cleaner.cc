@@ -72,7 +72,7 @@ bool Cleaner::HasEnoughInvalidBlocks() const {
 // shortfall; no checkpoint is written in between.
 sim::Task<uint32_t> Cleaner::Gc(bool foreground, bool from_thread) {
   co_await lock_.LockExclusive();
-  ExclusiveLock gl(&lock_);
+  vfs::ExclusiveLock gl(&lock_);
   if (host_->Dead()) co_return 0;
   if (foreground) stats_->fg_calls.Inc(); else stats_->bg_calls.Inc();
   uint32_t sec_freed = 0, victims = 0;

@@ -45,7 +45,7 @@
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/layout.h"
 #include "fs/f2fs/segment_manager.h"
-#include "fs/f2fs/sync_primitives.h"
+#include "fs/vfs/sync_primitives.h"
 #include "fs/f2fs/victim_policy.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
@@ -119,8 +119,8 @@ class Cleaner {
   uint32_t last_victim_fg_ = 0;
   std::vector<uint8_t> bg_victims_;      // by section (victim_secmap)
   std::vector<uint32_t> bg_victim_list_; // the sections set in bg_victims_
-  RwLock lock_;
-  DaemonTimer timer_;
+  vfs::RwLock lock_;
+  vfs::DaemonTimer timer_;
 };
 
 }  // namespace fs::f2fs

@@ -100,7 +100,7 @@ struct Rig {
     sim::Task<void> t = [](Cleaner* c, bool fg, bool th, uint32_t* out) -> sim::Task<void> {
       *out = co_await c->Gc(fg, th);
     }(cleaner.get(), foreground, from_thread, &victims);
-    OwnedThread thread;
+    vfs::OwnedThread thread;
     thread.Start(&q, std::move(t));
     q.Run();
     CHECK(thread.done());
@@ -207,7 +207,7 @@ TEST(CleanerTest, ThreadCleansWhenIdleAndStopsWhenAsked) {
   r.Fill(5);
   r.sm->CommitCheckpoint();
   r.host->idle = false;  // busy: wakes up, balances, does not clean
-  OwnedThread thread;
+  vfs::OwnedThread thread;
   thread.Start(&r.q, r.cleaner->Thread());
   sim::FunctionEvent check_busy([&] {
     EXPECT_GT(r.host->balances, 0);

@@ -23,14 +23,14 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       image_(env.image),
       stat_group_(env.stats),
       device_wa_(env.device_write_amplification),
-      dirty_wq_(env.events),
+      cache_(this, std::max<uint64_t>(64, cfg.page_cache.memory.value / kBlockSize)),
+      wb_(env.events, cfg_.page_cache, &cache_),
       wb_wq_(env.events),
       cp_lock_(env.events),
       cp_wq_(env.events),
       discard_wq_(env.events),
-      io_wq_(env.events),
       cp_io_wq_(env.events),
-      flusher_timer_(env.events),
+      io_wq_(env.events),
       discard_timer_(env.events),
       threads_wq_(env.events) {
   auto alloc = MakeAllocationPolicy(
@@ -65,7 +65,6 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   auto cleaner = Cleaner::Create(q_, cfg_, layout_, sm_.get(), this, &stats_.cleaner);
   CHECK(cleaner.ok()) << "victim policies validated by the config schema: " << cleaner.status().message();
   cleaner_ = std::move(cleaner).value();
-  page_limit_ = std::max<uint64_t>(64, cfg_.page_cache.memory.value / kBlockSize);
   RegisterStats();
 }
 
@@ -80,7 +79,7 @@ void F2fs::PowerCut() {
   dead_ = true;
   cp_lock_.Kill();
   cleaner_->Kill();
-  dirty_wq_.Kill();
+  wb_.Kill();
   wb_wq_.Kill();
   cp_wq_.Kill();
   discard_wq_.Kill();
@@ -89,7 +88,6 @@ void F2fs::PowerCut() {
   threads_wq_.Kill();
   for (auto& [ino, in] : inodes_) in->lock.Kill();
   for (auto& in : freed_inodes_) in->lock.Kill();
-  flusher_timer_.Cancel();
   discard_timer_.Cancel();
 }
 
@@ -217,7 +215,7 @@ void F2fs::RegisterStats() {
   }
   g.AddSeries([this] { return static_cast<double>(dirty_nids_.size()); }, sim::StatGroup::SeriesKind::kValue,
               "dirty_nodes", "pages", "dirty node pages");
-  g.AddSeries([this] { return static_cast<double>(dirty_data_pages_); }, sim::StatGroup::SeriesKind::kValue,
+  g.AddSeries([this] { return static_cast<double>(wb_.dirty_pages()); }, sim::StatGroup::SeriesKind::kValue,
               "dirty_data", "pages", "dirty data pages");
   g.AddSeries([this] { return static_cast<double>(sm_->free_segments()); }, sim::StatGroup::SeriesKind::kValue,
               "free_segments", "segments", "free segments");
@@ -251,7 +249,7 @@ bool F2fs::InflightIo(bool count_queued_discards) const {
   return count_queued_discards && trims_in_flight_ > 0;
 }
 
-sim::Task<SharedLock> F2fs::LockOp() {
+sim::Task<vfs::SharedLock> F2fs::LockOp() {
   const sim::SimTime t0 = q_->now();
   co_await cp_lock_.LockShared();
   const sim::SimTime waited = q_->now() - t0;
@@ -259,7 +257,7 @@ sim::Task<SharedLock> F2fs::LockOp() {
     stats_.cp_stall.Record(waited.ns());
     stats_.cp_stall_ns.Inc(static_cast<uint64_t>(waited.ns()));
   }
-  co_return SharedLock(&cp_lock_);
+  co_return vfs::SharedLock(&cp_lock_);
 }
 
 sim::Task<void> F2fs::BalanceFs() {
@@ -301,13 +299,13 @@ sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
     Inode* dir = p.dir.get();
     if (!I(dir).is_dir) co_return FsResult<Fd>{-1, Errno::kNotDir};
     co_await dir->lock.LockExclusive();
-    ExclusiveLock g(&dir->lock);
+    vfs::ExclusiveLock g(&dir->lock);
     std::optional<DentryLoc> loc = co_await DirLookup(dir, p.name);
     if (loc && p.dir_required && loc->type != FileType::kDir) co_return FsResult<Fd>{-1, Errno::kNotDir};
     if (!loc) {
       if (!(flags & kCreat)) co_return FsResult<Fd>{-1, Errno::kNoEnt};
       if (p.dir_required) co_return FsResult<Fd>{-1, Errno::kIsDir};  // O_CREAT of "name/"
-      SharedLock cp = co_await LockOp();
+      vfs::SharedLock cp = co_await LockOp();
       FsResult<Inode*> r = co_await NewInode(dir, p.name, /*is_dir=*/false);
       if (!r.ok()) co_return FsResult<Fd>{-1, r.err};
       InodeRef created(this, r.value);
@@ -331,7 +329,7 @@ sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
   if ((flags & kDirectory) && !I(in).is_dir) co_return FsResult<Fd>{-1, Errno::kNotDir};
   if ((flags & kTrunc) && want_write && !I(in).is_dir && I(in).size > 0) {
     co_await in->lock.LockExclusive();
-    ExclusiveLock g(&in->lock);
+    vfs::ExclusiveLock g(&in->lock);
     const Errno e = co_await DoTruncate(in, 0);
     if (e != Errno::kOk) co_return FsResult<Fd>{-1, e};
   }
@@ -371,7 +369,7 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPread(Fd fd, int64_t offset, std::span<uin
   Inode* in = ref.get();
   if (I(in).is_dir) co_return FsResult<uint64_t>{0, Errno::kIsDir};
   co_await in->lock.LockShared();
-  SharedLock g(&in->lock);
+  vfs::SharedLock g(&in->lock);
   uint64_t off;
   if (offset >= 0) off = static_cast<uint64_t>(offset);
   else if (OpenFile* f = fds_.Get(fd); f != nullptr && f->inode == in) off = f->pos;
@@ -402,7 +400,7 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPwrite(Fd fd, int64_t offset, std::span<co
   co_await BalanceFs();
   co_await BalanceDirtyPages();
   co_await in->lock.LockExclusive();
-  ExclusiveLock g(&in->lock);
+  vfs::ExclusiveLock g(&in->lock);
   uint64_t off;
   if (offset >= 0) off = static_cast<uint64_t>(offset);
   else if (flags & kAppend) off = I(in).size;
@@ -447,7 +445,7 @@ sim::Task<FsStatus> F2fs::Ftruncate(Fd fd, uint64_t size) {
   if (I(in).is_dir) co_return FsStatus{false, Errno::kIsDir};
   co_await BalanceFs();
   co_await in->lock.LockExclusive();
-  ExclusiveLock g(&in->lock);
+  vfs::ExclusiveLock g(&in->lock);
   const Errno e = co_await DoTruncate(in, size);
   co_return FsStatus{e == Errno::kOk, e};
 }
@@ -464,7 +462,7 @@ sim::Task<FsStatus> F2fs::Truncate(std::string_view path, uint64_t size) {
   if (I(in).is_dir) co_return FsStatus{false, Errno::kIsDir};
   co_await BalanceFs();
   co_await in->lock.LockExclusive();
-  ExclusiveLock g(&in->lock);
+  vfs::ExclusiveLock g(&in->lock);
   const Errno e = co_await DoTruncate(in, size);
   co_return FsStatus{e == Errno::kOk, e};
 }
@@ -515,9 +513,9 @@ sim::Task<FsStatus> F2fs::Mkdir(std::string_view path) {
   Inode* dir = p.dir.get();
   if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
   co_await dir->lock.LockExclusive();
-  ExclusiveLock g(&dir->lock);
+  vfs::ExclusiveLock g(&dir->lock);
   if (co_await DirLookup(dir, p.name)) co_return FsStatus{false, Errno::kExist};
-  SharedLock cp = co_await LockOp();
+  vfs::SharedLock cp = co_await LockOp();
   FsResult<Inode*> r = co_await NewInode(dir, p.name, /*is_dir=*/true);
   if (!r.ok()) co_return FsStatus{false, r.err};
   InodeRef created(this, r.value);
@@ -542,7 +540,7 @@ sim::Task<FsStatus> F2fs::Unlink(std::string_view path) {
   Inode* dir = p.dir.get();
   if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
   co_await dir->lock.LockExclusive();
-  ExclusiveLock g(&dir->lock);
+  vfs::ExclusiveLock g(&dir->lock);
   std::optional<DentryLoc> loc = co_await DirLookup(dir, p.name);
   if (!loc) co_return FsStatus{false, Errno::kNoEnt};
   if (loc->type == FileType::kDir) co_return FsStatus{false, Errno::kIsDir};
@@ -551,8 +549,8 @@ sim::Task<FsStatus> F2fs::Unlink(std::string_view path) {
   CHECK(t0 != nullptr);
   InodeRef t(this, t0);
   co_await t->lock.LockExclusive();
-  ExclusiveLock tg(&t->lock);
-  SharedLock cp = co_await LockOp();
+  vfs::ExclusiveLock tg(&t->lock);
+  vfs::SharedLock cp = co_await LockOp();
   loc = co_await DirLookup(dir, p.name);
   CHECK(loc.has_value());
   co_await RemoveLink(dir, *loc);
@@ -572,7 +570,7 @@ sim::Task<FsStatus> F2fs::Rmdir(std::string_view path) {
   Inode* dir = p.dir.get();
   if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
   co_await dir->lock.LockExclusive();
-  ExclusiveLock g(&dir->lock);
+  vfs::ExclusiveLock g(&dir->lock);
   std::optional<DentryLoc> loc = co_await DirLookup(dir, p.name);
   if (!loc) co_return FsStatus{false, Errno::kNoEnt};
   if (loc->type != FileType::kDir) co_return FsStatus{false, Errno::kNotDir};
@@ -580,9 +578,9 @@ sim::Task<FsStatus> F2fs::Rmdir(std::string_view path) {
   CHECK(t0 != nullptr);
   InodeRef t(this, t0);
   co_await t->lock.LockExclusive();
-  ExclusiveLock tg(&t->lock);
+  vfs::ExclusiveLock tg(&t->lock);
   if (!co_await DirEmpty(t.get())) co_return FsStatus{false, Errno::kNotEmpty};
-  SharedLock cp = co_await LockOp();
+  vfs::SharedLock cp = co_await LockOp();
   loc = co_await DirLookup(dir, p.name);
   CHECK(loc.has_value());
   co_await RemoveLink(dir, *loc);
@@ -609,11 +607,11 @@ sim::Task<FsStatus> F2fs::Rename(std::string_view from, std::string_view to) {
   Inode* first = df->ino.v <= dt->ino.v ? df : dt;
   Inode* second = first == df ? dt : df;
   co_await first->lock.LockExclusive();
-  ExclusiveLock g1(&first->lock);
-  ExclusiveLock g2;
+  vfs::ExclusiveLock g1(&first->lock);
+  vfs::ExclusiveLock g2;
   if (second != first) {
     co_await second->lock.LockExclusive();
-    g2 = ExclusiveLock(&second->lock);
+    g2 = vfs::ExclusiveLock(&second->lock);
   }
   std::optional<DentryLoc> lf = co_await DirLookup(df, pf.name);
   if (!lf) co_return FsStatus{false, Errno::kNoEnt};
@@ -644,7 +642,7 @@ sim::Task<FsStatus> F2fs::Rename(std::string_view from, std::string_view to) {
     if (!src_dir && dst_dir) co_return FsStatus{false, Errno::kIsDir};
     if (dst_dir && !co_await DirEmpty(d0)) co_return FsStatus{false, Errno::kNotEmpty};
   }
-  SharedLock cp = co_await LockOp();
+  vfs::SharedLock cp = co_await LockOp();
   const FileType type = src_dir ? FileType::kDir : FileType::kRegular;
   if (lt) {
     lt = co_await DirLookup(dt, pt.name);
@@ -699,7 +697,7 @@ sim::Task<FsStatus> F2fs::Link(std::string_view existing, std::string_view new_p
   if (!src_dir) {
     if (!I(ps.dir.get()).is_dir) co_return FsStatus{false, Errno::kNotDir};
     co_await ps.dir->lock.LockShared();
-    SharedLock sg(&ps.dir->lock);
+    vfs::SharedLock sg(&ps.dir->lock);
     ls = co_await DirLookup(ps.dir.get(), ps.name);
     if (!ls) co_return FsStatus{false, Errno::kNoEnt};
     src_dir = ls->type == FileType::kDir;
@@ -711,7 +709,7 @@ sim::Task<FsStatus> F2fs::Link(std::string_view existing, std::string_view new_p
   Inode* dir = p.dir.get();
   if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
   co_await dir->lock.LockExclusive();
-  ExclusiveLock g(&dir->lock);
+  vfs::ExclusiveLock g(&dir->lock);
   if (co_await DirLookup(dir, p.name)) co_return FsStatus{false, Errno::kExist};
   if (p.dir_required) co_return FsStatus{false, Errno::kNoEnt};  // "new/": nothing to create
   if (src_dir) co_return FsStatus{false, Errno::kPerm};
@@ -719,9 +717,9 @@ sim::Task<FsStatus> F2fs::Link(std::string_view existing, std::string_view new_p
   if (!s0) co_return FsStatus{false, Errno::kNoEnt};
   InodeRef src(this, s0);
   co_await src->lock.LockExclusive();
-  ExclusiveLock sg(&src->lock);
+  vfs::ExclusiveLock sg(&src->lock);
   if (src->unlinked) co_return FsStatus{false, Errno::kNoEnt};  // its last name went meanwhile
-  SharedLock cp = co_await LockOp();
+  vfs::SharedLock cp = co_await LockOp();
   const Errno e = co_await AddLink(dir, p.name, src->ino, FileType::kRegular);
   if (e != Errno::kOk) co_return FsStatus{false, e};
   InodeFields& f = MutI(src.get());
@@ -741,7 +739,7 @@ sim::Task<FsResult<std::vector<std::string>>> F2fs::Readdir(std::string_view pat
   InodeRef ref(this, in0);
   if (!I(in0).is_dir) co_return FsResult<std::vector<std::string>>{{}, Errno::kNotDir};
   co_await in0->lock.LockShared();
-  SharedLock g(&in0->lock);
+  vfs::SharedLock g(&in0->lock);
   std::vector<std::pair<std::string, Dentry>> l = co_await ListDir(in0);
   std::vector<std::string> names;
   names.reserve(l.size());
@@ -771,7 +769,7 @@ sim::Task<FsStatus> F2fs::Sync() {
 
 sim::Task<FsStatus> F2fs::Unmount() {
   stopping_ = true;
-  flusher_timer_.Kick();
+  wb_.Kick();
   cleaner_->Kick();
   discard_timer_.Kick();
   while (threads_running_ > 0 && !dead_) co_await threads_wq_.Wait();

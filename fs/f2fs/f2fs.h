@@ -126,10 +126,11 @@
 #include "fs/f2fs/nat_table.h"
 #include "fs/f2fs/on_disk.h"
 #include "fs/f2fs/segment_manager.h"
-#include "fs/f2fs/sync_primitives.h"
+#include "fs/vfs/sync_primitives.h"
 #include "fs/f2fs/victim_policy.h"
 #include "fs/file_system.h"
 #include "fs/vfs/fd_table.h"
+#include "fs/vfs/page_cache.h"
 #include "fs/vfs/path.h"
 #include "ssd/block_device.h"
 #include "sim/event_queue.h"
@@ -143,7 +144,9 @@ class F2fs final : public FileSystem,
                    private ssd::BlockClient,
                    private DurabilityHost,
                    private CleanerHost,
-                   private RegionLoad {
+                   private RegionLoad,
+                   private vfs::PageCache::Owner,
+                   private vfs::WritebackHost {
  public:
   struct Env {
     sim::EventQueue* events = nullptr;
@@ -252,8 +255,8 @@ class F2fs final : public FileSystem,
   const SegmentManager& segments() const { return *sm_; }
   const NatTable& nat() const { return *nat_; }
   uint64_t dirty_node_pages() const { return dirty_nids_.size(); }
-  uint64_t dirty_data_pages() const { return dirty_data_pages_; }
-  uint64_t cached_pages() const { return cached_pages_; }
+  uint64_t dirty_data_pages() const { return wb_.dirty_pages(); }
+  uint64_t cached_pages() const { return cache_.pages(); }
   uint64_t valid_block_count() const { return valid_block_count_; }
   uint64_t free_user_blocks() const {
     return layout_.user_block_count > valid_block_count_ ? layout_.user_block_count - valid_block_count_ : 0;
@@ -278,18 +281,10 @@ class F2fs final : public FileSystem,
   enum class Io : uint8_t { kData, kDentry, kNode, kMeta, kCp, kGcData, kGcNode, kCount };
 
   // ---- Pages.
-  struct Page {
+  struct Page : vfs::CachedPage {
     enum class Kind : uint8_t { kData, kNode };
     explicit Page(Kind k) : kind(k) {}
-    virtual ~Page() = default;
     Kind kind;
-    bool dirty = false;
-    bool zombie = false;  // detached from its owner, freed when writeback ends
-    bool in_lru = false;
-    uint16_t writeback = 0;
-    uint16_t pin = 0;
-    Page* lru_prev = nullptr;
-    Page* lru_next = nullptr;
   };
   struct DataPage : Page {
     DataPage() : Page(Kind::kData) {}
@@ -318,7 +313,7 @@ class F2fs final : public FileSystem,
     explicit Inode(sim::EventQueue* q) : lock(q) {}
     Nid ino;
     NodePage* ipage = nullptr;  // pinned while the Inode exists
-    RwLock lock;                // i_rwsem
+    vfs::RwLock lock;                // i_rwsem
     uint32_t refs = 0;          // open files + operations in progress
     bool unlinked = false;      // no link left; freed at the last reference (orphan)
     bool freed = false;         // blocks and nodes released; deleted at the last reference
@@ -326,8 +321,7 @@ class F2fs final : public FileSystem,
     std::set<uint64_t> dirty_index;  // indices of dirty pages
     uint64_t dirty_pages = 0;
     // Flusher list (inodes with dirty data pages, oldest first).
-    bool on_wb_list = false;
-    sim::SimTime dirtied_when;
+    vfs::WritebackState wb;
     // Per-file dirty node list.
     NodePage* dirty_nodes = nullptr;
     uint32_t dirty_node_count = 0;
@@ -571,17 +565,10 @@ class F2fs final : public FileSystem,
   // was rewritten elsewhere or truncated since; see DoCheckpoint).
   sim::Task<void> WaitCheckpointWrites();
   void OnBlockComplete(ssd::BlockRequest* req) override;
-  void PageWritebackDone(Page* p);
 
   // ---- Page cache (f2fs_data.cc).
-  void Pin(Page* p);
-  void Unpin(Page* p);  // frees a zombie page once unpinned and written
-  void LruAdd(Page* p);
-  void LruRemove(Page* p);
-  void LruTouch(Page* p);
-  void MaybeLru(Page* p);
-  void AccountNewPage();
-  void EvictIfNeeded();
+  // vfs::PageCache::Owner: unlinks an evicted page from its inode or the node cache.
+  std::unique_ptr<vfs::CachedPage> Evict(vfs::CachedPage* p) override;
   DataPage* FindDataPage(Inode* inode, uint64_t index);
   DataPage* NewDataPage(Inode* inode, uint64_t index);
   void DropDataPage(Inode* inode, uint64_t index);
@@ -602,6 +589,12 @@ class F2fs final : public FileSystem,
   // check_inplace_update_policy (and cold files): `sync` as WriteDataPage.
   bool ShouldIpu(const Inode* inode, bool sync) const;
   sim::Task<void> FlusherThread();
+  // ---- vfs::WritebackHost.
+  vfs::WritebackState* FindWritebackState(uint64_t ino, uint64_t* dirty_pages) override;
+  sim::Task<bool> WritebackFile(uint64_t ino, uint64_t max_pages) override;
+  bool FlusherStop() const override { return stopping_ || dead_; }
+  bool FlusherAbort() const override { return dead_; }
+  sim::Task<void> AfterWritebackPass() override { return BalanceFsBg(); }
   // Reads pages [first, last] of a regular file (read-ahead extends `last`).
   // With `pinned`, the pages of [first, last] are returned pinned (the
   // caller unpins them), so read-ahead cannot evict them before use.
@@ -634,7 +627,9 @@ class F2fs final : public FileSystem,
   NodeBlock& MutNode(NodePage* np);
   void SetNodeDirty(NodePage* np, Inode* owner);
   void ClearNodeDirty(NodePage* np);
-  void RemoveNodePage(NodePage* np);
+  // Takes the node page out of the node cache (clean) and returns it.
+  std::unique_ptr<NodePage> UnlinkNodePage(NodePage* np);
+  void RemoveNodePage(NodePage* np) { cache_.Detach(UnlinkNodePage(np)); }
   Inode* OwnerOf(const NodePage* np);
   // New node of inode `inode` with node offset `ofs`: nid allocated (NEW_ADDR), page dirty.
   NodePage* NewNode(Inode* inode, NodeKind kind, uint32_t ofs, Errno* err);
@@ -685,7 +680,7 @@ class F2fs final : public FileSystem,
                                          Op op);
   sim::Task<FsResult<uint64_t>> DoPread(Fd fd, int64_t offset, std::span<uint8_t> out, Op op);
   FileStat StatOf(const Inode* inode) const;
-  sim::Task<SharedLock> LockOp();  // f2fs_lock_op (cp_rwsem shared), measuring stalls
+  sim::Task<vfs::SharedLock> LockOp();  // f2fs_lock_op (cp_rwsem shared), measuring stalls
   sim::Task<void> BalanceFs();     // f2fs_balance_fs: foreground GC when space is short
 
   // ---- fsync (f2fs_fsync.cc).
@@ -770,18 +765,12 @@ class F2fs final : public FileSystem,
   vfs::FdTable<OpenFile> fds_;
 
   // Page cache.
-  Page* lru_head_ = nullptr;  // least recently used
-  Page* lru_tail_ = nullptr;
-  uint64_t cached_pages_ = 0;
-  uint64_t dirty_data_pages_ = 0;
+  vfs::PageCache cache_;
+  vfs::Writeback wb_;  // file data (dentry pages are counted below)
   uint64_t dirty_dentry_pages_ = 0;
-  uint64_t page_limit_ = 0;
-  std::vector<std::unique_ptr<Page>> zombies_;
-  std::deque<Nid> wb_list_;  // inodes with dirty data, in dirtying order (may hold stale entries)
   std::set<uint32_t> dirty_dirs_;  // directories with dirty dentry pages
   std::vector<std::unique_ptr<Inode>> freed_inodes_;  // freed, still referenced
-  WaitQueue dirty_wq_;       // writers throttled by dirty_ratio
-  WaitQueue wb_wq_;          // page writeback completions
+  vfs::WaitQueue wb_wq_;          // page writeback completions
 
   // Space accounting (total_valid_block_count: data + NEW reservations + nodes).
   uint64_t valid_block_count_ = 0;
@@ -789,20 +778,20 @@ class F2fs final : public FileSystem,
   uint64_t alloc_since_cp_ = 0;  // alloc_valid_block_count: new blocks and nodes since the checkpoint
 
   // Checkpoint.
-  RwLock cp_lock_;  // cp_rwsem
+  vfs::RwLock cp_lock_;  // cp_rwsem
   uint64_t cp_ver_ = 0;
   uint64_t mounted_cp_ver_ = 0;
   bool mounted_clean_ = false;  // the loaded checkpoint was written by umount
   bool cp_running_ = false;
   uint64_t cp_started_ = 0;
   uint64_t cp_completed_ = 0;
-  WaitQueue cp_wq_;
+  vfs::WaitQueue cp_wq_;
   sim::SimTime last_op_time_;
 
   // Discard.
   std::unique_ptr<DiscardQueue> dq_;
   std::deque<IoReq*> held_writes_;  // writes waiting for an issued discard of their blocks
-  WaitQueue discard_wq_;            // issued discards completing
+  vfs::WaitQueue discard_wq_;            // issued discards completing
 
   // I/O.
   IoReq* free_reqs_ = nullptr;
@@ -813,13 +802,13 @@ class F2fs final : public FileSystem,
   std::map<uint64_t, const IoReq*> plain_writes_;
   uint64_t plain_write_seq_ = 0;
   std::set<uint64_t> cp_awaited_plain_;  // the plain writes WaitCheckpointWrites waits for
-  WaitQueue cp_io_wq_;                   // WaitCheckpointWrites' waiter
+  vfs::WaitQueue cp_io_wq_;                   // WaitCheckpointWrites' waiter
   uint64_t reads_in_flight_ = 0;
   uint64_t trims_in_flight_ = 0;
   uint64_t warm_node_seq_ = 0;
   std::set<uint64_t> warm_node_inflight_;
   uint64_t ios_in_flight_ = 0;
-  WaitQueue io_wq_;  // WaitAllWrites' and WaitPlainWrites' waiters
+  vfs::WaitQueue io_wq_;  // WaitAllWrites' and WaitPlainWrites' waiters
   bool flush_inflight_ = false;
   std::vector<sim::Completion<bool>*> flush_waiters_cur_;
   std::vector<sim::Completion<bool>*> flush_waiters_next_;
@@ -828,13 +817,12 @@ class F2fs final : public FileSystem,
   std::unique_ptr<Cleaner> cleaner_;
 
   // Background threads.
-  DaemonTimer flusher_timer_;
-  DaemonTimer discard_timer_;
-  OwnedThread flusher_thread_;
-  OwnedThread gc_thread_;
-  OwnedThread discard_thread_;
+  vfs::DaemonTimer discard_timer_;
+  vfs::OwnedThread flusher_thread_;
+  vfs::OwnedThread gc_thread_;
+  vfs::OwnedThread discard_thread_;
   uint32_t threads_running_ = 0;
-  WaitQueue threads_wq_;
+  vfs::WaitQueue threads_wq_;
 
   Stats stats_;
 };

@@ -78,10 +78,10 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   // writes take no cp_rwsem) and take it again, so the operations queued
   // behind the checkpoint run meanwhile. Once the lock is held with no
   // dentry page dirty, every operation taking cp_rwsem waits.
-  ExclusiveLock all;
+  vfs::ExclusiveLock all;
   for (int round = 0;; ++round) {
     co_await cp_lock_.LockExclusive();
-    all = ExclusiveLock(&cp_lock_);
+    all = vfs::ExclusiveLock(&cp_lock_);
     if (dead_) co_return;
     if (dirty_dentry_pages_ == 0 || round == kUnlockedDentryRounds) break;
     all.Release();

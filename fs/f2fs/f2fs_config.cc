@@ -102,19 +102,6 @@ void DiscardConfig::Describe(sim::Schema<DiscardConfig>& s) {
           "long, then drops the rest");
 }
 
-void PageCacheConfig::Describe(sim::Schema<PageCacheConfig>& s) {
-  s.Param("memory", &PageCacheConfig::memory, "1GiB", "Page cache size (data, dentry and node pages)").Min(1 << 20);
-  s.Param("dirty_background_ratio", &PageCacheConfig::dirty_background_ratio, "10%",
-          "vm.dirty_background_ratio: the flusher starts writeback above this share of the cache");
-  s.Param("dirty_ratio", &PageCacheConfig::dirty_ratio, "20%",
-          "vm.dirty_ratio: writers are throttled above this share of the cache");
-  s.Param("dirty_expire", &PageCacheConfig::dirty_expire, "30s",
-          "vm.dirty_expire_centisecs: dirty data older than this is written back");
-  s.Param("writeback_interval", &PageCacheConfig::writeback_interval, "5s",
-          "vm.dirty_writeback_centisecs: flusher wake-up period");
-  s.Param("readahead", &PageCacheConfig::readahead, "128KiB", "Read-ahead window of sequential reads");
-}
-
 void CpuCostConfig::Describe(sim::Schema<CpuCostConfig>& s) {
   s.Param("syscall", &CpuCostConfig::syscall, "1us", "CPU time of entering/leaving the FS for any call");
   s.Param("memcpy_page", &CpuCostConfig::memcpy_page, "400ns", "CPU time to copy 4 KiB user <-> page cache");

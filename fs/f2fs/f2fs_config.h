@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fs/vfs/page_cache.h"
 #include "sim/config.h"
 #include "sim/status.h"
 #include "sim/time.h"
@@ -70,17 +71,6 @@ struct DiscardConfig {
   static void Describe(sim::Schema<DiscardConfig>& s);
 };
 
-// Linux page cache and writeback (vm.dirty_* sysctls).
-struct PageCacheConfig {
-  sim::Bytes memory;  // page cache limit (data, dentry and node pages)
-  sim::Ratio dirty_background_ratio;
-  sim::Ratio dirty_ratio;
-  sim::SimTime dirty_expire;
-  sim::SimTime writeback_interval;
-  sim::Bytes readahead;
-  static void Describe(sim::Schema<PageCacheConfig>& s);
-};
-
 // Simulated CPU time of file-system code paths.
 struct CpuCostConfig {
   sim::SimTime syscall;             // fixed cost of every API call
@@ -114,7 +104,7 @@ struct F2fsConfig {
   CheckpointConfig checkpoint;
   GcConfig gc;
   DiscardConfig discard;
-  PageCacheConfig page_cache;
+  vfs::PageCacheConfig page_cache;
   CpuCostConfig cpu;
   // The sections of the implementations chosen by name (allocation
   // policies, durability modes).

@@ -7,91 +7,30 @@
 
 namespace fs::f2fs {
 
-// ---- LRU and memory.
+// ---- Page cache.
 
-void F2fs::LruAdd(Page* p) {
-  CHECK(!p->in_lru);
-  p->in_lru = true;
-  p->lru_next = nullptr;
-  p->lru_prev = lru_tail_;
-  if (lru_tail_) lru_tail_->lru_next = p; else lru_head_ = p;
-  lru_tail_ = p;
-}
-
-void F2fs::LruRemove(Page* p) {
-  if (!p->in_lru) return;
-  if (p->lru_prev) p->lru_prev->lru_next = p->lru_next; else lru_head_ = p->lru_next;
-  if (p->lru_next) p->lru_next->lru_prev = p->lru_prev; else lru_tail_ = p->lru_prev;
-  p->lru_prev = p->lru_next = nullptr;
-  p->in_lru = false;
-}
-
-void F2fs::LruTouch(Page* p) {
-  if (!p->in_lru || p == lru_tail_) return;
-  LruRemove(p);
-  LruAdd(p);
-}
-
-void F2fs::MaybeLru(Page* p) {
-  if (!p->dirty && p->writeback == 0 && p->pin == 0 && !p->zombie && !p->in_lru) LruAdd(p);
-}
-
-void F2fs::Pin(Page* p) {
-  ++p->pin;
-  LruRemove(p);
-}
-
-void F2fs::Unpin(Page* p) {
-  CHECK_GT(p->pin, 0);
-  --p->pin;
-  if (p->zombie) {
-    if (p->pin == 0 && p->writeback == 0) {
-      auto it = std::find_if(zombies_.begin(), zombies_.end(), [&](const auto& z) { return z.get() == p; });
-      CHECK(it != zombies_.end());
-      zombies_.erase(it);
-    }
-    return;
-  }
-  MaybeLru(p);
-}
-
-void F2fs::AccountNewPage() {
-  ++cached_pages_;
-  EvictIfNeeded();
-}
-
-void F2fs::EvictIfNeeded() {
-  while (cached_pages_ > page_limit_ && lru_head_) {
-    Page* p = lru_head_;
-    LruRemove(p);
-    stats_.evicted_pages.Inc();
-    if (p->kind == Page::Kind::kNode) {
-      NodePage* np = static_cast<NodePage*>(p);
-      CHECK(!np->dirty && np->writeback == 0 && np->pin == 0);
-      RemoveNodePage(np);
-      continue;
-    }
-    DataPage* dp = static_cast<DataPage*>(p);
-    Inode* inode = FindInode(dp->ino);
-    CHECK(inode != nullptr) << "cached page of unknown inode " << dp->ino.v;
-    inode->pages.erase(dp->index);
-    --cached_pages_;
-  }
+std::unique_ptr<vfs::CachedPage> F2fs::Evict(vfs::CachedPage* cp) {
+  Page* p = static_cast<Page*>(cp);
+  stats_.evicted_pages.Inc();
+  if (p->kind == Page::Kind::kNode) return UnlinkNodePage(static_cast<NodePage*>(p));
+  DataPage* dp = static_cast<DataPage*>(p);
+  Inode* inode = FindInode(dp->ino);
+  CHECK(inode != nullptr) << "cached page of unknown inode " << dp->ino.v;
+  auto it = inode->pages.find(dp->index);
+  CHECK(it != inode->pages.end() && it->second.get() == dp);
+  std::unique_ptr<vfs::CachedPage> owned = std::move(it->second);
+  inode->pages.erase(it);
+  return owned;
 }
 
 void F2fs::DropCaches() {
   nat_->DropClean();  // clean NAT entries (the shrinker) and NAT pages
-  const uint64_t saved = page_limit_;
-  page_limit_ = 0;
-  EvictIfNeeded();
-  page_limit_ = saved;
+  cache_.EvictAll();
   std::vector<Inode*> idle;
   for (auto& [ino, in] : inodes_) idle.push_back(in.get());
   for (Inode* in : idle) MaybeEvictInode(in);
   // Inode pages unpinned by the inode eviction above are now evictable too.
-  page_limit_ = 0;
-  EvictIfNeeded();
-  page_limit_ = saved;
+  cache_.EvictAll();
 }
 
 // ---- Data pages.
@@ -99,41 +38,35 @@ void F2fs::DropCaches() {
 F2fs::DataPage* F2fs::FindDataPage(Inode* inode, uint64_t index) {
   auto it = inode->pages.find(index);
   if (it == inode->pages.end()) return nullptr;
-  LruTouch(it->second.get());
+  cache_.Touch(it->second.get());
   return it->second.get();
 }
 
 F2fs::DataPage* F2fs::NewDataPage(Inode* inode, uint64_t index) {
   CHECK(!inode->pages.count(index));
-  AccountNewPage();
+  cache_.Admit();
   auto p = std::make_unique<DataPage>();
   p->ino = inode->ino;
   p->index = index;
   DataPage* raw = p.get();
   inode->pages[index] = std::move(p);
-  MaybeLru(raw);
+  cache_.MaybeLru(raw);
   return raw;
 }
 
 void F2fs::DropDataPage(Inode* inode, uint64_t index) {
   auto it = inode->pages.find(index);
   if (it == inode->pages.end()) return;
-  DataPage* p = it->second.get();
-  ClearDataPageDirty(inode, p);
-  LruRemove(p);
+  ClearDataPageDirty(inode, it->second.get());
   std::unique_ptr<DataPage> owned = std::move(it->second);
   inode->pages.erase(it);
-  --cached_pages_;
-  if (owned->writeback > 0 || owned->pin > 0) {
-    owned->zombie = true;
-    zombies_.push_back(std::move(owned));
-  }
+  cache_.Detach(std::move(owned));
 }
 
 void F2fs::SetDataPageDirty(Inode* inode, DataPage* p) {
   if (p->dirty) return;
   p->dirty = true;
-  LruRemove(p);
+  cache_.LruRemove(p);
   ++inode->dirty_pages;
   inode->dirty_index.insert(p->index);
   if (I(inode).is_dir) {
@@ -141,14 +74,7 @@ void F2fs::SetDataPageDirty(Inode* inode, DataPage* p) {
     dirty_dirs_.insert(inode->ino.v);
     return;
   }
-  ++dirty_data_pages_;
-  if (!inode->on_wb_list) {
-    inode->on_wb_list = true;
-    inode->dirtied_when = q_->now();
-    wb_list_.push_back(inode->ino);
-  }
-  const double bg = static_cast<double>(page_limit_) * cfg_.page_cache.dirty_background_ratio.value;
-  if (static_cast<double>(dirty_data_pages_) > bg) flusher_timer_.Kick();
+  wb_.FileDataDirtied(inode->ino.v, &inode->wb);
 }
 
 void F2fs::ClearDataPageDirty(Inode* inode, DataPage* p) {
@@ -160,12 +86,9 @@ void F2fs::ClearDataPageDirty(Inode* inode, DataPage* p) {
     --dirty_dentry_pages_;
     if (inode->dirty_pages == 0) dirty_dirs_.erase(inode->ino.v);
   } else {
-    --dirty_data_pages_;
-    if (inode->dirty_pages == 0) inode->on_wb_list = false;
-    const double limit = static_cast<double>(page_limit_) * cfg_.page_cache.dirty_ratio.value;
-    if (dirty_wq_.has_waiters() && static_cast<double>(dirty_data_pages_) <= limit) dirty_wq_.NotifyAll();
+    wb_.FileDataCleaned(&inode->wb, inode->dirty_pages);
   }
-  MaybeLru(p);
+  cache_.MaybeLru(p);
 }
 
 DataBlock& F2fs::MutBytes(DataPage* p) {
@@ -193,7 +116,7 @@ sim::Task<Errno> F2fs::ReadPages(Inode* inode, uint64_t first, uint64_t last, st
   inode->ra_next = last + 1;
   auto take = [&](uint64_t idx, DataPage* p) {
     if (pinned && idx <= want_last) {
-      Pin(p);
+      cache_.Pin(p);
       pinned->push_back(p);
     }
   };
@@ -256,7 +179,7 @@ sim::Task<Errno> F2fs::DoRead(Inode* inode, uint64_t offset, std::span<uint8_t> 
   std::vector<DataPage*> pages(last - first + 1, nullptr);
   for (uint64_t idx = first; idx <= last; ++idx) {
     if (DataPage* p = FindDataPage(inode, idx)) {
-      Pin(p);
+      cache_.Pin(p);
       pinned.push_back(p);
       pages[idx - first] = p;
     }
@@ -282,7 +205,7 @@ sim::Task<Errno> F2fs::DoRead(Inode* inode, uint64_t offset, std::span<uint8_t> 
     else std::memset(out.data() + (pos - offset), 0, len);
     pos += len;
   }
-  for (DataPage* p : pinned) Unpin(p);
+  for (DataPage* p : pinned) cache_.Unpin(p);
   *done = n;
   stats_.app_bytes_read.Inc(n);
   co_await Cpu(cfg_.cpu.memcpy_page * static_cast<int64_t>(last - first + 1));
@@ -317,19 +240,19 @@ sim::Task<Errno> F2fs::ConvertInlineData(Inode* inode) {
   // f2fs_convert_inline_page: the page is written (hot data log) and waited
   // for before the inline data goes, so the data stays consistent on flash.
   {
-    Pin(p);
+    cache_.Pin(p);
     IoBatch batch(q_);
     {
       WriteBatcher wb(this, Io::kData, &batch);
       const Errno we = co_await WriteDataPage(inode, p, /*hot=*/true, /*sync=*/true, wb);
       wb.Flush();
       if (we != Errno::kOk) {
-        Unpin(p);
+        cache_.Unpin(p);
         co_return we;
       }
     }
     co_await WaitBatch(batch);
-    Unpin(p);
+    cache_.Unpin(p);
   }
   NodeBlock& ib = MutInodeBlock(inode);
   ib.inline_data.clear();
@@ -343,7 +266,7 @@ sim::Task<Errno> F2fs::DoWrite(Inode* inode, uint64_t offset, std::span<const ui
   if (length == 0) co_return Errno::kOk;
   const uint64_t end = offset + length;
   if (end > MaxFileBlocks() * kBlockSize) co_return Errno::kFBig;
-  SharedLock cp = co_await LockOp();
+  vfs::SharedLock cp = co_await LockOp();
   if (I(inode).inline_data) {
     if (end <= kMaxInlineData) {
       NodeBlock& b = MutInodeBlock(inode);
@@ -430,11 +353,11 @@ sim::Task<void> F2fs::SyncCachedRange(Inode* inode, uint64_t first, uint64_t las
   for (auto it = inode->pages.lower_bound(first); it != inode->pages.end() && it->first <= last; ++it)
     mine.push_back(it->second.get());
   if (mine.empty()) co_return;
-  for (DataPage* p : mine) Pin(p);
+  for (DataPage* p : mine) cache_.Pin(p);
   {
     IoBatch batch(q_);
     {
-      SharedLock cp = co_await LockOp();
+      vfs::SharedLock cp = co_await LockOp();
       WriteBatcher wb(this, Io::kData, &batch);
       for (DataPage* p : mine) {
         if (!p->dirty || p->zombie) continue;
@@ -453,7 +376,7 @@ sim::Task<void> F2fs::SyncCachedRange(Inode* inode, uint64_t first, uint64_t las
     return false;
   };
   while (busy() && !dead_) co_await wb_wq_.Wait();
-  for (DataPage* p : mine) Unpin(p);
+  for (DataPage* p : mine) cache_.Unpin(p);
   if (drop) {
     for (uint64_t idx = first; idx <= last; ++idx) {
       DataPage* p = FindDataPage(inode, idx);
@@ -472,7 +395,7 @@ sim::Task<Errno> F2fs::DoDirectWrite(Inode* inode, uint64_t offset, std::span<co
                                      uint64_t length, uint64_t* done) {
   *done = 0;
   if (I(inode).inline_data) {
-    SharedLock cp = co_await LockOp();
+    vfs::SharedLock cp = co_await LockOp();
     const Errno e = co_await ConvertInlineData(inode);
     if (e != Errno::kOk) co_return e;
   }
@@ -526,7 +449,7 @@ sim::Task<Errno> F2fs::DoDirectRead(Inode* inode, uint64_t offset, std::span<uin
 sim::Task<Errno> F2fs::DoTruncate(Inode* inode, uint64_t size) {
   const uint64_t old = I(inode).size;
   if (size > MaxFileBlocks() * kBlockSize) co_return Errno::kFBig;
-  SharedLock cp = co_await LockOp();
+  vfs::SharedLock cp = co_await LockOp();
   if (I(inode).inline_data) {
     if (size <= kMaxInlineData) {
       NodeBlock& b = MutInodeBlock(inode);
@@ -594,9 +517,9 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, bool s
   const uint64_t idx = p->index;
   DnodeRef dn;
   if (!TryGetDnodeCached(inode, idx, &dn) || !dn.np) {
-    Pin(p);
+    cache_.Pin(p);
     dn = co_await GetDnode(inode, idx, true);
-    Unpin(p);
+    cache_.Unpin(p);
   }
   if (!dn.np) co_return dn.err == Errno::kOk ? Errno::kNoSpc : dn.err;
   if (!p->dirty || p->zombie) co_return Errno::kOk;
@@ -642,7 +565,7 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, bool s
   p->gcing = false;
   p->direct = false;
   ClearDataPageDirty(inode, p);
-  LruRemove(p);
+  cache_.LruRemove(p);
   ++p->writeback;
   ++inode->wb_writes;
   wb.set_gc(gc);
@@ -655,7 +578,7 @@ sim::Task<void> F2fs::WritebackInode(Inode* inode, uint64_t max_pages, bool wait
   InodeRef ref(this, inode);
   IoBatch batch(q_);
   {
-    SharedLock cp;
+    vfs::SharedLock cp;
     if (!from_cp) cp = co_await LockOp();
     const bool hot = inode->dirty_pages <= cfg_.min_hot_blocks;
     WriteBatcher wb(this, I(inode).is_dir ? Io::kDentry : Io::kData, wait ? &batch : nullptr);
@@ -676,46 +599,31 @@ sim::Task<void> F2fs::WritebackInode(Inode* inode, uint64_t max_pages, bool wait
 }
 
 sim::Task<void> F2fs::BalanceDirtyPages() {
-  const double limit = static_cast<double>(page_limit_) * cfg_.page_cache.dirty_ratio.value;
-  if (static_cast<double>(dirty_data_pages_) <= limit) co_return;
+  if (!wb_.OverDirtyLimit()) co_return;
   stats_.throttled_writes.Inc();
-  while (static_cast<double>(dirty_data_pages_) > limit && !dead_ && !stopping_) {
-    flusher_timer_.Kick();
-    co_await dirty_wq_.Wait();
-  }
+  co_await wb_.Throttle([this] { return dead_ || stopping_; });
 }
 
 sim::Task<void> F2fs::FlusherThread() {
   ++threads_running_;
-  constexpr uint64_t kChunk = 1024;  // pages per inode per pass (MAX_WRITEBACK_PAGES-like)
-  while (!stopping_ && !dead_) {
-    co_await flusher_timer_.Sleep(cfg_.page_cache.writeback_interval);
-    if (stopping_ || dead_) break;
-    const double bg = static_cast<double>(page_limit_) * cfg_.page_cache.dirty_background_ratio.value;
-    size_t n = wb_list_.size();
-    while (n-- > 0 && !wb_list_.empty() && !dead_) {
-      const Nid ino = wb_list_.front();
-      wb_list_.pop_front();
-      Inode* in = FindInode(ino);
-      if (!in || !in->on_wb_list) continue;
-      if (in->dirty_pages == 0) {
-        in->on_wb_list = false;
-        continue;
-      }
-      const bool expired = in->dirtied_when + cfg_.page_cache.dirty_expire <= q_->now();
-      const bool over = static_cast<double>(dirty_data_pages_) > bg;
-      if (!expired && !over) {
-        wb_list_.push_front(ino);
-        break;
-      }
-      InodeRef ref(this, in);
-      co_await WritebackInode(in, kChunk, false);
-      if (in->dirty_pages > 0 && in->on_wb_list) wb_list_.push_back(ino);
-    }
-    if (!dead_) co_await BalanceFsBg();
-  }
+  co_await wb_.Run(this);
   --threads_running_;
   threads_wq_.NotifyAll();
+}
+
+vfs::WritebackState* F2fs::FindWritebackState(uint64_t ino, uint64_t* dirty_pages) {
+  Inode* in = FindInode(Nid{static_cast<uint32_t>(ino)});
+  if (!in) return nullptr;
+  *dirty_pages = in->dirty_pages;
+  return &in->wb;
+}
+
+sim::Task<bool> F2fs::WritebackFile(uint64_t ino, uint64_t max_pages) {
+  Inode* in = FindInode(Nid{static_cast<uint32_t>(ino)});
+  CHECK(in != nullptr);
+  InodeRef ref(this, in);
+  co_await WritebackInode(in, max_pages, false);
+  co_return in->dirty_pages > 0 && in->wb.on_list;
 }
 
 }  // namespace fs::f2fs

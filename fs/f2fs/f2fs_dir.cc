@@ -72,7 +72,7 @@ sim::Task<F2fs::Inode*> F2fs::GetInode(Nid ino) {
   auto in = std::make_unique<Inode>(q_);
   in->ino = ino;
   in->ipage = np;
-  Pin(np);
+  cache_.Pin(np);
   Inode* raw = in.get();
   inodes_[ino.v] = std::move(in);
   co_return raw;
@@ -85,7 +85,7 @@ void F2fs::MaybeEvictInode(Inode* in) {
   if (in->ipage->dirty || in->ipage->writeback > 0) return;
   NodePage* ip = in->ipage;
   inodes_.erase(in->ino.v);
-  Unpin(ip);
+  cache_.Unpin(ip);
 }
 
 NodeBlock& F2fs::MutInodeBlock(Inode* inode) {
@@ -141,7 +141,7 @@ sim::Task<F2fs::ParentRef> F2fs::LookupParent(std::string_view path) {
       {
         Inode* d = cur.get();
         co_await d->lock.LockShared();
-        SharedLock g(&d->lock);
+        vfs::SharedLock g(&d->lock);
         loc = co_await DirLookup(d, c);
       }
       if (!loc) {
@@ -181,7 +181,7 @@ sim::Task<FsResult<Nid>> F2fs::LookupPath(std::string_view path) {
   Inode* d = p.dir.get();
   if (!I(d).is_dir) co_return FsResult<Nid>{Nid{}, Errno::kNotDir};
   co_await d->lock.LockShared();
-  SharedLock g(&d->lock);
+  vfs::SharedLock g(&d->lock);
   std::optional<DentryLoc> loc = co_await DirLookup(d, p.name);
   if (!loc) co_return FsResult<Nid>{Nid{}, Errno::kNoEnt};
   if (p.dir_required && loc->type != FileType::kDir) co_return FsResult<Nid>{Nid{}, Errno::kNotDir};
@@ -398,7 +398,7 @@ sim::Task<FsResult<F2fs::Inode*>> F2fs::NewInode(Inode* dir, std::string_view na
   auto in = std::make_unique<Inode>(q_);
   in->ino = *nid;
   in->ipage = np;
-  Pin(np);
+  cache_.Pin(np);
   Inode* raw = in.get();
   inodes_[nid->v] = std::move(in);
   SetNodeDirty(np, raw);
@@ -492,7 +492,7 @@ sim::Task<void> F2fs::FreeInode(Inode* inode) {
 sim::Task<void> F2fs::ReleaseInode(Inode* inode) {
   InodeRef ref(this, inode);
   if (!inode->unlinked || inode->freed || inode->refs != 1) co_return;
-  SharedLock cp = co_await LockOp();
+  vfs::SharedLock cp = co_await LockOp();
   if (inode->unlinked && !inode->freed && inode->refs == 1) co_await FreeInode(inode);
 }
 

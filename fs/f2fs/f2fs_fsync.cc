@@ -32,7 +32,7 @@ sim::Task<uint32_t> F2fs::FsyncNodePages(Inode* inode, IoBatch* batch) {
   stats_.fsync_visited.Record(static_cast<int64_t>(visited));
   stats_.fsync_nodes_visited.Inc(visited);
   co_await Cpu(cfg_.cpu.fsync_scan_page * static_cast<int64_t>(visited));
-  SharedLock cp = co_await LockOp();
+  vfs::SharedLock cp = co_await LockOp();
   std::vector<NodePage*> todo;
   for (NodePage* np = inode->dirty_nodes; np; np = np->dnext) {
     if (np->blk->IsDnode() && np->blk->footer.cold) todo.push_back(np);
@@ -83,7 +83,7 @@ sim::Task<Errno> F2fs::SyncFile(Inode* inode, bool datasync) {
     stats_.fsync_data.Record((t_data - t0).ns());
     if (I(inode).inline_data && inode->ipage->dirty) go_write = true;
     if (!datasync && inode->time_dirty) {
-      SharedLock cp = co_await LockOp();
+      vfs::SharedLock cp = co_await LockOp();
       MutI(inode).mtime = q_->now();
       inode->time_dirty = false;
     }
@@ -118,7 +118,7 @@ sim::Task<Errno> F2fs::SyncFile(Inode* inode, bool datasync) {
       stats_.fsync_checkpoints.Inc();
       // try_to_fix_pino: the checkpoint made the namespace durable.
       if (I(inode).lost_pino && inode->cur_pino != kNullNid) {
-        SharedLock cp = co_await LockOp();
+        vfs::SharedLock cp = co_await LockOp();
         InodeFields& f = MutI(inode);
         f.pino = inode->cur_pino;
         f.name = inode->cur_name;

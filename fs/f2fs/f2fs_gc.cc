@@ -12,7 +12,7 @@
 namespace fs::f2fs {
 
 sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
-  SharedLock cp = co_await LockOp();
+  vfs::SharedLock cp = co_await LockOp();
   IoBatch batch(q_);
   uint32_t moved = 0, examined = 0;
   for (uint32_t i = 0; i < layout_.segs_per_sec; ++i) {
@@ -94,9 +94,9 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
       p->gcing = true;
       ++moved;
       if (!fg) continue;  // background: the page's next write moves it
-      Pin(p);
+      cache_.Pin(p);
       co_await WriteDataPage(in, p, /*hot=*/false, /*sync=*/true, wb);
-      Unpin(p);
+      cache_.Unpin(p);
     }
     wb.Flush();
   }

@@ -282,20 +282,6 @@ sim::Task<void> F2fs::WaitCheckpointWrites() {
   cp_awaited_plain_.clear();
 }
 
-void F2fs::PageWritebackDone(Page* p) {
-  CHECK_GT(p->writeback, 0);
-  --p->writeback;
-  if (p->writeback > 0) return;
-  if (p->zombie) {
-    if (p->pin > 0) return;
-    auto it = std::find_if(zombies_.begin(), zombies_.end(), [&](const auto& z) { return z.get() == p; });
-    CHECK(it != zombies_.end());
-    zombies_.erase(it);
-    return;
-  }
-  MaybeLru(p);
-}
-
 void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
   IoReq* r = static_cast<IoReq*>(req);
   --ios_in_flight_;
@@ -304,7 +290,7 @@ void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
     case ssd::BlockOp::kWrite: {
       for (uint64_t id : r->write_ids) image_->Complete(id, r->fua);
       for (Page* p : r->pages)
-        if (p) PageWritebackDone(p);
+        if (p) cache_.WritebackDone(p);
       for (uint32_t ino : r->inos) {
         Inode* in = FindInode(Nid{ino});
         if (in && in->wb_writes > 0) --in->wb_writes;

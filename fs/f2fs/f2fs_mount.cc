@@ -412,7 +412,7 @@ sim::Task<void> F2fs::RecoverOrphans(const std::vector<Nid>& orphans) {
     if (!in) continue;
     in->unlinked = true;
     orphans_.insert(ino.v);
-    SharedLock cp = co_await LockOp();
+    vfs::SharedLock cp = co_await LockOp();
     co_await FreeInode(in);
   }
 }
@@ -468,7 +468,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
           auto in = std::make_unique<Inode>(q_);
           in->ino = ino;
           in->ipage = np;
-          Pin(np);
+          cache_.Pin(np);
           Inode* raw = in.get();
           inodes_[ino.v] = std::move(in);
           SetNodeDirty(np, raw);
@@ -491,7 +491,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
   for (BlockAddr b : chain) sm_->ReserveSegment(layout_.SegOf(b));
 
   // ---- Pass 2 (recover_data): replay the chain in order.
-  SharedLock cp = co_await LockOp();
+  vfs::SharedLock cp = co_await LockOp();
   std::set<uint32_t> touched;
   std::set<uint32_t> unlinked_new;  // recovered new files that could not be re-linked
   std::set<uint32_t> named;

@@ -10,19 +10,19 @@ namespace fs::f2fs {
 F2fs::NodePage* F2fs::FindNode(Nid nid) {
   auto it = nodes_.find(nid.v);
   if (it == nodes_.end()) return nullptr;
-  LruTouch(it->second.get());
+  cache_.Touch(it->second.get());
   return it->second.get();
 }
 
 F2fs::NodePage* F2fs::InsertNode(Nid nid, std::shared_ptr<NodeBlock> blk) {
   CHECK(!nodes_.count(nid.v)) << "node " << nid.v << " cached twice";
-  AccountNewPage();
+  cache_.Admit();
   auto np = std::make_unique<NodePage>();
   np->nid = nid;
   np->blk = std::move(blk);
   NodePage* raw = np.get();
   nodes_[nid.v] = std::move(np);
-  MaybeLru(raw);
+  cache_.MaybeLru(raw);
   return raw;
 }
 
@@ -61,7 +61,7 @@ F2fs::Inode* F2fs::OwnerOf(const NodePage* np) { return FindInode(np->blk->foote
 void F2fs::SetNodeDirty(NodePage* np, Inode* owner) {
   if (np->dirty) return;
   np->dirty = true;
-  LruRemove(np);
+  cache_.LruRemove(np);
   dirty_nids_.insert(np->nid.v);
   if (owner) {
     np->dprev = nullptr;
@@ -86,21 +86,16 @@ void F2fs::ClearNodeDirty(NodePage* np) {
     np->on_ino_list = false;
     --owner->dirty_node_count;
   }
-  MaybeLru(np);
+  cache_.MaybeLru(np);
 }
 
-void F2fs::RemoveNodePage(NodePage* np) {
+std::unique_ptr<F2fs::NodePage> F2fs::UnlinkNodePage(NodePage* np) {
   ClearNodeDirty(np);
-  LruRemove(np);
   auto it = nodes_.find(np->nid.v);
   CHECK(it != nodes_.end() && it->second.get() == np);
   std::unique_ptr<NodePage> owned = std::move(it->second);
   nodes_.erase(it);
-  --cached_pages_;
-  if (owned->writeback > 0 || owned->pin > 0) {
-    owned->zombie = true;
-    zombies_.push_back(std::move(owned));
-  }
+  return owned;
 }
 
 F2fs::NodePage* F2fs::NewNode(Inode* inode, NodeKind kind, uint32_t ofs, Errno* err) {
@@ -153,7 +148,7 @@ bool F2fs::TryGetDnodeCached(Inode* inode, uint64_t index, DnodeRef* out) {
     if (it == nodes_.end()) return false;
     NodePage* np = it->second.get();
     if (l == path.level) {
-      LruTouch(np);
+      cache_.Touch(np);
       *out = DnodeRef{np, path.offsets[l]};
       return true;
     }
@@ -213,7 +208,7 @@ void F2fs::WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBat
   nat_->SetAddr(nid, b.footer.ino, addr, fsync_mark);
   durability_->OnBlockUpdate(BlockUpdate{true, nid, 0, b.footer.ino, old, addr});
   ClearNodeDirty(np);
-  LruRemove(np);
+  cache_.LruRemove(np);
   ++np->writeback;
   uint64_t seq = 0;
   if (t == LogType::kWarmNode) {
@@ -254,7 +249,7 @@ sim::Task<bool> F2fs::TruncateSubtree(Inode* inode, Nid nid, int depth, uint64_t
     }
     co_return false;
   }
-  Pin(np);
+  cache_.Pin(np);
   const uint64_t span = depth == 1 ? uint64_t{kAddrsPerBlock} : uint64_t{kAddrsPerBlock} * kNidsPerBlock;
   bool all = first >= from;
   for (uint32_t i = 0; i < kNidsPerBlock; ++i) {
@@ -276,7 +271,7 @@ sim::Task<bool> F2fs::TruncateSubtree(Inode* inode, Nid nid, int depth, uint64_t
       if (np->blk->Child(i) != kNullNid) all = false;
   }
   if (all) FreeNode(np);  // pinned: becomes a zombie until Unpin
-  Unpin(np);
+  cache_.Unpin(np);
   co_return all;
 }
 

@@ -208,7 +208,7 @@ TEST(PolicyTest, FsyncRunsBesideReadsAndOtherFsyncsOfTheFile) {
     fsync_done = true;
   };
   auto rest = [&]() -> sim::Task<void> {
-    OwnedThread t;
+    vfs::OwnedThread t;
     t.Start(&s.q(), fsync());
     co_await sim::Delay(&s.q(), sim::Us(50));  // the fsync is writing by now
     std::vector<uint8_t> buf(kBlockSize);

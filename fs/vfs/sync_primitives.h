@@ -1,4 +1,4 @@
-// Lock and wait primitives for simulated threads of the F2FS model.
+// Lock and wait primitives for simulated threads of the file-system models.
 //
 // Like sim::Semaphore, waiters live in their coroutine frames (intrusive
 // FIFO lists) and resume from an event at the current time, and a waiter
@@ -18,7 +18,7 @@
 #include "sim/event_queue.h"
 #include "sim/task.h"
 
-namespace fs::f2fs {
+namespace fs::vfs {
 
 namespace internal {
 struct Waiter {
@@ -263,4 +263,4 @@ class OwnedThread {
   Starter starter_;
 };
 
-}  // namespace fs::f2fs
+}  // namespace fs::vfs

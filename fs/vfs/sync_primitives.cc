@@ -1,6 +1,6 @@
-#include "fs/f2fs/sync_primitives.h"
+#include "fs/vfs/sync_primitives.h"
 
-namespace fs::f2fs {
+namespace fs::vfs {
 
 bool RwLock::TryLock(bool exclusive) {
   if (!waiters_.empty() || writer_) return false;
@@ -91,4 +91,4 @@ void OwnedThread::Destroy() {
   h_ = {};
 }
 
-}  // namespace fs::f2fs
+}  // namespace fs::vfs
