@@ -57,7 +57,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   auto durability = MakeDurability(cfg_.durability, DurabilityContext{&cfg_, &layout_, nat_.get(), sm_.get(), this});
   CHECK(durability.ok()) << "durability mode validated by the config schema: " << durability.status().message();
   durability_ = std::move(durability).value();
-  sit_bitmap_.assign(layout_.sit_blocks, false);
+  cpw_ = std::make_unique<CheckpointWriter>(layout_, nat_.get(), sm_.get());
   static const char* kBits[] = {"force", "ssr", "util", "ssr_util", "fsync", "async"};
   for (const std::string& b : cfg_.ipu_policy)
     for (int i = 0; i < 6; ++i)

@@ -117,6 +117,7 @@
 #include <vector>
 
 #include "fs/f2fs/allocation_policy.h"
+#include "fs/f2fs/checkpoint_writer.h"
 #include "fs/f2fs/cleaner.h"
 #include "fs/f2fs/discard_queue.h"
 #include "fs/f2fs/durability.h"
@@ -753,8 +754,7 @@ class F2fs final : public FileSystem,
   std::unique_ptr<SegmentManager> sm_;
   std::unique_ptr<NatTable> nat_;
   std::unique_ptr<Durability> durability_;  // after sm_ and nat_, which it reads
-  std::vector<SitJournalEntry> sit_journal_;
-  std::vector<bool> sit_bitmap_;
+  std::unique_ptr<CheckpointWriter> cpw_;  // after sm_ and nat_; the SIT journal and version bitmap
   std::array<bool, 8> ipu_bits_{};  // by bit index (force, ssr, util, ssr_util, fsync, async)
 
   // Nodes and inodes.

@@ -289,10 +289,9 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
   nat_->SetNextScan(cp.next_free_nid);
 
   // ---- SIT: the valid copy of every SIT block, then the journal.
-  sit_bitmap_ = cp.sit_bitmap;
   {
     std::vector<BlockAddr> addrs;
-    for (uint32_t i = 0; i < layout_.sit_blocks; ++i) addrs.push_back(layout_.SitBlockAddr(i, sit_bitmap_[i]));
+    for (uint32_t i = 0; i < layout_.sit_blocks; ++i) addrs.push_back(layout_.SitBlockAddr(i, cp.sit_bitmap[i]));
     co_await ReadBlocks(addrs, Io::kMeta);
     for (uint32_t i = 0; i < layout_.sit_blocks; ++i) {
       const auto* b = As<SitBlock>(image_->Read(addrs[i]), BlockData::Type::kSit);
@@ -304,8 +303,8 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
       }
     }
   }
-  sit_journal_ = sum->sit_journal;
-  for (const SitJournalEntry& j : sit_journal_) sm_->LoadSit(j.segno, j.entry);
+  cpw_->Load(cp.sit_bitmap, sum->sit_journal);
+  for (const SitJournalEntry& j : cpw_->sit_journal()) sm_->LoadSit(j.segno, j.entry);
 
   // ---- SSA, then the logs and their summaries.
   {
