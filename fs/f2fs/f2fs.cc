@@ -23,6 +23,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       image_(env.image),
       stat_group_(env.stats),
       device_wa_(env.device_write_amplification),
+      node_cache_(&cache_),
       cache_(this, std::max<uint64_t>(64, cfg.page_cache.memory.value / kBlockSize)),
       wb_(env.events, cfg_.page_cache, &cache_),
       wb_wq_(env.events),
@@ -213,7 +214,7 @@ void F2fs::RegisterStats() {
         "write_amplification_end_to_end", "ratio",
         "end-to-end write amplification: FS-layer write amplification x the device's");
   }
-  g.AddSeries([this] { return static_cast<double>(dirty_nids_.size()); }, sim::StatGroup::SeriesKind::kValue,
+  g.AddSeries([this] { return static_cast<double>(node_cache_.dirty().size()); }, sim::StatGroup::SeriesKind::kValue,
               "dirty_nodes", "pages", "dirty node pages");
   g.AddSeries([this] { return static_cast<double>(wb_.dirty_pages()); }, sim::StatGroup::SeriesKind::kValue,
               "dirty_data", "pages", "dirty data pages");

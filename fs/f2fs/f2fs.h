@@ -125,6 +125,7 @@
 #include "fs/f2fs/image.h"
 #include "fs/f2fs/layout.h"
 #include "fs/f2fs/nat_table.h"
+#include "fs/f2fs/node_cache.h"
 #include "fs/f2fs/on_disk.h"
 #include "fs/f2fs/segment_manager.h"
 #include "fs/vfs/sync_primitives.h"
@@ -255,7 +256,7 @@ class F2fs final : public FileSystem,
   uint64_t checkpoints() const { return stats_.cp_count.value(); }
   const SegmentManager& segments() const { return *sm_; }
   const NatTable& nat() const { return *nat_; }
-  uint64_t dirty_node_pages() const { return dirty_nids_.size(); }
+  uint64_t dirty_node_pages() const { return node_cache_.dirty().size(); }
   uint64_t dirty_data_pages() const { return wb_.dirty_pages(); }
   uint64_t cached_pages() const { return cache_.pages(); }
   uint64_t valid_block_count() const { return valid_block_count_; }
@@ -281,34 +282,6 @@ class F2fs final : public FileSystem,
   // Block I/O categories for statistics.
   enum class Io : uint8_t { kData, kDentry, kNode, kMeta, kCp, kGcData, kGcNode, kCount };
 
-  // ---- Pages.
-  struct Page : vfs::CachedPage {
-    enum class Kind : uint8_t { kData, kNode };
-    explicit Page(Kind k) : kind(k) {}
-    Kind kind;
-  };
-  struct DataPage : Page {
-    DataPage() : Page(Kind::kData) {}
-    Nid ino;
-    uint64_t index = 0;
-    std::shared_ptr<DataBlock> bytes;    // regular file; null = zeros
-    std::shared_ptr<DentryBlock> dents;  // directory
-    // Dirtied by background cleaning (page_private_gcing): its next write
-    // goes out of place to the cleaning log (cold data or ATGC), from_gc.
-    bool gcing = false;
-    // Written by an O_DIRECT write: in place over a valid block unless in
-    // LFS mode (f2fs_map_blocks with F2FS_GET_BLOCK_DIO), never a hot page.
-    bool direct = false;
-  };
-  struct NodePage : Page {
-    NodePage() : Page(Kind::kNode) {}
-    Nid nid;
-    std::shared_ptr<NodeBlock> blk;
-    NodePage* dprev = nullptr;  // per-inode dirty node list
-    NodePage* dnext = nullptr;
-    bool on_ino_list = false;
-  };
-
   // ---- In-memory inodes (f2fs_inode_info).
   struct Inode {
     explicit Inode(sim::EventQueue* q) : lock(q) {}
@@ -324,8 +297,7 @@ class F2fs final : public FileSystem,
     // Flusher list (inodes with dirty data pages, oldest first).
     vfs::WritebackState wb;
     // Per-file dirty node list.
-    NodePage* dirty_nodes = nullptr;
-    uint32_t dirty_node_count = 0;
+    DirtyNodeList dirty_nodes;
     // FI_* flags.
     bool append_write = false;
     bool update_write = false;
@@ -488,7 +460,7 @@ class F2fs final : public FileSystem,
   // The one helper for every background thread's "I/O in flight" check.
   bool InflightIo(bool count_queued_discards) const override;
   bool CheckpointLockHeld() const override { return !cp_lock_.idle(); }
-  uint64_t DirtyNodePages() const override { return dirty_nids_.size(); }
+  uint64_t DirtyNodePages() const override { return node_cache_.dirty().size(); }
   bool AnyIoInFlight() const override { return ios_in_flight_ > 0; }
   bool HasUncheckpointedChanges() const override { return FsDirty(); }
 
@@ -622,14 +594,16 @@ class F2fs final : public FileSystem,
   sim::Task<Errno> ReserveBlock(Inode* inode, uint64_t index);
 
   // ---- Nodes (f2fs_node.cc).
-  NodePage* FindNode(Nid nid);
+  NodePage* FindNode(Nid nid) { return node_cache_.Find(nid); }
   sim::Task<NodePage*> LoadNode(Nid nid);  // cache or device; null if the NAT has no address
-  NodePage* InsertNode(Nid nid, std::shared_ptr<NodeBlock> blk);
-  NodeBlock& MutNode(NodePage* np);
-  void SetNodeDirty(NodePage* np, Inode* owner);
-  void ClearNodeDirty(NodePage* np);
+  NodePage* InsertNode(Nid nid, std::shared_ptr<NodeBlock> blk) { return node_cache_.Insert(nid, std::move(blk)); }
+  static NodeBlock& MutNode(NodePage* np) { return NodeCache::Mut(np); }
+  void SetNodeDirty(NodePage* np, Inode* owner) { node_cache_.SetDirty(np, owner ? &owner->dirty_nodes : nullptr); }
+  void ClearNodeDirty(NodePage* np) { node_cache_.ClearDirty(np, DirtyListOf(np)); }
+  // The dirty list `np` is on (its owner's), or null.
+  DirtyNodeList* DirtyListOf(const NodePage* np);
   // Takes the node page out of the node cache (clean) and returns it.
-  std::unique_ptr<NodePage> UnlinkNodePage(NodePage* np);
+  std::unique_ptr<NodePage> UnlinkNodePage(NodePage* np) { return node_cache_.Unlink(np, DirtyListOf(np)); }
   void RemoveNodePage(NodePage* np) { cache_.Detach(UnlinkNodePage(np)); }
   Inode* OwnerOf(const NodePage* np);
   // New node of inode `inode` with node offset `ofs`: nid allocated (NEW_ADDR), page dirty.
@@ -648,7 +622,7 @@ class F2fs final : public FileSystem,
   sim::Task<bool> TruncateSubtree(Inode* inode, Nid nid, int depth, uint64_t first, uint64_t from);
   void TruncateDnodeRange(Inode* inode, NodePage* np, uint32_t from_slot);
   void ReleaseDataAddr(Inode* inode, NodePage* np, uint32_t slot);
-  bool NeedSsr() const { return alloc_->NeedSsr(*sm_, SpacePressure{dirty_nids_.size(), dirty_dentry_pages_}); }
+  bool NeedSsr() const { return alloc_->NeedSsr(*sm_, SpacePressure{node_cache_.dirty().size(), dirty_dentry_pages_}); }
   bool HasNotEnoughFreeSecs(uint32_t freed, uint32_t needed) const;
   bool IncValidBlocks(uint64_t n);
   void DecValidBlocks(uint64_t n);
@@ -758,8 +732,7 @@ class F2fs final : public FileSystem,
   std::array<bool, 8> ipu_bits_{};  // by bit index (force, ssr, util, ssr_util, fsync, async)
 
   // Nodes and inodes.
-  std::unordered_map<uint32_t, std::unique_ptr<NodePage>> nodes_;
-  std::set<uint32_t> dirty_nids_;  // global dirty node set (the node mapping's dirty tag)
+  NodeCache node_cache_;  // node pages, the global dirty set and the per-file dirty lists
   std::unordered_map<uint32_t, std::unique_ptr<Inode>> inodes_;
   std::set<uint32_t> orphans_;
   vfs::FdTable<OpenFile> fds_;

@@ -26,7 +26,7 @@ constexpr int kUnlockedDentryRounds = 8;
 }  // namespace
 
 bool F2fs::FsDirty() const {
-  return !dirty_nids_.empty() || nat_->dirty_count() > 0 || !sm_->dirty_sit().empty() || dirty_dentry_pages_ > 0 ||
+  return !node_cache_.dirty().empty() || nat_->dirty_count() > 0 || !sm_->dirty_sit().empty() || dirty_dentry_pages_ > 0 ||
          !sm_->DirtySsaSegments().empty() || sm_->prefree_segments() > 0;
 }
 
@@ -110,8 +110,8 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
     WriteBatcher wb(this, Io::kNode, &batch);
     for (int step = 0; step < 3; ++step) {
       std::vector<NodePage*> pages;
-      for (uint32_t nid : dirty_nids_) {
-        NodePage* np = nodes_.at(nid).get();
+      for (uint32_t nid : node_cache_.dirty()) {
+        NodePage* np = node_cache_.DirtyPage(nid);
         const NodeBlock& b = *np->blk;
         const bool take = step == 0 ? !b.IsDnode() : step == 1 ? (b.IsDnode() && !b.footer.cold)
                                                                : (b.IsDnode() && b.footer.cold);
@@ -122,7 +122,7 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
     }
     wb.Flush();
   }
-  CHECK(dirty_nids_.empty()) << "dirty nodes left after the checkpoint's node pass";
+  CHECK(node_cache_.dirty().empty()) << "dirty nodes left after the checkpoint's node pass";
   // The writes a checkpoint guarantees (nodes, meta, dentries, data moved by
   // cleaning) complete before the flush (f2fs_wait_on_all_pages(
   // F2FS_WB_CP_DATA)), so the checkpoint never points at such a block whose

@@ -35,14 +35,14 @@ void F2fs::DropCaches() {
 
 // ---- Data pages.
 
-F2fs::DataPage* F2fs::FindDataPage(Inode* inode, uint64_t index) {
+DataPage* F2fs::FindDataPage(Inode* inode, uint64_t index) {
   auto it = inode->pages.find(index);
   if (it == inode->pages.end()) return nullptr;
   cache_.Touch(it->second.get());
   return it->second.get();
 }
 
-F2fs::DataPage* F2fs::NewDataPage(Inode* inode, uint64_t index) {
+DataPage* F2fs::NewDataPage(Inode* inode, uint64_t index) {
   CHECK(!inode->pages.count(index));
   cache_.Admit();
   auto p = std::make_unique<DataPage>();

@@ -80,7 +80,7 @@ sim::Task<F2fs::Inode*> F2fs::GetInode(Nid ino) {
 
 void F2fs::MaybeEvictInode(Inode* in) {
   if (in->ino == kRootIno || in->refs > 0 || in->unlinked || in->freed || I(in).lost_pino) return;
-  if (!in->pages.empty() || in->dirty_node_count > 0 || in->time_dirty || !in->lock.idle() || in->wb_writes > 0)
+  if (!in->pages.empty() || in->dirty_nodes.count > 0 || in->time_dirty || !in->lock.idle() || in->wb_writes > 0)
     return;
   if (in->ipage->dirty || in->ipage->writeback > 0) return;
   NodePage* ip = in->ipage;
@@ -188,7 +188,7 @@ sim::Task<FsResult<Nid>> F2fs::LookupPath(std::string_view path) {
   co_return FsResult<Nid>{loc->ino, Errno::kOk};
 }
 
-sim::Task<F2fs::DataPage*> F2fs::GetDentryPage(Inode* dir, uint64_t index, bool create, Errno* err) {
+sim::Task<DataPage*> F2fs::GetDentryPage(Inode* dir, uint64_t index, bool create, Errno* err) {
   if (DataPage* p = FindDataPage(dir, index)) co_return p;
   DnodeRef dn;
   if (!TryGetDnodeCached(dir, index, &dn) || (!dn.np && create)) dn = co_await GetDnode(dir, index, create);

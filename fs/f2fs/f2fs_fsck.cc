@@ -54,8 +54,7 @@ sim::Status F2fs::Check() const {
   std::map<uint32_t, uint32_t> parent_of;
 
   auto node_of = [&](Nid nid) -> std::shared_ptr<const NodeBlock> {
-    auto it = nodes_.find(nid.v);
-    if (it != nodes_.end()) return it->second->blk;
+    if (const NodePage* np = node_cache_.Peek(nid)) return np->blk;
     const BlockAddr a = nat_->Get(nid).addr;
     if (!IsValidBlkaddr(a)) return nullptr;
     const BlockPtr& p = image_->Read(a);
@@ -83,8 +82,8 @@ sim::Status F2fs::Check() const {
     seen_nids.insert(nid.v);
     ++nodes;
     if (e.addr == kNewAddr) {
-      auto it = nodes_.find(nid.v);
-      if (it == nodes_.end() || !it->second->dirty)
+      const NodePage* np = node_cache_.Peek(nid);
+      if (!np || !np->dirty)
         return c.Fail(fmt::format("{}: nid {} has NEW_ADDR but no dirty page", what, nid.v));
       return true;
     }
@@ -333,16 +332,16 @@ sim::Status F2fs::Check() const {
   // Dirty node bookkeeping.
   for (const auto& [ino, in] : inodes_) {
     uint32_t n = 0;
-    for (const NodePage* np = in->dirty_nodes; np; np = np->dnext) {
+    for (const NodePage* np = in->dirty_nodes.head; np; np = np->dnext) {
       ++n;
       if (!np->dirty || np->blk->footer.ino != in->ino)
         return sim::Status::InvalidInput(fmt::format("fsck: dirty list of inode {} is corrupt", ino));
     }
-    if (n != in->dirty_node_count) return sim::Status::InvalidInput("fsck: dirty node count mismatch");
+    if (n != in->dirty_nodes.count) return sim::Status::InvalidInput("fsck: dirty node count mismatch");
   }
-  for (uint32_t nid : dirty_nids_) {
-    auto it = nodes_.find(nid);
-    if (it == nodes_.end() || !it->second->dirty)
+  for (uint32_t nid : node_cache_.dirty()) {
+    const NodePage* np = node_cache_.Peek(Nid{nid});
+    if (!np || !np->dirty)
       return sim::Status::InvalidInput(fmt::format("fsck: dirty nid {} not a dirty cached page", nid));
   }
   return sim::Status::Ok();

@@ -28,13 +28,13 @@ bool F2fs::NeedDoCheckpoint(Inode* inode) {
 sim::Task<uint32_t> F2fs::FsyncNodePages(Inode* inode, IoBatch* batch) {
   // The lookup: the kernel walks every dirty page of the node mapping and
   // skips those of other inodes; the per-file list visits only this file's.
-  const uint64_t visited = cfg_.fsync_node_lookup == "list" ? inode->dirty_node_count : dirty_nids_.size();
+  const uint64_t visited = cfg_.fsync_node_lookup == "list" ? inode->dirty_nodes.count : node_cache_.dirty().size();
   stats_.fsync_visited.Record(static_cast<int64_t>(visited));
   stats_.fsync_nodes_visited.Inc(visited);
   co_await Cpu(cfg_.cpu.fsync_scan_page * static_cast<int64_t>(visited));
   vfs::SharedLock cp = co_await LockOp();
   std::vector<NodePage*> todo;
-  for (NodePage* np = inode->dirty_nodes; np; np = np->dnext) {
+  for (NodePage* np = inode->dirty_nodes.head; np; np = np->dnext) {
     if (np->blk->IsDnode() && np->blk->footer.cold) todo.push_back(np);
   }
   // Written in nid order, as the scan of the node mapping finds them.
@@ -99,7 +99,7 @@ sim::Task<Errno> F2fs::SyncFile(Inode* inode, bool datasync) {
       while (cp_completed_ < running && !dead_) co_await cp_wq_.Wait();
     }
     if (!go_write && !inode->append_write) {
-      if (inode->dirty_node_count > 0) {
+      if (inode->dirty_nodes.count > 0) {
         go_write = true;
       } else if (inode->update_write) {
         goto flush_out;

@@ -7,26 +7,7 @@
 
 namespace fs::f2fs {
 
-F2fs::NodePage* F2fs::FindNode(Nid nid) {
-  auto it = nodes_.find(nid.v);
-  if (it == nodes_.end()) return nullptr;
-  cache_.Touch(it->second.get());
-  return it->second.get();
-}
-
-F2fs::NodePage* F2fs::InsertNode(Nid nid, std::shared_ptr<NodeBlock> blk) {
-  CHECK(!nodes_.count(nid.v)) << "node " << nid.v << " cached twice";
-  cache_.Admit();
-  auto np = std::make_unique<NodePage>();
-  np->nid = nid;
-  np->blk = std::move(blk);
-  NodePage* raw = np.get();
-  nodes_[nid.v] = std::move(np);
-  cache_.MaybeLru(raw);
-  return raw;
-}
-
-sim::Task<F2fs::NodePage*> F2fs::LoadNode(Nid nid) {
+sim::Task<NodePage*> F2fs::LoadNode(Nid nid) {
   if (NodePage* np = FindNode(nid)) co_return np;
   // f2fs_get_node_info: an entry neither cached nor in the NAT journal is
   // read from its NAT block (the valid copy), unless that page is cached.
@@ -51,54 +32,16 @@ sim::Task<F2fs::NodePage*> F2fs::LoadNode(Nid nid) {
   co_return InsertNode(nid, std::move(blk));
 }
 
-NodeBlock& F2fs::MutNode(NodePage* np) {
-  if (np->blk.use_count() > 1) np->blk = std::make_shared<NodeBlock>(*np->blk);
-  return *np->blk;
-}
-
 F2fs::Inode* F2fs::OwnerOf(const NodePage* np) { return FindInode(np->blk->footer.ino); }
 
-void F2fs::SetNodeDirty(NodePage* np, Inode* owner) {
-  if (np->dirty) return;
-  np->dirty = true;
-  cache_.LruRemove(np);
-  dirty_nids_.insert(np->nid.v);
-  if (owner) {
-    np->dprev = nullptr;
-    np->dnext = owner->dirty_nodes;
-    if (owner->dirty_nodes) owner->dirty_nodes->dprev = np;
-    owner->dirty_nodes = np;
-    np->on_ino_list = true;
-    ++owner->dirty_node_count;
-  }
+DirtyNodeList* F2fs::DirtyListOf(const NodePage* np) {
+  if (!np->on_ino_list) return nullptr;
+  Inode* owner = OwnerOf(np);
+  CHECK(owner != nullptr) << "dirty node " << np->nid.v << " without its inode";
+  return &owner->dirty_nodes;
 }
 
-void F2fs::ClearNodeDirty(NodePage* np) {
-  if (!np->dirty) return;
-  np->dirty = false;
-  dirty_nids_.erase(np->nid.v);
-  if (np->on_ino_list) {
-    Inode* owner = OwnerOf(np);
-    CHECK(owner != nullptr) << "dirty node " << np->nid.v << " without its inode";
-    if (np->dprev) np->dprev->dnext = np->dnext; else owner->dirty_nodes = np->dnext;
-    if (np->dnext) np->dnext->dprev = np->dprev;
-    np->dprev = np->dnext = nullptr;
-    np->on_ino_list = false;
-    --owner->dirty_node_count;
-  }
-  cache_.MaybeLru(np);
-}
-
-std::unique_ptr<F2fs::NodePage> F2fs::UnlinkNodePage(NodePage* np) {
-  ClearNodeDirty(np);
-  auto it = nodes_.find(np->nid.v);
-  CHECK(it != nodes_.end() && it->second.get() == np);
-  std::unique_ptr<NodePage> owned = std::move(it->second);
-  nodes_.erase(it);
-  return owned;
-}
-
-F2fs::NodePage* F2fs::NewNode(Inode* inode, NodeKind kind, uint32_t ofs, Errno* err) {
+NodePage* F2fs::NewNode(Inode* inode, NodeKind kind, uint32_t ofs, Errno* err) {
   if (!IncValidBlocks(1)) {
     *err = Errno::kNoSpc;
     return nullptr;
@@ -144,9 +87,8 @@ bool F2fs::TryGetDnodeCached(Inode* inode, uint64_t index, DnodeRef* out) {
       *out = DnodeRef{};
       return true;
     }
-    auto it = nodes_.find(nid.v);
-    if (it == nodes_.end()) return false;
-    NodePage* np = it->second.get();
+    NodePage* np = node_cache_.Peek(nid);
+    if (!np) return false;
     if (l == path.level) {
       cache_.Touch(np);
       *out = DnodeRef{np, path.offsets[l]};
@@ -311,7 +253,7 @@ uint32_t SecsFor(uint64_t pages, uint32_t blocks_per_sec) {
 
 bool F2fs::HasNotEnoughFreeSecs(uint32_t freed, uint32_t needed) const {
   const uint32_t bps = layout_.blocks_per_sec();
-  const uint32_t node_secs = SecsFor(dirty_nids_.size(), bps);
+  const uint32_t node_secs = SecsFor(node_cache_.dirty().size(), bps);
   const uint32_t dent_secs = SecsFor(dirty_dentry_pages_, bps);
   return sm_->free_sections() + freed <= node_secs + 2 * dent_secs + layout_.reserved_sections() + needed;
 }
