@@ -26,14 +26,17 @@
 //   block reservation (NEW_ADDR) at write time, orphan inodes.
 // - Page cache with dirty tracking, a memory limit (clean pages evicted
 //   LRU), writer throttling (dirty_ratio) and a flusher thread
-//   (dirty_background_ratio, dirty_expire, writeback interval).
+//   (dirty_background_ratio, dirty_expire, writeback interval): the shared
+//   vfs::PageCache and vfs::Writeback (fs/vfs/page_cache.h); node pages in
+//   the NodeCache (node_cache.h).
 // - Checkpoint (f2fs_write_checkpoint): dirty dentry pages written with
 //   cp_rwsem released until it can be taken exclusive with none dirty
 //   (block_operations' retries, bounded), then, with file operations
 //   stalled, all dirty node pages written, the writes a checkpoint
 //   guarantees (nodes, meta, dentries, data moved by cleaning; not plain
 //   file data) waited for, NAT/SIT flushed to journals or blocks, SSA
-//   blocks, CP pack, cache flush and FUA commit block; prefree segments
+//   blocks, CP pack (built by the CheckpointWriter, checkpoint_writer.h),
+//   cache flush and FUA commit block; prefree segments
 //   become free and freed nids reusable; what it freed is queued for
 //   discard. Triggers: fsync needing it, cleaning, sync/umount, and the
 //   background checks
