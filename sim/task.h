@@ -81,7 +81,50 @@ class RootRecord;
 // Called when root `r` finishes: forgets and frees its record.
 void FinishRoot(RootRecord* r) noexcept;
 
+// Coroutine frames. Creating a frame is the one allocation of a task, and
+// the file-system stack creates one per awaited call; frames up to
+// kPooledFrameBytes come from per-size free lists (64-byte classes) that
+// keep the memory of finished frames for the next one of the class, per OS
+// thread. The lists only grow to the most frames of a class alive at once.
+// Under AddressSanitizer every frame is a plain allocation, so a use of a
+// destroyed frame is still reported.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kPoolFrames = false;
+#else
+inline constexpr bool kPoolFrames = true;
+#endif
+inline constexpr std::size_t kFrameGrain = 64;
+inline constexpr std::size_t kPooledFrameBytes = 4096;
+struct FreeFrame {
+  FreeFrame* next;
+};
+inline constinit thread_local FreeFrame* free_frames[kPooledFrameBytes / kFrameGrain]{};
+
+inline void* AllocateFrame(std::size_t n) {
+  if (!kPoolFrames || n > kPooledFrameBytes) return ::operator new(n);
+  const std::size_t c = (n - 1) / kFrameGrain;
+  if (FreeFrame* f = free_frames[c]) {
+    free_frames[c] = f->next;
+    return f;
+  }
+  return ::operator new((c + 1) * kFrameGrain);
+}
+
+inline void ReleaseFrame(void* p, std::size_t n) noexcept {
+  if (!kPoolFrames || n > kPooledFrameBytes) {
+    ::operator delete(p);
+    return;
+  }
+  const std::size_t c = (n - 1) / kFrameGrain;
+  auto* f = static_cast<FreeFrame*>(p);
+  f->next = free_frames[c];
+  free_frames[c] = f;
+}
+
 struct PromiseBase {
+  static void* operator new(std::size_t n) { return AllocateFrame(n); }
+  static void operator delete(void* p, std::size_t n) noexcept { ReleaseFrame(p, n); }
+
   std::coroutine_handle<> continuation;  // resumed when this task finishes
   RootRecord* root = nullptr;            // a root task: its frame goes at the end
 
