@@ -1,5 +1,9 @@
 #include "fs/f2fs/layout.h"
 
+#include <map>
+#include <random>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "fs/f2fs/on_disk.h"
@@ -105,6 +109,45 @@ TEST(DentryArrayTest, InsertFindRemove) {
   EXPECT_EQ(d.FindRoom(3), 0);
   EXPECT_EQ(kInlineDentrySlots, 182u);
   EXPECT_EQ(kMaxInlineData, 3488u);
+}
+
+// Find against a walk over the entries, on random inserts and removes of
+// names of 1..40 bytes (1..5 slots), hashes colliding on purpose.
+TEST(DentryArrayTest, FindAgreesWithAWalkOverTheEntries) {
+  std::mt19937 rng(7);
+  DentryArray d(kDentrySlotsPerBlock);
+  std::map<std::string, int> present;
+  auto walk = [&](std::string_view name, uint32_t hash) {
+    int found = -1;
+    d.ForEach([&](uint32_t s, const Dentry& e) {
+      if (found < 0 && e.hash == hash && d.NameAt(s) == name) found = static_cast<int>(s);
+    });
+    return found;
+  };
+  auto hash_of = [](const std::string& n) { return DentryHash(n) % 4; };  // many collisions
+  for (int step = 0; step < 20000; ++step) {
+    std::string name(1 + rng() % 40, 'a');
+    for (char& c : name) c = static_cast<char>('a' + rng() % 3);
+    const uint32_t h = hash_of(name);
+    auto it = present.find(name);
+    if (it != present.end() && rng() % 2) {
+      d.Remove(it->second);
+      present.erase(it);
+    } else if (it == present.end()) {
+      const int slot = d.FindRoom(std::max<uint32_t>(1, DentryArray::SlotsFor(name.size())));
+      if (slot >= 0) {
+        d.Insert(slot, name, h, Nid{static_cast<uint32_t>(step + 3)}, FileType::kRegular);
+        present[name] = slot;
+      }
+    }
+    std::string probe(1 + rng() % 40, 'a');
+    for (char& c : probe) c = static_cast<char>('a' + rng() % 3);
+    ASSERT_EQ(d.Find(probe, hash_of(probe)), walk(probe, hash_of(probe))) << "step " << step;
+    if (!present.empty()) {
+      const auto& [n, s] = *present.begin();
+      ASSERT_EQ(d.Find(n, hash_of(n)), s);
+    }
+  }
 }
 
 }  // namespace

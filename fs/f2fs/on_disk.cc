@@ -20,11 +20,15 @@ std::string_view LogTypeName(LogType t) {
 }
 
 int DentryArray::Find(std::string_view name, uint32_t hash) const {
-  for (uint32_t s = 0; s < nr_slots;) {
-    if (!used[s]) { ++s; continue; }
+  // Only a used entry's first slot holds a Dentry other than the default
+  // (Insert writes the first slot, Remove resets it, and no entry can start
+  // inside a used one), so a scan of every slot's hash finds what a walk
+  // over the entries finds, first match first, without following names
+  // across slots. A name is never empty, so a default Dentry never matches.
+  const size_t len = name.size();
+  for (uint32_t s = 0; s < nr_slots; ++s) {
     const Dentry& d = dentries[s];
-    if (d.hash == hash && d.name_len == name.size() && NameAt(s) == name) return static_cast<int>(s);
-    s += std::max<uint32_t>(1, SlotsFor(d.name_len));
+    if (d.hash == hash && d.name_len == len && used[s] && NameAt(s) == name) return static_cast<int>(s);
   }
   return -1;
 }

@@ -119,7 +119,9 @@ struct Dentry {
 };
 
 // A dentry area: `nr_slots` slots, each a Dentry plus 8 name bytes; a name
-// of n bytes takes ceil(n/8) consecutive slots (the first holds the Dentry).
+// of n bytes takes ceil(n/8) consecutive slots (the first holds the Dentry;
+// every other slot's Dentry is the default one — Insert and Remove keep
+// that, and Find relies on it).
 // Used for dentry blocks (214 slots) and inline dentries (182 slots).
 struct DentryArray {
   explicit DentryArray(uint32_t slots = kDentrySlotsPerBlock)
