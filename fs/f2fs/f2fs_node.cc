@@ -176,7 +176,7 @@ void F2fs::ReleaseDataAddr(Inode* inode, NodePage* np, uint32_t slot) {
 void F2fs::TruncateDnodeRange(Inode* inode, NodePage* np, uint32_t from_slot) {
   const uint32_t n = np->blk->AddrSlots();
   for (uint32_t s = from_slot; s < n; ++s)
-    if (np->blk->slots[s] != 0) ReleaseDataAddr(inode, np, s);
+    if (np->blk->Slot(s) != 0) ReleaseDataAddr(inode, np, s);
 }
 
 sim::Task<bool> F2fs::TruncateSubtree(Inode* inode, Nid nid, int depth, uint64_t first, uint64_t from) {

@@ -17,6 +17,7 @@
 // are not reproduced: a checksum field stands for the CRC of a CP block.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bitset>
 #include <compare>
@@ -200,12 +201,15 @@ struct InodeFields {
 
 // Inode, direct node or (double-)indirect node.
 struct NodeBlock final : BlockData {
-  NodeBlock() : BlockData(Type::kNode) { slots.fill(0); }
+  NodeBlock() : BlockData(Type::kNode) {}
   NodeFooter footer;
   NodeKind kind = NodeKind::kDirect;
   // Data block addresses (inode: i_addr[0..872]; direct node: 1018) or
-  // child nids (indirect nodes), as raw 32-bit values.
-  std::array<uint32_t, kAddrsPerBlock> slots;
+  // child nids (indirect nodes), as raw 32-bit values. Slots past the
+  // vector's end are 0: the vector grows only when a non-zero value is set,
+  // so the node blocks of empty and small files (every version the Image
+  // keeps) stay small.
+  std::vector<uint32_t> slots;
   std::optional<InodeFields> inode;       // kInode only
   std::vector<uint8_t> inline_data;       // inline file data (size <= kMaxInlineData)
   std::optional<DentryArray> inline_dents;  // inline directory
@@ -213,10 +217,18 @@ struct NodeBlock final : BlockData {
   bool IsInode() const { return kind == NodeKind::kInode; }
   bool IsDnode() const { return kind == NodeKind::kInode || kind == NodeKind::kDirect; }
   uint32_t AddrSlots() const { return kind == NodeKind::kInode ? kUsableAddrsPerInode : kAddrsPerBlock; }
-  BlockAddr Addr(uint32_t i) const { return BlockAddr{slots[i]}; }
-  void SetAddr(uint32_t i, BlockAddr a) { slots[i] = a.v; }
-  Nid Child(uint32_t i) const { return Nid{slots[i]}; }
-  void SetChild(uint32_t i, Nid n) { slots[i] = n.v; }
+  uint32_t Slot(uint32_t i) const { return i < slots.size() ? slots[i] : 0; }
+  void SetSlot(uint32_t i, uint32_t v) {
+    if (i >= slots.size()) {
+      if (v == 0) return;
+      slots.resize(std::min<size_t>(kAddrsPerBlock, std::max<size_t>(i + 1, slots.size() * 2)));
+    }
+    slots[i] = v;
+  }
+  BlockAddr Addr(uint32_t i) const { return BlockAddr{Slot(i)}; }
+  void SetAddr(uint32_t i, BlockAddr a) { SetSlot(i, a.v); }
+  Nid Child(uint32_t i) const { return Nid{Slot(i)}; }
+  void SetChild(uint32_t i, Nid n) { SetSlot(i, n.v); }
 };
 
 struct RawNatEntry {
