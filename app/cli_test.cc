@@ -884,6 +884,9 @@ TEST_F(CliTest, F2fsExperimentIsDeterministic) {
   EXPECT_THAT(sa, HasSubstr("\"fs.fsync.lat_total\""));
   EXPECT_THAT(sa, HasSubstr("\"workload.fs.fsync.lat\""));
   EXPECT_EQ(sa, Slurp(fs::path(b) / "stats.json"));
+  const std::string series = Slurp(fs::path(a) / "series.csv");
+  EXPECT_THAT(series, HasSubstr(",workload.fs.fsync.lat.p99,"));
+  EXPECT_EQ(series, Slurp(fs::path(b) / "series.csv"));
 }
 
 TEST_F(CliTest, SqliteRunsAndFileWorkloadsNeedAFileSystem) {
