@@ -120,8 +120,13 @@ sim::Result<PointStats> ReadPointStats(const std::filesystem::path& file) {
     const YAML::Node& s = kv.second;
     if (!s.IsMap()) continue;
     if (ScalarText(s["type"]) == "histogram") {
-      for (const char* f : kHistogramFields) p.values[name + "." + f] = ScalarText(s[f]);
-      p.values[name] = ScalarText(s["mean"]);
+      // An empty histogram has a count and no values to describe (stats.json
+      // writes 0 for them): empty cells, not a latency of 0.
+      const bool empty = ScalarText(s["count"]) == "0";
+      for (const char* f : kHistogramFields) {
+        p.values[name + "." + f] = empty && std::strcmp(f, "count") != 0 ? "" : ScalarText(s[f]);
+      }
+      p.values[name] = empty ? "" : ScalarText(s["mean"]);
       p.bare_histograms.insert(name);
     } else {
       p.values[name] = ScalarText(s["value"]);

@@ -45,7 +45,7 @@ struct SweepRow {
 // Writes <base>/sweep.csv: a header "point,folder,<swept keys>,complete,
 // <statistics>" and a line per row whose folder holds a stats.json, the
 // values as stats.json writes them (empty where a point lacks the
-// statistic). A pattern of `stats` matching no statistic of any point is
+// statistic, and for the fields of an empty histogram but its count). A pattern of `stats` matching no statistic of any point is
 // left out when the list is the default and is InvalidInput (naming it)
 // when `chosen`; the file is written either way.
 sim::Status WriteSweepCsv(const std::string& base, const std::vector<SweepRow>& rows,
