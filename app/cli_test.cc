@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <iterator>
 #include <regex>
 #include <filesystem>
 #include <fstream>
@@ -629,8 +630,30 @@ bool Catches(pid_t pid, int sig) {
   return false;
 }
 
+// CPU seconds `pid` has used, from /proc.
+double CpuSeconds(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::istringstream rest(stat.substr(stat.rfind(')') + 2));  // after "pid (comm) "
+  std::string field;
+  uint64_t utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// The child processes of `pid`, from /proc.
+std::vector<pid_t> Children(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  std::vector<pid_t> out;
+  for (pid_t c; f >> c;) out.push_back(c);
+  return out;
+}
+
 bool WaitUntil(const std::function<bool()>& cond) {
-  for (int i = 0; i < 3000; ++i) {
+  for (int i = 0; i < 10000; ++i) {
     if (cond()) return true;
     usleep(2000);
   }
@@ -650,13 +673,14 @@ TEST_F(CliTest, SigintWritesTheResultsSoFarMarkedIncomplete) {
   const pid_t pid = Spawn({"run", Tiny(), "--set", "workload.fio.total_ios=1000000000", "--noprogress", "--out",
                            out.string()},
                           log);
-  ASSERT_TRUE(WaitUntil([&] { return Catches(pid, SIGINT); }));
-  usleep(200000);
+  // In the event loop: past reading the config (milliseconds of CPU) and
+  // the tiny device's set-up.
+  ASSERT_TRUE(WaitUntil([&] { return Catches(pid, SIGINT) && CpuSeconds(pid) >= 0.1; }));
   kill(pid, SIGINT);
   const int st = WaitExit(pid);
   ASSERT_TRUE(WIFEXITED(st)) << Slurp(log);
   EXPECT_EQ(WEXITSTATUS(st), 128 + SIGINT) << Slurp(log);
-  EXPECT_THAT(Slurp(log), HasSubstr("flashstack: SIGINT: stopped; the results written are marked incomplete"));
+  EXPECT_THAT(Slurp(log), HasSubstr("flashstack: SIGINT: stopped; what it wrote so far is marked incomplete"));
   const std::string stats = Slurp(out / "stats.json");
   EXPECT_THAT(stats, HasSubstr("\"complete\": false"));
   EXPECT_THAT(stats, HasSubstr("\"workload.write.lat\""));
@@ -668,13 +692,15 @@ TEST_F(CliTest, SigintWritesTheResultsSoFarMarkedIncomplete) {
 }
 
 // A second signal kills at once: here both come while the stack is being
-// built (a long preconditioning), before the event loop could stop.
+// built (a preconditioning of about 3 CPU seconds, which the event loop's
+// poll does not cut short), well after the configuration was read (a few
+// milliseconds; a signal before a point starts runs none).
 TEST_F(CliTest, SecondSignalKillsAtOnce) {
   const fs::path out = dir_ / "r", log = dir_ / "log";
   const pid_t pid = Spawn({"run", Tiny(), "--set", "device.geometry.blocks_per_plane=4096", "--set",
                            "ftl.precondition.random_overwrites=12", "--noprogress", "--out", out.string()},
                           log);
-  ASSERT_TRUE(WaitUntil([&] { return Catches(pid, SIGTERM); }));
+  ASSERT_TRUE(WaitUntil([&] { return Catches(pid, SIGTERM) && CpuSeconds(pid) >= 0.3; }));
   kill(pid, SIGTERM);
   ASSERT_TRUE(WaitUntil([&] { return !Catches(pid, SIGTERM); }));  // the handler ran and is gone
   kill(pid, SIGTERM);
@@ -693,8 +719,11 @@ TEST_F(CliTest, InterruptedSweepResumes) {
   const pid_t pid = Spawn({"run", cfg, "--jobs", "2", "--noprogress", "--out", out.string(), "--set",
                            "workload.fio.total_ios=1000000000"},
                           log);
-  ASSERT_TRUE(WaitUntil([&] { return Catches(pid, SIGTERM); }));
-  usleep(200000);
+  // Both points running, each in its event loop.
+  ASSERT_TRUE(WaitUntil([&] {
+    const std::vector<pid_t> c = Children(pid);
+    return Catches(pid, SIGTERM) && c.size() == 2 && CpuSeconds(c[0]) >= 0.1 && CpuSeconds(c[1]) >= 0.1;
+  }));
   kill(pid, SIGTERM);  // to the sweep's process only: it passes it on
   const int st = WaitExit(pid);
   ASSERT_TRUE(WIFEXITED(st)) << Slurp(log);

@@ -224,7 +224,7 @@ int main(int argc, char** argv) {
   }
   if (const int sig = app::InterruptSignal(); sig != 0) {
     std::cerr << "flashstack: " << app::SignalName(sig)
-              << ": stopped; the results written are marked incomplete (\"complete\": false)\n";
+              << ": stopped; what it wrote so far is marked incomplete (\"complete\": false)\n";
     return 128 + sig;
   }
   return 0;
