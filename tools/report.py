@@ -22,8 +22,9 @@ run_info.json when present). OUT receives:
   activity.*              checkpoints by reason, FS GC and FTL GC counts
   compare.*               several runs: headline statistics normalized to
                           the first run (= 1.0)
-  index.html              the runs, their configuration differences, the
-                          headline numbers and every figure
+  index.html              the runs (and whether each ran to its end or a
+                          signal stopped it), their configuration
+                          differences, the headline numbers and every figure
 
 Every figure's data is also written as <basename>.csv, tidy: series,x,y.
 CDF rows have x in the histogram's own unit (ns for latencies) and y the
@@ -426,10 +427,11 @@ def write_index(w, runs, skipped):
            "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}img{max-width:100%}</style>",
            "</head><body>", "<h1>flashstack report</h1>", "<h2>Runs</h2>",
            "<table><tr><th>label</th><th>folder</th><th>experiment</th><th>sweep</th><th>seed</th>"
-           "<th>version</th><th>simulated s</th></tr>"]
+           "<th>version</th><th>simulated s</th><th>complete</th></tr>"]
     for r in runs:
+        complete = "yes" if r.doc.get("complete", True) is not False else "no: a signal stopped it"
         cells = [r.label, r.folder, r.doc.get("experiment", ""), r.doc.get("sweep", ""), r.doc.get("seed", ""),
-                 r.doc.get("flashstack_version", ""), fmt(r.run_info.get("simulated_seconds", ""))]
+                 r.doc.get("flashstack_version", ""), fmt(r.run_info.get("simulated_seconds", "")), complete]
         out.append("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in cells) + "</tr>")
     out.append("</table>")
     if len(runs) > 1:
