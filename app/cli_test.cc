@@ -1,8 +1,15 @@
 // End-to-end tests of the flashstack command line: exit codes, error
 // messages, determinism of results and the result files.
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <iterator>
+#include <regex>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -415,11 +422,325 @@ TEST_F(CliTest, SweepExpandsIntoOneFolderPerPoint) {
   ASSERT_EQ(o.code, 0) << o.out;
   int folders = 0;
   for (const auto& e : fs::directory_iterator(out)) {
+    if (!e.is_directory()) continue;
     EXPECT_TRUE(fs::exists(e.path() / "stats.json"));
     ++folders;
   }
   EXPECT_EQ(folders, 4);
+  EXPECT_TRUE(fs::exists(fs::path(out) / "sweep.csv"));
   EXPECT_TRUE(fs::exists(fs::path(out) / "003-ftl.victim=fifo_ftl.op=28pct" / "stats.json"));
+}
+
+// The 2 x 2 sweep of the test above, small enough for several runs.
+std::string SmallSweep(const std::string& tiny, const std::string& extra = "") {
+  return "include: " + tiny + "\nworkload:\n  fio:\n    total_ios: 2000\n" + extra +
+         "sweep:\n  ftl.victim: [greedy, fifo]\n  ftl.op: [10%, 28%]\n";
+}
+const char* const kSweepFolders[] = {"000-ftl.victim=greedy_ftl.op=10pct", "001-ftl.victim=greedy_ftl.op=28pct",
+                                     "002-ftl.victim=fifo_ftl.op=10pct", "003-ftl.victim=fifo_ftl.op=28pct"};
+
+// The value text of a scalar statistic in a stats.json.
+std::string StatValue(const std::string& json, const std::string& name) {
+  std::smatch m;
+  const std::regex re("\"" + std::regex_replace(name, std::regex("\\."), "\\.") +
+                      "\": \\{[^}]*?\"value\": ([^\\s,}]+)");
+  return std::regex_search(json, m, re) ? m[1].str() : "<absent>";
+}
+
+// Points run in separate processes give the results of a run alone: every
+// point's files are byte-identical to those of a one-job sweep, and so is
+// the table.
+TEST_F(CliTest, SweepWithTwoJobsMatchesOneJobPointForPoint) {
+  const std::string cfg = Write("sweep.yaml", SmallSweep(Tiny()));
+  const fs::path one = dir_ / "one", two = dir_ / "two";
+  Outcome o = Cli("run " + cfg + " --quiet --noprogress --out " + one.string());
+  ASSERT_EQ(o.code, 0) << o.out;
+  o = Cli("run " + cfg + " --jobs 2 --out " + two.string() + " --progress_every 0.01");
+  ASSERT_EQ(o.code, 0) << o.out;
+  for (const char* f : kSweepFolders) {
+    for (const char* file : {"stats.json", "series.csv", "config.yaml"}) {
+      const std::string a = Slurp(one / f / file);
+      ASSERT_GT(a.size(), 100u) << f << "/" << file;
+      EXPECT_EQ(a, Slurp(two / f / file)) << f << "/" << file;
+    }
+    // Each point's summary is printed once, whole, by the sweep's process.
+    EXPECT_THAT(o.out, HasSubstr("results in " + (two / f).string() + "/\n"));
+  }
+  EXPECT_EQ(Slurp(one / "sweep.csv"), Slurp(two / "sweep.csv"));
+  EXPECT_THAT(o.out, HasSubstr("[flashstack] sweep tiny: 4/4 points done | wall "));
+  EXPECT_THAT(o.out, HasSubstr("sweep: 4 points in " + two.string() + "/, table in " + two.string() + "/sweep.csv"));
+}
+
+TEST_F(CliTest, SweepCsvHasOneRowPerPointWithTheSweptKeysAndChosenStats) {
+  const std::string cfg = Write("sweep.yaml", SmallSweep(Tiny()));
+  const fs::path out = dir_ / "s";
+  ASSERT_EQ(Cli("run " + cfg + " --quiet --jobs 2 --out " + out.string()).code, 0);
+  std::istringstream csv(Slurp(out / "sweep.csv"));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line,
+            "point,folder,ftl.victim,ftl.op,complete,workload.iops,workload.bw,workload.read.lat.p50,"
+            "workload.read.lat.p99,workload.write.lat.p50,workload.write.lat.p99,ftl.write_amplification");
+  const char* const keys[] = {"greedy,10%", "greedy,28%", "fifo,10%", "fifo,28%"};
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(std::getline(csv, line)) << i;
+    const std::string stats = Slurp(out / kSweepFolders[i] / "stats.json");
+    EXPECT_EQ(line.substr(0, line.find(",true,") + 6),
+              std::to_string(i) + "," + kSweepFolders[i] + "," + keys[i] + ",true,");
+    EXPECT_THAT(line, HasSubstr(",true," + StatValue(stats, "workload.iops") + "," + StatValue(stats, "workload.bw") +
+                                ","));
+    EXPECT_THAT(line, ::testing::EndsWith("," + StatValue(stats, "ftl.write_amplification")));
+  }
+  EXPECT_FALSE(std::getline(csv, line));
+
+  // Chosen statistics: names, histogram fields, wildcards.
+  Outcome o = Cli("run " + cfg + " --quiet --resume --sweep_stats ftl.erases,workload.write.lat.count,ftl.gc_runs_* "
+                  "--out " + out.string());
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("4 of 4 points kept"));
+  std::istringstream chosen(Slurp(out / "sweep.csv"));
+  std::getline(chosen, line);
+  EXPECT_EQ(line, "point,folder,ftl.victim,ftl.op,complete,ftl.erases,workload.write.lat.count,ftl.gc_runs_bg,"
+                  "ftl.gc_runs_fg");
+  std::getline(chosen, line);
+  EXPECT_THAT(line, HasSubstr(",true," + StatValue(Slurp(out / kSweepFolders[0] / "stats.json"), "ftl.erases") + ","));
+
+  // A statistic no point has, an empty name: exit code 2, named.
+  o = Cli("run " + cfg + " --quiet --resume --sweep_stats ftl.erases,ftl.eraces --out " + out.string());
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("--sweep_stats: no point has a statistic named ftl.eraces"));
+  o = Cli("run " + cfg + " --quiet --sweep_stats ftl.erases,, --out " + out.string());
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("--sweep_stats: empty statistic name"));
+}
+
+// An interrupted sweep (a point without results, one marked incomplete)
+// resumes without running the finished points again; a changed
+// configuration runs them all.
+TEST_F(CliTest, ResumeRunsOnlyPointsWithoutCompleteResultsOfTheSameConfig) {
+  const std::string cfg = Write("sweep.yaml", SmallSweep(Tiny()));
+  const fs::path out = dir_ / "s";
+  ASSERT_EQ(Cli("run " + cfg + " --quiet --jobs 2 --out " + out.string()).code, 0);
+  std::vector<std::string> info;
+  std::vector<fs::file_time_type> mtime;
+  for (const char* f : kSweepFolders) {
+    info.push_back(Slurp(out / f / "run_info.json"));
+    mtime.push_back(fs::last_write_time(out / f / "stats.json"));
+  }
+  const std::string first_table = Slurp(out / "sweep.csv");
+  fs::remove(out / kSweepFolders[1] / "stats.json");
+  {
+    std::string i2 = info[2];
+    i2.replace(i2.find("\"complete\": true"), 16, "\"complete\": false");
+    std::ofstream(out / kSweepFolders[2] / "run_info.json") << i2;
+  }
+  Outcome o = Cli("run " + cfg + " --resume --jobs 2 --noprogress --out " + out.string());
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("2 of 4 points kept: their folders hold complete results of the same configuration"));
+  EXPECT_THAT(o.out, Not(HasSubstr("== tiny ftl.victim=greedy,ftl.op=10%")));
+  EXPECT_THAT(o.out, HasSubstr("== tiny ftl.victim=greedy,ftl.op=28%"));
+  EXPECT_THAT(o.out, HasSubstr("== tiny ftl.victim=fifo,ftl.op=10%"));
+  for (int i : {0, 3}) {
+    EXPECT_EQ(Slurp(out / kSweepFolders[i] / "run_info.json"), info[i]) << i;
+    EXPECT_EQ(fs::last_write_time(out / kSweepFolders[i] / "stats.json"), mtime[i]) << i;
+  }
+  EXPECT_TRUE(fs::exists(out / kSweepFolders[1] / "stats.json"));
+  EXPECT_THAT(Slurp(out / kSweepFolders[2] / "run_info.json"), HasSubstr("\"complete\": true"));
+  EXPECT_EQ(Slurp(out / "sweep.csv"), first_table);
+
+  // Another configuration: nothing is kept.
+  o = Cli("run " + cfg + " --resume --quiet --set workload.fio.rwmixread=50% --out " + out.string());
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, Not(HasSubstr("kept")));
+  EXPECT_NE(Slurp(out / kSweepFolders[0] / "run_info.json"), info[0]);
+
+  // A file flashstack did not write is refused, resuming or not.
+  { std::ofstream(out / "notes.txt") << "mine\n"; }
+  o = Cli("run " + cfg + " --resume --quiet --out " + out.string());
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("holds 'notes.txt', which flashstack did not write"));
+}
+
+// --point runs one point into its folder and keeps the others (a job
+// array's task); the aggregating --resume run then only tabulates.
+TEST_F(CliTest, PointRunsOnePointAndResumeAggregates) {
+  const std::string cfg = Write("sweep.yaml", SmallSweep(Tiny()));
+  const fs::path out = dir_ / "s";
+  for (int i : {3, 1, 0, 2}) {
+    const Outcome o = Cli("run " + cfg + " --quiet --point " + std::to_string(i) + " --out " + out.string());
+    ASSERT_EQ(o.code, 0) << o.out;
+    EXPECT_TRUE(fs::exists(out / kSweepFolders[i] / "stats.json"));
+  }
+  EXPECT_FALSE(fs::exists(out / "sweep.csv"));
+  const fs::path whole = dir_ / "whole";
+  ASSERT_EQ(Cli("run " + cfg + " --quiet --out " + whole.string()).code, 0);
+  const Outcome o = Cli("run " + cfg + " --resume --out " + out.string());
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("4 of 4 points kept"));
+  EXPECT_EQ(Slurp(out / "sweep.csv"), Slurp(whole / "sweep.csv"));
+  for (const char* f : kSweepFolders) EXPECT_EQ(Slurp(out / f / "stats.json"), Slurp(whole / f / "stats.json")) << f;
+
+  for (const char* bad : {"4", "-1", "x", "1.5"}) {
+    const Outcome b = Cli("run " + cfg + " --quiet --point " + std::string(bad) + " --out " + out.string());
+    EXPECT_EQ(b.code, 2) << bad << ": " << b.out;
+    EXPECT_THAT(b.out, ::testing::AnyOf(HasSubstr("has 4 points (0 to 3)"), HasSubstr("--point: must be")));
+  }
+  for (const char* bad : {"0", "-2", "two", ""}) {
+    const Outcome b = Cli("run " + cfg + " --quiet --jobs=" + std::string(bad) + " --out " + out.string());
+    EXPECT_EQ(b.code, 2) << bad << ": " << b.out;
+    EXPECT_THAT(b.out, HasSubstr("--jobs: must be a whole number of processes from 1 to 4096"));
+  }
+}
+
+// ---- SIGINT / SIGTERM ----
+
+// Starts the flashstack binary with `args`, its output going to `log`, and
+// returns once it is executing (not before the exec, where this process's
+// signal handlers are still in place).
+pid_t Spawn(const std::vector<std::string>& args, const fs::path& log) {
+  int exec_pipe[2];
+  if (pipe2(exec_pipe, O_CLOEXEC) != 0) return -1;
+  const pid_t pid = fork();
+  if (pid != 0) {
+    close(exec_pipe[1]);
+    char c;
+    while (read(exec_pipe[0], &c, 1) > 0) {
+    }
+    close(exec_pipe[0]);
+    return pid;
+  }
+  close(exec_pipe[0]);
+  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(fd, 1);
+  dup2(fd, 2);
+  std::vector<char*> argv = {const_cast<char*>(FLASHSTACK_BINARY)};
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execv(FLASHSTACK_BINARY, argv.data());
+  _exit(127);
+}
+
+// Whether `pid` catches `sig` (its handler is installed), from /proc.
+bool Catches(pid_t pid, int sig) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("SigCgt:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1)) & 1;
+  }
+  return false;
+}
+
+// CPU seconds `pid` has used, from /proc.
+double CpuSeconds(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::istringstream rest(stat.substr(stat.rfind(')') + 2));  // after "pid (comm) "
+  std::string field;
+  uint64_t utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// The child processes of `pid`, from /proc.
+std::vector<pid_t> Children(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  std::vector<pid_t> out;
+  for (pid_t c; f >> c;) out.push_back(c);
+  return out;
+}
+
+bool WaitUntil(const std::function<bool()>& cond) {
+  for (int i = 0; i < 10000; ++i) {
+    if (cond()) return true;
+    usleep(2000);
+  }
+  return false;
+}
+
+int WaitExit(pid_t pid) {
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return st;
+}
+
+// A run stopped by SIGINT writes every result file, marked incomplete, and
+// exits with 128 + SIGINT; a run that would take minutes stops at once.
+TEST_F(CliTest, SigintWritesTheResultsSoFarMarkedIncomplete) {
+  const fs::path out = dir_ / "r", log = dir_ / "log";
+  const pid_t pid = Spawn({"run", Tiny(), "--set", "workload.fio.total_ios=1000000000", "--noprogress", "--out",
+                           out.string()},
+                          log);
+  // In the event loop: past reading the config (milliseconds of CPU) and
+  // the tiny device's set-up.
+  ASSERT_TRUE(WaitUntil([&] { return Catches(pid, SIGINT) && CpuSeconds(pid) >= 0.1; }));
+  kill(pid, SIGINT);
+  const int st = WaitExit(pid);
+  ASSERT_TRUE(WIFEXITED(st)) << Slurp(log);
+  EXPECT_EQ(WEXITSTATUS(st), 128 + SIGINT) << Slurp(log);
+  EXPECT_THAT(Slurp(log), HasSubstr("flashstack: SIGINT: stopped; what it wrote so far is marked incomplete"));
+  const std::string stats = Slurp(out / "stats.json");
+  EXPECT_THAT(stats, HasSubstr("\"complete\": false"));
+  EXPECT_THAT(stats, HasSubstr("\"workload.write.lat\""));
+  EXPECT_THAT(Slurp(out / "run_info.json"), HasSubstr("\"complete\": false"));
+  EXPECT_THAT(Slurp(out / "summary.txt"), ::testing::ContainsRegex("INCOMPLETE: SIGINT stopped the run at simulated "
+                                                                    "time [0-9.]+m?s; these results cover the run so far"));
+  EXPECT_GT(Slurp(out / "series.csv").size(), 100u);
+  EXPECT_EQ(Slurp(out / "config.yaml").find("total_ios: 1000000000") != std::string::npos, true);
+}
+
+// A second signal kills at once: here both come while the stack is being
+// built (a preconditioning of about 3 CPU seconds, which the event loop's
+// poll does not cut short), well after the configuration was read (a few
+// milliseconds; a signal before a point starts runs none).
+TEST_F(CliTest, SecondSignalKillsAtOnce) {
+  const fs::path out = dir_ / "r", log = dir_ / "log";
+  const pid_t pid = Spawn({"run", Tiny(), "--set", "device.geometry.blocks_per_plane=4096", "--set",
+                           "ftl.precondition.random_overwrites=12", "--noprogress", "--out", out.string()},
+                          log);
+  ASSERT_TRUE(WaitUntil([&] { return Catches(pid, SIGTERM) && CpuSeconds(pid) >= 0.3; }));
+  kill(pid, SIGTERM);
+  ASSERT_TRUE(WaitUntil([&] { return !Catches(pid, SIGTERM); }));  // the handler ran and is gone
+  kill(pid, SIGTERM);
+  const int st = WaitExit(pid);
+  ASSERT_TRUE(WIFSIGNALED(st)) << Slurp(log);
+  EXPECT_EQ(WTERMSIG(st), SIGTERM);
+  EXPECT_FALSE(fs::exists(out / "stats.json"));
+}
+
+// A sweep stopped by a signal: the running points write incomplete
+// results, no other point starts, sweep.csv shows them incomplete; --resume
+// then runs the incomplete and missing points.
+TEST_F(CliTest, InterruptedSweepResumes) {
+  const std::string cfg = Write("sweep.yaml", SmallSweep(Tiny(), "run:\n  max_time: 200s\n"));
+  const fs::path out = dir_ / "s", log = dir_ / "log";
+  const pid_t pid = Spawn({"run", cfg, "--jobs", "2", "--noprogress", "--out", out.string(), "--set",
+                           "workload.fio.total_ios=1000000000"},
+                          log);
+  // Both points running, each in its event loop.
+  ASSERT_TRUE(WaitUntil([&] {
+    const std::vector<pid_t> c = Children(pid);
+    return Catches(pid, SIGTERM) && c.size() == 2 && CpuSeconds(c[0]) >= 0.1 && CpuSeconds(c[1]) >= 0.1;
+  }));
+  kill(pid, SIGTERM);  // to the sweep's process only: it passes it on
+  const int st = WaitExit(pid);
+  ASSERT_TRUE(WIFEXITED(st)) << Slurp(log);
+  EXPECT_EQ(WEXITSTATUS(st), 128 + SIGTERM) << Slurp(log);
+  const std::string table = Slurp(out / "sweep.csv");
+  EXPECT_THAT(table, HasSubstr("\n0,000-ftl.victim=greedy_ftl.op=10pct,greedy,10%,false,"));
+  EXPECT_THAT(table, HasSubstr("\n1,001-ftl.victim=greedy_ftl.op=28pct,greedy,28%,false,"));
+  EXPECT_FALSE(fs::exists(out / kSweepFolders[2]));
+  EXPECT_FALSE(fs::exists(out / kSweepFolders[3]));
+  EXPECT_THAT(Slurp(out / kSweepFolders[0] / "summary.txt"), HasSubstr("INCOMPLETE: SIGTERM stopped the run"));
+
+  const Outcome o = Cli("run " + cfg + " --resume --quiet --jobs 2 --noprogress --out " + out.string() +
+                        " --set workload.fio.total_ios=1000000000");
+  ASSERT_EQ(o.code, 0) << o.out;
+  const std::string done = Slurp(out / "sweep.csv");
+  EXPECT_EQ(std::count(done.begin(), done.end(), '\n'), 5) << done;
+  EXPECT_THAT(done, Not(HasSubstr(",false,")));
 }
 
 TEST_F(CliTest, ExplainListsKeysWithUnitsAndDefaults) {
@@ -592,6 +913,9 @@ TEST_F(CliTest, F2fsExperimentIsDeterministic) {
   EXPECT_THAT(sa, HasSubstr("\"fs.fsync.lat_total\""));
   EXPECT_THAT(sa, HasSubstr("\"workload.fs.fsync.lat\""));
   EXPECT_EQ(sa, Slurp(fs::path(b) / "stats.json"));
+  const std::string series = Slurp(fs::path(a) / "series.csv");
+  EXPECT_THAT(series, HasSubstr(",workload.fs.fsync.lat.p99,"));
+  EXPECT_EQ(series, Slurp(fs::path(b) / "series.csv"));
 }
 
 TEST_F(CliTest, SqliteRunsAndFileWorkloadsNeedAFileSystem) {

@@ -6,12 +6,16 @@
 #include <charconv>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "app/experiment.h"
+#include "app/interrupt.h"
 #include "app/results.h"
+#include "app/sweep.h"
 #include "host/replay/trace_replay_config.h"
 #include "host/trace/trace_info.h"
 
@@ -36,6 +40,8 @@ sim::Status Locate(const sim::Status& st, const sim::ResolvedConfig& rc) {
 struct LoadedRun {
   ExperimentConfig cfg;
   std::string sweep_label;
+  std::vector<std::string> sweep_keys;             // the swept keys, in order
+  std::map<std::string, std::string> sweep_values;  // swept key -> value as written
 };
 
 sim::Result<std::vector<LoadedRun>> LoadRuns(const std::string& path, const CommandOptions& opts) {
@@ -71,6 +77,8 @@ sim::Result<std::vector<LoadedRun>> LoadRuns(const std::string& path, const Comm
     }
     FS_RETURN_IF_ERROR(Locate(ValidateExperiment(run.cfg), rc));
     run.sweep_label = rc.sweep_label;
+    run.sweep_keys = rc.sweep_keys;
+    for (const std::string& k : rc.sweep_keys) run.sweep_values[k] = rc.values.at(k).text;
     runs.push_back(std::move(run));
   }
   return runs;
@@ -146,38 +154,153 @@ sim::Status CmdCheck(const std::string& config_path, const CommandOptions& opts,
   return sim::Status::Ok();
 }
 
-sim::Status CmdRun(const std::string& config_path, const CommandOptions& opts, std::ostream& out) {
-  FS_ASSIGN_OR_RETURN(std::vector<LoadedRun> runs, LoadRuns(config_path, opts));
-  const sim::SchemaNode& schema = sim::SchemaOf<ExperimentConfig>();
-  const std::string base = opts.out_dir.empty() ? "results/" + runs.front().cfg.name : opts.out_dir;
-  bool replaced = false;
-  FS_RETURN_IF_ERROR(PrepareResultsFolder(base, &replaced));
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const LoadedRun& run = runs[i];
-    std::string dir = base;
-    if (runs.size() > 1) dir += "/" + FolderFor(i, run.sweep_label);
-    const auto t0 = std::chrono::steady_clock::now();
-    FS_ASSIGN_OR_RETURN(std::unique_ptr<Experiment> exp, Experiment::Create(run.cfg));
-    const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    Experiment::Progress progress = opts.progress;
-    progress.label = run.cfg.name + (run.sweep_label.empty() ? "" : " " + run.sweep_label);
-    const RunReport rep = exp->Run(progress);
-    FS_RETURN_IF_ERROR(exp->status());
-    std::string summary = fmt::format("== {}{}{} (seed {}) ==\n", run.cfg.name, run.sweep_label.empty() ? "" : " ",
-                                      run.sweep_label, run.cfg.seed);
-    summary += exp->Summary();
-    summary += fmt::format("wall time {:.3f} s setup (formatting, preconditioning) + {:.3f} s run, {} events ({:.1f} M "
-                           "events/s), {:.0f} host I/Os per wall-second of the run\n",
-                           setup, rep.wall_seconds, rep.events,
-                           rep.wall_seconds > 0 ? rep.events / rep.wall_seconds / 1e6 : 0.0,
-                           rep.wall_seconds > 0 ? rep.host_ios / rep.wall_seconds : 0.0);
-    summary += fmt::format("results in {}/{}\n", dir, replaced ? " (replacing the earlier results there)" : "");
-    WallClock wall{rep.wall_seconds, setup, rep.events, rep.sim_time.sec(), rep.host_ios};
-    FS_RETURN_IF_ERROR(WriteRunFiles(dir, RunIdentity{run.cfg.name, run.sweep_label, run.cfg.seed}, schema,
-                                     &run.cfg, exp->stats(), summary, wall));
-    if (!opts.quiet) out << summary << std::flush;
+namespace {
+
+// Runs one point in this process and writes its folder; *summary is what
+// the run prints.
+PointOutcome RunPoint(const LoadedRun& run, const std::string& dir, bool replaced, const Experiment::Progress& progress,
+                      const std::atomic<int>* interrupt, std::string* summary) {
+  PointOutcome o;
+  const auto t0 = std::chrono::steady_clock::now();
+  sim::Result<std::unique_ptr<Experiment>> made = Experiment::Create(run.cfg);
+  if (!made.ok()) {
+    o.status = made.status();
+    return o;
   }
-  return sim::Status::Ok();
+  std::unique_ptr<Experiment> exp = std::move(made).value();
+  const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  Experiment::Progress p = progress;
+  p.label = run.cfg.name + (run.sweep_label.empty() ? "" : " " + run.sweep_label);
+  const RunReport rep = exp->Run(p, interrupt);
+  o.status = exp->status();
+  if (!o.status.ok()) return o;
+  o.interrupted = rep.interrupted_by != 0;
+  *summary = fmt::format("== {}{}{} (seed {}) ==\n", run.cfg.name, run.sweep_label.empty() ? "" : " ",
+                         run.sweep_label, run.cfg.seed);
+  *summary += exp->Summary();
+  if (o.interrupted) {
+    *summary += fmt::format("INCOMPLETE: {} stopped the run at simulated time {}; these results cover the run so "
+                            "far\n",
+                            SignalName(rep.interrupted_by), rep.sim_time.ToString());
+  }
+  *summary += fmt::format("wall time {:.3f} s setup (formatting, preconditioning) + {:.3f} s run, {} events ({:.1f} M "
+                          "events/s), {:.0f} host I/Os per wall-second of the run\n",
+                          setup, rep.wall_seconds, rep.events,
+                          rep.wall_seconds > 0 ? rep.events / rep.wall_seconds / 1e6 : 0.0,
+                          rep.wall_seconds > 0 ? rep.host_ios / rep.wall_seconds : 0.0);
+  *summary += fmt::format("results in {}/{}\n", dir, replaced ? " (replacing the earlier results there)" : "");
+  WallClock wall{rep.wall_seconds, setup, rep.events, rep.sim_time.sec(), rep.host_ios};
+  o.status = WriteRunFiles(dir, RunIdentity{run.cfg.name, run.sweep_label, run.cfg.seed, !o.interrupted},
+                           sim::SchemaOf<ExperimentConfig>(), &run.cfg, exp->stats(), *summary, wall);
+  return o;
+}
+
+}  // namespace
+
+sim::Status CmdRun(const std::string& config_path, const CommandOptions& opts, std::ostream& out) {
+  if (opts.jobs < 1) return sim::Status::InvalidInput(fmt::format("--jobs: must be at least 1 (got {})", opts.jobs));
+  std::vector<std::string> stats = DefaultSweepStats();
+  if (!opts.sweep_stats.empty()) {
+    FS_ASSIGN_OR_RETURN(stats, ParseSweepStats(opts.sweep_stats));
+  }
+  FS_ASSIGN_OR_RETURN(std::vector<LoadedRun> runs, LoadRuns(config_path, opts));
+  if (opts.point >= 0 && static_cast<uint64_t>(opts.point) >= runs.size()) {
+    return sim::Status::InvalidInput(fmt::format("--point {}: {} has {} point{} (0 to {})", opts.point, config_path,
+                                                 runs.size(), runs.size() == 1 ? "" : "s", runs.size() - 1));
+  }
+  const sim::SchemaNode& schema = sim::SchemaOf<ExperimentConfig>();
+  const bool sweep = runs.size() > 1;
+  const std::string base = opts.out_dir.empty() ? "results/" + runs.front().cfg.name : opts.out_dir;
+  std::vector<std::string> folders;  // below base; "" for a single run
+  for (size_t i = 0; i < runs.size(); ++i) folders.push_back(sweep ? FolderFor(i, runs[i].sweep_label) : "");
+  auto dir_of = [&](size_t i) { return folders[i].empty() ? base : base + "/" + folders[i]; };
+
+  // Which points run, and which folders are replaced first.
+  bool replaced_all = false;
+  const bool keep_others = opts.resume || opts.point >= 0;
+  if (keep_others) {
+    FS_RETURN_IF_ERROR(CheckResultsFolder(base));
+  } else {
+    FS_RETURN_IF_ERROR(PrepareResultsFolder(base, &replaced_all));
+  }
+  std::vector<size_t> todo;
+  size_t kept = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (opts.point >= 0 && i != static_cast<size_t>(opts.point)) continue;
+    if (opts.resume && HoldsCompleteRun(dir_of(i), sim::DumpYaml(schema, &runs[i].cfg))) {
+      ++kept;
+      continue;
+    }
+    todo.push_back(i);
+  }
+  std::vector<bool> replaced(runs.size(), replaced_all);
+  if (keep_others) {
+    for (const size_t i : todo) {
+      bool r = false;
+      FS_RETURN_IF_ERROR(PrepareResultsFolder(dir_of(i), &r));
+      replaced[i] = r;
+    }
+  }
+  if (kept > 0) {
+    out << fmt::format("{} of {} points kept: their folders hold complete results of the same configuration\n", kept,
+                       opts.point >= 0 ? 1 : runs.size())
+        << std::flush;
+  }
+
+  // Per-point progress lines would interleave between processes: with
+  // several jobs only the sweep's line (and a log's full lines) show.
+  Experiment::Progress progress = opts.progress;
+  const int jobs = std::min<int>(opts.jobs, std::max<size_t>(todo.size(), 1));
+  if (jobs > 1 && progress.mode == Experiment::Progress::Mode::kTerminal) progress.mode = Experiment::Progress::Mode::kOff;
+  const auto t0 = std::chrono::steady_clock::now();
+  size_t done = 0;
+  bool interrupted = false;
+  auto run_point = [&](size_t i) {
+    std::string summary;
+    PointOutcome o = RunPoint(runs[i], dir_of(i), replaced[i], progress, opts.interrupt, &summary);
+    // In this process (one job), print the summary here; a child's is
+    // printed by the parent from the file.
+    if (jobs == 1 && o.status.ok() && !opts.quiet) out << summary << std::flush;
+    return o;
+  };
+  auto on_done = [&](size_t i, const PointOutcome& o) {
+    ++done;
+    interrupted = interrupted || o.interrupted;
+    if (jobs > 1 && o.status.ok() && !opts.quiet) {
+      std::ifstream f(dir_of(i) + "/summary.txt", std::ios::binary);
+      out << f.rdbuf() << std::flush;
+    }
+    if (!sweep || todo.size() <= 1 || opts.progress.mode == Experiment::Progress::Mode::kOff) return;
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const size_t left = todo.size() - done;
+    const std::string eta = left == 0 ? "done" : fmt::format("ETA {:.0f}s", wall * static_cast<double>(left) / done);
+    std::fprintf(stderr, "[flashstack] sweep %s: %zu/%zu points done%s | wall %.0fs | %s\n",
+                 runs.front().cfg.name.c_str(), done + kept, runs.size(),
+                 kept > 0 ? fmt::format(" ({} kept)", kept).c_str() : "", wall, eta.c_str());
+    std::fflush(stderr);
+  };
+  const sim::Status run_status = RunPoints(todo, jobs, opts.interrupt, run_point, on_done);
+
+  // The table covers every point with results, those kept included; a
+  // single point of a job array leaves it to the aggregating run.
+  sim::Status table_status;
+  if (sweep && opts.point < 0) {
+    std::vector<SweepRow> rows;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      SweepRow r;
+      r.index = i;
+      r.folder = folders[i];
+      for (const std::string& k : runs[i].sweep_keys) r.keys.emplace_back(k, runs[i].sweep_values.at(k));
+      rows.push_back(std::move(r));
+    }
+    table_status = WriteSweepCsv(base, rows, stats, !opts.sweep_stats.empty());
+    if (table_status.ok() && run_status.ok()) {
+      out << fmt::format("sweep: {} points{} in {}/, table in {}/sweep.csv\n", runs.size(),
+                         interrupted ? " (interrupted: some incomplete or not run)" : "", base, base);
+    }
+  }
+  FS_RETURN_IF_ERROR(run_status);
+  return table_status;
 }
 
 namespace {

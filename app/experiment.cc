@@ -277,7 +277,7 @@ class ProgressLine final : public sim::Event {
 };
 }  // namespace
 
-RunReport Experiment::Run(const Progress& progress) {
+RunReport Experiment::Run(const Progress& progress, const std::atomic<int>* interrupt) {
   Stack& s = *stack_;
   const auto t0 = std::chrono::steady_clock::now();
   const uint64_t ev0 = s.queue.events_processed();
@@ -290,7 +290,9 @@ RunReport Experiment::Run(const Progress& progress) {
   s.workload->Start();
   const sim::SimTime until =
       cfg_.run.max_time > sim::SimTime::Zero() ? s.queue.now() + cfg_.run.max_time : sim::SimTime::Max();
+  s.queue.SetInterrupt(interrupt);
   s.queue.Run(until);
+  s.queue.SetInterrupt(nullptr);
   stats_.StopSampling();
   line.reset();
   RunReport r;
@@ -298,6 +300,7 @@ RunReport Experiment::Run(const Progress& progress) {
   r.events = s.queue.events_processed() - ev0;
   r.sim_time = s.queue.now();
   r.host_ios = s.workload->completed();
+  if (s.queue.interrupted()) r.interrupted_by = interrupt->load(std::memory_order_relaxed);
   return r;
 }
 

@@ -15,6 +15,7 @@
 // stats registry for the results writer.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -90,6 +91,7 @@ struct RunReport {
   uint64_t events = 0;
   sim::SimTime sim_time;
   uint64_t host_ios = 0;
+  int interrupted_by = 0;  // the signal that cut the run short; 0 = it ran to its end
 };
 
 class Experiment {
@@ -109,8 +111,10 @@ class Experiment {
     double every_seconds = 60;
     std::string label;  // names the run in kLog lines
   };
-  // Runs to completion (or run.max_time), showing `progress`.
-  RunReport Run(const Progress& progress);
+  // Runs to completion (or run.max_time), showing `progress`. A non-zero
+  // `*interrupt` (app/interrupt.h) ends the run early: the statistics then
+  // cover the run so far and the report names the signal.
+  RunReport Run(const Progress& progress, const std::atomic<int>* interrupt = nullptr);
   RunReport Run(bool terminal_progress) {
     Progress p;
     if (terminal_progress) p.mode = Progress::Mode::kTerminal;

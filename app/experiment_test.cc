@@ -1,6 +1,9 @@
 #include "app/experiment.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -69,6 +72,110 @@ uint64_t ResidentBytes() {
 // built, so the estimate must cover what building the stack takes.
 // Regression: found by the randomized-input driver, F2FS on a 1 TiB device
 // took 9 GiB while the estimate (then the FTL's tables only) said 0.9 GiB.
+// series.csv's per-interval columns agree with the run's totals: the
+// per-interval counts of a latency histogram add up to its count and its
+// per-interval percentiles lie within its range (empty exactly where the
+// interval recorded nothing); GC copies, erases and F2FS cleaning moves per
+// interval add up to their counters; per-interval write amplification is
+// at least 1 at the device.
+TEST(ExperimentTest, SeriesIntervalColumnsAddUpToTheRunsTotals) {
+  struct Case {
+    const char* config;
+    std::vector<std::string> overrides;
+    std::vector<std::string> must_have;  // columns the stack must write
+  };
+  const std::vector<Case> cases = {
+      {"configs/examples/tiny.yaml",
+       {"workload.fio.total_ios=6000"},
+       {"workload.read.lat.p99", "workload.write.lat.count", "ftl.write_amplification", "ftl.gc_copies",
+        "ftl.erases"}},
+      {"configs/examples/varmail_f2fs.yaml",
+       {"run.max_time=400ms"},
+       {"workload.fs.write.lat.p50", "workload.fs.fsync.lat.p99", "fs.write_amplification", "fs.gc.moved",
+        "ftl.write_amplification"}},
+      {"configs/examples/replay_msr.yaml",
+       {"run.max_time=10s", std::string("workload.trace.path=") + FLASHSTACK_SOURCE_DIR +
+                                  "/traces/examples/server.msr.csv"},
+       {"workload.read.lat.p50", "workload.write.lat.p99"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.config);
+    std::unique_ptr<Experiment> e = Make(c.config, c.overrides);
+    ASSERT_NE(e, nullptr);
+    e->Run(false);
+    ASSERT_TRUE(e->status().ok()) << e->status().message();
+    const sim::StatsRegistry& st = e->stats();
+    std::ostringstream out;
+    st.WriteSeriesCsv(out);
+    std::istringstream in(out.str());
+    std::string line;
+    std::getline(in, line);
+    std::vector<std::string> header;
+    for (std::istringstream h(line); std::getline(h, line, ',');) header.push_back(line);
+    std::vector<std::vector<double>> rows;
+    while (std::getline(in, line)) {
+      std::vector<double> row;
+      size_t start = 0;
+      while (true) {
+        const size_t comma = line.find(',', start);
+        const std::string cell = line.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        row.push_back(cell.empty() ? std::nan("") : std::stod(cell));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      ASSERT_EQ(row.size(), header.size()) << line;
+      rows.push_back(std::move(row));
+    }
+    ASSERT_GT(rows.size(), 5u);
+    auto column = [&](const std::string& name) -> int {
+      const auto it = std::find(header.begin(), header.end(), name);
+      return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+    };
+    auto sum = [&](int col) {
+      double s = 0;
+      for (const auto& r : rows) s += std::isnan(r[col]) ? 0 : r[col];
+      return s;
+    };
+    for (const std::string& m : c.must_have) EXPECT_GE(column(m), 0) << m;
+    int histograms = 0;
+    for (size_t col = 0; col < header.size(); ++col) {
+      const std::string& name = header[col];
+      if (!name.ends_with(".count")) continue;
+      const std::string base = name.substr(0, name.size() - 6);
+      const sim::Histogram* h = st.FindHistogram(base);
+      if (h == nullptr) continue;
+      ++histograms;
+      EXPECT_EQ(sum(static_cast<int>(col)), static_cast<double>(h->count())) << base;
+      for (const char* q : {".p50", ".p99"}) {
+        const int qc = column(base + q);
+        ASSERT_GE(qc, 0) << base << q;
+        for (const auto& r : rows) {
+          EXPECT_EQ(std::isnan(r[qc]), r[col] == 0) << base << q;
+          if (std::isnan(r[qc])) continue;
+          EXPECT_GE(r[qc], static_cast<double>(h->min())) << base << q;
+          EXPECT_LE(r[qc], static_cast<double>(h->max())) << base << q;
+        }
+      }
+    }
+    EXPECT_GE(histograms, 2);
+    for (const auto& [series, total] : std::vector<std::pair<std::string, double>>{
+             {"ftl.gc_copies", st.Value("ftl.gc_copies")},
+             {"ftl.erases", st.Value("ftl.erases")},
+             {"fs.gc.moved", st.Value("fs.gc.moved_bg") + st.Value("fs.gc.moved_fg")}}) {
+      if (const int col = column(series); col >= 0) EXPECT_EQ(sum(col), total) << series;
+    }
+    if (const int wa = column("ftl.write_amplification"); wa >= 0) {
+      int shown = 0;
+      for (const auto& r : rows) {
+        if (std::isnan(r[wa])) continue;
+        ++shown;
+        EXPECT_GE(r[wa], 1.0);
+      }
+      EXPECT_GT(shown, 0);
+    }
+  }
+}
+
 TEST(ExperimentTest, MemoryEstimateCoversWhatBuildingTheStackTakes) {
   const std::vector<std::string> big = {"device.geometry.blocks_per_plane=2048"};  // 64 GiB raw
   const std::string config = "configs/examples/varmail_f2fs.yaml";

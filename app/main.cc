@@ -1,13 +1,14 @@
 // flashstack command-line entry point.
 //
-//   flashstack run CONFIG [--set k=v]... [--out DIR] [--seed N]
+//   flashstack run CONFIG [--set k=v]... [--out DIR] [--seed N] [--jobs N] [--resume] [--point I]
 //   flashstack check CONFIG [--set k=v]...
 //   flashstack bench CONFIG [--set k=v]...
 //   flashstack explain [KEY-PREFIX]
 //   flashstack trace-info FILE [--format NAME] [--set reader-key=value]...
 //
 // Exit codes: 0 success, 2 user error (bad config, flag, trace), 1 other
-// failures (I/O errors writing results).
+// failures (I/O errors writing results), 128 + N for a run stopped by
+// signal N (its results written, marked incomplete).
 #include <unistd.h>
 
 #include <cmath>
@@ -22,15 +23,22 @@
 #include <glog/logging.h>
 
 #include "app/commands.h"
+#include "app/interrupt.h"
 
 DEFINE_string(out, "", "run: results folder (default results/<experiment name>)");
 DEFINE_string(seed, "", "run: override the experiment's random seed (unsigned integer)");
 DEFINE_string(format, "", "trace-info: trace format name (default: detect from content)");
 DEFINE_string(on_error, "fail", "trace-info: what to do with a malformed trace line: fail or skip");
-DEFINE_bool(quiet, false, "run: do not print the summary");
+DEFINE_bool(quiet, false, "run: do not print the run summaries");
 DEFINE_bool(progress, true,
             "run: show progress on stderr: a line rewritten every second on a terminal, else a line every "
             "--progress_every seconds");
+DEFINE_string(jobs, "1", "run: sweep points run at a time, each in its own process");
+DEFINE_bool(resume, false,
+            "run: keep the results folder and skip the points whose folder holds complete results of the same "
+            "configuration");
+DEFINE_string(point, "", "run: run only this point of the sweep (0-based, its folder's number), keeping the others");
+DEFINE_string(sweep_stats, "", "run: the statistics sweep.csv tabulates (comma-separated names, * as a wildcard)");
 DEFINE_string(progress_every, "60", "run: seconds of wall time between progress lines when stderr is not a terminal");
 
 namespace {
@@ -39,10 +47,14 @@ constexpr const char* kUsage = R"(flashstack — full-system SSD + file-system c
 
 Usage:
   flashstack run CONFIG [--set key=value]... [--out DIR] [--seed N]
+                 [--jobs N] [--resume] [--point I] [--sweep_stats a,b.p99,c.*]
       Run the experiment described by the YAML file CONFIG (every point of its
       sweep: grid). Results go to DIR (default results/<name>): stats.json,
       series.csv, config.yaml (the resolved configuration), summary.txt and
-      run_info.json (wall-clock figures).
+      run_info.json (wall-clock figures); a sweep puts each point in a
+      numbered subfolder and tabulates them in DIR/sweep.csv. SIGINT or
+      SIGTERM stops a run and writes its results so far, marked incomplete
+      (exit code 128 + the signal); a second signal kills at once.
   flashstack check CONFIG [--set key=value]...
       Validate CONFIG (and overrides) without running it.
   flashstack bench CONFIG [--set key=value]...
@@ -62,13 +74,25 @@ Options:
   --set key=value   Override one config key (repeatable), e.g. --set ftl.op=28%
   --out DIR         Results folder for run
   --seed N          Override the experiment seed
-  --quiet           Do not print the run summary
+  --quiet           Do not print the run summaries
+  --jobs N          Run N sweep points at a time, each in its own process
+                    (default 1); every point's results are those of a run alone
+  --resume          Keep DIR: points whose folder holds complete results of the
+                    same configuration are not run again (default: DIR is
+                    replaced whole)
+  --point I         Run only point I of the sweep (0-based, the folder's
+                    number) and keep the other points' folders (job arrays)
+  --sweep_stats L   Columns of sweep.csv: comma-separated statistic names as
+                    in stats.json, a histogram's with its field (name.p99), *
+                    as a wildcard (default: throughput, read/write latency
+                    p50/p99, write amplification of FS, device, end to end)
   --noprogress      No progress on stderr (by default: a line rewritten every
                     second on a terminal, else a line every --progress_every
                     seconds, default 60, for batch logs)
   --help            This text
 
-Exit codes: 0 ok, 2 bad input (config, flag, trace), 1 other errors.
+Exit codes: 0 ok, 2 bad input (config, flag, trace), 1 other errors,
+130/143 a run stopped by SIGINT/SIGTERM (results written, incomplete).
 )";
 
 int UserError(const std::string& msg) {
@@ -154,6 +178,30 @@ int main(int argc, char** argv) {
   opts.progress.every_seconds = progress_every;
   opts.trace_format = FLAGS_format;
   opts.on_error = FLAGS_on_error;
+  {
+    const std::string& v = FLAGS_jobs;
+    char* end = nullptr;
+    const long jobs = v.empty() ? 0 : std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || end != v.c_str() + v.size() || jobs < 1 || jobs > 4096) {
+      return UserError(fmt::format("--jobs: must be a whole number of processes from 1 to 4096 (got '{}')", v));
+    }
+    opts.jobs = static_cast<int>(jobs);
+  }
+  if (!FLAGS_point.empty()) {
+    const std::string& v = FLAGS_point;
+    char* end = nullptr;
+    const long long point = std::strtoll(v.c_str(), &end, 10);
+    if (end != v.c_str() + v.size() || point < 0 || v[0] == '-' || v[0] == '+') {
+      return UserError(fmt::format("--point: must be a point's number, 0 or more (got '{}')", v));
+    }
+    opts.point = point;
+  }
+  opts.resume = FLAGS_resume;
+  opts.sweep_stats = FLAGS_sweep_stats;
+  if (cmd == "run") {
+    app::InstallInterruptHandlers();
+    opts.interrupt = app::InterruptFlag();
+  }
 
   sim::Status st;
   if (cmd == "run" || cmd == "check" || cmd == "bench") {
@@ -173,6 +221,11 @@ int main(int argc, char** argv) {
   if (!st.ok()) {
     std::cerr << "flashstack: error: " << st.message() << "\n";
     return st.code() == sim::Status::Code::kIoError ? 1 : 2;
+  }
+  if (const int sig = app::InterruptSignal(); sig != 0) {
+    std::cerr << "flashstack: " << app::SignalName(sig)
+              << ": stopped; what it wrote so far is marked incomplete (\"complete\": false)\n";
+    return 128 + sig;
   }
   return 0;
 }

@@ -44,6 +44,8 @@ bool IsRunFile(const std::string& name) {
   return name == "stats.json" || name == "series.csv" || name == "config.yaml" || name == "summary.txt" ||
          name == "run_info.json";
 }
+// What the top of a results folder may hold besides run files and point folders.
+bool IsSweepFile(const std::string& name) { return name == "sweep.csv"; }
 // A sweep point's folder: "NNN" or "NNN-label" holding only run files.
 bool IsPointFolder(const std::filesystem::directory_entry& e) {
   const std::string n = e.path().filename().string();
@@ -60,9 +62,8 @@ bool IsPointFolder(const std::filesystem::directory_entry& e) {
 }
 }  // namespace
 
-sim::Status PrepareResultsFolder(const std::string& dir, bool* replaced) {
+sim::Status CheckResultsFolder(const std::string& dir) {
   namespace fs = std::filesystem;
-  *replaced = false;
   std::error_code ec;
   if (!fs::exists(dir, ec)) return sim::Status::Ok();
   if (!fs::is_directory(dir, ec)) {
@@ -70,11 +71,39 @@ sim::Status PrepareResultsFolder(const std::string& dir, bool* replaced) {
   }
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string n = e.path().filename().string();
-    if ((e.is_regular_file() && IsRunFile(n)) || IsPointFolder(e)) continue;
+    if ((e.is_regular_file() && (IsRunFile(n) || IsSweepFile(n))) || IsPointFolder(e)) continue;
     return sim::Status::InvalidInput(fmt::format(
         "results folder {}: holds '{}', which flashstack did not write; choose another --out or remove it", dir, n));
   }
   if (ec) return sim::Status::IoError(fmt::format("results folder {}: {}", dir, ec.message()));
+  return sim::Status::Ok();
+}
+
+bool HoldsCompleteRun(const std::string& dir, const std::string& config_yaml) {
+  namespace fs = std::filesystem;
+  const fs::path d(dir);
+  for (const char* f : {"stats.json", "series.csv", "config.yaml", "summary.txt", "run_info.json"}) {
+    std::error_code ec;
+    if (!fs::is_regular_file(d / f, ec)) return false;
+  }
+  auto slurp = [](const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  };
+  if (slurp(d / "config.yaml") != config_yaml) return false;
+  // run_info.json is written last and ends with its closing brace.
+  const std::string info = slurp(d / "run_info.json");
+  return info.find("\"complete\": true") != std::string::npos && info.ends_with("}\n");
+}
+
+sim::Status PrepareResultsFolder(const std::string& dir, bool* replaced) {
+  namespace fs = std::filesystem;
+  *replaced = false;
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return sim::Status::Ok();
+  FS_RETURN_IF_ERROR(CheckResultsFolder(dir));
   fs::remove_all(dir, ec);
   if (ec) return sim::Status::IoError(fmt::format("cannot replace results folder {}: {}", dir, ec.message()));
   *replaced = true;
@@ -101,6 +130,8 @@ sim::Status WriteRunFiles(const std::string& dir, const RunIdentity& id, const s
     w.String(id.sweep_label);
     w.Key("seed");
     w.Uint(id.seed);
+    w.Key("complete");
+    w.Bool(id.complete);
     w.Key("config");
     WriteConfigJson(w, schema, config);
     w.Key("stats");
@@ -120,6 +151,8 @@ sim::Status WriteRunFiles(const std::string& dir, const RunIdentity& id, const s
   {
     sim::JsonWriter w(info);
     w.BeginObject();
+    w.Key("complete");
+    w.Bool(id.complete);
     w.Key("wall_seconds");
     w.Number(wall.seconds);
     w.Key("setup_wall_seconds");

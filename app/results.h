@@ -9,6 +9,11 @@
 //   summary.txt    the human summary printed at the end of the run;
 //   run_info.json  wall-clock figures (run time, simulated events per
 //                  second), which differ from run to run.
+// stats.json and run_info.json say "complete": false for a run a signal
+// cut short (app/interrupt.h); run_info.json is written last, so a folder
+// whose run_info.json says "complete": true holds every file of a finished
+// run. A sweep's folder holds one such folder per point and sweep.csv
+// (app/sweep.h).
 #pragma once
 
 #include <ostream>
@@ -24,6 +29,7 @@ struct RunIdentity {
   std::string experiment;   // experiment name
   std::string sweep_label;  // "" or "k=v,k=v"
   uint64_t seed = 0;
+  bool complete = true;  // false: a signal ended the run early
 };
 
 struct WallClock {
@@ -45,6 +51,13 @@ void WriteConfigJson(sim::JsonWriter& w, const sim::SchemaNode& node, const void
 // refused (InvalidInput) otherwise, so a mistyped --out never deletes
 // other files. *replaced tells whether an earlier result was removed.
 sim::Status PrepareResultsFolder(const std::string& dir, bool* replaced);
+// The same check without removing anything: Ok when `dir` does not exist
+// or holds only what flashstack writes (for a run that keeps earlier
+// results, --resume or --point).
+sim::Status CheckResultsFolder(const std::string& dir);
+// True when `dir` holds the results of a finished run (every run file,
+// "complete": true) whose config.yaml is `config_yaml` byte for byte.
+bool HoldsCompleteRun(const std::string& dir, const std::string& config_yaml);
 
 sim::Status WriteRunFiles(const std::string& dir, const RunIdentity& id, const sim::SchemaNode& schema,
                           const void* config, const sim::StatsRegistry& stats, const std::string& summary,

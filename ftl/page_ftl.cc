@@ -73,6 +73,20 @@ void PageFtl::RegisterStats(const sim::StatGroup& st) {
                "Erased blocks in the free pools");
   st.AddSeries([this] { return static_cast<double>(core_.counters().gc_copies.value()); },
                sim::StatGroup::SeriesKind::kRate, "gc_copy_rate", "pages/s", "GC page relocations per second");
+  // Per interval: the write amplification of the interval's programs, GC
+  // copies and erases (columns that sum to the run's counters).
+  st.AddIntervalRatio(
+      [this] {
+        const FtlCounters& k = core_.counters();
+        return static_cast<double>(k.host_writes.value() + k.gc_copies.value() +
+                                   (core_.map_cached() ? k.map_writes.value() : 0));
+      },
+      [this] { return static_cast<double>(core_.counters().host_writes.value()); }, "write_amplification", "ratio",
+      "write amplification of the interval: its page programs / its host page programs");
+  st.AddSeries([this] { return static_cast<double>(core_.counters().gc_copies.value()); },
+               sim::StatGroup::SeriesKind::kDelta, "gc_copies", "pages", "GC page relocations in the interval");
+  st.AddSeries([this] { return static_cast<double>(core_.counters().block_erases.value()); },
+               sim::StatGroup::SeriesKind::kDelta, "erases", "blocks", "Flash blocks erased in the interval");
   if (core_.map_cached()) {
     const sim::StatGroup m = st.Group("map_cache");
     m.Add(&c.map_hits, "hits", "lookups", "Host mapping lookups served from the DRAM mapping cache");

@@ -316,6 +316,13 @@ void StaticBlockFtl::RegisterStats(const sim::StatGroup& st) {
                "gc_copy_rate", "pages/s",
                area ? "Page-mapped area GC page relocations per second"
                     : "FTL GC page relocations per second (static_block: none)");
+  st.AddIntervalRatio([this] { return static_cast<double>(host_writes_.value() + gc_copies_.value()); },
+                      [this] { return static_cast<double>(host_writes_.value()); }, "write_amplification", "ratio",
+                      "write amplification of the interval: its page programs / its host page programs");
+  st.AddSeries([this] { return static_cast<double>(gc_copies_.value()); }, sim::StatGroup::SeriesKind::kDelta,
+               "gc_copies", "pages", "GC page relocations in the interval");
+  st.AddSeries([this] { return static_cast<double>(erases_.value()); }, sim::StatGroup::SeriesKind::kDelta, "erases",
+               "blocks", "Flash blocks erased in the interval");
   const sim::StatGroup pre = st.Group("precondition");
   pre.Add(&pre_host_writes_, "host_writes", "pages", "Host pages written functionally by Precondition");
   pre.Add(&pre_gc_copies_, "gc_copies", "pages", "GC copies made functionally by Precondition (none)");

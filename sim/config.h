@@ -409,6 +409,7 @@ struct ResolvedConfig {
   };
   std::map<std::string, Entry> values;  // only keys that were set explicitly
   std::string sweep_label;              // "" or e.g. "ftl.op=7%,ftl.victim=fifo"
+  std::vector<std::string> sweep_keys;  // the swept key paths, in declaration order
 };
 
 // Reads `path` (following `include:` lists, later files and the including

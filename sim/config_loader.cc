@@ -489,6 +489,7 @@ class ExperimentLoader {
       for (size_t a = 0; a < axes_.size(); ++a) {
         const ResolvedConfig::Entry& e = axes_[a].values[idx[a]];
         cfg.values[axes_[a].key] = e;
+        cfg.sweep_keys.push_back(axes_[a].key);
         label.push_back(axes_[a].key + "=" + e.text);
       }
       cfg.sweep_label = config_text::Join(label, ",");

@@ -249,9 +249,18 @@ bool EventQueue::Step() {
 
 uint64_t EventQueue::Run(SimTime until) {
   stop_ = false;
+  interrupted_ = false;
   const uint64_t start = processed_;
   const int64_t limit = until.ns();
+  uint32_t poll = 1;
   while (live_ > 0 && NextWhen() <= limit && !stop_) {
+    if (--poll == 0) {
+      poll = kInterruptPoll;
+      if (interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed) != 0) {
+        interrupted_ = true;
+        return processed_ - start;
+      }
+    }
     Event* e = PopNext();
     ++processed_;
     e->Process();

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string_view>
@@ -128,6 +129,13 @@ class EventQueue {
   bool Step();
   // Makes Run() return after the current event.
   void Stop() { stop_ = true; }
+  // Makes Run() poll `*flag` (at its start and every kInterruptPoll events)
+  // and return, leaving the rest pending, once it is non-zero; interrupted()
+  // tells whether the last Run() ended so. The flag is written from outside the
+  // simulation (a signal handler); nullptr stops polling.
+  static constexpr uint32_t kInterruptPoll = 1024;
+  void SetInterrupt(const std::atomic<int>* flag) { interrupt_ = flag; }
+  bool interrupted() const { return interrupted_; }
   // Unschedules every pending event, daemon or not: the end of a run that
   // stopped with work outstanding, before its components are destroyed.
   void Clear();
@@ -222,6 +230,8 @@ class EventQueue {
   uint64_t processed_ = 0;
   size_t live_ = 0;  // scheduled non-daemon events
   bool stop_ = false;
+  const std::atomic<int>* interrupt_ = nullptr;
+  bool interrupted_ = false;
 };
 
 }  // namespace sim

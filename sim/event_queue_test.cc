@@ -4,6 +4,7 @@
 #include <memory>
 #include <set>
 #include <algorithm>
+#include <atomic>
 #include <tuple>
 #include <vector>
 
@@ -85,6 +86,37 @@ TEST(EventQueueTest, SelfReschedulingEventAndStop) {
   q.Run();
   EXPECT_EQ(fired, 7);
   EXPECT_EQ(q.now(), Us(6));
+  q.Deschedule(&ev);
+}
+
+// An interrupt flag set while events run (as a signal handler would) ends
+// Run() within kInterruptPoll events and leaves the rest pending; a flag
+// already set stops Run() before the first event.
+TEST(EventQueueTest, InterruptFlagStopsRunWithinAPollPeriod) {
+  EventQueue q;
+  std::atomic<int> flag{0};
+  q.SetInterrupt(&flag);
+  uint64_t fired = 0;
+  FunctionEvent* self = nullptr;
+  FunctionEvent ev([&] {
+    ++fired;
+    if (fired == 5000) flag.store(2);
+    q.ScheduleIn(self, Us(1));
+  });
+  self = &ev;
+  q.Schedule(&ev, Ns(0));
+  q.Run();
+  EXPECT_TRUE(q.interrupted());
+  EXPECT_GE(fired, 5000u);
+  EXPECT_LE(fired, 5000u + EventQueue::kInterruptPoll);
+  EXPECT_TRUE(ev.scheduled());
+  const uint64_t before = fired;
+  q.Run();  // still set: returns at once
+  EXPECT_EQ(fired, before);
+  flag.store(0);
+  q.SetInterrupt(nullptr);
+  q.Run(q.now() + Us(10));
+  EXPECT_GT(fired, before);
   q.Deschedule(&ev);
 }
 

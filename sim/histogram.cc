@@ -69,6 +69,53 @@ void Histogram::Reset() {
   max_ = 0;
 }
 
+void Histogram::MarkNow(Mark* m) const {
+  m->count = count_;
+  m->counts.clear();
+  m->first = 0;
+  if (count_ == 0) return;
+  m->first = BucketOf(static_cast<uint64_t>(min_));
+  const size_t last = BucketOf(static_cast<uint64_t>(max_));
+  m->counts.assign(buckets_.get() + m->first, buckets_.get() + last + 1);
+}
+
+void Histogram::PercentilesSince(const Mark& m, const std::vector<double>& qs, std::vector<double>* out) const {
+  CHECK_EQ(out->size(), qs.size());
+  CHECK_GE(count_, m.count) << "histogram changed under a mark (Reset?)";
+  const uint64_t n = count_ - m.count;
+  if (n == 0) {
+    std::fill(out->begin(), out->end(), std::nan(""));
+    return;
+  }
+  // Ranks of the quantiles among the n new values, as Percentile() ranks.
+  std::vector<uint64_t> rank(qs.size());
+  for (size_t i = 0; i < qs.size(); ++i) {
+    CHECK(qs[i] >= 0 && qs[i] <= 1) << "percentile out of [0, 1]: " << qs[i];
+    const double r = qs[i] * static_cast<double>(n);
+    rank[i] = std::clamp<uint64_t>(static_cast<uint64_t>(std::ceil(r - r * 1e-15)), 1, n);
+  }
+  const size_t first = BucketOf(static_cast<uint64_t>(min_));
+  const size_t last = BucketOf(static_cast<uint64_t>(max_));
+  size_t found = 0;
+  uint64_t seen = 0;
+  for (size_t b = first; b <= last && found < qs.size(); ++b) {
+    const uint64_t before = b >= m.first && b - m.first < m.counts.size() ? m.counts[b - m.first] : 0;
+    const uint64_t d = buckets_[b] - before;
+    if (d == 0) continue;
+    seen += d;
+    const uint64_t low = BucketLow(b);
+    const int64_t mid = std::clamp(static_cast<int64_t>(low + (BucketHigh(b) - low) / 2), min_, max_);
+    for (size_t i = 0; i < qs.size(); ++i) {
+      if (rank[i] != 0 && seen >= rank[i]) {
+        (*out)[i] = static_cast<double>(mid);
+        rank[i] = 0;  // found
+        ++found;
+      }
+    }
+  }
+  CHECK_EQ(found, qs.size()) << "histogram bucket counts disagree with the mark";
+}
+
 int64_t Histogram::Percentile(double q) const {
   CHECK(q >= 0 && q <= 1) << "percentile out of [0, 1]: " << q;
   if (count_ == 0) return 0;

@@ -22,13 +22,26 @@ struct StatsRegistry::Impl {
     std::string desc;
   };
   struct Series {
+    enum class Kind { kValue, kRate, kDelta, kRatio, kCount, kQuantile };
     std::string name;
     std::string unit;
     std::string desc;
-    StatGroup::SeriesKind kind;
+    Kind kind;
     Formula fn;
-    double last = 0;             // fn() at the previous sample (kRate)
+    Formula den;                 // kRatio's denominator
+    double last = 0;             // fn() at the previous sample (kRate, kDelta, kRatio)
+    double last_den = 0;         // den() at the previous sample (kRatio)
+    size_t window = 0;           // kCount, kQuantile: index into windows
+    size_t quantile = 0;         // kQuantile: index into the window's qs
     std::vector<double> values;  // one per row
+  };
+  // A histogram's values in the current interval (AddIntervalPercentiles).
+  struct Window {
+    const Histogram* h;
+    std::vector<double> qs;
+    Histogram::Mark mark;       // the histogram at the interval's start
+    uint64_t count = 0;         // at the interval's end: values recorded in it
+    std::vector<double> at_qs;  // and their quantiles
   };
 
   // Runs at each interval end after all other events of that instant.
@@ -59,15 +72,54 @@ struct StatsRegistry::Impl {
     series.push_back(std::move(s));
   }
 
-  void TakeSample(SimTime now) {
-    const double dt_ns = static_cast<double>((now - last_sample).ns());
+  void Prime() {
     for (Series& s : series) {
-      const double v = s.fn();
-      // delta * 1e9 / ns rather than delta / seconds: exact for integral
-      // deltas over whole-ns intervals whenever the true rate is.
-      s.values.push_back(s.kind == StatGroup::SeriesKind::kRate ? (v - s.last) * 1e9 / dt_ns : v);
-      s.last = v;
+      if (s.fn) s.last = s.fn();
+      if (s.den) s.last_den = s.den();
     }
+    for (Window& w : windows) w.h->MarkNow(&w.mark);
+  }
+
+  void TakeSample(SimTime now) {
+    using K = Series::Kind;
+    const double dt_ns = static_cast<double>((now - last_sample).ns());
+    for (Window& w : windows) {
+      w.count = w.h->CountSince(w.mark);
+      w.at_qs.resize(w.qs.size());
+      w.h->PercentilesSince(w.mark, w.qs, &w.at_qs);
+    }
+    for (Series& s : series) {
+      double out = 0;
+      switch (s.kind) {
+        case K::kValue:
+          out = s.fn();
+          break;
+        case K::kRate:
+        case K::kDelta: {
+          const double v = s.fn();
+          // delta * 1e9 / ns rather than delta / seconds: exact for integral
+          // deltas over whole-ns intervals whenever the true rate is.
+          out = s.kind == K::kRate ? (v - s.last) * 1e9 / dt_ns : v - s.last;
+          s.last = v;
+          break;
+        }
+        case K::kRatio: {
+          const double v = s.fn(), d = s.den();
+          out = d > s.last_den ? (v - s.last) / (d - s.last_den) : std::nan("");
+          s.last = v;
+          s.last_den = d;
+          break;
+        }
+        case K::kCount:
+          out = static_cast<double>(windows[s.window].count);
+          break;
+        case K::kQuantile:
+          out = windows[s.window].at_qs[s.quantile];
+          break;
+      }
+      s.values.push_back(out);
+    }
+    for (Window& w : windows) w.h->MarkNow(&w.mark);
     sample_ns.push_back(now.ns());
     last_sample = now;
   }
@@ -82,6 +134,7 @@ struct StatsRegistry::Impl {
   std::map<std::string, Stat, std::less<>> stats;  // sorted: output order
   std::vector<Series> series;                     // registration order
   std::set<std::string, std::less<>> series_names;
+  std::vector<Window> windows;
 
   EventQueue* queue = nullptr;  // set by StartSampling
   bool stopped = false;
@@ -131,13 +184,60 @@ void StatGroup::AddFormula(std::function<double()> fn, std::string_view name, st
 void StatGroup::AddSeries(std::function<double()> fn, SeriesKind kind, std::string_view name,
                           std::string_view unit, std::string_view desc) const {
   CHECK(fn != nullptr && registry_ != nullptr);
-  StatsRegistry::Impl::Series s;
+  using Series = StatsRegistry::Impl::Series;
+  Series s;
   s.name = Full(name);
   s.unit = std::string(unit);
   s.desc = std::string(desc);
-  s.kind = kind;
+  s.kind = kind == SeriesKind::kValue ? Series::Kind::kValue
+           : kind == SeriesKind::kRate ? Series::Kind::kRate
+                                       : Series::Kind::kDelta;
   s.fn = std::move(fn);
   registry_->impl_->AddSeries(std::move(s));
+}
+
+void StatGroup::AddIntervalRatio(std::function<double()> num, std::function<double()> den, std::string_view name,
+                                 std::string_view unit, std::string_view desc) const {
+  CHECK(num != nullptr && den != nullptr && registry_ != nullptr);
+  using Series = StatsRegistry::Impl::Series;
+  Series s;
+  s.name = Full(name);
+  s.unit = std::string(unit);
+  s.desc = std::string(desc);
+  s.kind = Series::Kind::kRatio;
+  s.fn = std::move(num);
+  s.den = std::move(den);
+  registry_->impl_->AddSeries(std::move(s));
+}
+
+void StatGroup::AddIntervalPercentiles(const Histogram* h, std::string_view name, std::string_view unit,
+                                       const std::vector<double>& qs) const {
+  CHECK(h != nullptr && registry_ != nullptr);
+  StatsRegistry::Impl& im = *registry_->impl_;
+  CHECK(im.queue == nullptr) << "interval percentiles of '" << Full(name) << "' registered after sampling started";
+  using Series = StatsRegistry::Impl::Series;
+  const size_t window = im.windows.size();
+  im.windows.push_back({h, qs, {}, 0, {}});
+  Series c;
+  c.name = Full(name) + ".count";
+  c.unit = "values";
+  c.desc = fmt::format("values recorded in the interval ({})", name);
+  c.kind = Series::Kind::kCount;
+  c.window = window;
+  im.AddSeries(std::move(c));
+  for (size_t i = 0; i < qs.size(); ++i) {
+    CHECK(qs[i] >= 0 && qs[i] <= 1) << "quantile out of [0, 1]: " << qs[i];
+    std::string p = fmt::format("{:g}", qs[i] * 100);
+    p.erase(std::remove(p.begin(), p.end(), '.'), p.end());
+    Series s;
+    s.name = Full(name) + ".p" + p;
+    s.unit = std::string(unit);
+    s.desc = fmt::format("p{} of the values recorded in the interval ({})", p, name);
+    s.kind = Series::Kind::kQuantile;
+    s.window = window;
+    s.quantile = i;
+    im.AddSeries(std::move(s));
+  }
 }
 
 // ---- Sampling ----
@@ -150,7 +250,7 @@ void StatsRegistry::StartSampling(EventQueue* q, SimTime interval) {
   im.queue = q;
   im.interval = interval;
   im.last_sample = q->now();
-  for (Impl::Series& s : im.series) s.last = s.fn();
+  im.Prime();
   q->ScheduleIn(&im.sampler, interval);
 }
 

@@ -80,6 +80,22 @@ class Histogram {
   // range, not clamped to min/max). Percentile(q) is the bucket where the
   // cumulative count first reaches the nearest rank, at low + (high -
   // low) / 2 clamped to [min, max].
+  // The state of the histogram at one moment, to describe the values
+  // recorded after it: the per-interval columns of series.csv are the
+  // difference between the histogram at the interval's two ends.
+  struct Mark {
+    uint64_t count = 0;
+    size_t first = 0;              // bucket index of counts[0]
+    std::vector<uint64_t> counts;  // the non-empty range of buckets then
+  };
+  void MarkNow(Mark* m) const;
+  // How many values were recorded since `m` (taken from this histogram).
+  uint64_t CountSince(const Mark& m) const { return count_ - m.count; }
+  // The values at quantiles qs[i] (each in [0, 1]) of those recorded since
+  // `m`, by the rule of Percentile() (nearest rank, the bucket's midpoint
+  // clamped to the whole histogram's [min(), max()]), into out[i]; NaN when
+  // none was recorded. REQUIRES: out->size() == qs.size().
+  void PercentilesSince(const Mark& m, const std::vector<double>& qs, std::vector<double>* out) const;
   template <class Fn>
   void ForEachBucket(Fn&& fn) const {
     if (count_ == 0) return;
@@ -122,12 +138,26 @@ class StatGroup {
   void AddFormula(std::function<double()> fn, std::string_view name, std::string_view unit,
                   std::string_view desc) const;
   // A per-interval time series column. kValue samples fn() at each interval
-  // end; kRate reports (fn() now - fn() at last sample) / interval seconds.
-  // Series names are unique among series (a series may share the name of the
-  // counter it samples). REQUIRES: called before StartSampling().
-  enum class SeriesKind { kValue, kRate };
+  // end; kRate reports (fn() now - fn() at last sample) / interval seconds;
+  // kDelta reports fn() now - fn() at the last sample (what a counter
+  // gained in the interval: the column sums to the counter's growth over
+  // the run). Series names are unique among series (a series may share the
+  // name of the stat it samples). REQUIRES: called before StartSampling().
+  enum class SeriesKind { kValue, kRate, kDelta };
   void AddSeries(std::function<double()> fn, SeriesKind kind, std::string_view name, std::string_view unit,
                  std::string_view desc) const;
+  // A ratio over each interval of two growing quantities: (num() now - num()
+  // at the last sample) / (den() now - den() at the last sample), an empty
+  // cell when den() did not grow. The per-interval write amplification.
+  void AddIntervalRatio(std::function<double()> num, std::function<double()> den, std::string_view name,
+                        std::string_view unit, std::string_view desc) const;
+  // Columns over the values `h` recorded in each interval: "<name>.count"
+  // and "<name>.p50", "<name>.p99" (one per quantile of `qs`, named as
+  // stats.json names them: p50 p90 p99 p999 p9999), empty cells for an
+  // interval without values. The counts sum to h->count() at the end less
+  // its count when sampling started. The object must outlive sampling.
+  void AddIntervalPercentiles(const Histogram* h, std::string_view name, std::string_view unit,
+                              const std::vector<double>& qs = {0.5, 0.99}) const;
 
  private:
   std::string Full(std::string_view name) const;

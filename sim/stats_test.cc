@@ -408,6 +408,88 @@ TEST(StatsSamplingTest, RatesAndValuesPerInterval) {
             "0.35,35,100,4\n");
 }
 
+// Per-interval columns: a histogram's count and percentiles over the values
+// recorded in each interval, a ratio of two counters' growth (write
+// amplification) and a counter's growth; empty cells where an interval has
+// nothing to describe.
+TEST(StatsSamplingTest, IntervalPercentilesRatiosAndDeltas) {
+  EventQueue q;
+  StatsRegistry r;
+  Histogram h;
+  Counter num, den;
+  h.Record(123456);  // before sampling: in no interval
+  const StatGroup g = r.Root().Group("x");
+  g.AddIntervalPercentiles(&h, "lat", "ns", {0.5, 0.99, 1});
+  g.AddIntervalRatio([&] { return static_cast<double>(num.value()); }, [&] { return static_cast<double>(den.value()); },
+                     "wa", "ratio", "");
+  g.AddSeries([&] { return static_cast<double>(num.value()); }, SeriesKind::kDelta, "programs", "pages", "");
+  FunctionEvent a([&] {
+    h.RecordN(1000, 10);
+    den.Inc(10);
+    num.Inc(20);
+  });
+  FunctionEvent b([&] {
+    h.RecordN(100, 99);
+    h.Record(5000);
+    den.Inc(100);
+    num.Inc(150);
+  });
+  FunctionEvent c([&] {
+    h.RecordN(7, 3);
+    num.Inc(5);
+  });
+  q.Schedule(&a, Ms(50));
+  q.Schedule(&b, Ms(150));
+  q.Schedule(&c, Ms(350));
+  r.StartSampling(&q, Ms(100));
+  q.Run();
+  r.StopSampling();
+  EXPECT_EQ(Csv(r),
+            "time_s,x.lat.count,x.lat.p50,x.lat.p99,x.lat.p100,x.wa,x.programs\n"
+            // 1000 and 5000 lie in buckets [1000, 1003] and [4992, 5023]:
+            // their midpoints, within the whole histogram's [7, 123456].
+            "0.1,10,1001,1001,1001,2,20\n"
+            "0.2,100,100,100,5007,1.5,150\n"
+            "0.3,0,,,,,0\n"
+            "0.35,3,7,7,7,,5\n");
+}
+
+// The per-interval percentiles of a histogram are its percentiles over the
+// values recorded since a mark: the same as a fresh histogram of only
+// those values would give, up to the clamping to the whole range.
+TEST(HistogramMarkTest, PercentilesSinceAMarkMatchAHistogramOfTheNewValues) {
+  Rng rng(7, "marks");
+  Histogram all;
+  Histogram::Mark mark;
+  all.MarkNow(&mark);
+  const std::vector<double> qs = {0, 0.5, 0.9, 0.99, 0.999, 1};
+  for (int round = 0; round < 20; ++round) {
+    Histogram fresh;
+    const int n = round % 5 == 4 ? 0 : 1 + static_cast<int>(rng.Uniform(2000));
+    for (int i = 0; i < n; ++i) {
+      const int64_t v = static_cast<int64_t>(rng.Uniform(1u << (round % 30 + 1)));
+      all.Record(v);
+      fresh.Record(v);
+    }
+    std::vector<double> got(qs.size());
+    all.PercentilesSince(mark, qs, &got);
+    EXPECT_EQ(all.CountSince(mark), static_cast<uint64_t>(n));
+    for (size_t i = 0; i < qs.size(); ++i) {
+      if (n == 0) {
+        EXPECT_TRUE(std::isnan(got[i]));
+        continue;
+      }
+      // Same bucket as the fresh histogram's answer; both midpoints clamped.
+      const double want = static_cast<double>(fresh.Percentile(qs[i]));
+      const double tol = std::max(1.0, want / 64);
+      EXPECT_NEAR(got[i], want, tol) << "round " << round << " q " << qs[i];
+      EXPECT_GE(got[i], static_cast<double>(all.min()));
+      EXPECT_LE(got[i], static_cast<double>(all.max()));
+    }
+    all.MarkNow(&mark);
+  }
+}
+
 TEST(StatsSamplingTest, StopAddsPartialRow) {
   EventQueue q;
   StatsRegistry r;

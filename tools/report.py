@@ -13,14 +13,18 @@ run_info.json when present). OUT receives:
                           one run: a line per histogram; several runs: a
                           panel per histogram with a line per run
   series.*                series.csv over time, a panel per column group
+                          (per-interval latency percentiles on a log time
+                          axis, per-interval write amplification, GC per
+                          interval; the *.lat.count columns are not drawn)
   write_amplification.*   FS / FTL / end-to-end write amplification, and the
                           end-to-end figure split into host data, FS
                           metadata, FS cleaning and FTL GC copies
   activity.*              checkpoints by reason, FS GC and FTL GC counts
   compare.*               several runs: headline statistics normalized to
                           the first run (= 1.0)
-  index.html              the runs, their configuration differences, the
-                          headline numbers and every figure
+  index.html              the runs (and whether each ran to its end or a
+                          signal stopped it), their configuration
+                          differences, the headline numbers and every figure
 
 Every figure's data is also written as <basename>.csv, tidy: series,x,y.
 CDF rows have x in the histogram's own unit (ns for latencies) and y the
@@ -61,12 +65,21 @@ LAYERS = [
                                                                     "flash.wait.*"], []),
 ]
 
-# series.csv columns drawn in one panel together; any other column gets its own.
+# series.csv columns drawn in one panel together (names or fnmatch
+# patterns); any other column gets its own.
 SERIES_GROUPS = [
     ("throughput (ops/s)", ["workload.ops", "workload.iops"]),
     ("bandwidth (MB/s)", ["workload.MBps"]),
     ("dirty pages", ["fs.dirty_nodes", "fs.dirty_data"]),
+    ("latency of each interval's operations", ["*.lat.p*"]),
+    ("write amplification per interval", ["fs.write_amplification", "ftl.write_amplification"]),
+    ("GC per interval (pages or blocks)", ["ftl.gc_copies", "ftl.erases", "fs.gc.moved"]),
 ]
+# Per-interval latency columns: drawn on a log axis in a time unit.
+SERIES_LATENCY = "*.lat.p*"
+# In series.csv but not drawn: how many values each interval's percentiles
+# describe (the throughput panel shows the same).
+SERIES_HIDDEN = ["*.lat.count"]
 
 FS_KINDS = [  # (part of the write-amplification breakdown, fs.io.written.* kinds)
     ("host data", ["data"]),
@@ -253,11 +266,13 @@ def plot_series(w, runs):
         return
     columns = []
     for r in with_series:
-        columns += [c for c in r.series.columns if c != "time_s" and c not in columns]
+        columns += [c for c in r.series.columns
+                    if c != "time_s" and c not in columns and
+                    not any(fnmatch.fnmatchcase(c, p) for p in SERIES_HIDDEN)]
     panels = []
     grouped = set()
     for title, members in SERIES_GROUPS:
-        present = [c for c in members if c in columns]
+        present = [c for c in columns if c not in grouped and any(fnmatch.fnmatchcase(c, m) for m in members)]
         if present:
             panels.append((title, present))
             grouped.update(present)
@@ -268,15 +283,27 @@ def plot_series(w, runs):
     rows = []
     for i, (title, members) in enumerate(panels):
         ax = grid[i // cols][i % cols]
+        latency = all(fnmatch.fnmatchcase(c, SERIES_LATENCY) for c in members)
+        div, unit = 1.0, ""
+        if latency:
+            largest = max((r.series[c].max() for r in with_series for c in members
+                           if c in r.series.columns and r.series[c].notna().any()), default=0)
+            div, unit = time_scale("ns", largest)
         for r in with_series:
             for c in members:
                 if c not in r.series.columns:
                     continue
                 label = series_name(runs, r, c)
-                ax.plot(r.series["time_s"], r.series[c], label=label, linewidth=1)
-                rows += [(label, t, v) for t, v in zip(r.series["time_s"], r.series[c])]
+                ax.plot(r.series["time_s"], r.series[c] / div, label=label, linewidth=1)
+                # The CSV keeps the column's own unit; an empty cell (an
+                # interval with nothing to describe) has no row.
+                rows += [(label, t, v) for t, v in zip(r.series["time_s"], r.series[c]) if not pd.isna(v)]
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("simulated time (s)")
+        if latency:
+            ax.set_ylabel(unit)
+            if all((r.series[c].dropna() > 0).all() for r in with_series for c in members if c in r.series.columns):
+                ax.set_yscale("log")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
     for i in range(len(panels), nrows * cols):
@@ -400,10 +427,11 @@ def write_index(w, runs, skipped):
            "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}img{max-width:100%}</style>",
            "</head><body>", "<h1>flashstack report</h1>", "<h2>Runs</h2>",
            "<table><tr><th>label</th><th>folder</th><th>experiment</th><th>sweep</th><th>seed</th>"
-           "<th>version</th><th>simulated s</th></tr>"]
+           "<th>version</th><th>simulated s</th><th>complete</th></tr>"]
     for r in runs:
+        complete = "yes" if r.doc.get("complete", True) is not False else "no: a signal stopped it"
         cells = [r.label, r.folder, r.doc.get("experiment", ""), r.doc.get("sweep", ""), r.doc.get("seed", ""),
-                 r.doc.get("flashstack_version", ""), fmt(r.run_info.get("simulated_seconds", ""))]
+                 r.doc.get("flashstack_version", ""), fmt(r.run_info.get("simulated_seconds", "")), complete]
         out.append("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in cells) + "</tr>")
     out.append("</table>")
     if len(runs) > 1:

@@ -35,8 +35,8 @@ Usage:
   tools/repro.py table SET OUT [--partial]
 SET is a folder (configs/repro/seed001) or its name (seed001). `run` runs
 every run of the set (with --only, the runs named) into OUT/NAME, replacing
-earlier results (with --resume, a run whose OUT/NAME/stats.json exists is
-kept), and prints the table (partial when runs were left out); `table` prints it from results already in OUT (with --partial,
+earlier results (with --resume, a run whose OUT/NAME/stats.json exists and
+is not marked "complete": false, i.e. cut short by a signal, is kept), and prints the table (partial when runs were left out); `table` prints it from results already in OUT (with --partial,
 a row whose runs have no results yet says "not run" instead of failing). Markdown on
 stdout; exit code 2 on a bad set file or missing results.
 """
@@ -200,6 +200,15 @@ def table(folder, spec, out, partial=False):
     return "\n".join(lines) + "\n"
 
 
+def finished(path):
+    """A stats.json of a run that ran to its end (a signal marks it "complete": false)."""
+    try:
+        with open(path) as f:
+            return json.load(f).get("complete", True) is not False
+    except (OSError, ValueError):
+        return False
+
+
 def run_set(folder, spec, out, binary, sets, only=None, resume=False):
     if only:
         unknown = sorted(set(only) - set(spec["runs"]))
@@ -210,7 +219,7 @@ def run_set(folder, spec, out, binary, sets, only=None, resume=False):
     for name, r in spec["runs"].items():
         if only and name not in only:
             continue
-        if resume and os.path.isfile(os.path.join(out, name, "stats.json")):
+        if resume and finished(os.path.join(out, name, "stats.json")):
             print(f"kept {name}", file=sys.stderr)
             continue
         cmd = [binary, "run", os.path.join(folder, r["config"]), "--noprogress", "--out", os.path.join(out, name)]

@@ -121,6 +121,10 @@ checks:
         self.assertIn("| fb | 1 | not run | - |", repro.table(folder, spec, self.out, partial=True))
         repro.run_set(folder, spec, self.out, fake, [], resume=True)
         self.assertEqual([os.path.basename(c) for c in calls()], ["a", "b"], "a kept, b run")
+        # A run a signal cut short is run again.
+        write(os.path.join(self.out, "b", "stats.json"), '{"complete": false, "stats": {"s": {"value": 1}}}')
+        repro.run_set(folder, spec, self.out, fake, [], resume=True)
+        self.assertEqual([os.path.basename(c) for c in calls()], ["a", "b", "b"], "incomplete b run again")
         with self.assertRaises(repro.SetError) as e:
             repro.run_set(folder, spec, self.out, fake, [], only=["zz"])
         self.assertIn("--only names runs the set does not have: zz", str(e.exception))

@@ -218,6 +218,13 @@ void F2fs::RegisterStats() {
               "dirty_nodes", "pages", "dirty node pages");
   g.AddSeries([this] { return static_cast<double>(wb_.dirty_pages()); }, sim::StatGroup::SeriesKind::kValue,
               "dirty_data", "pages", "dirty data pages");
+  g.AddIntervalRatio([this] { return static_cast<double>(blocks_written()); },
+                     [this] { return static_cast<double>(stats_.app_bytes_written.value()) / kBlockSize; },
+                     "write_amplification", "ratio",
+                     "FS-layer write amplification of the interval: blocks it wrote to the device / application "
+                     "blocks written in it");
+  g.AddSeries([this] { return static_cast<double>(gc_moved_blocks()); }, sim::StatGroup::SeriesKind::kDelta,
+              "gc.moved", "blocks", "blocks moved by cleaning (background and foreground) in the interval");
   g.AddSeries([this] { return static_cast<double>(sm_->free_segments()); }, sim::StatGroup::SeriesKind::kValue,
               "free_segments", "segments", "free segments");
 }

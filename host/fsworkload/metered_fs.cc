@@ -16,6 +16,8 @@ void MeteredFs::Register(const sim::StatGroup& g) const {
     cg.Add(&calls_[c].calls, "calls", "calls", "Calls of this kind issued by the workload");
     cg.Add(&calls_[c].errors, "errors", "calls", "Calls of this kind that returned an error");
     cg.Add(&calls_[c].lat, "lat", "ns", "Latency of the call (issue to completion)");
+    // series.csv: the calls that carry a file workload's data and its durability.
+    if (c == kRead || c == kWrite || c == kFsync) cg.AddIntervalPercentiles(&calls_[c].lat, "lat", "ns");
   }
 }
 

@@ -298,6 +298,7 @@ void TraceReplayer::RegisterStats() {
     og.Add(&ops_[i].bytes, "bytes", "bytes", name + " bytes completed (as sent to the device)");
     og.Add(&ops_[i].lat, "lat", "ns", name + " latency from trace arrival to completion (host queue included)");
     og.Add(&ops_[i].device_lat, "device_lat", "ns", name + " latency from device submit to completion");
+    if (op == ssd::BlockOp::kRead || op == ssd::BlockOp::kWrite) og.AddIntervalPercentiles(&ops_[i].lat, "lat", "ns");
     og.AddFormula([this, op] { return OpIops(op); }, "iops", "ios/s", name + " requests per second");
     og.AddFormula([this, op] { return OpBandwidth(op); }, "bw", "bytes/s", name + " bytes per second");
   }

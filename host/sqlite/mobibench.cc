@@ -75,6 +75,7 @@ MobibenchSqlite::MobibenchSqlite(const MobibenchConfig& cfg, Env env)
   g.Add(&ops_, "ops", "rows", "Rows inserted, updated or deleted in the measured window");
   g.Add(&sqlite_.errors(), "errors", "errors", "SQLite or file-system errors that stopped a thread");
   g.Add(&txn_lat_, "txn.lat", "ns", "Transaction latency: BEGIN (or the statement) to COMMIT returning");
+  g.AddIntervalPercentiles(&txn_lat_, "txn.lat", "ns");
   window_.Register(g, "Start signal to the end of the last thread's transaction loop", "txn", "transaction",
                    [this] { return txns_.value(); });
   g.AddFormula([this] { return TxnPerSec(); }, "txn_per_s", "txn/s", "Transactions per simulated second");

@@ -115,6 +115,12 @@ YcsbSqlite::YcsbSqlite(const YcsbConfig& cfg, YcsbSpec spec, Env env)
     const std::string name(YcsbOpStatName(op));
     OpStats& s = ops_stats_[i];
     g.Add(&s.lat, name + ".lat", "ns", fmt::format("{} latency (as YCSB reports it)", YcsbOpName(op)));
+    // series.csv: the operations the workload's proportions choose (READ
+    // and UPDATE also record the halves of READ-MODIFY-WRITE).
+    const double rmw = spec_.p.readmodifywriteproportion;
+    const double weights[kYcsbOps] = {spec_.p.readproportion + rmw, spec_.p.updateproportion + rmw,
+                                      spec_.p.insertproportion, spec_.p.scanproportion, rmw};
+    if (weights[i] > 0) g.AddIntervalPercentiles(&s.lat, name + ".lat", "ns");
     g.Add(&s.failed, name + ".failed", "ops",
           fmt::format("{} operations that failed: busy past busy_timeout, or a constraint", YcsbOpName(op)));
     if (op == YcsbOp::kRead || op == YcsbOp::kUpdate || op == YcsbOp::kReadModifyWrite) {

@@ -359,6 +359,7 @@ void FioGenerator::RegisterStats() {
     og.Add(&ops_[i].ios, "ios", "ios", name + " requests completed in the measured window");
     og.Add(&ops_[i].bytes, "bytes", "bytes", name + " bytes completed in the measured window");
     og.Add(&ops_[i].lat, "lat", "ns", name + " latency, device submit to completion");
+    if (op == ssd::BlockOp::kRead || op == ssd::BlockOp::kWrite) og.AddIntervalPercentiles(&ops_[i].lat, "lat", "ns");
     og.AddFormula([this, op] { return OpIops(op); }, "iops", "ios/s", name + " requests per second (measured)");
     og.AddFormula([this, op] { return OpBandwidth(op); }, "bw", "bytes/s", name + " bytes per second (measured)");
   }
