@@ -26,7 +26,7 @@ int DentryArray::Find(std::string_view name, uint32_t hash) const {
   // over the entries finds, first match first, without following names
   // across slots. A name is never empty, so a default Dentry never matches.
   const size_t len = name.size();
-  for (uint32_t s = 0; s < nr_slots; ++s) {
+  for (uint32_t s = 0; s < stored_slots(); ++s) {
     const Dentry& d = dentries[s];
     if (d.hash == hash && d.name_len == len && used[s] && NameAt(s) == name) return static_cast<int>(s);
   }
@@ -36,7 +36,7 @@ int DentryArray::Find(std::string_view name, uint32_t hash) const {
 int DentryArray::FindRoom(uint32_t slots) const {
   uint32_t run = 0;
   for (uint32_t s = 0; s < nr_slots; ++s) {
-    if (used[s]) {
+    if (s < stored_slots() && used[s]) {
       run = 0;
       continue;
     }
@@ -49,6 +49,12 @@ void DentryArray::Insert(int slot, std::string_view name, uint32_t hash, Nid ino
   const uint32_t n = std::max<uint32_t>(1, SlotsFor(name.size()));
   CHECK_GE(slot, 0);
   CHECK_LE(static_cast<uint32_t>(slot) + n, nr_slots);
+  if (static_cast<uint32_t>(slot) + n > stored_slots()) {
+    const size_t want = static_cast<size_t>(slot) + n;
+    used.resize(want, 0);
+    dentries.resize(want);
+    names.resize(want * kSlotLen, 0);
+  }
   for (uint32_t i = 0; i < n; ++i) {
     CHECK(!used[slot + i]) << "dentry slot in use";
     used[slot + i] = 1;

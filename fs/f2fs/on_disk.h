@@ -125,12 +125,15 @@ struct Dentry {
 // that, and Find relies on it).
 // Used for dentry blocks (214 slots) and inline dentries (182 slots).
 struct DentryArray {
-  explicit DentryArray(uint32_t slots = kDentrySlotsPerBlock)
-      : nr_slots(slots), used(slots, 0), dentries(slots), names(static_cast<size_t>(slots) * kSlotLen, 0) {}
+  explicit DentryArray(uint32_t slots = kDentrySlotsPerBlock) : nr_slots(slots) {}
   uint32_t nr_slots;
+  // Stored for the slots up to the last one ever used (Insert grows them):
+  // slots past their end are free, with the default Dentry. An inline
+  // directory of a few entries keeps a few slots, not 182.
   std::vector<uint8_t> used;  // bitmap, one byte per slot
   std::vector<Dentry> dentries;
   std::vector<char> names;
+  uint32_t stored_slots() const { return static_cast<uint32_t>(used.size()); }
 
   static uint32_t SlotsFor(size_t name_len) { return static_cast<uint32_t>((name_len + kSlotLen - 1) / kSlotLen); }
   std::string_view NameAt(uint32_t slot) const {
@@ -147,7 +150,7 @@ struct DentryArray {
   // Calls fn(slot, dentry) for every entry, in slot order.
   template <class Fn>
   void ForEach(Fn&& fn) const {
-    for (uint32_t s = 0; s < nr_slots;) {
+    for (uint32_t s = 0; s < stored_slots();) {
       if (!used[s]) { ++s; continue; }
       fn(s, dentries[s]);
       s += std::max<uint32_t>(1, SlotsFor(dentries[s].name_len));
