@@ -79,6 +79,30 @@ TEST_F(F2fsApiTest, CreateWriteReadInlineAndRegular) {
   Check();
 }
 
+// Writes without bytes (a workload that only sizes its writes) read back as
+// zeros, also over bytes written before, in the inline area and after the
+// conversion to a data block.
+TEST_F(F2fsApiTest, WritesWithoutBytesReadAsZerosInlineAndConverted) {
+  const Fd fd = OpenOk("/z", kCreat | kRdWr);
+  WriteAt(fd, 0, Pattern(600, 3));
+  ASSERT_EQ(Run(fs().Pwrite(fd, 100, {}, 200)).value, 200u);  // zeros over given bytes
+  ASSERT_EQ(Run(fs().Pwrite(fd, 1000, {}, 2000)).value, 2000u);  // past them: file grows
+  WriteAt(fd, 2500, Pattern(10, 4));
+  std::vector<uint8_t> want(3000, 0);
+  const auto a = Pattern(600, 3);
+  std::copy(a.begin(), a.end(), want.begin());
+  std::fill(want.begin() + 100, want.begin() + 300, 0);
+  const auto b = Pattern(10, 4);
+  std::copy(b.begin(), b.end(), want.begin() + 2500);
+  EXPECT_EQ(ReadAt(fd, 0, 4000), want);
+  EXPECT_EQ(Run(fs().Fstat(fd)).value.blocks, 0u);  // still inline
+  ASSERT_EQ(Run(fs().Pwrite(fd, 3000, {}, 2000)).value, 2000u);  // converts
+  want.resize(5000, 0);
+  EXPECT_EQ(ReadAt(fd, 0, 6000), want);
+  ASSERT_TRUE(Run(fs().Close(fd)).ok());
+  Check();
+}
+
 TEST_F(F2fsApiTest, ErrorsAreErrnos) {
   EXPECT_EQ(Run(fs().Open("/nope", kRdOnly)).err, Errno::kNoEnt);
   EXPECT_EQ(Run(fs().Open("/nope/x", kCreat | kRdWr)).err, Errno::kNoEnt);

@@ -255,7 +255,7 @@ sim::Task<Errno> F2fs::ConvertInlineData(Inode* inode) {
     cache_.Unpin(p);
   }
   NodeBlock& ib = MutInodeBlock(inode);
-  ib.inline_data.clear();
+  std::vector<uint8_t>().swap(ib.inline_data);  // the memory too: the Image may keep this block
   ib.inode->inline_data = false;
   co_return Errno::kOk;
 }
@@ -271,9 +271,14 @@ sim::Task<Errno> F2fs::DoWrite(Inode* inode, uint64_t offset, std::span<const ui
     if (end <= kMaxInlineData) {
       NodeBlock& b = MutInodeBlock(inode);
       const uint64_t new_size = std::max<uint64_t>(b.inode->size, end);
-      if (b.inline_data.size() < new_size) b.inline_data.resize(new_size, 0);
-      if (data.empty()) std::memset(b.inline_data.data() + offset, 0, length);
-      else std::memcpy(b.inline_data.data() + offset, data.data(), length);
+      // The inline bytes are stored up to the last one a caller gave; past
+      // the vector's end the file reads zeros (as a data page without bytes).
+      if (!data.empty()) {
+        if (b.inline_data.size() < end) b.inline_data.resize(end, 0);
+        std::memcpy(b.inline_data.data() + offset, data.data(), length);
+      } else if (offset < b.inline_data.size()) {
+        std::memset(b.inline_data.data() + offset, 0, std::min<uint64_t>(length, b.inline_data.size() - offset));
+      }
       b.inode->size = new_size;
       b.inode->mtime = q_->now();
       *done = length;

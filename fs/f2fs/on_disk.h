@@ -214,7 +214,7 @@ struct NodeBlock final : BlockData {
   // keeps) stay small.
   std::vector<uint32_t> slots;
   std::optional<InodeFields> inode;       // kInode only
-  std::vector<uint8_t> inline_data;       // inline file data (size <= kMaxInlineData)
+  std::vector<uint8_t> inline_data;       // inline file data up to the last byte given (<= kMaxInlineData); zeros past it
   std::optional<DentryArray> inline_dents;  // inline directory
 
   bool IsInode() const { return kind == NodeKind::kInode; }
