@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Turn flashstack result folders into plots and one report page.
 
-    tools/report.py OUT RUN [RUN ...] [--name LABEL ...] [--format png,svg]
+    tools/report.py OUT RUN [RUN ...] [--name LABEL ...] [--format png,svg] [--repro SETOUT ...]
 
 Each RUN is a result folder (stats.json, and series.csv, config.yaml,
 run_info.json when present). OUT receives:
@@ -24,7 +24,13 @@ run_info.json when present). OUT receives:
                           the first run (= 1.0)
   index.html              the runs (and whether each ran to its end or a
                           signal stopped it), their configuration
-                          differences, the headline numbers and every figure
+                          differences, the headline numbers, the paper
+                          reproduction tables of --repro and every figure
+  repro.csv               with --repro: set,figure,paper,flashstack,verdict,note
+
+--repro SETOUT (repeatable) names the output folder of a paper
+reproduction set (`tools/repro.py run SET SETOUT`), whose verdicts.json
+the page shows as paper | flashstack | verdict.
 
 Every figure's data is also written as <basename>.csv, tidy: series,x,y.
 CDF rows have x in the histogram's own unit (ns for latencies) and y the
@@ -417,7 +423,35 @@ def plot_compare(w, runs):
     w.save(fig, "compare", "Designs side by side", rows)
 
 
-def write_index(w, runs, skipped):
+def load_repro(folders):
+    """The verdicts.json of each --repro folder: [(folder, doc)]."""
+    out = []
+    for f in folders:
+        path = os.path.join(f, "verdicts.json")
+        try:
+            with open(path) as fh:
+                doc = json.load(fh)
+        except OSError:
+            raise ReportError(f"{path}: no verdicts (run tools/repro.py run SET {f} first)")
+        except ValueError as e:
+            raise ReportError(f"{path}: not JSON: {e}")
+        if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
+            raise ReportError(f"{path}: no rows")
+        out.append((f, doc))
+    return out
+
+
+def write_repro_csv(w, repro):
+    with open(os.path.join(w.out, "repro.csv"), "w", newline="") as f:
+        c = csv.writer(f)
+        c.writerow(["set", "figure", "paper", "flashstack", "verdict", "note"])
+        for _, doc in repro:
+            for r in doc["rows"]:
+                c.writerow([doc.get("title", ""), r.get("figure", ""), r.get("paper", ""), r.get("flashstack", ""),
+                            r.get("verdict", ""), r.get("note", "")])
+
+
+def write_index(w, runs, skipped, repro=()):
     configs = [flat_config(r.doc.get("config", {})) for r in runs]
     keys = sorted(set().union(*configs))
     diff = [k for k in keys if len({json.dumps(c.get(k), sort_keys=True) for c in configs}) > 1]
@@ -452,6 +486,15 @@ def write_index(w, runs, skipped):
         out.append(f"<tr><td>{e(n)}</td>" +
                    "".join(f"<td>{e(fmt(r.flat[n]) if n in r.flat else '-')}</td>" for r in runs) + "</tr>")
     out.append("</table>")
+    for folder, doc in repro:
+        out.append(f"<h2>Paper reproduction: {e(str(doc.get('title', folder)))}</h2>")
+        if doc.get("source"):
+            out.append(f"<p>{e(str(doc['source']))}</p>")
+        out.append("<table><tr><th>figure</th><th>paper</th><th>flashstack</th><th>verdict</th><th>note</th></tr>")
+        for r in doc["rows"]:
+            out.append("<tr>" + "".join(f"<td>{e(str(r.get(k, '')))}</td>"
+                                        for k in ("figure", "paper", "flashstack", "verdict", "note")) + "</tr>")
+        out.append("</table>")
     if skipped:
         out.append("<p>No buckets in stats.json (written before histograms exported them), no CDF for: " +
                    e(", ".join(skipped)) + "</p>")
@@ -485,6 +528,8 @@ def main(argv=None):
     p.add_argument("runs", nargs="+", help="flashstack result folders")
     p.add_argument("--name", action="append", help="label of a run, once per run in order")
     p.add_argument("--format", default="png,svg", help="figure formats, comma separated (png, svg, pdf)")
+    p.add_argument("--repro", action="append", default=[],
+                   help="output folder of tools/repro.py run (its verdicts.json), repeatable")
     a = p.parse_args(argv)
     formats = [f for f in a.format.split(",") if f]
     try:
@@ -492,6 +537,7 @@ def main(argv=None):
             if f not in ("png", "svg", "pdf"):
                 raise ReportError(f"unknown --format {f}; choices: png, svg, pdf")
         runs = [Run(f, label) for f, label in zip(a.runs, labels_for(a.runs, a.name))]
+        repro = load_repro(a.repro)
         os.makedirs(a.out, exist_ok=True)
         plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "flashstack"})
         w = Writer(a.out, formats)
@@ -501,7 +547,9 @@ def main(argv=None):
         plot_activity(w, runs)
         if len(runs) > 1:
             plot_compare(w, runs)
-        write_index(w, runs, skipped)
+        if repro:
+            write_repro_csv(w, repro)
+        write_index(w, runs, skipped, repro)
     except ReportError as e:
         print(f"report: {e}", file=sys.stderr)
         return 2

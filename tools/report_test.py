@@ -13,6 +13,7 @@ import csv
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -217,6 +218,41 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn("a signal stopped it", page)
         for base in ("cdf_fs", "series", "compare"):
             self.assertIn(f"<img src='{base}.png'", page)
+
+    def test_repro_verdicts_on_the_page(self):
+        # A one-check set over the quick run: repro.py table writes
+        # verdicts.json beside the results, report.py --repro shows it.
+        t = self.tmp.name
+        set_dir, set_out = os.path.join(t, "set"), os.path.join(t, "set_out")
+        os.makedirs(set_dir, exist_ok=True)
+        shutil.copytree(self.quick, os.path.join(set_out, "quick"), dirs_exist_ok=True)
+        with open(os.path.join(set_dir, "a.yaml"), "w") as f:
+            f.write("name: a\n")
+        with open(os.path.join(set_dir, "expected.yaml"), "w") as f:
+            f.write("title: Quick check\nsource: a test\nruns:\n  quick: {config: a.yaml}\n"
+                    "checks:\n  - {figure: host writes, paper: 20000, measure: {run: quick, stat: workload.ios_total}, "
+                    "within: 1.01, note: exact}\n")
+        repro_py = os.path.join(os.path.dirname(REPORT), "repro.py")
+        p = subprocess.run([sys.executable, repro_py, "table", set_dir, set_out], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("| host writes | 2e+04 | 2e+04 | matches | exact |", p.stdout)
+        out = os.path.join(t, "report_repro")
+        p = subprocess.run([sys.executable, REPORT, out, self.quick, "--format", "png", "--repro", set_out],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(out, "index.html")) as f:
+            page = f.read()
+        self.assertIn("Paper reproduction: Quick check", page)
+        self.assertIn("<td>host writes</td><td>2e+04</td><td>2e+04</td><td>matches</td>", page)
+        with open(os.path.join(out, "repro.csv")) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[0], "set,figure,paper,flashstack,verdict,note")
+        self.assertTrue(lines[1].startswith("Quick check,host writes,2e+04,2e+04,"), lines[1])
+        self.assertIn(",matches,exact", lines[1])
+        p = subprocess.run([sys.executable, REPORT, out, self.quick, "--repro", os.path.join(t, "nowhere")],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no verdicts", p.stderr)
 
     def test_without_series_and_bad_input(self):
         t = self.tmp.name

@@ -38,7 +38,8 @@ every run of the set (with --only, the runs named) into OUT/NAME, replacing
 earlier results (with --resume, a run whose OUT/NAME/stats.json exists and
 is not marked "complete": false, i.e. cut short by a signal, is kept), and prints the table (partial when runs were left out); `table` prints it from results already in OUT (with --partial,
 a row whose runs have no results yet says "not run" instead of failing). Markdown on
-stdout; exit code 2 on a bad set file or missing results.
+stdout, and the same rows in OUT/verdicts.json (which `tools/report.py
+--repro OUT` shows); exit code 2 on a bad set file or missing results.
 """
 import json
 import math
@@ -175,11 +176,9 @@ def verdict(paper, value, is_change, within):
     return f"differs (x {r:.2g})"
 
 
-def table(folder, spec, out, partial=False):
-    lines = [f"**{spec['title']}**", ""]
-    if spec.get("source"):
-        lines += [str(spec["source"]).strip(), ""]
-    lines += ["| figure | paper | flashstack | verdict | note |", "|---|---|---|---|---|"]
+def rows(folder, spec, out, partial=False):
+    """The table's rows: dicts of figure, paper, flashstack, verdict, note."""
+    result = []
     for i, c in enumerate(spec["checks"]):
         where = f"checks[{i}] ({c['figure']})"
         m = c["measure"]
@@ -188,16 +187,36 @@ def table(folder, spec, out, partial=False):
         runs = [m["run"]] if "run" in m else m["change"]
         missing = [r for r in runs if not os.path.isfile(os.path.join(out, r, "stats.json"))]
         if partial and missing:
-            lines.append(f"| {c['figure']} | {c['paper']} | not run | - | |")
+            result.append({"figure": c["figure"], "paper": str(c["paper"]), "flashstack": "not run",
+                           "verdict": "-", "note": ""})
             continue
         value = measure(m, out, where)
         percent_of_one = not is_change and isinstance(c["paper"], str)
         shown_paper = c["paper"] if isinstance(c["paper"], str) else fmt_value(paper, False)
         shown = f"{value:+.1f}%" if is_change and not math.isnan(value) else fmt_value(value, percent_of_one)
         note = " ".join(str(c.get("note", "")).split())
-        lines.append(f"| {c['figure']} | {shown_paper} | {shown} | "
-                     f"{verdict(paper, value, is_change, c.get('within'))} | {note} |")
+        result.append({"figure": c["figure"], "paper": str(shown_paper), "flashstack": shown,
+                       "verdict": verdict(paper, value, is_change, c.get("within")), "note": note})
+    return result
+
+
+def table(folder, spec, out, partial=False):
+    lines = [f"**{spec['title']}**", ""]
+    if spec.get("source"):
+        lines += [str(spec["source"]).strip(), ""]
+    lines += ["| figure | paper | flashstack | verdict | note |", "|---|---|---|---|---|"]
+    for r in rows(folder, spec, out, partial):
+        lines.append(f"| {r['figure']} | {r['paper']} | {r['flashstack']} | {r['verdict']} | {r['note']} |")
     return "\n".join(lines) + "\n"
+
+
+def write_verdicts(folder, spec, out, partial=False):
+    """OUT/verdicts.json: the set's title, source and rows, for tools/report.py --repro."""
+    doc = {"title": spec["title"], "source": " ".join(str(spec.get("source", "")).split()),
+           "rows": rows(folder, spec, out, partial)}
+    with open(os.path.join(out, "verdicts.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
 
 
 def finished(path):
@@ -268,6 +287,7 @@ def main(argv):
             run_set(folder, spec, out, binary, sets, only, resume)
             partial = bool(only)
         sys.stdout.write(table(folder, spec, out, partial))
+        write_verdicts(folder, spec, out, partial)
     except SetError as e:
         print(f"repro.py: {e}", file=sys.stderr)
         return 2
