@@ -85,6 +85,9 @@ def fmt(v):
 
 def compare(runs, patterns, show_all):
     docs = [load(r)[1] for r in runs]
+    for r, d in zip(runs, docs):
+        if d.get("complete", True) is False:
+            print(f"INCOMPLETE: {r}: a signal stopped the run; its statistics cover only part of it")
     configs = [flat_config(d.get("config", {})) for d in docs]
     keys = sorted(set().union(*configs))
     diff = [k for k in keys if len({json.dumps(c.get(k)) for c in configs}) > 1]
