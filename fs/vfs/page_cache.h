@@ -15,8 +15,9 @@
 //   right themselves.
 // - Admit() evicts least-recently-used pages while the count is above the
 //   limit: the owner's Evict hands the page back (unlinked from its
-//   structures) and the cache destroys it. Eviction never takes a page off
-//   the LRU's rules (dirty, pinned or in writeback pages are not on it).
+//   structures) and the cache destroys it. Only pages on the LRU are
+//   evicted, so a dirty, pinned or in-flight page never is (the cache may
+//   then stay above its limit).
 // - Detach(): the owner gives a page up (truncate, unlink, node freed). A
 //   page still pinned or under writeback becomes a zombie, kept until the
 //   last Unpin/WritebackDone; otherwise it is destroyed at once.
