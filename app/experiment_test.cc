@@ -162,7 +162,9 @@ TEST(ExperimentTest, SeriesIntervalColumnsAddUpToTheRunsTotals) {
              {"ftl.gc_copies", st.Value("ftl.gc_copies")},
              {"ftl.erases", st.Value("ftl.erases")},
              {"fs.gc.moved", st.Value("fs.gc.moved_bg") + st.Value("fs.gc.moved_fg")}}) {
-      if (const int col = column(series); col >= 0) EXPECT_EQ(sum(col), total) << series;
+      if (const int col = column(series); col >= 0) {
+        EXPECT_EQ(sum(col), total) << series;
+      }
     }
     if (const int wa = column("ftl.write_amplification"); wa >= 0) {
       int shown = 0;

@@ -115,7 +115,7 @@ TEST_P(EveryPolicyTest, RegionsKeepTheirLogsInTheirOwnSections) {
   sm.FinishLoad();
   for (int l = 0; l < kNumPersistentLogs; ++l) sm.OpenLog(static_cast<LogType>(l));
   std::set<uint32_t> regions_seen;
-  for (int n = 0; n < 3 * kBlocksPerSeg; ++n) {
+  for (uint32_t n = 0; n < 3 * kBlocksPerSeg; ++n) {
     const LogType t = static_cast<LogType>(n % kNumPersistentLogs);
     regions_seen.insert(sm.stripe(t).region);
     sm.Allocate(t, Summary{Nid{3}, 0, 0}, sim::SimTime::Zero(), false);

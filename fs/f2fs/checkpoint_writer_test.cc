@@ -118,8 +118,11 @@ TEST(CheckpointWriterTest, AFullJournalGoesToSitBlocksAndFlipsTheirCopies) {
     }
   }
   EXPECT_EQ(got, want);
-  for (uint32_t b = 0; b < r.layout.sit_blocks; ++b)
-    if (!want.count(b)) EXPECT_EQ(r.cpw->sit_bitmap()[b], before[b]);
+  for (uint32_t b = 0; b < r.layout.sit_blocks; ++b) {
+    if (!want.count(b)) {
+      EXPECT_EQ(r.cpw->sit_bitmap()[b], before[b]);
+    }
+  }
 }
 
 TEST(CheckpointWriterTest, UnmountEmptiesTheJournalIntoBlocks) {

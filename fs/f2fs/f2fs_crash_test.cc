@@ -589,7 +589,9 @@ TEST(CrashTest, DirectWritesSurviveCutsAfterFsync) {
     const Fd fd = s.Run(s.fs().Open("/f", kCreat | kRdWr | kDirect)).value;
     const uint64_t ipu0 = s.fs().ipu_blocks();
     ASSERT_EQ(s.Run(s.fs().Pwrite(fd, 0, v, v.size())).value, v.size());
-    if (round > 1) EXPECT_EQ(s.fs().ipu_blocks(), ipu0 + 32) << "in place";
+    if (round > 1) {
+      EXPECT_EQ(s.fs().ipu_blocks(), ipu0 + 32) << "in place";
+    }
     ASSERT_TRUE(s.Run(s.fs().Fsync(fd)).ok());
     s.PowerCut([](BlockAddr, bool) { return false; });
     ASSERT_TRUE(s.Mount().ok());

@@ -146,7 +146,9 @@ TEST(Parafs2dTest, RemountKeepsTheLogsAndAPowerCutMovesThem) {
     ASSERT_TRUE(fd.ok());
     const std::vector<uint8_t> data = testing::Pattern(100000 + 7919 * f, f);
     ASSERT_TRUE(s.Run(s.fs().Pwrite(fd.value, 0, data, data.size())).ok());
-    if (f % 3 == 0) ASSERT_TRUE(s.Run(s.fs().Fsync(fd.value)).ok());
+    if (f % 3 == 0) {
+      ASSERT_TRUE(s.Run(s.fs().Fsync(fd.value)).ok());
+    }
   }
   ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
   auto logs = [&] {
