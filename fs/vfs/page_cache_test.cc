@@ -192,7 +192,8 @@ TEST(WritebackTest, FlusherWritesExpiredFilesOldestFirst) {
     co_await sim::Delay(q, sim::Sec(12));
     fs->Dirty(3);  // t=12: expires at 42
   }(&fs, &q));
-  sim::Spawn(&q, fs.wb.Run(&fs));
+  OwnedThread flusher;  // destroyed before `fs`: the flusher sleeps past the end of the run
+  flusher.Start(&q, fs.wb.Run(&fs));
   sim::Spawn(&q, [](FakeFs* fs, sim::EventQueue* q) -> sim::Task<void> {
     co_await sim::Delay(q, sim::Sec(61));
     fs->stop = true;
@@ -217,7 +218,8 @@ TEST(WritebackTest, AboveTheBackgroundRatioTheFlusherIsKickedAndWritesAtOnce) {
   NullOwner owner;
   PageCache cache(&owner, 100);  // background: above 10 pages
   FakeFs fs(&q, cfg, &cache);
-  sim::Spawn(&q, fs.wb.Run(&fs));
+  OwnedThread flusher;  // destroyed before `fs`: the flusher sleeps past the end of the run
+  flusher.Start(&q, fs.wb.Run(&fs));
   sim::Spawn(&q, [](FakeFs* fs, sim::EventQueue* q) -> sim::Task<void> {
     co_await sim::Delay(q, sim::Sec(1));
     for (int i = 0; i < 11; ++i) fs->Dirty(1);
