@@ -15,7 +15,8 @@ void PageCacheConfig::Describe(sim::Schema<PageCacheConfig>& s) {
   s.Param("dirty_expire", &PageCacheConfig::dirty_expire, "30s",
           "vm.dirty_expire_centisecs: dirty data older than this is written back");
   s.Param("writeback_interval", &PageCacheConfig::writeback_interval, "5s",
-          "vm.dirty_writeback_centisecs: flusher wake-up period");
+          "vm.dirty_writeback_centisecs: flusher wake-up period (0: no periodic wake-up; the flusher runs only "
+          "above dirty_background_ratio)");
   s.Param("readahead", &PageCacheConfig::readahead, "128KiB", "Read-ahead window of sequential reads");
 }
 
@@ -129,8 +130,13 @@ void Writeback::FileDataCleaned(WritebackState* f, uint64_t left) {
 }
 
 sim::Task<void> Writeback::Run(WritebackHost* host) {
+  // A zero interval turns the periodic wake-ups off (as
+  // vm.dirty_writeback_centisecs = 0): the flusher then runs only when
+  // kicked. The sleep is a daemon event, so it never keeps a run going.
+  const sim::SimTime interval =
+      cfg_.writeback_interval > sim::SimTime::Zero() ? cfg_.writeback_interval : sim::kLongSimulatedSpan;
   while (!host->FlusherStop()) {
-    co_await timer_.Sleep(cfg_.writeback_interval);
+    co_await timer_.Sleep(interval);
     if (host->FlusherStop()) break;
     const double bg = Limit(cfg_.dirty_background_ratio);
     size_t n = list_.size();

@@ -34,8 +34,8 @@
 // - Above dirty_background_ratio of the cache limit the flusher is kicked;
 //   Throttle() makes a writer wait while dirty pages are above dirty_ratio
 //   (balance_dirty_pages), woken as pages are cleaned.
-// - Run() is the flusher thread: every writeback_interval (or when kicked)
-//   it walks the list once, writing back (WritebackHost::WritebackFile)
+// - Run() is the flusher thread: every writeback_interval (or when kicked;
+//   only when kicked if the interval is 0) it walks the list once, writing back (WritebackHost::WritebackFile)
 //   each file whose data expired (dirty_expire) or while the total is above
 //   the background ratio, then calls the host's AfterWritebackPass.
 #pragma once

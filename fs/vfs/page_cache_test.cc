@@ -232,6 +232,28 @@ TEST(WritebackTest, AboveTheBackgroundRatioTheFlusherIsKickedAndWritesAtOnce) {
   EXPECT_EQ(fs.wb.dirty_pages(), 0u);
 }
 
+// writeback_interval 0 (vm.dirty_writeback_centisecs = 0): no periodic
+// pass, and the run ends (a zero-length sleep would spin at one instant);
+// a kick still writes.
+TEST(WritebackTest, ZeroIntervalTurnsPeriodicWritebackOff) {
+  sim::EventQueue q;
+  PageCacheConfig cfg = Cfg();
+  cfg.writeback_interval = SimTime::Zero();
+  NullOwner owner;
+  PageCache cache(&owner, 100);
+  FakeFs fs(&q, cfg, &cache);
+  OwnedThread flusher;
+  flusher.Start(&q, fs.wb.Run(&fs));
+  fs.Dirty(4);
+  q.Run(sim::Sec(100));
+  EXPECT_TRUE(fs.written.empty());  // expired at 30 s, never written
+  EXPECT_EQ(q.now(), sim::Sec(100));
+  fs.wb.Kick();
+  q.Run(sim::Sec(101));
+  ASSERT_EQ(fs.written.size(), 1u);
+  EXPECT_EQ(fs.written[0].second, sim::Sec(100));
+}
+
 TEST(WritebackTest, WritersWaitAboveTheDirtyRatioUntilPagesAreCleaned) {
   sim::EventQueue q;
   const PageCacheConfig cfg = Cfg();
