@@ -21,6 +21,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "sim/stats.h"
+
 namespace app {
 
 const std::vector<std::string>& DefaultSweepStats() {
@@ -76,17 +78,6 @@ bool Glob(std::string_view pat, std::string_view s) {
   }
   while (p < pat.size() && pat[p] == '*') ++p;
   return p == pat.size();
-}
-
-std::string CsvField(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  out.push_back('"');
-  return out;
 }
 
 constexpr const char* kHistogramFields[] = {"count", "min", "max", "mean", "p50", "p90", "p99", "p999", "p9999"};
@@ -176,22 +167,22 @@ sim::Status WriteSweepCsv(const std::string& base, const std::vector<SweepRow>& 
   }
   std::ostringstream csv;
   csv << "point,folder";
-  for (const std::string& k : keys) csv << ',' << CsvField(k);
+  for (const std::string& k : keys) csv << ',' << sim::CsvField(k);
   csv << ",complete";
-  for (const std::string& c : columns) csv << ',' << CsvField(c);
+  for (const std::string& c : columns) csv << ',' << sim::CsvField(c);
   csv << '\n';
   for (const auto& [row, p] : points) {
-    csv << row->index << ',' << CsvField(row->folder);
+    csv << row->index << ',' << sim::CsvField(row->folder);
     for (const std::string& k : keys) {
       csv << ',';
       for (const auto& [rk, v] : row->keys) {
-        if (rk == k) csv << CsvField(v);
+        if (rk == k) csv << sim::CsvField(v);
       }
     }
     csv << ',' << (p.complete ? "true" : "false");
     for (const std::string& c : columns) {
       csv << ',';
-      if (auto it = p.values.find(c); it != p.values.end()) csv << CsvField(it->second);
+      if (auto it = p.values.find(c); it != p.values.end()) csv << sim::CsvField(it->second);
     }
     csv << '\n';
   }

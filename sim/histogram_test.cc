@@ -169,7 +169,9 @@ TEST(HistogramTest, BucketsReproduceCountsAndPercentiles) {
   for (size_t i = 0; i < bs.size(); ++i) {
     ASSERT_LE(bs[i].low, bs[i].high);
     ASSERT_GT(bs[i].n, 0u);
-    if (i > 0) ASSERT_GT(bs[i].low, bs[i - 1].high);
+    if (i > 0) {
+      ASSERT_GT(bs[i].low, bs[i - 1].high);
+    }
     total += bs[i].n;
   }
   EXPECT_EQ(total, h.count());

@@ -275,18 +275,6 @@ const char* TypeName(const Gauge*) { return "gauge"; }
 const char* TypeName(const Histogram*) { return "histogram"; }
 const char* TypeName(const std::function<double()>&) { return "formula"; }
 
-// RFC 4180: quote a field that contains a separator, quote or line break.
-std::string CsvField(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  out.push_back('"');
-  return out;
-}
-
 // Matches whole dotted components: "ftl" selects "ftl" and "ftl.gc.x" but
 // not "ftlx".
 bool Selected(std::string_view name, const std::vector<std::string>& prefixes) {
@@ -456,6 +444,17 @@ std::string LatencySummary(const Histogram& h) {
   auto t = [](int64_t ns) { return Ns(ns).ToString(); };
   return fmt::format("mean {} p50 {} p99 {} p99.9 {} max {}", t(static_cast<int64_t>(h.mean())),
                      t(h.Percentile(0.5)), t(h.Percentile(0.99)), t(h.Percentile(0.999)), t(h.max()));
+}
+
+std::string CsvField(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
 }
 
 }  // namespace sim

@@ -208,6 +208,10 @@ class StatsRegistry {
   static std::shared_ptr<Impl> MakeImpl();
 };
 
+// A CSV field (RFC 4180): quoted when it holds a separator, a quote or a
+// line break, with quotes doubled; as it is otherwise.
+std::string CsvField(std::string_view s);
+
 // Small deterministic JSON writer used for results files.
 class JsonWriter {
  public:
