@@ -69,6 +69,9 @@ CheckpointWriter::Blocks CheckpointWriter::FlushMeta(bool umount) {
 CheckpointWriter::Pack CheckpointWriter::BuildPack(const PackFacts& f) const {
   auto cp = std::make_shared<CheckpointBlock>();
   cp->cp_ver = f.cp_ver;
+  cp->journal_head = f.journal_head;
+  cp->journal_block_seq = f.journal_block_seq;
+  cp->journal_record_seq = f.journal_record_seq;
   cp->user_block_count = layout_.user_block_count;
   cp->valid_block_count = f.valid_block_count;
   cp->rsvd_segment_count = layout_.reserved_segments;

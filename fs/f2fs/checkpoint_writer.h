@@ -51,6 +51,10 @@ class CheckpointWriter {
     uint64_t valid_block_count = 0;  // data + reserved + node blocks
     uint32_t valid_inode_count = 0;
     std::vector<Nid> orphans;  // in inode-number order
+    // Durability mode journal: where replay starts (journal.h).
+    uint32_t journal_head = 0;
+    uint64_t journal_block_seq = 0;
+    uint64_t journal_record_seq = 0;
   };
   struct Pack {
     std::shared_ptr<CheckpointBlock> cp;

@@ -32,6 +32,15 @@
 //               prefree segments whatever the load, and on cp_interval
 //               unless I/O is in flight or an operation of a recent
 //               request holds cp_rwsem (f2fs_balance_fs_bg)
+//   journal     F2FS-J's: every metadata change also appends a record to its
+//               inode's list in the running epoch (journal.h); a commit
+//               thread writes the records every commit_interval, and an
+//               fsync commits them instead of writing dnodes for
+//               roll-forward (ordered: the data they describe first); a
+//               checkpoint also when the journal's free space runs low;
+//               recovery replays the committed records after the
+//               checkpoint. The background checkpoint triggers are the
+//               kernel's, as above.
 //
 // Registration: an implementation .cc registers its DurabilityInfo with
 // sim::Registrar (sim/registry.h) and is chosen by name with the config key
@@ -55,6 +64,7 @@
 
 namespace fs::f2fs {
 
+class Journal;
 class SegmentManager;
 
 // A block that got a new address (written out of place, moved by cleaning)
@@ -66,6 +76,11 @@ struct BlockUpdate {
   Nid ino;                   // owning inode
   BlockAddr old_addr;        // not a valid address (null/new): no SIT decrement
   BlockAddr new_addr;        // kNullAddr: freed
+  // Data blocks given a new address: the file offset in blocks, the file's
+  // i_size then, and whether it is a directory's (dentry) block.
+  uint64_t index = 0;
+  uint64_t file_size = 0;
+  bool dir_data = false;
 };
 
 // What fsync knows when it chooses between a checkpoint and roll-forward.
@@ -127,6 +142,12 @@ class Durability {
   // True: the background threads write a checkpoint now.
   virtual bool NeedBackgroundCheckpoint() const = 0;
   virtual void OnCheckpointCommitted(sim::SimTime when) = 0;
+
+  // ---- A metadata journal (mode `journal`): its records and space, which
+  // the file system commits, checkpoints and replays; null without one.
+  virtual Journal* journal() { return nullptr; }
+  // CPU time the operation path spent in the hooks of one operation.
+  virtual sim::SimTime RecordCpu() const { return sim::SimTime::Zero(); }
 };
 
 struct DurabilityContext {

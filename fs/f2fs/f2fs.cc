@@ -11,8 +11,8 @@ namespace {
 const char* kOpNames[] = {"open",  "close",   "read",  "write",  "pread",  "pwrite", "ftruncate",
                           "truncate", "fsync", "fdatasync", "fstat", "stat", "unlink", "mkdir",
                           "rmdir", "rename", "readdir", "sync", "link"};
-const char* kIoNames[] = {"data", "dentry", "node", "meta", "cp", "gc_data", "gc_node"};
-const char* kCpReasonNames[] = {"sync", "umount", "fsync", "gc", "background", "recovery"};
+const char* kIoNames[] = {"data", "dentry", "node", "meta", "cp", "gc_data", "gc_node", "journal"};
+const char* kCpReasonNames[] = {"sync", "umount", "fsync", "gc", "background", "recovery", "journal"};
 }  // namespace
 
 F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
@@ -33,6 +33,8 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       cp_io_wq_(env.events),
       io_wq_(env.events),
       discard_timer_(env.events),
+      commit_timer_(env.events),
+      journal_wq_(env.events),
       threads_wq_(env.events) {
   auto alloc = MakeAllocationPolicy(
       cfg_.allocation, AllocationPolicyContext{&cfg_, &layout_, dev_ ? &dev_->layout() : nullptr, this});
@@ -58,6 +60,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   auto durability = MakeDurability(cfg_.durability, DurabilityContext{&cfg_, &layout_, nat_.get(), sm_.get(), this});
   CHECK(durability.ok()) << "durability mode validated by the config schema: " << durability.status().message();
   durability_ = std::move(durability).value();
+  journal_ = durability_->journal();
   cpw_ = std::make_unique<CheckpointWriter>(layout_, nat_.get(), sm_.get());
   static const char* kBits[] = {"force", "ssr", "util", "ssr_util", "fsync", "async"};
   for (const std::string& b : cfg_.ipu_policy)
@@ -74,6 +77,7 @@ F2fs::~F2fs() {
   flusher_thread_.Destroy();
   gc_thread_.Destroy();
   discard_thread_.Destroy();
+  commit_thread_.Destroy();
 }
 
 void F2fs::PowerCut() {
@@ -87,9 +91,11 @@ void F2fs::PowerCut() {
   io_wq_.Kill();
   cp_io_wq_.Kill();
   threads_wq_.Kill();
+  journal_wq_.Kill();
   for (auto& [ino, in] : inodes_) in->lock.Kill();
   for (auto& in : freed_inodes_) in->lock.Kill();
   discard_timer_.Cancel();
+  commit_timer_.Cancel();
 }
 
 void F2fs::RegisterStats() {
@@ -114,6 +120,7 @@ void F2fs::RegisterStats() {
   sim::StatGroup cp = g.Group("cp");
   cp.Add(&stats_.cp_count, "count", "count", "checkpoints written");
   for (int i = 0; i < static_cast<int>(CpReason::kCount); ++i)
+    if (journal_ || i != static_cast<int>(CpReason::kJournal))
     cp.Add(&stats_.cp_by_reason[i], std::string("reason.") + kCpReasonNames[i], "count",
            std::string("checkpoints triggered by ") + kCpReasonNames[i]);
   cp.Add(&stats_.cp_duration, "duration", "ns",
@@ -124,6 +131,7 @@ void F2fs::RegisterStats() {
   cp.Add(&stats_.cp_blocks, "blocks", "blocks", "blocks written by checkpoints (nodes, dentries, meta, pack)");
   sim::StatGroup io = g.Group("io");
   for (int i = 0; i < static_cast<int>(Io::kCount); ++i) {
+    if (!journal_ && i == static_cast<int>(Io::kJournal)) continue;
     io.Add(&stats_.blocks_written[i], std::string("written.") + kIoNames[i], "blocks",
            std::string("4 KiB blocks written: ") + kIoNames[i]);
     io.Add(&stats_.blocks_read[i], std::string("read.") + kIoNames[i], "blocks",
@@ -192,6 +200,30 @@ void F2fs::RegisterStats() {
   rec.Add(&stats_.recovered_dnodes, "dnodes", "count", "dnodes replayed by roll-forward");
   rec.Add(&stats_.recovered_dentries, "dentries", "count", "dentries re-linked by roll-forward");
   rec.Add(&stats_.orphans_freed, "inodes_freed", "count", "unlinked inodes released");
+  if (journal_) {
+    sim::StatGroup j = g.Group("journal");
+    j.AddFormula([this] { return static_cast<double>(journal_->records_appended()); }, "records", "count",
+                 "records appended by operations to their inodes' lists since the mount");
+    j.Add(&stats_.j_commits, "commits", "count", "epochs committed to the journal area");
+    j.Add(&stats_.j_blocks, "blocks", "blocks", "journal blocks written");
+    j.AddFormula([this] { return static_cast<double>(stats_.j_blocks.value() * kBlockSize); }, "bytes", "bytes",
+                 "journal bytes written");
+    j.Add(&stats_.j_commit_lat, "commit_lat", "ns",
+          "commit duration: waiting for the data written before it, then the journal blocks");
+    j.Add(&stats_.j_commit_records, "commit_records", "count", "records per commit");
+    j.Add(&stats_.j_space_checkpoints, "space_checkpoints", "count",
+          "commits that waited for a checkpoint because the journal was full");
+    j.Add(&stats_.j_fsync_commits, "fsync_commits", "count", "fsyncs that committed the journal themselves");
+    j.Add(&stats_.j_replayed, "replayed", "count", "records replayed at mount");
+    j.Add(&stats_.j_replay_skipped, "replay_skipped", "count",
+          "committed records replay found already applied or inapplicable");
+    j.Add(&stats_.j_replay_dropped, "replay_dropped", "count",
+          "records of a commit whose last block never became durable, dropped at mount");
+    j.Add(&stats_.j_corrupt_blocks, "corrupt_blocks", "count",
+          "journal blocks that failed their checksum or format checks at mount (replay stops there)");
+    j.AddFormula([this] { return static_cast<double>(journal_->used_blocks()); }, "used_blocks", "blocks",
+                 "journal blocks a replay may still need at the end of the run");
+  }
   sim::StatGroup pc = g.Group("page_cache");
   pc.Add(&stats_.evicted_pages, "evicted", "pages", "clean pages evicted by the memory limit");
   pc.Add(&stats_.throttled_writes, "throttled_writes", "count", "writes throttled by dirty_ratio");
@@ -324,6 +356,7 @@ sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
         co_return FsResult<Fd>{-1, e};
       }
       durability_->OnCreate(dir->ino, r.value->ino, p.name, /*is_dir=*/false);
+      if (journal_) co_await JournalCpu();
       target = std::move(created);
     } else {
       if ((flags & kCreat) && (flags & kExcl)) co_return FsResult<Fd>{-1, Errno::kExist};
@@ -535,6 +568,7 @@ sim::Task<FsStatus> F2fs::Mkdir(std::string_view path) {
   }
   ++MutI(dir).links;
   durability_->OnCreate(dir->ino, r.value->ino, p.name, /*is_dir=*/true);
+  if (journal_) co_await JournalCpu();
   co_return FsStatus{true, Errno::kOk};
 }
 
@@ -564,6 +598,7 @@ sim::Task<FsStatus> F2fs::Unlink(std::string_view path) {
   co_await RemoveLink(dir, *loc);
   co_await DropLink(t.get());
   durability_->OnUnlink(dir->ino, t->ino, p.name, /*is_dir=*/false);
+  if (journal_) co_await JournalCpu();
   if (t->unlinked && t->refs == 1) co_await FreeInode(t.get());
   co_return FsStatus{true, Errno::kOk};
 }
@@ -595,6 +630,7 @@ sim::Task<FsStatus> F2fs::Rmdir(std::string_view path) {
   co_await DropLink(t.get());
   --MutI(dir).links;
   durability_->OnUnlink(dir->ino, t->ino, p.name, /*is_dir=*/true);
+  if (journal_) co_await JournalCpu();
   if (t->unlinked && t->refs == 1) co_await FreeInode(t.get());
   co_return FsStatus{true, Errno::kOk};
 }
@@ -684,6 +720,7 @@ sim::Task<FsStatus> F2fs::Rename(std::string_view from, std::string_view to) {
   }
   MutI(src.get()).ctime = q_->now();
   durability_->OnRename(df->ino, pf.name, dt->ino, pt.name, src->ino, dst ? dst->ino : kNullNid);
+  if (journal_) co_await JournalCpu();
   if (dst && dst->unlinked && dst->refs == 1) co_await FreeInode(dst.get());
   co_return FsStatus{true, Errno::kOk};
 }
@@ -734,6 +771,7 @@ sim::Task<FsStatus> F2fs::Link(std::string_view existing, std::string_view new_p
   ++f.links;
   f.ctime = q_->now();
   durability_->OnLink(dir->ino, src->ino, p.name);
+  if (journal_) co_await JournalCpu();
   co_return FsStatus{true, Errno::kOk};
 }
 
@@ -780,6 +818,7 @@ sim::Task<FsStatus> F2fs::Unmount() {
   wb_.Kick();
   cleaner_->Kick();
   discard_timer_.Kick();
+  commit_timer_.Kick();
   while (threads_running_ > 0 && !dead_) co_await threads_wq_.Wait();
   std::vector<Nid> inos;
   for (const auto& [ino, in] : inodes_)

@@ -74,6 +74,19 @@
 //   umount_timeout (DPOLICY_UMOUNT) and waits. On a device of fixed
 //   placement whole freed sections are trimmed at once instead (see
 //   TrimFreedSections) and pending discards do not merge.
+// - Durability mode journal (F2FS-J, journal.h, f2fs_journal.cc): mkfs
+//   carves a journal area out of the end of the volume; metadata changes
+//   append records to per-inode lists in global epochs; the commit thread
+//   (every commit_interval) and every fsync (after writing the file's data
+//   and an fsync record of its size and inline data) switch the epoch,
+//   wait for the data writes the records describe (ordered mode), write
+//   the records and, after a cache flush, the commit block with FUA; a
+//   checkpoint covers every record appended before it fixed its state and
+//   frees the journal up to there; one runs when the journal's free space
+//   falls to apply_free_ratio (a full journal makes the commit wait for
+//   it). Mount replays the committed records after the checkpoint, in
+//   sequence, stopping at the first block out of sequence or damaged, and
+//   drops a commit whose last block is missing.
 // - Persistence: every write hands its block object to the Image; mount
 //   picks the newest valid CP pack, loads NAT/SIT/SSA, frees orphans and runs
 //   roll-forward recovery of fsynced dnodes (f2fs_recover_fsync_data).
@@ -126,6 +139,7 @@
 #include "fs/f2fs/durability.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/image.h"
+#include "fs/f2fs/journal.h"
 #include "fs/f2fs/layout.h"
 #include "fs/f2fs/nat_table.h"
 #include "fs/f2fs/node_cache.h"
@@ -164,7 +178,7 @@ class F2fs final : public FileSystem,
   };
 
   // Why a checkpoint runs (stats and skip rules).
-  enum class CpReason : uint8_t { kSync, kUmount, kFsync, kGc, kBackground, kRecovery, kCount };
+  enum class CpReason : uint8_t { kSync, kUmount, kFsync, kGc, kBackground, kRecovery, kJournal, kCount };
 
   // Observer of checkpoints (crash tests): Begin is called once the
   // checkpoint holds cp_rwsem for good, after its dentry writeback rounds
@@ -175,6 +189,10 @@ class F2fs final : public FileSystem,
     virtual ~Listener() = default;
     virtual void OnCheckpointBegin(uint64_t cp_ver) {}
     virtual void OnCheckpointCommitted(uint64_t cp_ver) {}
+    // Durability mode journal: the running epoch closed; a replay that
+    // ends with its commit restores the state of this instant. `key`: the
+    // first record sequence number of the next epoch.
+    virtual void OnJournalSwitch(uint64_t key) {}
   };
 
   // mkfs.f2fs: writes a fresh volume of `device_bytes` into `image`
@@ -256,6 +274,9 @@ class F2fs final : public FileSystem,
   uint64_t checkpoint_version() const { return cp_ver_; }
   // Version of the checkpoint the mount loaded (before any recovery checkpoint).
   uint64_t mounted_checkpoint_version() const { return mounted_cp_ver_; }
+  // Durability mode journal: the key (Listener::OnJournalSwitch) of the
+  // last commit the mount replayed, 0 if the checkpoint's state stood.
+  uint64_t journal_recovered_key() const { return journal_recovered_key_; }
   uint64_t checkpoints() const { return stats_.cp_count.value(); }
   const SegmentManager& segments() const { return *sm_; }
   const NatTable& nat() const { return *nat_; }
@@ -283,7 +304,7 @@ class F2fs final : public FileSystem,
     kStat, kUnlink, kMkdir, kRmdir, kRename, kReaddir, kSync, kLink, kCount
   };
   // Block I/O categories for statistics.
-  enum class Io : uint8_t { kData, kDentry, kNode, kMeta, kCp, kGcData, kGcNode, kCount };
+  enum class Io : uint8_t { kData, kDentry, kNode, kMeta, kCp, kGcData, kGcNode, kJournal, kCount };
 
   // ---- In-memory inodes (f2fs_inode_info).
   struct Inode {
@@ -341,6 +362,7 @@ class F2fs final : public FileSystem,
     std::vector<uint32_t> inos;       // per block: file whose data it is (0: none)
     std::vector<uint64_t> node_seqs;  // warm-node writes: their sequence numbers
     uint64_t plain_seq = 0;           // plain data writes: the key in plain_writes_
+    uint64_t ordered_seq = 0;         // with a journal, data writes: the key in ordered_writes_
     IoReq* next_free = nullptr;
   };
   // Merges contiguous block writes into requests of at most max_io bytes.
@@ -442,6 +464,11 @@ class F2fs final : public FileSystem,
     sim::Counter gc_moved_bg, gc_moved_fg;
     sim::Counter recovered_inodes, recovered_dnodes, recovered_dentries, orphans_freed;
     sim::Counter evicted_pages, throttled_writes;
+    // Durability mode journal.
+    sim::Counter j_commits, j_blocks, j_space_checkpoints, j_replayed, j_replay_skipped,
+        j_replay_dropped, j_corrupt_blocks;
+    sim::Histogram j_commit_lat, j_commit_records;
+    sim::Counter j_fsync_commits;
   };
 
   F2fs(const F2fsConfig& cfg, const Layout& layout, Env env);
@@ -532,6 +559,10 @@ class F2fs final : public FileSystem,
   // Waits until every plain data write submitted up to now has completed,
   // whoever submitted it (sync_inodes_sb waiting on pages under writeback).
   sim::Task<void> WaitPlainWrites();
+  // With a journal: waits until the data block of every DATA_WRITE record
+  // below `key` is submitted, then until every file-data write (plain or
+  // cleaning's) submitted up to then has completed (ordered mode).
+  sim::Task<void> WaitOrderedWrites(uint64_t key);
   // The writes a checkpoint guarantees (f2fs_is_cp_guaranteed): node, meta
   // and checkpoint blocks, directory data (dentries) and data moved by
   // cleaning; not plain file data, which only fsync makes durable.
@@ -645,7 +676,8 @@ class F2fs final : public FileSystem,
   sim::Task<Errno> RemoveLink(Inode* dir, const DentryLoc& loc);
   sim::Task<Errno> SetLink(Inode* dir, const DentryLoc& loc, Nid ino, FileType type);
   sim::Task<Errno> ConvertInlineDir(Inode* dir);
-  sim::Task<FsResult<Inode*>> NewInode(Inode* dir, std::string_view name, bool is_dir);
+  // `want`: the inode number to take (journal replay); null: the next free.
+  sim::Task<FsResult<Inode*>> NewInode(Inode* dir, std::string_view name, bool is_dir, Nid want = kNullNid);
   sim::Task<Errno> DropLink(Inode* inode);  // links--; frees or orphans at zero
   sim::Task<void> FreeInode(Inode* inode);
   sim::Task<void> ReleaseInode(Inode* inode);  // drops the last reference of an unlinked inode
@@ -711,6 +743,26 @@ class F2fs final : public FileSystem,
   sim::Task<sim::Status> RecoverFsyncData();
   void StartThreads();
 
+  // ---- Journal (durability mode journal; f2fs_journal.cc).
+  // Commits the running epoch: ordered (every write submitted before it
+  // completes first), then its records, the last block after a flush with
+  // FUA (journal barrier); a checkpoint first when they do not fit.
+  sim::Task<void> CommitJournal();
+  sim::Task<void> JournalCommitThread();
+  // Returns once every record below `target` is durable (a commit or a
+  // checkpoint), committing as needed.
+  sim::Task<void> JournalSync(uint64_t target);
+  // fsync with a journal: the file's data written and waited for, an
+  // fsync record (size, inline data), then the journal committed.
+  sim::Task<Errno> JournalFsync(Inode* inode);
+  // The CPU time of the records an operation appended.
+  sim::Task<void> JournalCpu(uint32_t records = 1);
+  // At mount: replays the committed records after the checkpoint's
+  // position; `*applied` counts the records applied.
+  sim::Task<sim::Status> ReplayJournal(const JournalPosition& cp, uint64_t* applied);
+  sim::Task<bool> ReplayRecord(const JournalRecord& r);
+  sim::Task<bool> ReplayShrink(Inode* in, uint64_t size);
+
   // ---- State.
   const F2fsConfig cfg_;
   const Layout layout_;
@@ -731,6 +783,13 @@ class F2fs final : public FileSystem,
   std::unique_ptr<SegmentManager> sm_;
   std::unique_ptr<NatTable> nat_;
   std::unique_ptr<Durability> durability_;  // after sm_ and nat_, which it reads
+  Journal* journal_ = nullptr;              // durability_'s journal, if it has one
+  JournalPosition mounted_journal_pos_;     // the loaded checkpoint's
+  uint64_t covered_record_seq_ = 0;
+  uint64_t journal_recovered_key_ = 0;
+  uint64_t journal_durable_seq_ = 0;  // records below it are durable (commit or checkpoint)
+  bool replaying_ = false;  // journal replay at mount: allocate no block        // records below it are in the last checkpoint
+  bool journal_committing_ = false;
   std::unique_ptr<CheckpointWriter> cpw_;  // after sm_ and nat_; the SIT journal and version bitmap
   std::array<bool, 8> ipu_bits_{};  // by bit index (force, ssr, util, ssr_util, fsync, async)
 
@@ -778,6 +837,12 @@ class F2fs final : public FileSystem,
   std::map<uint64_t, const IoReq*> plain_writes_;
   uint64_t plain_write_seq_ = 0;
   std::set<uint64_t> cp_awaited_plain_;  // the plain writes WaitCheckpointWrites waits for
+  uint64_t ordered_write_seq_ = 0;
+  std::set<uint64_t> ordered_writes_;  // with a journal: data writes in flight, by ordered_seq
+  // With a journal: pages whose DATA_WRITE record is appended and whose
+  // write is not submitted yet (in a WriteBatcher), and their record seqs.
+  std::unordered_map<const Page*, uint64_t> ordered_unsubmitted_;
+  std::multiset<uint64_t> ordered_unsubmitted_seqs_;
   vfs::WaitQueue cp_io_wq_;                   // WaitCheckpointWrites' waiter
   uint64_t reads_in_flight_ = 0;
   uint64_t trims_in_flight_ = 0;
@@ -794,6 +859,9 @@ class F2fs final : public FileSystem,
 
   // Background threads.
   vfs::DaemonTimer discard_timer_;
+  vfs::DaemonTimer commit_timer_;
+  vfs::WaitQueue journal_wq_;  // journal commits finishing
+  vfs::OwnedThread commit_thread_;
   vfs::OwnedThread flusher_thread_;
   vfs::OwnedThread gc_thread_;
   vfs::OwnedThread discard_thread_;

@@ -90,6 +90,12 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   }
   const uint64_t new_ver = cp_ver_ + 1;
   if (listener_) listener_->OnCheckpointBegin(new_ver);
+  // The journal's records so far are covered: replay starts after them.
+  JournalPosition jpos;
+  if (journal_) {
+    jpos = journal_->CheckpointBegin();
+    covered_record_seq_ = jpos.record_seq;
+  }
   co_await Cpu(cfg_.cpu.checkpoint_fixed);
 
   IoBatch batch(q_);
@@ -150,6 +156,11 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   facts.valid_block_count = valid_block_count_;
   facts.valid_inode_count = valid_inode_count_;
   for (uint32_t o : orphans_) facts.orphans.push_back(Nid{o});
+  if (journal_) {
+    facts.journal_head = jpos.head;
+    facts.journal_block_seq = jpos.block_seq;
+    facts.journal_record_seq = jpos.record_seq;
+  }
   CheckpointWriter::Pack pack = cpw_->BuildPack(facts);
   std::shared_ptr<CheckpointBlock> cp = pack.cp;
   co_await WriteMetaBlocks(pack.blocks, Io::kCp, &meta_batch);
@@ -171,6 +182,11 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   //    become allocatable (PlanFlush), what it freed is queued for discard
   //    (f2fs_clear_prefree_segments).
   cp_ver_ = new_ver;
+  if (journal_) {
+    journal_->CheckpointCommitted(jpos);
+    journal_durable_seq_ = std::max(journal_durable_seq_, jpos.record_seq);
+    journal_wq_.NotifyAll();
+  }
   durability_->OnCheckpointCommitted(q_->now());
   alloc_since_cp_ = 0;
   std::vector<SegmentManager::DiscardRange> d = sm_->CommitCheckpoint();

@@ -462,6 +462,7 @@ sim::Task<Errno> F2fs::DoTruncate(Inode* inode, uint64_t size) {
       b.inode->size = size;
       b.inode->mtime = q_->now();
       durability_->OnSetattr(inode->ino, size);
+      if (journal_) co_await JournalCpu();
       co_return Errno::kOk;
     }
     const Errno e = co_await ConvertInlineData(inode);
@@ -492,6 +493,7 @@ sim::Task<Errno> F2fs::DoTruncate(Inode* inode, uint64_t size) {
   f.size = size;
   f.mtime = q_->now();
   durability_->OnSetattr(inode->ino, size);
+  if (journal_) co_await JournalCpu();
   co_return Errno::kOk;
 }
 
@@ -534,6 +536,7 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, bool s
   const bool direct = p->direct;
   BlockPtr content = is_dir ? BlockPtr(p->dents) : BlockPtr(p->bytes);
   BlockAddr addr;
+  bool recorded = false;  // a journal record was appended
   const bool ipu = direct ? cfg_.mode != "lfs" : ShouldIpu(inode, sync);
   if (IsValidBlkaddr(old) && !gc && p->writeback == 0 && ipu) {
     addr = old;  // in place: neither the SIT nor the segment's age changes (f2fs_inplace_write_data)
@@ -563,7 +566,14 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, bool s
     if (IsValidBlkaddr(old)) sm_->Invalidate(old);
     MutNode(dn.np).SetAddr(dn.ofs, addr);
     SetNodeDirty(dn.np, inode);
-    durability_->OnBlockUpdate(BlockUpdate{false, dn.np->nid, static_cast<uint16_t>(dn.ofs), inode->ino, old, addr});
+    durability_->OnBlockUpdate(BlockUpdate{false, dn.np->nid, static_cast<uint16_t>(dn.ofs), inode->ino, old, addr,
+                                           idx, I(inode).size, is_dir});
+    recorded = journal_ && !is_dir;
+    if (recorded) {
+      const uint64_t seq = journal_->head_position().record_seq - 1;
+      ordered_unsubmitted_[p] = seq;
+      ordered_unsubmitted_seqs_.insert(seq);
+    }
     inode->append_write = true;
     if (!gc) stats_.opu_blocks.Inc();
   }
@@ -575,6 +585,7 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, bool s
   ++inode->wb_writes;
   wb.set_gc(gc);
   wb.Add(addr, std::move(content), p, inode->ino);
+  if (recorded) co_await JournalCpu();
   co_return Errno::kOk;
 }
 

@@ -361,9 +361,15 @@ sim::Task<Errno> F2fs::SetLink(Inode* dir, const DentryLoc& loc, Nid ino, FileTy
   co_return Errno::kOk;
 }
 
-sim::Task<FsResult<F2fs::Inode*>> F2fs::NewInode(Inode* dir, std::string_view name, bool is_dir) {
+sim::Task<FsResult<F2fs::Inode*>> F2fs::NewInode(Inode* dir, std::string_view name, bool is_dir, Nid want) {
   if (!IncValidBlocks(1)) co_return FsResult<Inode*>{nullptr, Errno::kNoSpc};
-  std::optional<Nid> nid = nat_->AllocNid(kNullNid);
+  std::optional<Nid> nid;
+  if (want != kNullNid) {
+    nat_->AllocSpecific(want, want);
+    nid = want;
+  } else {
+    nid = nat_->AllocNid(kNullNid);
+  }
   if (!nid) {
     DecValidBlocks(1);
     co_return FsResult<Inode*>{nullptr, Errno::kNoSpc};

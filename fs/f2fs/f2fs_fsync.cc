@@ -67,6 +67,11 @@ sim::Task<Errno> F2fs::SyncFile(Inode* inode, bool datasync) {
     Inode* in;
     ~Done() { --in->fsyncs_in_flight; }
   } done{inode};
+  if (journal_) {
+    const Errno e = co_await JournalFsync(inode);
+    stats_.fsync_total.Record((q_->now() - t0).ns());
+    co_return e;
+  }
   bool go_write = false;
   sim::SimTime t_data = t0, t_node = t0;
   if (I(inode).is_dir) {

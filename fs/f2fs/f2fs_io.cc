@@ -22,6 +22,7 @@ void F2fs::FreeReq(IoReq* r) {
   r->inos.clear();
   r->node_seqs.clear();
   r->plain_seq = 0;
+  r->ordered_seq = 0;
   r->held.clear();
   r->batch = nullptr;
   r->fua = false;
@@ -127,6 +128,19 @@ void F2fs::SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::ve
   } else {
     r->plain_seq = ++plain_write_seq_;
     plain_writes_.emplace(r->plain_seq, r);
+  }
+  if (journal_ && (kind == Io::kData || kind == Io::kGcData)) {
+    r->ordered_seq = ++ordered_write_seq_;
+    ordered_writes_.insert(r->ordered_seq);
+    bool submitted = false;
+    for (Page* p : pages) {
+      auto it = p ? ordered_unsubmitted_.find(p) : ordered_unsubmitted_.end();
+      if (it == ordered_unsubmitted_.end()) continue;
+      ordered_unsubmitted_seqs_.erase(ordered_unsubmitted_seqs_.find(it->second));
+      ordered_unsubmitted_.erase(it);
+      submitted = true;
+    }
+    if (submitted && io_wq_.has_waiters()) io_wq_.NotifyAll();
   }
   ++ios_in_flight_;
   stats_.blocks_written[static_cast<int>(kind)].Inc(n);
@@ -261,6 +275,13 @@ sim::Task<void> F2fs::WaitAllWrites() {
   while (writes_in_flight_ > 0 && !dead_) co_await io_wq_.Wait();
 }
 
+sim::Task<void> F2fs::WaitOrderedWrites(uint64_t key) {
+  while (!dead_ && !ordered_unsubmitted_seqs_.empty() && *ordered_unsubmitted_seqs_.begin() < key)
+    co_await io_wq_.Wait();
+  const uint64_t mine = ordered_write_seq_;
+  while (!dead_ && !ordered_writes_.empty() && *ordered_writes_.begin() <= mine) co_await io_wq_.Wait();
+}
+
 sim::Task<void> F2fs::WaitPlainWrites() {
   const uint64_t mine = plain_write_seq_;
   while (!dead_ && !plain_writes_.empty() && plain_writes_.begin()->first <= mine) co_await io_wq_.Wait();
@@ -306,8 +327,9 @@ void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
       if (!region_writes_done_.empty())
         CountByRegion(BlockAddr{static_cast<uint32_t>(r->offset / kBlockSize)},
                       static_cast<uint32_t>(r->length / kBlockSize), +1, region_writes_done_);
+      if (r->ordered_seq) ordered_writes_.erase(r->ordered_seq);
       --writes_in_flight_;
-      if ((writes_in_flight_ == 0 || r->plain_seq) && io_wq_.has_waiters()) io_wq_.NotifyAll();
+      if ((writes_in_flight_ == 0 || r->plain_seq || r->ordered_seq) && io_wq_.has_waiters()) io_wq_.NotifyAll();
       if (wb_wq_.has_waiters()) wb_wq_.NotifyAll();
       break;
     }

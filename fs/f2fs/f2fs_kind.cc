@@ -7,6 +7,7 @@
 #include "fs/f2fs/f2fs.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/image.h"
+#include "fs/f2fs/journal.h"
 #include "fs/f2fs/nat_table.h"
 #include "fs/f2fs/segment_manager.h"
 #include "fs/file_system_kind.h"
@@ -76,6 +77,20 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, co
   // ParaFS's regions (one per flash channel) each reserve sections for
   // their logs (see Format).
   if (device.fixed_placement && cfg.allocation == "parafs_2d") lp.regions = std::max<uint32_t>(1, device.channels);
+  if (cfg.durability == "journal") {
+    const uint64_t jb = JournalAreaBlocks(cfg);
+    if (jb < 2 || jb > UINT32_MAX)
+      return sim::Status::InvalidInput(fmt::format(
+          "fs.f2fs.journal.size: {} blocks of 4 KiB; the journal needs at least 2 and at most 2^32 - 1", jb));
+    // The journal area is a ring rewritten in place; on the static
+    // block-mapped FTL only the page-mapped head of the device may be.
+    if (device.fixed_placement)
+      return sim::Status::InvalidInput(
+          "fs.f2fs.durability: journal on a device of fixed placement (the static block-mapped FTL) is not "
+          "supported: the journal area at the end of the volume is rewritten in place, which the S-FTL allows "
+          "only in its page-mapped area; use ftl.kind: page");
+    lp.journal_blocks = static_cast<uint32_t>(jb);
+  }
   sim::Result<Layout> layout = ComputeLayout(lp);
   if (!layout.ok()) {
     return sim::Status::InvalidInput(fmt::format("fs.volume: {} bytes ({}) cannot be formatted: {}", volume,
@@ -137,8 +152,9 @@ sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, 
 uint64_t MemoryBytes(const sim::ImplConfigs& sections, uint64_t volume_bytes, uint64_t capacity) {
   const F2fsConfig& cfg = sections.Get<F2fsConfig>("f2fs");
   const uint64_t volume = (volume_bytes > 0 ? volume_bytes : capacity) / kBlockSize * kBlockSize;
-  sim::Result<Layout> layout = ComputeLayout(
-      LayoutParams{volume, cfg.mkfs.segs_per_sec, cfg.mkfs.secs_per_zone, cfg.mkfs.overprovision});
+  LayoutParams lp{volume, cfg.mkfs.segs_per_sec, cfg.mkfs.secs_per_zone, cfg.mkfs.overprovision};
+  lp.journal_blocks = static_cast<uint32_t>(std::min<uint64_t>(JournalAreaBlocks(cfg), volume / kBlockSize / 2));
+  sim::Result<Layout> layout = ComputeLayout(lp);
   if (!layout.ok()) return 0;
   return Image::BaseMemoryBytes(volume / kBlockSize) + SegmentManager::BaseMemoryBytes(*layout) +
          NatTable::BaseMemoryBytes(layout->max_nid, layout->nat_blocks);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -152,6 +153,7 @@ struct WorkloadOptions {
   sim::SimTime think;             // mean think time between operations (0 = none)
   sim::EventQueue* q = nullptr;   // required when think > 0
   std::string prefix;             // file-system directory holding the model's "/" (must exist)
+  std::function<void()> on_op_done;  // called after each operation (optional)
 };
 
 // The address of block `index` of inode `ino` as the mounted volume maps it
@@ -224,6 +226,7 @@ class RandomWorkload {
       ++ref_.clock;
       co_await Step();
       ++ops_done_;
+      if (opt_.on_op_done) opt_.on_op_done();
       if (opt_.check_every_step && failure.empty()) {
         sim::Status st = fs_->Check();
         if (!st.ok()) Fail(fmt::format("after op {} ({}): {}", i, last_op_, st.message()));

@@ -5,8 +5,10 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <glog/logging.h>
 
 #include "fs/f2fs/f2fs.h"
+#include "fs/f2fs/journal.h"
 
 namespace fs::f2fs {
 
@@ -47,6 +49,13 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
   lp.segs_per_sec = cfg.mkfs.segs_per_sec;
   lp.secs_per_zone = cfg.mkfs.secs_per_zone;
   lp.overprovision_pct = cfg.mkfs.overprovision;
+  if (cfg.durability == "journal") {
+    const uint64_t jb = JournalAreaBlocks(cfg);
+    if (jb < 2 || jb > UINT32_MAX)
+      return sim::Status::InvalidInput(fmt::format(
+          "fs.f2fs.journal.size: {} blocks of 4 KiB; the journal needs at least 2 and at most 2^32 - 1", jb));
+    lp.journal_blocks = static_cast<uint32_t>(jb);
+  }
   FS_ASSIGN_OR_RETURN(Layout l, ComputeLayout(lp));
   uint32_t regions = 1;
   std::vector<SegNo> region_segs;  // r * kNumPersistentLogs + LogType
@@ -65,15 +74,16 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
       for (int t = 0; t < kNumPersistentLogs; ++t) l.init_curseg[t] = region_segs[t];
     }
   }
-  if (image->blocks() < l.block_count)
+  if (image->blocks() < l.total_blocks())
     return sim::Status::InvalidInput(
-        fmt::format("image of {} blocks is smaller than the device ({} blocks)", image->blocks(), l.block_count));
+        fmt::format("image of {} blocks is smaller than the device ({} blocks)", image->blocks(), l.total_blocks()));
   auto sb = std::make_shared<SuperBlock>();
   sb->block_count = l.block_count;
   sb->segs_per_sec = l.segs_per_sec;
   sb->secs_per_zone = l.secs_per_zone;
   sb->overprovision_pct = l.overprovision_pct;
   sb->regions = l.regions;
+  sb->journal_blocks = l.journal_blocks;
   sb->cold_extensions = cfg.mkfs.cold_extensions;
   sb->hot_extensions = cfg.mkfs.hot_extensions;
   image->WriteDurable(BlockAddr{0}, sb);
@@ -143,6 +153,7 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
   cp->data_sum_blocks = regions > 1 ? 3 * regions : 1;
   cp->cp_pack_start_sum = 1;
   cp->cp_pack_total_block_count = 2 + cp->data_sum_blocks + 3 * regions;
+  if (l.journal_blocks > 0) cp->journal_block_seq = cp->journal_record_seq = 1;
   cp->checksum = cp->Checksum();
   auto sum = std::make_shared<CpSummaryBlock>();
   for (int i = 0; i < 3; ++i) {
@@ -194,15 +205,19 @@ sim::Task<sim::Result<std::unique_ptr<F2fs>>> F2fs::Mount(const F2fsConfig& cfg,
   const SuperBlock* sb = As<SuperBlock>(env.image->Read(BlockAddr{0}), BlockData::Type::kSuper);
   if (!sb) co_return sim::Status::InvalidInput("no F2FS superblock on the device (format it first)");
   LayoutParams lp;
-  lp.device_bytes = sb->block_count * kBlockSize;
+  lp.device_bytes = (sb->block_count + sb->journal_blocks) * kBlockSize;
   lp.segs_per_sec = sb->segs_per_sec;
   lp.secs_per_zone = sb->secs_per_zone;
   lp.overprovision_pct = sb->overprovision_pct;
   lp.regions = sb->regions;
+  lp.journal_blocks = sb->journal_blocks;
   sim::Result<Layout> layout = ComputeLayout(lp);
   if (!layout.ok()) co_return layout.status();
-  if (env.device->capacity() < layout->block_count * kBlockSize)
+  if (env.device->capacity() < layout->total_blocks() * kBlockSize)
     co_return sim::Status::InvalidInput("device smaller than the formatted volume");
+  if (cfg.durability == "journal" && layout->journal_blocks == 0)
+    co_return sim::Status::InvalidInput(
+        "fs.f2fs.durability: journal on a volume formatted without a journal area (format it with the journal)");
   F2fsConfig c = cfg;
   c.mkfs.cold_extensions = sb->cold_extensions;
   c.mkfs.hot_extensions = sb->hot_extensions;
@@ -395,11 +410,29 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
   last_op_time_ = q_->now();
   // ---- Orphans, roll-forward recovery, then a checkpoint if anything changed.
   co_await RecoverOrphans(orphans);
+  // The journal's committed records after the checkpoint, before
+  // roll-forward (which may find their inodes).
+  uint64_t replayed = 0;
+  if (journal_) {
+    mounted_journal_pos_ = JournalPosition{cp.journal_head, cp.journal_block_seq, cp.journal_record_seq};
+    sim::Status jst = co_await ReplayJournal(mounted_journal_pos_, &replayed);
+    if (!jst.ok()) co_return jst;
+  }
   const uint64_t rec0 = stats_.recovered_dnodes.value() + stats_.recovered_inodes.value();
   sim::Status st = co_await RecoverFsyncData();
   if (!st.ok()) co_return st;
   const bool recovered = stats_.recovered_dnodes.value() + stats_.recovered_inodes.value() > rec0;
-  if (recovered || !orphans.empty()) co_await Checkpoint(CpReason::kRecovery);
+  if (replayed > 0 && !recovered) {
+    // No log may overwrite a block replay adopted before the checkpoint
+    // (roll-forward recovery, when it recovered something, moved them).
+    if (erase_before_reuse_) {
+      st = MoveLogsPastUncheckpointedWrites(/*all=*/true);
+      if (!st.ok()) co_return st;
+    } else {
+      sm_->MoveAllLogsToNewSegments();
+    }
+  }
+  if (recovered || replayed > 0 || !orphans.empty()) co_await Checkpoint(CpReason::kRecovery);
   if (cfg_.atgc) sm_->OpenLog(LogType::kAtgcData);
   StartThreads();
   co_return sim::Status::Ok();
@@ -439,7 +472,9 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
       const Nid ino = node->footer.ino;
       auto it = entries.find(ino.v);
       if (it == entries.end()) {
-        const bool exists = nat_->Valid(ino) && nat_->Get(ino).in_use && IsValidBlkaddr(nat_->Get(ino).addr);
+        // An inode journal replay created has no address yet but exists.
+        const bool exists = nat_->Valid(ino) && nat_->Get(ino).in_use &&
+                            (IsValidBlkaddr(nat_->Get(ino).addr) || FindInode(ino) != nullptr);
         if (!exists) {
           if (!(node->IsInode() && node->footer.dent && nat_->Valid(ino))) {
             blk = node->footer.next_blkaddr;
@@ -521,7 +556,10 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
         ib.inode->inline_data = false;
         ib.inline_data.clear();
       }
-      if (e.last_dentry == b) {
+      // With a journal, an inode that existed before roll-forward (in the
+      // checkpoint or created by replay) keeps the names the journal gave
+      // it: its fsync-time name may have been renamed or unlinked since.
+      if (e.last_dentry == b && !(journal_ && !created.count(in->ino.v))) {
         const Nid pino = node->inode->pino;
         const std::string name = node->inode->name;
         Inode* dir0 = co_await GetInode(pino);
@@ -586,6 +624,8 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
         } else if (IsValidBlkaddr(src)) {
           sm_->Invalidate(src);
         }
+        // A page journal replay left cached is older than the fsynced block.
+        if (journal_) DropDataPage(in, index);
         if (dest != kNewAddr)
           sm_->MarkValid(dest, Summary{dn.np->nid, static_cast<uint16_t>(dn.ofs), 0}, q_->now());
         MutNode(dn.np).SetAddr(dn.ofs, dest);
@@ -619,6 +659,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
 
 void F2fs::StartThreads() {
   flusher_thread_.Start(q_, FlusherThread());
+  if (journal_) commit_thread_.Start(q_, JournalCommitThread());
   if (cfg_.gc.background) gc_thread_.Start(q_, GcThread());
   if (cfg_.discard.enabled) discard_thread_.Start(q_, DiscardThread());
 }

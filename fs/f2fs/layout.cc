@@ -55,17 +55,22 @@ sim::Result<Layout> ComputeLayout(const LayoutParams& p) {
   if (p.regions == 0) return sim::Status::InvalidInput("regions must be >= 1");
   if (p.overprovision_pct < 0 || p.overprovision_pct >= 100)
     return sim::Status::InvalidInput(fmt::format("overprovision {}% out of range [0, 100)", p.overprovision_pct));
+  if (uint64_t{p.journal_blocks} * kBlockSize * 2 > p.device_bytes)
+    return sim::Status::InvalidInput(fmt::format("a journal of {} blocks takes more than half of a device of {} bytes",
+                                                 p.journal_blocks, p.device_bytes));
   Layout l;
   l.segs_per_sec = p.segs_per_sec;
   l.secs_per_zone = p.secs_per_zone;
-  l.block_count = p.device_bytes / kBlockSize;
+  const uint64_t device_bytes = p.device_bytes - uint64_t{p.journal_blocks} * kBlockSize;
+  l.block_count = device_bytes / kBlockSize;
+  l.journal_blocks = p.journal_blocks;
   const uint64_t seg_bytes = uint64_t{kBlockSize} * kBlocksPerSeg;
   const uint64_t zone_bytes = seg_bytes * p.segs_per_sec * p.secs_per_zone;
   // The two superblocks occupy the start; segment 0 begins at the next zone.
   const uint64_t zone_align_start = (2 * kBlockSize + zone_bytes - 1) / zone_bytes * zone_bytes;
-  if (p.device_bytes <= zone_align_start)
-    return sim::Status::InvalidInput(fmt::format("device of {} bytes is too small for F2FS", p.device_bytes));
-  l.segment_count = static_cast<uint32_t>((p.device_bytes - zone_align_start) / seg_bytes);
+  if (device_bytes <= zone_align_start)
+    return sim::Status::InvalidInput(fmt::format("device of {} bytes is too small for F2FS", device_bytes));
+  l.segment_count = static_cast<uint32_t>((device_bytes - zone_align_start) / seg_bytes);
   l.segment0_blkaddr = static_cast<uint32_t>(zone_align_start / kBlockSize);
   l.cp_blkaddr = l.segment0_blkaddr;
   l.segment_count_ckpt = 2;
@@ -99,14 +104,14 @@ sim::Result<Layout> ComputeLayout(const LayoutParams& p) {
   const uint32_t meta_total =
       l.segment_count_ckpt + l.segment_count_sit + l.segment_count_nat + l.segment_count_ssa;
   if (l.segment_count <= meta_total)
-    return sim::Status::InvalidInput(fmt::format("device of {} bytes leaves no main area", p.device_bytes));
+    return sim::Status::InvalidInput(fmt::format("device of {} bytes leaves no main area", device_bytes));
   l.segment_count_main = l.segment_count - meta_total;
   l.section_count = l.segment_count_main / p.segs_per_sec;
   l.segment_count_main = l.section_count * p.segs_per_sec;
   const uint32_t total_zones = l.segment_count_main / zone_segs;
   if (total_zones <= 6)
     return sim::Status::InvalidInput(
-        fmt::format("device of {} bytes gives {} zones; F2FS needs at least 7", p.device_bytes, total_zones));
+        fmt::format("device of {} bytes gives {} zones; F2FS needs at least 7", device_bytes, total_zones));
 
   l.sit_blocks = CeilDiv(l.segment_count_main, kSitEntriesPerBlock);
   l.nat_blocks = nat_segments * kBlocksPerSeg;
@@ -116,12 +121,12 @@ sim::Result<Layout> ComputeLayout(const LayoutParams& p) {
                                                 : BestOverprovision(l.segment_count_main, p.segs_per_sec, p.regions);
   if (l.overprovision_pct <= 0)
     return sim::Status::InvalidInput(
-        fmt::format("device of {} bytes is too small: no over-provisioning ratio fits", p.device_bytes));
+        fmt::format("device of {} bytes is too small: no over-provisioning ratio fits", device_bytes));
   l.regions = p.regions;
   l.reserved_segments = static_cast<uint32_t>(ReservedFor(l.overprovision_pct, p.segs_per_sec, p.regions));
   if (l.segment_count_main < 2 || l.segment_count_main - 2 < l.reserved_segments)
     return sim::Status::InvalidInput(fmt::format(
-        "device of {} bytes is too small: {} main segments cannot hold {} reserved segments", p.device_bytes,
+        "device of {} bytes is too small: {} main segments cannot hold {} reserved segments", device_bytes,
         l.segment_count_main, l.reserved_segments));
   l.overprov_segments =
       static_cast<uint32_t>((l.segment_count_main - l.reserved_segments) * l.overprovision_pct / 100) +

@@ -3,6 +3,7 @@
 //
 //   | SB (2 copies, padded to a zone) | CP (2 segs) | SIT (2 copies) |
 //   | NAT (2 copies, interleaved per segment) | SSA (padded to a zone) | Main |
+//   [ | journal area (durability mode `journal`) ]
 //
 //   segment_count   = (device bytes - zone-aligned SB area) / 2 MiB
 //   SIT segments    = 2 * ceil(ceil(segment_count / 55) / 512)
@@ -38,10 +39,14 @@ struct LayoutParams {
   // with its own six logs: mkfs's reserve counts one free section per
   // log (the 6 of (2 x (100 / ovp + 1) + 6) x segs_per_sec) for all of them.
   uint32_t regions = 1;
+  // A metadata journal area (durability mode `journal`) at the end of the
+  // device, in 4 KiB blocks; F2FS lays itself out on the blocks before it.
+  uint32_t journal_blocks = 0;
 };
 
 struct Layout {
-  uint64_t block_count = 0;   // device blocks
+  uint64_t block_count = 0;   // device blocks F2FS uses (the journal area follows them)
+  uint32_t journal_blocks = 0;  // LayoutParams::journal_blocks, from block journal_blkaddr()
   uint32_t segs_per_sec = 1;
   uint32_t secs_per_zone = 1;
   uint32_t segment0_blkaddr = 0;  // = cp_blkaddr
@@ -67,6 +72,8 @@ struct Layout {
   uint64_t user_block_count = 0;
   std::array<SegNo, kNumPersistentLogs> init_curseg{};  // by LogType
 
+  uint64_t journal_blkaddr() const { return block_count; }
+  uint64_t total_blocks() const { return block_count + journal_blocks; }
   uint32_t blocks_per_sec() const { return segs_per_sec * kBlocksPerSeg; }
   uint32_t main_blocks() const { return segment_count_main * kBlocksPerSeg; }
   uint32_t reserved_sections() const { return reserved_segments / segs_per_sec; }

@@ -131,6 +131,11 @@ uint64_t CheckpointBlock::Checksum() const {
   mix(next_free_nid.v);
   for (bool b : sit_bitmap) mix(b);
   for (bool b : nat_bitmap) mix(b);
+  if (journal_block_seq != 0 || journal_record_seq != 0 || journal_head != 0) {
+    mix(journal_head);
+    mix(journal_block_seq);
+    mix(journal_record_seq);
+  }
   return h;
 }
 

@@ -94,7 +94,7 @@ std::string_view LogTypeName(LogType t);
 
 struct BlockData {
   enum class Type : uint8_t {
-    kData, kDentry, kNode, kNat, kSit, kSummary, kCheckpoint, kCpSummary, kOrphan, kSuper
+    kData, kDentry, kNode, kNat, kSit, kSummary, kCheckpoint, kCpSummary, kOrphan, kSuper, kJournal
   };
   explicit BlockData(Type t) : type(t) {}
   virtual ~BlockData() = default;
@@ -341,6 +341,12 @@ struct CheckpointBlock final : BlockData {
   Nid next_free_nid;
   std::vector<bool> sit_bitmap;  // per SIT block: which copy is valid
   std::vector<bool> nat_bitmap;  // per NAT block: which copy is valid
+  // Durability mode `journal`: where replay starts (the journal block at
+  // offset `journal_head` of the area, whose sequence number must be
+  // `journal_block_seq`) and the first record the checkpoint does not cover.
+  uint32_t journal_head = 0;
+  uint64_t journal_block_seq = 0;
+  uint64_t journal_record_seq = 0;
   uint64_t checksum = 0;         // Checksum() at write time (stands for the CRC)
 
   uint64_t Checksum() const;
@@ -355,6 +361,7 @@ struct SuperBlock final : BlockData {
   uint32_t secs_per_zone = 1;
   double overprovision_pct = 0;
   uint32_t regions = 1;  // of the allocation policy at mkfs (LayoutParams::regions)
+  uint32_t journal_blocks = 0;  // the journal area at the end (LayoutParams::journal_blocks)
   std::vector<std::string> cold_extensions;
   std::vector<std::string> hot_extensions;
 };

@@ -1,0 +1,420 @@
+// Durability mode journal (F2FS-J): the commit thread and the replay of the
+// committed records at mount. The records, epochs and journal space are the
+// Journal's (journal.h); the on-disk format is journal_format.h.
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <glog/logging.h>
+
+#include "fs/f2fs/f2fs.h"
+
+namespace fs::f2fs {
+
+sim::Task<void> F2fs::JournalCpu(uint32_t records) {
+  co_await Cpu(sim::SimTime::FromNs(durability_->RecordCpu().ns() * records));
+}
+
+sim::Task<void> F2fs::JournalCommitThread() {
+  ++threads_running_;
+  const JournalConfig& jc = cfg_.impl_configs.Get<JournalConfig>("journal");
+  while (!stopping_ && !dead_) {
+    co_await commit_timer_.Sleep(jc.commit_interval);
+    if (stopping_ || dead_) break;
+    co_await CommitJournal();
+    if (stopping_ || dead_) break;
+    // The journal running low on space asks for a checkpoint (the
+    // durability mode's decision).
+    co_await BalanceFsBg();
+  }
+  --threads_running_;
+  threads_wq_.NotifyAll();
+}
+
+sim::Task<void> F2fs::CommitJournal() {
+  if (journal_committing_ || journal_->RunningEmpty()) co_return;
+  journal_committing_ = true;
+  const sim::SimTime t0 = q_->now();
+  // trigger_epoch_commit: the operations log into the next epoch at once.
+  CHECK(journal_->SwitchEpoch()) << "one committer leaves an idle epoch";
+  // The commit's key: every record of the closed epoch is below it.
+  const uint64_t key = journal_->head_position().record_seq;
+  if (listener_) listener_->OnJournalSwitch(key);
+  int epoch = -1;
+  std::vector<JournalRecord> records = journal_->TakeEpoch(&epoch);
+  CHECK_GE(epoch, 0);
+  // Ordered mode: the data the records describe is durable before them —
+  // every data write submitted so far completes; the flush before the
+  // commit block makes it durable with the records.
+  co_await WaitOrderedWrites(key);
+  std::vector<std::pair<uint32_t, std::shared_ptr<JournalBlock>>> blocks;
+  while (!dead_) {
+    // Records a checkpoint covered since need no commit.
+    std::erase_if(records, [this](const JournalRecord& r) { return r.seq < covered_record_seq_; });
+    if (records.empty()) break;
+    if (journal_->Reserve(records, key, &blocks)) break;
+    // Full: apply (checkpoint) first; never overwrite what replay needs.
+    stats_.j_space_checkpoints.Inc();
+    co_await Checkpoint(CpReason::kJournal);
+  }
+  if (dead_) co_return;
+  if (!blocks.empty()) {
+    const JournalConfig& jc = cfg_.impl_configs.Get<JournalConfig>("journal");
+    const size_t body = jc.barrier ? blocks.size() - 1 : blocks.size();
+    IoBatch batch(q_);
+    // Runs of consecutive blocks (the ring may wrap).
+    auto submit = [&](size_t from, size_t to, bool fua) {
+      size_t i = from;
+      while (i < to) {
+        size_t j = i + 1;
+        while (j < to && blocks[j].first == blocks[j - 1].first + 1) ++j;
+        std::vector<BlockPtr> contents;
+        std::vector<Page*> pages;
+        for (size_t k = i; k < j; ++k) {
+          contents.push_back(blocks[k].second);
+          pages.push_back(nullptr);
+        }
+        SubmitWrite(BlockAddr{static_cast<uint32_t>(layout_.journal_blkaddr() + blocks[i].first)}, contents, pages,
+                    Io::kJournal, &batch, fua);
+        i = j;
+      }
+    };
+    submit(0, body, false);
+    co_await WaitBatch(batch);
+    if (dead_) co_return;
+    if (jc.barrier) {
+      // The commit block: after a cache flush (records and data durable),
+      // with FUA (itself durable when acknowledged).
+      co_await IssueFlush();
+      if (dead_) co_return;
+      IoBatch commit(q_);
+      std::vector<BlockPtr> c = {blocks.back().second};
+      std::vector<Page*> none = {nullptr};
+      SubmitWrite(BlockAddr{static_cast<uint32_t>(layout_.journal_blkaddr() + blocks.back().first)}, c, none,
+                  Io::kJournal, &commit, /*fua=*/true);
+      co_await WaitBatch(commit);
+      if (dead_) co_return;
+    }
+    stats_.j_commits.Inc();
+    stats_.j_blocks.Inc(blocks.size());
+    stats_.j_commit_records.Record(static_cast<int64_t>(records.size()));
+    stats_.j_commit_lat.Record((q_->now() - t0).ns());
+  }
+  journal_->FinishEpoch(epoch);
+  journal_committing_ = false;
+  journal_durable_seq_ = std::max(journal_durable_seq_, key);
+  journal_wq_.NotifyAll();
+}
+
+sim::Task<void> F2fs::JournalSync(uint64_t target) {
+  while (!dead_ && journal_durable_seq_ < target) {
+    if (journal_committing_) {
+      co_await journal_wq_.Wait();
+    } else if (!journal_->RunningEmpty()) {
+      co_await CommitJournal();
+    } else if (cp_running_) {
+      // A checkpoint covers the records not yet committing.
+      co_await cp_wq_.Wait();
+    } else {
+      break;  // nothing below target is left uncommitted
+    }
+  }
+}
+
+sim::Task<Errno> F2fs::JournalFsync(Inode* inode) {
+  const sim::SimTime t0 = q_->now();
+  if (!I(inode).is_dir) {
+    co_await WritebackInode(inode, UINT64_MAX, /*wait=*/true);
+    // Data writes of this file others submitted complete too.
+    while (inode->wb_writes > 0 && !dead_) co_await wb_wq_.Wait();
+    stats_.fsync_data.Record((q_->now() - t0).ns());
+    // The file's size (and inline data) as of now, after its blocks'
+    // DATA_WRITE records.
+    {
+      vfs::SharedLock cp = co_await LockOp();
+      JournalRecord r;
+      r.type = JournalRecordType::kFsync;
+      r.ino = inode->ino;
+      r.size = I(inode).size;
+      if (I(inode).inline_data) {
+        r.is_inline = true;
+        const std::vector<uint8_t>& d = inode->ipage->blk->inline_data;
+        r.name2.assign(d.begin(), d.end());
+      }
+      journal_->Append(inode->ino, std::move(r));
+    }
+    co_await JournalCpu();
+  }
+  const uint64_t target = journal_->head_position().record_seq;
+  const bool self = !journal_committing_;
+  co_await JournalSync(target);
+  if (self) stats_.j_fsync_commits.Inc();
+  inode->append_write = false;
+  inode->update_write = false;
+  co_return Errno::kOk;
+}
+
+sim::Task<sim::Status> F2fs::ReplayJournal(const JournalPosition& cp, uint64_t* applied) {
+  *applied = 0;
+  const uint32_t n = layout_.journal_blocks;
+  // Scan from the checkpoint's position while the blocks follow in
+  // sequence; records count once their commit's last block is there.
+  std::vector<JournalRecord> committed, pending;
+  uint32_t off = cp.head % n;
+  uint64_t seq = cp.block_seq;
+  uint32_t end_off = off;
+  uint64_t end_seq = seq;
+  uint64_t next_record = cp.record_seq;
+  uint64_t last_key = 0;
+  std::string corrupt;
+  for (uint32_t k = 0; k < n; ++k) {
+    const BlockAddr a{static_cast<uint32_t>(layout_.journal_blkaddr() + off)};
+    co_await ReadBlock(a, Io::kJournal);
+    const BlockPtr ptr = image_->Read(a);
+    const auto* jb =
+        ptr && ptr->type == BlockData::Type::kJournal ? static_cast<const JournalBlock*>(ptr.get()) : nullptr;
+    if (!jb) break;
+    DecodedJournalBlock d = DecodeJournalBlock(jb->bytes);
+    if (d.status == JournalDecode::kBadMagic) break;
+    if (d.status == JournalDecode::kCorrupt) {
+      // Possibly a stale block of an earlier lap torn by a crash, or damage:
+      // either way replay stops at the last good commit before it.
+      corrupt = fmt::format("journal block {} (device block {}): {}", off, a.v, d.error);
+      stats_.j_corrupt_blocks.Inc();
+      break;
+    }
+    if (d.header.seq != seq) break;  // a block of an earlier lap: the end of the log
+    for (JournalRecord& r : d.records) pending.push_back(std::move(r));
+    ++seq;
+    off = (off + 1) % n;
+    if (d.header.commit_end) {
+      for (JournalRecord& r : pending) {
+        next_record = std::max(next_record, r.seq + 1);
+        if (r.seq >= cp.record_seq) committed.push_back(std::move(r));
+      }
+      pending.clear();
+      last_key = std::max(last_key, d.header.commit);
+      end_off = off;
+      end_seq = seq;
+    }
+  }
+  if (!corrupt.empty()) LOG(WARNING) << "f2fs journal replay stops at a bad block: " << corrupt;
+  stats_.j_replay_dropped.Inc(pending.size());
+  // Appends from here on (replay's own changes, then the operations)
+  // continue after the last committed block.
+  journal_->Load(cp, end_off, end_seq, next_record);
+  journal_recovered_key_ = last_key > cp.record_seq ? last_key : 0;
+  covered_record_seq_ = cp.record_seq;
+  vfs::SharedLock lock = co_await LockOp();
+  for (const JournalRecord& r : committed) {
+    const bool ok = co_await ReplayRecord(r);
+    if (ok) {
+      ++*applied;
+      stats_.j_replayed.Inc();
+    } else {
+      stats_.j_replay_skipped.Inc();
+    }
+  }
+  co_return sim::Status::Ok();
+}
+
+sim::Task<bool> F2fs::ReplayShrink(Inode* in, uint64_t size) {
+  // Metadata only, as a journal's replay restores it: the blocks wholly
+  // past the new end are freed; the last page keeps what its block holds
+  // (the zeroing of its tail was a data write the crash may have lost).
+  if (I(in).inline_data) {
+    NodeBlock& b = MutInodeBlock(in);
+    b.inline_data.resize(std::min<uint64_t>(b.inline_data.size(), size));
+    b.inode->size = size;
+    co_return true;
+  }
+  const Errno e = co_await TruncateBlocks(in, (size + kBlockSize - 1) / kBlockSize);
+  if (e != Errno::kOk) co_return false;
+  MutI(in).size = size;
+  co_return true;
+}
+
+sim::Task<bool> F2fs::ReplayRecord(const JournalRecord& r) {
+  switch (r.type) {
+    case JournalRecordType::kCreate:
+    case JournalRecordType::kMkdir: {
+      const bool is_dir = r.type == JournalRecordType::kMkdir;
+      Inode* dir0 = co_await GetInode(r.dir);
+      if (!dir0 || !I(dir0).is_dir) co_return false;
+      InodeRef dir(this, dir0);
+      if (co_await DirLookup(dir0, r.name)) co_return false;
+      if (!nat_->Valid(r.ino) || nat_->Get(r.ino).in_use || nat_->Get(r.ino).pending_free) co_return false;
+      FsResult<Inode*> in = co_await NewInode(dir0, r.name, is_dir, r.ino);
+      if (!in.ok()) co_return false;
+      InodeRef created(this, in.value);
+      const Errno e = co_await AddLink(dir0, r.name, r.ino, is_dir ? FileType::kDir : FileType::kRegular);
+      if (e != Errno::kOk) {
+        co_await DropLink(in.value);
+        co_await FreeInode(in.value);
+        co_return false;
+      }
+      if (is_dir) ++MutI(dir0).links;
+      co_return true;
+    }
+    case JournalRecordType::kUnlink:
+    case JournalRecordType::kRmdir: {
+      const bool is_dir = r.type == JournalRecordType::kRmdir;
+      Inode* dir0 = co_await GetInode(r.dir);
+      if (!dir0 || !I(dir0).is_dir) co_return false;
+      InodeRef dir(this, dir0);
+      std::optional<DentryLoc> loc = co_await DirLookup(dir0, r.name);
+      if (!loc || loc->ino != r.ino || (loc->type == FileType::kDir) != is_dir) co_return false;
+      Inode* t0 = co_await GetInode(r.ino);
+      if (!t0) co_return false;
+      InodeRef t(this, t0);
+      if (is_dir && !co_await DirEmpty(t0)) co_return false;
+      co_await RemoveLink(dir0, *loc);
+      co_await DropLink(t0);
+      if (is_dir) --MutI(dir0).links;
+      if (t->unlinked && t->refs == 1) co_await FreeInode(t0);
+      co_return true;
+    }
+    case JournalRecordType::kLink: {
+      Inode* dir0 = co_await GetInode(r.dir);
+      if (!dir0 || !I(dir0).is_dir) co_return false;
+      InodeRef dir(this, dir0);
+      if (co_await DirLookup(dir0, r.name)) co_return false;
+      Inode* s0 = co_await GetInode(r.ino);
+      if (!s0 || I(s0).is_dir || s0->unlinked) co_return false;
+      InodeRef src(this, s0);
+      if (co_await AddLink(dir0, r.name, r.ino, FileType::kRegular) != Errno::kOk) co_return false;
+      ++MutI(s0).links;
+      co_return true;
+    }
+    case JournalRecordType::kRename: {
+      Inode* df0 = co_await GetInode(r.dir);
+      Inode* dt0 = co_await GetInode(r.dir2);
+      if (!df0 || !dt0 || !I(df0).is_dir || !I(dt0).is_dir) co_return false;
+      InodeRef df(this, df0), dt(this, dt0);
+      std::optional<DentryLoc> lf = co_await DirLookup(df0, r.name);
+      if (!lf || lf->ino != r.ino) co_return false;
+      std::optional<DentryLoc> lt = co_await DirLookup(dt0, r.name2);
+      if (lt && lt->ino == r.ino) co_return false;
+      const bool src_dir = lf->type == FileType::kDir;
+      Inode* s0 = co_await GetInode(r.ino);
+      if (!s0) co_return false;
+      InodeRef src(this, s0);
+      InodeRef dst;
+      if (lt) {
+        Inode* d0 = co_await GetInode(lt->ino);
+        if (!d0 || I(d0).is_dir != src_dir) co_return false;
+        if (src_dir && !co_await DirEmpty(d0)) co_return false;
+        dst = InodeRef(this, d0);
+      }
+      const FileType type = src_dir ? FileType::kDir : FileType::kRegular;
+      if (lt) {
+        co_await SetLink(dt0, *lt, r.ino, type);
+        co_await DropLink(dst.get());
+        if (I(dst.get()).is_dir) --MutI(dt0).links;
+      } else if (co_await AddLink(dt0, r.name2, r.ino, type) != Errno::kOk) {
+        co_return false;
+      }
+      lf = co_await DirLookup(df0, r.name);
+      CHECK(lf.has_value());
+      co_await RemoveLink(df0, *lf);
+      if (src_dir) {
+        if (df0 != dt0) {
+          std::optional<DentryLoc> dd = co_await DirLookup(s0, "..");
+          CHECK(dd.has_value()) << "directory without '..'";
+          co_await SetLink(s0, *dd, dt0->ino, FileType::kDir);
+          --MutI(df0).links;
+          ++MutI(dt0).links;
+        }
+        InodeFields& f = MutI(s0);
+        f.pino = dt0->ino;
+        f.name = r.name2;
+      } else {
+        MutI(s0).lost_pino = true;
+        s0->cur_pino = dt0->ino;
+        s0->cur_name = r.name2;
+      }
+      if (dst && dst->unlinked && dst->refs == 1) co_await FreeInode(dst.get());
+      co_return true;
+    }
+    case JournalRecordType::kSetattr: {
+      Inode* in0 = co_await GetInode(r.ino);
+      if (!in0 || I(in0).is_dir || in0->unlinked) co_return false;
+      InodeRef in(this, in0);
+      if (I(in0).size == r.size) co_return false;
+      if (r.size < I(in0).size) co_return co_await ReplayShrink(in0, r.size);
+      // Growing adds a hole. An inline file growing past its inline area is
+      // converted by the write that made it so; replay allocates no block,
+      // so it converts only what has no content (else the DATA_WRITE of
+      // block 0, if committed, brings the converted block).
+      if (I(in0).inline_data && r.size > kMaxInlineData) {
+        const std::vector<uint8_t>& d = in0->ipage->blk->inline_data;
+        if (std::any_of(d.begin(), d.end(), [](uint8_t b) { return b != 0; })) co_return false;
+        NodeBlock& ib = MutInodeBlock(in0);
+        std::vector<uint8_t>().swap(ib.inline_data);
+        ib.inode->inline_data = false;
+      }
+      MutI(in0).size = r.size;
+      co_return true;
+    }
+    case JournalRecordType::kFsync: {
+      Inode* in0 = co_await GetInode(r.ino);
+      if (!in0 || I(in0).is_dir || in0->unlinked) co_return false;
+      InodeRef in(this, in0);
+      if (r.is_inline) {
+        if (!I(in0).inline_data) co_return false;  // converted since (a later record has its blocks)
+        NodeBlock& ib = MutInodeBlock(in0);
+        ib.inline_data.assign(r.name2.begin(), r.name2.end());
+        ib.inode->size = r.size;
+        co_return true;
+      }
+      if (r.size < I(in0).size) co_return co_await ReplayShrink(in0, r.size);
+      if (I(in0).inline_data && r.size > kMaxInlineData) {
+        // Converted since the last record: its block 0 came with a DATA_WRITE.
+        NodeBlock& ib = MutInodeBlock(in0);
+        std::vector<uint8_t>().swap(ib.inline_data);
+        ib.inode->inline_data = false;
+      }
+      MutI(in0).size = r.size;
+      co_return true;
+    }
+    case JournalRecordType::kDataWrite: {
+      Inode* in0 = co_await GetInode(r.ino);
+      if (!in0 || I(in0).is_dir || in0->unlinked) co_return false;
+      InodeRef in(this, in0);
+      // The block was written before the record (ordered mode); one another
+      // record or the checkpoint already owns is left alone.
+      if (!layout_.InMain(r.new_addr) || sm_->BlockValid(r.new_addr)) co_return false;
+      // A block past i_size when it was written (an inline file converted
+      // before the write that grows it) is no part of the file yet; the
+      // size a later record carries brings the next one in.
+      if (r.index * kBlockSize >= r.size) co_return false;
+      if (I(in0).inline_data) {
+        // The file left inline data for blocks after the checkpoint.
+        NodeBlock& ib = MutInodeBlock(in0);
+        ib.inode->inline_data = false;
+        ib.inline_data.clear();
+      }
+      DnodeRef dn = co_await GetDnode(in0, r.index, /*alloc=*/true);
+      if (!dn.np) co_return false;
+      const BlockAddr src = dn.np->blk->Addr(dn.ofs);
+      if (src == r.new_addr) co_return false;
+      if (src == kNullAddr) {
+        valid_block_count_ += 1;  // recovery proceeds even over the user limit
+        ++MutI(in0).data_blocks;
+      } else if (IsValidBlkaddr(src)) {
+        sm_->Invalidate(src);
+      }
+      // The block holds the page as written then (after any truncate an
+      // earlier record replayed into a cached page).
+      DropDataPage(in0, r.index);
+      sm_->MarkValid(r.new_addr, Summary{dn.np->nid, static_cast<uint16_t>(dn.ofs), 0}, q_->now());
+      MutNode(dn.np).SetAddr(dn.ofs, r.new_addr);
+      SetNodeDirty(dn.np, in0);
+      // Writes only grow the size (truncates are records of their own).
+      if (r.size > I(in0).size) MutI(in0).size = r.size;
+      co_return true;
+    }
+  }
+  co_return false;
+}
+
+}  // namespace fs::f2fs

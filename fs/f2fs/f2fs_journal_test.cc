@@ -1,0 +1,302 @@
+// Durability mode journal (F2FS-J) end to end: committed operations
+// survive a power cut that loses everything the last checkpoint does not
+// hold; a cut at every event of a commit and a checkpoint (before the data,
+// after it, mid-journal-write, after the commit block, mid-checkpoint)
+// recovers to a checker-clean state holding every committed operation and
+// its data; a damaged journal block stops replay at the last good commit;
+// a full journal makes the commit wait for a checkpoint.
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <glog/logging.h>
+#include <gtest/gtest.h>
+
+#include "fs/f2fs/f2fs_test_util.h"
+#include "sim/rng.h"
+#include "sim/task.h"
+
+namespace fs::f2fs {
+namespace {
+
+using testing::Pattern;
+using testing::Stack;
+
+F2fsConfig JournalConfigFor(sim::SimTime commit_interval, uint64_t journal_bytes = 1 << 20) {
+  F2fsConfig c = testing::TestConfig();
+  c.durability = "journal";
+  JournalConfig& j = c.impl_configs.Mutable<JournalConfig>("journal");
+  j.size = sim::Bytes{journal_bytes};
+  j.commit_interval = commit_interval;
+  // Data reaches the device by writeback, not by checkpoints or fsync.
+  c.page_cache.writeback_interval = sim::Ms(1);
+  c.page_cache.dirty_expire = sim::Ms(1);
+  c.checkpoint.background = false;
+  c.gc.background = false;
+  c.discard.enabled = false;
+  return c;
+}
+
+// Path -> (is_dir, size, content hash) of the whole namespace.
+struct Entry {
+  bool is_dir = false;
+  uint64_t size = 0;
+  uint32_t links = 0;
+  std::vector<uint8_t> data;
+  bool operator==(const Entry& o) const {
+    return is_dir == o.is_dir && size == o.size && links == o.links && data == o.data;
+  }
+};
+using Namespace = std::map<std::string, Entry>;
+
+sim::Task<Namespace> Snapshot(F2fs* fs) {
+  Namespace out;
+  std::vector<std::string> todo{"/"};
+  while (!todo.empty()) {
+    const std::string d = todo.back();
+    todo.pop_back();
+    FsResult<std::vector<std::string>> l = co_await fs->Readdir(d);
+    CHECK(l.ok()) << d;
+    for (const std::string& n : l.value) {
+      const std::string p = d == "/" ? "/" + n : d + "/" + n;
+      FsResult<FileStat> st = co_await fs->Stat(p);
+      CHECK(st.ok()) << p;
+      Entry e;
+      e.is_dir = st.value.is_dir;
+      e.links = st.value.nlink;
+      if (e.is_dir) {
+        todo.push_back(p);
+      } else {
+        e.size = st.value.size;
+        FsResult<Fd> fd = co_await fs->Open(p, kRdOnly);
+        CHECK(fd.ok());
+        e.data.resize(e.size);
+        FsResult<uint64_t> r = co_await fs->Pread(fd.value, 0, e.data);
+        CHECK(r.ok());
+        e.data.resize(r.value);
+        co_await fs->Close(fd.value);
+      }
+      out[p] = std::move(e);
+    }
+  }
+  co_return out;
+}
+
+std::string Describe(const Namespace& n) {
+  std::string s;
+  for (const auto& [p, e] : n) s += p + (e.is_dir ? "/ " : fmt::format("({} B, {} links) ", e.size, e.links));
+  return s.empty() ? "(empty)" : s;
+}
+
+sim::Task<void> WriteFile(F2fs* fs, std::string path, uint64_t bytes, uint32_t seed) {
+  FsResult<Fd> fd = co_await fs->Open(path, kCreat | kRdWr);
+  CHECK(fd.ok()) << path;
+  if (bytes > 0) {
+    const std::vector<uint8_t> d = Pattern(bytes, seed);
+    CHECK((co_await fs->Pwrite(fd.value, 0, d, d.size())).ok());
+  }
+  co_await fs->Close(fd.value);
+}
+
+// Batch 1 at 0, its commit at the first commit interval (20 ms), a
+// checkpoint at 25 ms, batch 2 at 30 ms, its commit at 40 ms.
+sim::Task<void> Script(F2fs* fs, sim::EventQueue* q, bool checkpoint) {
+  CHECK((co_await fs->Mkdir("/d")).ok());
+  co_await WriteFile(fs, "/d/a", 3 * kBlockSize + 100, 1);
+  co_await WriteFile(fs, "/d/b", 9 * kBlockSize, 2);
+  co_await WriteFile(fs, "/e", 0, 3);
+  CHECK((co_await fs->Link("/d/b", "/b2")).ok());
+  CHECK((co_await fs->Mkdir("/gone")).ok());
+  CHECK((co_await fs->Rmdir("/gone")).ok());
+  co_await sim::Delay(q, sim::Ms(25));
+  if (checkpoint) co_await fs->WriteCheckpointNow();
+  co_await sim::Delay(q, sim::Ms(30) - q->now());
+  CHECK((co_await fs->Rename("/d/a", "/a")).ok());
+  CHECK((co_await fs->Unlink("/e")).ok());
+  CHECK((co_await fs->Truncate("/d/b", kBlockSize + 7)).ok());
+  co_await WriteFile(fs, "/d/c", 2 * kBlockSize, 4);
+  co_await sim::Delay(q, sim::Ms(20));
+}
+
+// The namespace after batch 1 and after batch 2.
+struct States {
+  Namespace s1, s2;
+};
+States Expected() {
+  Stack s(64ull << 20, JournalConfigFor(sim::Ms(20)));
+  s.FormatAndMount();
+  States out;
+  auto run = [&](bool second) -> sim::Task<void> {
+    F2fs* fs = s.fs_ptr();
+    CHECK((co_await fs->Mkdir("/d")).ok());
+    co_await WriteFile(fs, "/d/a", 3 * kBlockSize + 100, 1);
+    co_await WriteFile(fs, "/d/b", 9 * kBlockSize, 2);
+    co_await WriteFile(fs, "/e", 0, 3);
+    CHECK((co_await fs->Link("/d/b", "/b2")).ok());
+    out.s1 = co_await Snapshot(fs);
+    if (!second) co_return;
+    CHECK((co_await fs->Rename("/d/a", "/a")).ok());
+    CHECK((co_await fs->Unlink("/e")).ok());
+    CHECK((co_await fs->Truncate("/d/b", kBlockSize + 7)).ok());
+    co_await WriteFile(fs, "/d/c", 2 * kBlockSize, 4);
+    out.s2 = co_await Snapshot(fs);
+  };
+  s.Run(run(true));
+  return out;
+}
+
+TEST(JournalModeTest, CommittedOperationsSurviveAPowerCutThatCheckpointModeLoses) {
+  const States want = Expected();
+  for (const bool journal : {true, false}) {
+    SCOPED_TRACE(journal ? "journal" : "checkpoint");
+    F2fsConfig c = JournalConfigFor(sim::Ms(20));
+    if (!journal) c.durability = "checkpoint";
+    Stack s(64ull << 20, c);
+    s.FormatAndMount();
+    s.Run(Script(s.fs_ptr(), &s.q(), /*checkpoint=*/false));
+    if (journal) {
+      EXPECT_GE(s.stats().Value("fs.journal.commits"), 2);
+      EXPECT_GT(s.stats().Value("fs.io.written.journal"), 0);
+    }
+    // Everything not acknowledged durable is lost.
+    s.PowerCut([](BlockAddr, bool) { return false; });
+    ASSERT_TRUE(s.Mount().ok());
+    s.ExpectCheck();
+    const Namespace got = s.Run(Snapshot(s.fs_ptr()));
+    if (journal) {
+      EXPECT_TRUE(got == want.s2) << "got " << Describe(got) << "\nwant " << Describe(want.s2);
+      EXPECT_GT(s.stats().Value("fs.journal.replayed"), 0);
+    } else {
+      EXPECT_TRUE(got.empty()) << Describe(got);  // no checkpoint since mkfs: all lost
+    }
+  }
+}
+
+// Cuts at every event of the script: batch 1's writeback and commit, the
+// checkpoint, batch 2 and its commit. The recovered namespace is a state
+// the file system passed through at a commit or checkpoint, never older
+// than the last one acknowledged, and fsck passes.
+TEST(JournalModeTest, CutAtEveryPhaseOfCommitAndCheckpoint) {
+  const States want = Expected();
+  uint64_t total = 0;
+  {
+    Stack s(64ull << 20, JournalConfigFor(sim::Ms(20)));
+    s.FormatAndMount();
+    sim::Task<void> t = Script(s.fs_ptr(), &s.q(), true);
+    auto h = t.Release();
+    sim::Resume(h);
+    while (s.q().Step()) ++total;
+    h.destroy();
+  }
+  ASSERT_GT(total, 100u);
+  sim::Rng rng(3, "f2fs.test.journal.cut");
+  int states[3] = {0, 0, 0};
+  const uint64_t stride = std::max<uint64_t>(1, total / 400);
+  for (uint64_t cut = 0; cut <= total; cut += stride) {
+    SCOPED_TRACE(fmt::format("cut after {} of {} events", cut, total));
+    Stack s(64ull << 20, JournalConfigFor(sim::Ms(20)));
+    s.FormatAndMount();
+    sim::Task<void> t = Script(s.fs_ptr(), &s.q(), true);
+    auto h = t.Release();
+    sim::Resume(h);
+    for (uint64_t i = 0; i < cut && s.q().Step(); ++i) {
+    }
+    const double commits = s.stats().Value("fs.journal.commits");
+    const double cps = s.stats().Value("fs.cp.count");
+    s.fs().PowerCut();
+    s.q().Clear();
+    h.destroy();
+    const double keep = rng.UniformDouble();
+    s.PowerCut([&](BlockAddr, bool) { return rng.Bernoulli(keep); });
+    sim::Status st = s.Mount();
+    ASSERT_TRUE(st.ok()) << st.message();
+    s.ExpectCheck();
+    const Namespace got = s.Run(Snapshot(s.fs_ptr()));
+    const int state = got.empty() ? 0 : got == want.s1 ? 1 : got == want.s2 ? 2 : -1;
+    ASSERT_GE(state, 0) << "got " << Describe(got) << "\nwant one of: (empty) | " << Describe(want.s1) << " | "
+                        << Describe(want.s2);
+    // Acknowledged: commit 1 or the checkpoint keep batch 1, commit 2 batch 2.
+    const int at_least = commits >= 2 ? 2 : (commits >= 1 || cps >= 1) ? 1 : 0;
+    EXPECT_GE(state, at_least) << "commits " << commits << ", checkpoints " << cps;
+    ++states[state];
+  }
+  LOG(INFO) << total << " events; cuts recovering nothing / batch 1 / batch 2: " << states[0] << " / " << states[1]
+            << " / " << states[2];
+  // The cuts saw all three outcomes.
+  EXPECT_GT(states[0], 0);
+  EXPECT_GT(states[1], 0);
+  EXPECT_GT(states[2], 0);
+}
+
+TEST(JournalModeTest, DamagedJournalBlockStopsReplayAtTheLastGoodCommit) {
+  const States want = Expected();
+  Stack s(64ull << 20, JournalConfigFor(sim::Ms(20)));
+  s.FormatAndMount();
+  s.Run(Script(s.fs_ptr(), &s.q(), /*checkpoint=*/false));
+  const uint64_t jstart = s.fs().layout().journal_blkaddr();
+  s.PowerCut([](BlockAddr, bool) { return false; });
+  // Commit 1 took the blocks from the start of the area; damage the first
+  // block of commit 2 (the first block after commit 1's blocks).
+  uint64_t second = 0;
+  for (uint64_t b = jstart;; ++b) {
+    const BlockPtr p = s.image().Read(BlockAddr{static_cast<uint32_t>(b)});
+    ASSERT_TRUE(p && p->type == BlockData::Type::kJournal);
+    const DecodedJournalBlock d = DecodeJournalBlock(static_cast<const JournalBlock*>(p.get())->bytes);
+    ASSERT_EQ(d.status, JournalDecode::kOk);
+    if (d.header.commit_end) {
+      second = b + 1;
+      break;
+    }
+  }
+  auto bad = std::make_shared<JournalBlock>(
+      *static_cast<const JournalBlock*>(s.image().Read(BlockAddr{static_cast<uint32_t>(second)}).get()));
+  bad->bytes[700] ^= 0x5a;
+  s.image().WriteDurable(BlockAddr{static_cast<uint32_t>(second)}, bad);
+  ASSERT_TRUE(s.Mount().ok());
+  s.ExpectCheck();
+  EXPECT_EQ(s.stats().Value("fs.journal.corrupt_blocks"), 1);
+  const Namespace got = s.Run(Snapshot(s.fs_ptr()));
+  EXPECT_TRUE(got == want.s1) << "got " << Describe(got) << "\nwant " << Describe(want.s1);
+}
+
+// A journal of 4 blocks (124 one-slot records) cannot hold a commit of
+// hundreds of creates: each commit waits for a checkpoint instead of
+// overwriting what replay needs, and a cut keeps every acknowledged file.
+TEST(JournalModeTest, FullJournalWaitsForACheckpoint) {
+  F2fsConfig c = JournalConfigFor(sim::Ms(5), 4 * kBlockSize);
+  Stack s(64ull << 20, c);
+  s.FormatAndMount();
+  std::set<std::string> acked;
+  auto run = [&]() -> sim::Task<void> {
+    F2fs* fs = s.fs_ptr();
+    for (int i = 0; i < 600; ++i) {
+      co_await WriteFile(fs, fmt::format("/f{}", i), 0, 0);
+      if (i % 200 == 199) co_await sim::Delay(&s.q(), sim::Ms(6));
+    }
+    co_await sim::Delay(&s.q(), sim::Ms(6));
+  };
+  s.Run(run());
+  EXPECT_GT(s.stats().Value("fs.journal.space_checkpoints"), 0);
+  EXPECT_LE(s.stats().Value("fs.journal.used_blocks"), 4);
+  s.PowerCut([](BlockAddr, bool) { return false; });
+  ASSERT_TRUE(s.Mount().ok());
+  s.ExpectCheck();
+  const Namespace got = s.Run(Snapshot(s.fs_ptr()));
+  EXPECT_EQ(got.size(), 600u);
+}
+
+TEST(JournalModeTest, CheckRefusesAVolumeWithoutAJournalArea) {
+  F2fsConfig c = JournalConfigFor(sim::Ms(20));
+  c.durability = "checkpoint";
+  Stack s(64ull << 20, c);
+  s.Format();
+  s.cfg().durability = "journal";
+  const sim::Status st = s.Mount();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("without a journal area"), std::string::npos) << st.message();
+}
+
+}  // namespace
+}  // namespace fs::f2fs

@@ -1,0 +1,115 @@
+// Journal durability (F2FS-J): every metadata change appends a record to
+// its inode's list in the running epoch (Journal, journal.h); F2fs's commit
+// thread and fsync write them (f2fs_journal.cc). Background checkpoint
+// decisions are the kernel's (the `checkpoint` mode's), plus one when the
+// journal's free space falls to apply_free_ratio; fsync never checkpoints
+// (FsyncNeedsCheckpoint is asked only without a journal).
+#include <glog/logging.h>
+
+#include "fs/f2fs/durability.h"
+#include "fs/f2fs/journal.h"
+#include "sim/registry.h"
+
+namespace fs::f2fs {
+namespace {
+
+class JournalDurability final : public Durability {
+ public:
+  explicit JournalDurability(const DurabilityContext& ctx)
+      : cfg_(ctx.cfg->impl_configs.Get<JournalConfig>("journal")),
+        journal_(ctx.layout->journal_blocks),
+        kernel_(std::move(MakeDurability("checkpoint", ctx).value())) {
+    CHECK_GT(ctx.layout->journal_blocks, 0u) << "durability journal on a volume formatted without a journal area";
+  }
+
+  void OnCreate(Nid dir, Nid ino, std::string_view name, bool is_dir) override {
+    JournalRecord r;
+    r.type = is_dir ? JournalRecordType::kMkdir : JournalRecordType::kCreate;
+    r.ino = ino;
+    r.dir = dir;
+    r.name = std::string(name);
+    journal_.Append(ino, std::move(r));
+  }
+  void OnUnlink(Nid dir, Nid ino, std::string_view name, bool is_dir) override {
+    JournalRecord r;
+    r.type = is_dir ? JournalRecordType::kRmdir : JournalRecordType::kUnlink;
+    r.ino = ino;
+    r.dir = dir;
+    r.name = std::string(name);
+    journal_.Append(ino, std::move(r));
+  }
+  void OnRename(Nid from_dir, std::string_view from, Nid to_dir, std::string_view to, Nid ino,
+                Nid replaced) override {
+    JournalRecord r;
+    r.type = JournalRecordType::kRename;
+    r.ino = ino;
+    r.dir = from_dir;
+    r.name = std::string(from);
+    r.dir2 = to_dir;
+    r.name2 = std::string(to);
+    r.replaced = replaced;
+    journal_.Append(ino, std::move(r));
+  }
+  void OnLink(Nid dir, Nid ino, std::string_view name) override {
+    JournalRecord r;
+    r.type = JournalRecordType::kLink;
+    r.ino = ino;
+    r.dir = dir;
+    r.name = std::string(name);
+    journal_.Append(ino, std::move(r));
+  }
+  void OnSetattr(Nid ino, uint64_t size) override {
+    JournalRecord r;
+    r.type = JournalRecordType::kSetattr;
+    r.ino = ino;
+    r.size = size;
+    journal_.Append(ino, std::move(r));
+  }
+  // A data block's new address (DATA_WRITE: its NAT/SIT/SSA deltas). Node
+  // blocks need no record (replay rebuilds the nodes it changes), nor do
+  // freed blocks (the unlink or setattr that freed them is recorded), nor
+  // directory blocks (replay rebuilds entries from the namespace records).
+  void OnBlockUpdate(const BlockUpdate& u) override {
+    if (u.node || u.dir_data || u.new_addr == kNullAddr || u.new_addr == kNewAddr) return;
+    JournalRecord r;
+    r.type = JournalRecordType::kDataWrite;
+    r.ino = u.ino;
+    r.dnode = u.nid;
+    r.ofs_in_node = u.ofs_in_node;
+    r.index = u.index;
+    r.size = u.file_size;
+    r.old_addr = u.old_addr;
+    r.new_addr = u.new_addr;
+    journal_.Append(u.ino, std::move(r));
+  }
+
+  bool FsyncNeedsCheckpoint(const FsyncFacts& f) const override { return kernel_->FsyncNeedsCheckpoint(f); }
+  bool NeedBackgroundCheckpoint() const override {
+    const double free = static_cast<double>(journal_.free_blocks());
+    if (free <= cfg_.apply_free_ratio.value * journal_.blocks()) return true;
+    return kernel_->NeedBackgroundCheckpoint();
+  }
+  void OnCheckpointCommitted(sim::SimTime when) override { kernel_->OnCheckpointCommitted(when); }
+
+  Journal* journal() override { return &journal_; }
+  sim::SimTime RecordCpu() const override { return cfg_.record_cpu; }
+
+ private:
+  const JournalConfig& cfg_;
+  Journal journal_;
+  std::unique_ptr<Durability> kernel_;  // the checkpoint mode's decisions
+};
+
+}  // namespace
+
+const sim::Registrar<DurabilityInfo> kRegisteredJournal{{
+    "journal",
+    "F2FS-J's: metadata changes append records to per-inode lists in global epochs, committed to a journal "
+    "area every commit_interval (ordered: their data first) and replayed at mount after the checkpoint; "
+    "checkpoints as the kernel's, and when the journal runs low on space",
+    [](const DurabilityContext& ctx) -> std::unique_ptr<Durability> {
+      return std::make_unique<JournalDurability>(ctx);
+    },
+    sim::ImplSection::Of<JournalConfig>("journal", "F2FS-J's metadata journal (fs.f2fs.durability: journal)")}};
+
+}  // namespace fs::f2fs
