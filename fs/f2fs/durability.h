@@ -39,8 +39,9 @@
 //               roll-forward (ordered: the data they describe first); a
 //               checkpoint also when the journal's free space runs low;
 //               recovery replays the committed records after the
-//               checkpoint. The background checkpoint triggers are the
-//               kernel's, as above.
+//               checkpoint. Background checkpoints (the apply) only when
+//               the journal runs low on space or checkpoint_interval after
+//               the last one, as in the F2FS-J artifact.
 //
 // Registration: an implementation .cc registers its DurabilityInfo with
 // sim::Registrar (sim/registry.h) and is chosen by name with the config key

@@ -83,8 +83,9 @@
 //   the records and, after a cache flush, the commit block with FUA; a
 //   checkpoint covers every record appended before it fixed its state and
 //   frees the journal up to there; one runs when the journal's free space
-//   falls to apply_free_ratio (a full journal makes the commit wait for
-//   it). Mount replays the committed records after the checkpoint, in
+//   falls to apply_free_ratio or checkpoint_interval after the last one
+//   (replacing f2fs_balance_fs_bg's triggers; a full journal makes the
+//   commit wait for it). Mount replays the committed records after the checkpoint, in
 //   sequence, stopping at the first block out of sequence or damaged, and
 //   drops a commit whose last block is missing.
 // - Persistence: every write hands its block object to the Image; mount
@@ -788,6 +789,7 @@ class F2fs final : public FileSystem,
   uint64_t covered_record_seq_ = 0;
   uint64_t journal_recovered_key_ = 0;
   uint64_t journal_durable_seq_ = 0;  // records below it are durable (commit or checkpoint)
+  uint64_t cp_durable_record_seq_ = 0;  // records below it are in a committed checkpoint
   bool replaying_ = false;  // journal replay at mount: allocate no block        // records below it are in the last checkpoint
   bool journal_committing_ = false;
   std::unique_ptr<CheckpointWriter> cpw_;  // after sm_ and nat_; the SIT journal and version bitmap

@@ -185,6 +185,7 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   if (journal_) {
     journal_->CheckpointCommitted(jpos);
     journal_durable_seq_ = std::max(journal_durable_seq_, jpos.record_seq);
+    cp_durable_record_seq_ = jpos.record_seq;
     journal_wq_.NotifyAll();
   }
   durability_->OnCheckpointCommitted(q_->now());

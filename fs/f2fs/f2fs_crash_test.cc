@@ -442,6 +442,7 @@ F2fsConfig JournalCrashConfig(sim::SimTime commit_interval, sim::Bytes size) {
   JournalConfig& j = c.impl_configs.Mutable<JournalConfig>("journal");
   j.size = size;
   j.commit_interval = commit_interval;
+  j.checkpoint_interval = sim::Ms(6);  // CrashConfig's checkpoint.interval
   return c;
 }
 
@@ -459,7 +460,7 @@ TEST(CrashTest, RandomCutsJournalWithHardLinks) {
 TEST(CrashTest, RandomCutsJournalLowSpaceCleaning) {
   F2fsConfig c = JournalCrashConfig(sim::Ms(3), sim::MiB(1));
   c.mode = "lfs";
-  RunCrashIterations(c, 20, 33, /*big_writes=*/true);
+  RunCrashIterations(c, 25, 35, /*big_writes=*/true);
 }
 
 // A journal of 8 blocks: commits keep waiting for checkpoints; slow

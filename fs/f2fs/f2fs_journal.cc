@@ -47,9 +47,12 @@ sim::Task<void> F2fs::CommitJournal() {
   // commit block makes it durable with the records.
   co_await WaitOrderedWrites(key);
   std::vector<std::pair<uint32_t, std::shared_ptr<JournalBlock>>> blocks;
+  uint64_t covered = 0;  // records dropped below this: durable once that checkpoint commits
   while (!dead_) {
     // Records a checkpoint covered since need no commit.
+    const size_t before = records.size();
     std::erase_if(records, [this](const JournalRecord& r) { return r.seq < covered_record_seq_; });
+    if (records.size() < before) covered = covered_record_seq_;
     if (records.empty()) break;
     if (journal_->Reserve(records, key, &blocks)) break;
     // Full: apply (checkpoint) first; never overwrite what replay needs.
@@ -99,6 +102,9 @@ sim::Task<void> F2fs::CommitJournal() {
     stats_.j_commit_records.Record(static_cast<int64_t>(records.size()));
     stats_.j_commit_lat.Record((q_->now() - t0).ns());
   }
+  // Records a checkpoint in progress covered are durable when it commits.
+  while (!dead_ && cp_durable_record_seq_ < covered) co_await cp_wq_.Wait();
+  if (dead_) co_return;
   journal_->FinishEpoch(epoch);
   journal_committing_ = false;
   journal_durable_seq_ = std::max(journal_durable_seq_, key);
@@ -203,7 +209,7 @@ sim::Task<sim::Status> F2fs::ReplayJournal(const JournalPosition& cp, uint64_t* 
   // continue after the last committed block.
   journal_->Load(cp, end_off, end_seq, next_record);
   journal_recovered_key_ = last_key > cp.record_seq ? last_key : 0;
-  covered_record_seq_ = cp.record_seq;
+  covered_record_seq_ = cp_durable_record_seq_ = cp.record_seq;
   vfs::SharedLock lock = co_await LockOp();
   for (const JournalRecord& r : committed) {
     const bool ok = co_await ReplayRecord(r);

@@ -18,6 +18,10 @@ void JournalConfig::Describe(sim::Schema<JournalConfig>& s) {
   s.Param("apply_free_ratio", &JournalConfig::apply_free_ratio, "5%",
           "A checkpoint applies the journal when its free space falls to this fraction of the area (F2FS-J's "
           "j_checkpoint thread: free space <= 5 %)");
+  s.Param("checkpoint_interval", &JournalConfig::checkpoint_interval, "3s",
+          "Otherwise a checkpoint (the apply) this long after the last one when something changed; it replaces "
+          "F2FS's background checkpoints (dirty nodes, NATs, prefree segments, cp_interval), as in the F2FS-J "
+          "artifact, whose j_checkpoint thread checkpoints every third 1 s loop after a commit");
   s.Param("record_cpu", &JournalConfig::record_cpu, "200ns",
           "CPU time of appending one record on the operation path: a 128-byte copy and a list insert under "
           "the inode's uncontended lock (the model's estimate)");

@@ -48,6 +48,7 @@ struct JournalConfig {
   sim::SimTime commit_interval = sim::Ms(5000);
   bool barrier = true;
   sim::Ratio apply_free_ratio{0.05};
+  sim::SimTime checkpoint_interval = sim::Ms(3000);
   sim::SimTime record_cpu = sim::SimTime::FromNs(200);
   static void Describe(sim::Schema<JournalConfig>& s);
 };

@@ -1,9 +1,10 @@
 // Journal durability (F2FS-J): every metadata change appends a record to
 // its inode's list in the running epoch (Journal, journal.h); F2fs's commit
-// thread and fsync write them (f2fs_journal.cc). Background checkpoint
-// decisions are the kernel's (the `checkpoint` mode's), plus one when the
-// journal's free space falls to apply_free_ratio; fsync never checkpoints
-// (FsyncNeedsCheckpoint is asked only without a journal).
+// thread and fsync write them (f2fs_journal.cc). A background checkpoint
+// runs when the journal's free space falls to apply_free_ratio or
+// checkpoint_interval after the last one (replacing f2fs_balance_fs_bg's
+// triggers); fsync never checkpoints (FsyncNeedsCheckpoint is asked only
+// without a journal).
 #include <glog/logging.h>
 
 #include "fs/f2fs/durability.h"
@@ -18,7 +19,8 @@ class JournalDurability final : public Durability {
   explicit JournalDurability(const DurabilityContext& ctx)
       : cfg_(ctx.cfg->impl_configs.Get<JournalConfig>("journal")),
         journal_(ctx.layout->journal_blocks),
-        kernel_(std::move(MakeDurability("checkpoint", ctx).value())) {
+        kernel_(std::move(MakeDurability("checkpoint", ctx).value())),
+        host_(*ctx.host) {
     CHECK_GT(ctx.layout->journal_blocks, 0u) << "durability journal on a volume formatted without a journal area";
   }
 
@@ -84,12 +86,15 @@ class JournalDurability final : public Durability {
   }
 
   bool FsyncNeedsCheckpoint(const FsyncFacts& f) const override { return kernel_->FsyncNeedsCheckpoint(f); }
+  // The journal's checkpoints replace f2fs_balance_fs_bg's: when its free
+  // space runs low, or checkpoint_interval after the last one.
   bool NeedBackgroundCheckpoint() const override {
     const double free = static_cast<double>(journal_.free_blocks());
     if (free <= cfg_.apply_free_ratio.value * journal_.blocks()) return true;
-    return kernel_->NeedBackgroundCheckpoint();
+    if (!host_.HasUncheckpointedChanges()) return false;
+    return host_.Now() - last_cp_time_ >= cfg_.checkpoint_interval;
   }
-  void OnCheckpointCommitted(sim::SimTime when) override { kernel_->OnCheckpointCommitted(when); }
+  void OnCheckpointCommitted(sim::SimTime when) override { last_cp_time_ = when; }
 
   Journal* journal() override { return &journal_; }
   sim::SimTime RecordCpu() const override { return cfg_.record_cpu; }
@@ -98,6 +103,8 @@ class JournalDurability final : public Durability {
   const JournalConfig& cfg_;
   Journal journal_;
   std::unique_ptr<Durability> kernel_;  // the checkpoint mode's decisions
+  const DurabilityHost& host_;
+  sim::SimTime last_cp_time_;
 };
 
 }  // namespace
