@@ -3,7 +3,9 @@
 # (markdown) to OUT/table.md and stdout:
 #   tools/parafs_matrix.sh OUT [--quick] [--jobs N] [--bin BIN] [--set key=value ...]
 # The matrix: systems x workloads x channels x traffic.
-#   systems    f2fs_page (F2FS on the page FTL, page stripe), f2fs_block
+#   systems    f2fs_page (F2FS on the page FTL, page stripe), f2fs_noipu
+#              (the same without in-place updates: ipu_policy empty, as an
+#              F2FS older than the fsync IPU policy writes), f2fs_block
 #              (block stripe), f2fs_superblock (superblock allocation),
 #              f2fs_sb (F2FS_SB: 16 MiB sections = superblocks, superblock
 #              allocation), parafs_base (2-D allocation + coordinated GC on
@@ -15,7 +17,7 @@
 #              counts scale with the channels)
 #   traffic    heavy (the configs as they are), light (fewer operations;
 #              each parts/wl_*.yaml names its light setting)
-# --quick: 8 channels, heavy traffic only (35 runs, a few minutes).
+# --quick: 8 channels, heavy traffic only (40 runs, a few minutes).
 # Each run's folder OUT/<workload>-<traffic>-<N>ch/<system>/ holds its
 # stats.json and series.csv; a run whose folder is complete is kept (rerun
 # after an interruption continues), so delete OUT to start over.
@@ -41,7 +43,7 @@ done
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "--jobs takes a positive number, got '$jobs'" >&2; exit 2; }
 [ -x "$bin" ] || { echo "no flashstack binary at $bin (build first, or --bin)" >&2; exit 2; }
 
-systems=(f2fs_page f2fs_block f2fs_superblock f2fs_sb parafs_base parafs_mgc parafs)
+systems=(f2fs_page f2fs_noipu f2fs_block f2fs_superblock f2fs_sb parafs_base parafs_mgc parafs)
 workloads=(randwrite fileserver postmark mobibench ycsb)
 if [ $quick = 1 ]; then channels=(8); traffics=(heavy); else channels=(8 16 32); traffics=(heavy light); fi
 
@@ -73,24 +75,27 @@ workload_sets() {  # workload traffic ch
 # 8-channel value).
 declare -A page_mapped
 for ch in "${channels[@]}"; do
-  msg=$("$bin" check configs/parafs/randwrite/parafs.yaml --set device.geometry.channels="$ch" "${sets[@]}" 2>&1 || true)
+  msg=$("$bin" check configs/parafs/randwrite/parafs.yaml --set device.geometry.channels="$ch" \
+    --set ftl.static_block.page_mapped_lanes="$ch" "${sets[@]}" 2>&1 || true)
   pm=$(grep -o 'set page_mapped: [0-9A-Za-z]*' <<<"$msg" | head -1 | cut -d' ' -f3 || true)
   page_mapped[$ch]=${pm:-22MiB}
   "$bin" check configs/parafs/randwrite/parafs.yaml --set device.geometry.channels="$ch" \
-    --set ftl.static_block.page_mapped="${page_mapped[$ch]}" "${sets[@]}" > /dev/null
+    --set ftl.static_block.page_mapped_lanes="$ch" --set ftl.static_block.page_mapped="${page_mapped[$ch]}" \
+    "${sets[@]}" > /dev/null
 done
 
 system_args() {  # system workload ch
   local dir=configs/parafs/$2
+  local area="--set ftl.static_block.page_mapped=${page_mapped[$3]} --set ftl.static_block.page_mapped_lanes=$3"
   case "$1" in
     f2fs_page) echo "$dir/f2fs.yaml" ;;
+    f2fs_noipu) echo "$dir/f2fs.yaml --set fs.f2fs.ipu_policy=[]" ;;
     f2fs_block) echo "$dir/f2fs.yaml --set ftl.allocation=block_stripe" ;;
     f2fs_superblock) echo "$dir/f2fs.yaml --set ftl.allocation=superblock" ;;
     f2fs_sb) echo "$dir/f2fs_sb.yaml --set fs.f2fs.mkfs.segs_per_sec=$3" ;;
-    parafs_base) echo "$dir/parafs.yaml --set ftl.static_block.page_mapped=${page_mapped[$3]}" ;;
-    parafs_mgc) echo "$dir/parafs.yaml --set ftl.static_block.page_mapped=${page_mapped[$3]}" \
-                     "--set fs.f2fs.parafs_2d.gc_threads=per_region" ;;
-    parafs) echo "$dir/parafs.yaml --set ftl.static_block.page_mapped=${page_mapped[$3]}" \
+    parafs_base) echo "$dir/parafs.yaml $area" ;;
+    parafs_mgc) echo "$dir/parafs.yaml $area --set fs.f2fs.parafs_2d.gc_threads=per_region" ;;
+    parafs) echo "$dir/parafs.yaml $area" \
                  "--set fs.f2fs.parafs_2d.gc_threads=per_region --set fs.f2fs.parafs_2d.dispatch=least_busy" \
                  "--set device.flash.scheduler=parafs" ;;
   esac

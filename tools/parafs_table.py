@@ -25,7 +25,7 @@ import math
 import os
 import sys
 
-SYSTEMS = ["f2fs_page", "f2fs_block", "f2fs_superblock", "f2fs_sb", "parafs_base", "parafs_mgc", "parafs"]
+SYSTEMS = ["f2fs_page", "f2fs_noipu", "f2fs_block", "f2fs_superblock", "f2fs_sb", "parafs_base", "parafs_mgc", "parafs"]
 WORKLOADS = ["randwrite", "fileserver", "postmark", "mobibench", "ycsb"]
 PAPER_WORKLOADS = ["fileserver", "postmark", "mobibench", "ycsb"]
 
@@ -204,6 +204,9 @@ def matrix(out):
                  f"{verdict_ratio(heavy_f2fs, 1.6, 3.1)} |")
     lines.append(f"| heavy: ParaFS 1.2x-1.5x F2FS_SB throughput | {fmt_range(heavy_sb)} | "
                  f"{verdict_ratio(heavy_sb, 1.2, 1.5)} |")
+    heavy_noipu = ratios("heavy", "parafs", "f2fs_noipu")
+    lines.append(f"| (sensitivity) heavy: ParaFS 1.6x-3.1x F2FS without in-place updates | {fmt_range(heavy_noipu)} | "
+                 f"{verdict_ratio(heavy_noipu, 1.6, 3.1)} |")
     if writes:
         best = max(writes) * 100
         v = ("**opposite direction**" if best <= 0 else
