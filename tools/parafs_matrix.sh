@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the ParaFS comparison of configs/parafs/ and writes its results table
 # (markdown) to OUT/table.md and stdout:
-#   tools/parafs_matrix.sh OUT [--quick] [--jobs N] [--bin BIN] [--set key=value ...]
+#   tools/parafs_matrix.sh OUT [--quick] [--jobs N] [--bin BIN] [--doc FILE] [--set key=value ...]
+# --doc FILE: also write the tables into FILE between its lines
+# <!-- parafs_matrix:begin --> and <!-- parafs_matrix:end --> (docs/PARAFS.md).
 # The matrix: systems x workloads x channels x traffic.
 #   systems    f2fs_page (F2FS on the page FTL, page stripe), f2fs_noipu
 #              (the same without in-place updates: ipu_policy empty, as an
@@ -23,19 +25,21 @@
 # after an interruption continues), so delete OUT to start over.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { echo "usage: tools/parafs_matrix.sh OUT [--quick] [--jobs N] [--bin BIN] [--set key=value ...]" >&2; exit 2; }
+usage() { echo "usage: tools/parafs_matrix.sh OUT [--quick] [--jobs N] [--bin BIN] [--doc FILE] [--set key=value ...]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 out=$1; shift
 case "$out" in -*) usage ;; esac
 bin=build/app/flashstack
 jobs=1
 quick=0
+doc=()
 sets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) [ $# -ge 2 ] || usage; bin=$2; shift 2 ;;
     --jobs) [ $# -ge 2 ] || usage; jobs=$2; shift 2 ;;
     --quick) quick=1; shift ;;
+    --doc) [ $# -ge 2 ] || usage; doc=(--doc "$2"); shift 2 ;;
     --set) [ $# -ge 2 ] || usage; sets+=(--set "$2"); shift 2 ;;
     *) echo "unknown argument $1" >&2; usage ;;
   esac
@@ -136,4 +140,4 @@ while [ $running -gt 0 ]; do
   running=$((running - 1))
 done
 [ $failed = 0 ] || { echo "some runs failed" >&2; exit 1; }
-python3 tools/parafs_table.py --matrix "$out" | tee "$out/table.md"
+python3 tools/parafs_table.py --matrix "$out" "${doc[@]}" | tee "$out/table.md"

@@ -2,11 +2,20 @@
 """Tables of the ParaFS comparison (tools/parafs_matrix.sh). Reads only each
 run's stats.json and series.csv.
 
-  parafs_table.py RESULT_DIR...     one table of the given runs (the first is
-                                     the reference for "vs first")
-  parafs_table.py --matrix OUT      the matrix: one table per workload x
+  parafs_table.py [--doc FILE] RESULT_DIR...
+                                    one table of the given runs (the first is
+                                     the reference for "vs first"); --doc also
+                                     puts it in FILE between the lines
+                                     <!-- parafs_runs:begin --> and
+                                     <!-- parafs_runs:end -->
+  parafs_table.py --matrix OUT [--doc FILE]
+                                    the matrix: one table per workload x
                                      traffic x channels, then the paper's
-                                     figures against flashstack's with verdicts
+                                     figures against flashstack's with
+                                     verdicts; --doc also puts them in FILE
+                                     between the lines
+                                     <!-- parafs_matrix:begin --> and
+                                     <!-- parafs_matrix:end -->
 
 Columns: throughput (the workload's ops/s: operations, transactions or YCSB
 operations per second of its measured phase); flash pages written (host
@@ -63,7 +72,8 @@ def load(d):
 def consistency(path):
     """First-stage and GC-stage throughput, and the GC stage's CoV of
     per-second throughput, from series.csv (workload.ops is a rate per
-    interval; fs.gc.moved and ftl.gc_copies are per-interval counts)."""
+    interval, workload.txns for Mobibench; fs.gc.moved and ftl.gc_copies
+    are per-interval counts)."""
     out = {"first": 0.0, "gc_stage": 0.0, "cov": 0.0}
     if not os.path.exists(path):
         return out
@@ -73,7 +83,7 @@ def consistency(path):
         prev_t = 0.0
         for row in rd:
             t = float(row["time_s"])
-            rate = float(row.get("workload.ops") or 0)
+            rate = float(row.get("workload.ops") or row.get("workload.txns") or 0)
             gc = float(row.get("fs.gc.moved") or 0) + float(row.get("ftl.gc_copies") or 0)
             rows.append((prev_t, t, rate * (t - prev_t), gc))
             prev_t = t
@@ -142,7 +152,7 @@ def verdict_ratio(vals, lo, hi):
     return "direction reproduced, " + ("smaller" if max(vals) < lo else "larger")
 
 
-def matrix(out):
+def matrix(out, doc=None):
     groups = {}
     for g in sorted(os.listdir(out)):
         p = os.path.join(out, g)
@@ -240,22 +250,44 @@ def matrix(out):
     if ftl_copies:
         lines.append(f"| coordinated GC: the FTL copies nothing | ParaFS main-area FTL GC copies: max "
                      f"{max(ftl_copies):.0f} | {'reproduced' if max(ftl_copies) == 0 else '**not reproduced**'} |")
-    print("\n".join(lines))
+    text = "\n".join(lines)
+    print(text)
+    return into_doc(doc, "parafs_matrix", text) if doc else 0
+
+
+def into_doc(doc, marker, text):
+    """Replaces what FILE holds between <!-- marker:begin --> and
+    <!-- marker:end --> with text."""
+    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
+    with open(doc) as f:
+        old = f.read()
+    if old.count(begin) != 1 or old.count(end) != 1 or old.index(begin) > old.index(end):
+        print(f"{doc}: needs one line {begin} and, after it, one line {end}", file=sys.stderr)
+        return 2
+    new = old[:old.index(begin) + len(begin)] + "\n" + text + "\n" + old[old.index(end):]
+    with open(doc, "w") as f:
+        f.write(new)
     return 0
 
 
 def main(argv):
     if argv[:1] == ["--matrix"]:
-        if len(argv) != 2:
-            print("usage: parafs_table.py --matrix OUT", file=sys.stderr)
-            return 2
-        return matrix(argv[1])
+        if len(argv) == 2:
+            return matrix(argv[1])
+        if len(argv) == 4 and argv[2] == "--doc":
+            return matrix(argv[1], argv[3])
+        print("usage: parafs_table.py --matrix OUT [--doc FILE]", file=sys.stderr)
+        return 2
+    doc = None
+    if argv[:1] == ["--doc"] and len(argv) >= 2:
+        doc, argv = argv[1], argv[2:]
     if not argv or any(a.startswith("-") for a in argv):
-        print("usage: parafs_table.py RESULT_DIR... | --matrix OUT", file=sys.stderr)
+        print("usage: parafs_table.py [--doc FILE] RESULT_DIR... | --matrix OUT [--doc FILE]", file=sys.stderr)
         return 2
     rows = [load(d) for d in argv]
-    print("\n".join(table(rows, rows[0])))
-    return 0
+    text = "\n".join(table(rows, rows[0]))
+    print(text)
+    return into_doc(doc, "parafs_runs", text) if doc else 0
 
 
 if __name__ == "__main__":
