@@ -214,7 +214,8 @@ sim::Task<uint32_t> Cleaner::GcRegions(bool foreground, bool from_thread) {
     stats_->region_passes.Inc();
     tasks_running_ = static_cast<uint32_t>(short_regions.size());
     pass_emptied_ = 0;
-    for (uint32_t r : short_regions) workers_.Spawn(CleanRegion(r, std::max(share, sm_->free_sections(r) + 1), &pass_victims));
+    for (uint32_t r : short_regions)
+      workers_.Spawn(CleanRegion(r, std::max(share, sm_->free_sections(r) + 1), &pass_victims));
     while (tasks_running_ > 0 && !host_->Dead()) co_await join_wq_.Wait();
     if (host_->Dead()) break;
     victims += pass_victims;
@@ -225,7 +226,8 @@ sim::Task<uint32_t> Cleaner::GcRegions(bool foreground, bool from_thread) {
 }
 
 // One region's cleaning task of a foreground pass: victims of the region
-// until it has `share` free sections counting those it emptied.
+// until it has `share` free sections counting those it emptied, or the
+// sections the pass emptied end the host's shortage.
 sim::Task<void> Cleaner::CleanRegion(uint32_t region, uint32_t share, uint32_t* victims) {
   uint32_t emptied = 0;
   while (!host_->Dead() && sm_->free_sections(region) + emptied < share && host_->HasNotEnoughFreeSecs(pass_emptied_)) {

@@ -47,7 +47,8 @@
 //   its share of what the host needs, ceil((NeededFreeSecs() + 1) /
 //   regions) (the foreground threshold per region) — the tasks clean
 //   victims of their own region with the foreground policy concurrently
-//   (each stops once its region has its share, has no victim, or fewer
+//   (each stops once its region has its share, the sections the pass
+//   emptied end the host's shortage, its region has no victim, or fewer
 //   than two free sections a region are left), and when all have
 //   finished the manager checkpoints, so the emptied sections become free
 //   and are trimmed. Passes repeat while the host lacks space and a pass
