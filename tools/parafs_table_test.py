@@ -74,7 +74,8 @@ class ParafsTableTest(unittest.TestCase):
                 f.write("head\n<!-- parafs_matrix:begin -->\nold\n<!-- parafs_matrix:end -->\ntail\n")
             code, text, err = run("--matrix", out, "--doc", doc)
             self.assertEqual(code, 0, err)
-            self.assertIn("### fileserver, heavy traffic, 8 channels", text)
+            self.assertIn("#### fileserver, heavy traffic, 8 channels", text)
+            self.assertLess(text.index("### Paper (seed 002) vs flashstack"), text.index("#### fileserver"))
             line = next(l for l in text.splitlines() if l.startswith("| heavy: ParaFS 1.6x-3.1x F2FS throughput"))
             self.assertIn("0.80x .. 2.50x", line)
             self.assertIn("mixed (1 of 2 ahead)", line)
@@ -82,7 +83,7 @@ class ParafsTableTest(unittest.TestCase):
             self.assertIn("best 38.5 %", line)  # 800 of 1300 pages
             with open(doc) as f:
                 new = f.read()
-            self.assertTrue(new.startswith("head\n<!-- parafs_matrix:begin -->\n### "))
+            self.assertTrue(new.startswith("head\n<!-- parafs_matrix:begin -->\n### Summary"))
             self.assertTrue(new.endswith("<!-- parafs_matrix:end -->\ntail\n"))
             self.assertNotIn("\nold\n", new)
             self.assertIn(text.strip(), new)
