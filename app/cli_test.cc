@@ -270,6 +270,14 @@ TEST_F(CliTest, ParafsAndTheStaticBlockFtlRefuseEachOthersMismatches) {
   Outcome o = Cli("check " + f2fs + " --set fs.f2fs.allocation=parafs_2d");
   EXPECT_EQ(o.code, 2) << o.out;
   EXPECT_THAT(o.out, HasSubstr("parafs_2d needs a device that exposes its flash placement (ftl.kind: static_block)"));
+  // ParaFS's cleaning threads and dispatcher act on regions: refused
+  // without the parafs_2d allocation, never silently ignored.
+  o = Cli("check " + f2fs + " --set fs.f2fs.parafs_2d.gc_threads=per_region");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("only the parafs_2d allocation has regions"));
+  o = Cli("check " + f2fs + " --set fs.f2fs.parafs_2d.dispatch=least_busy");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("only the parafs_2d allocation has regions"));
   o = Cli("check " + f2fs + no_buffer + " --set ftl.kind=static_block");
   EXPECT_EQ(o.code, 2) << o.out;
   EXPECT_THAT(o.out, HasSubstr("fs.f2fs.allocation: 'default' on a device of fixed placement"));

@@ -46,6 +46,11 @@ void StaticBlockConfig::Describe(sim::Schema<StaticBlockConfig>& s) {
           "(rounded up; at least 5 blocks, what greedy GC needs to always find a victim); taken out of the "
           "capacity")
       .Range(0, 100);
+  s.Param("page_mapped_lanes", &StaticBlockConfig::page_mapped_lanes, "1",
+          "Open host blocks the page-mapped area writes in turn, page by page, each on its own plane while free "
+          "blocks allow: 1 = one block at a time (one channel); the channel count stripes the area's writes as a "
+          "page-mapped FTL does (each lane beyond the first adds a pool block)")
+      .Range(1, 1024);
 }
 
 // ------------------------------------------------------------------ config
@@ -67,7 +72,9 @@ uint64_t StaticBlockFtl::PoolSpare(const FtlConfig& cfg, const flash::Geometry& 
   const double ratio = cfg.kinds.Get<StaticBlockConfig>(kKind).page_mapped_spare.value;
   // The floor keeps a small area valid with the default ratio: fewer
   // blocks would let greedy GC run out of victims (see kMinPoolSpare).
-  return std::max<uint64_t>(kMinPoolSpare, static_cast<uint64_t>(std::ceil(ratio * static_cast<double>(area) - 1e-9)));
+  const uint64_t lanes = cfg.kinds.Get<StaticBlockConfig>(kKind).page_mapped_lanes;
+  return std::max<uint64_t>(kMinPoolSpare + lanes - 1,
+                            static_cast<uint64_t>(std::ceil(ratio * static_cast<double>(area) - 1e-9)));
 }
 
 uint64_t StaticBlockFtl::LogicalPages(const FtlConfig& cfg, const flash::Geometry& g) {
@@ -121,7 +128,7 @@ sim::Status StaticBlockFtl::Validate(const FtlConfig& cfg, const flash::Geometry
           sb.page_mapped.value, area, block_bytes, slots, slots * block_bytes));
     }
     // PoolSpare's floor makes the spare enough for GC whatever the ratio.
-    CHECK_GE(pool_spare, kMinPoolSpare);
+    CHECK_GE(pool_spare, kMinPoolSpare + sb.page_mapped_lanes - 1);
     // The rest must still span every plane, so a file system can stripe its
     // fixed blocks over all channels.
     const uint64_t pool = area + pool_spare;
@@ -200,6 +207,7 @@ StaticBlockFtl::StaticBlockFtl(const FtlConfig& cfg, flash::FlashArray* array, s
   plane_seq_ = StripeSequence(g_, cfg.stripe_order).value();
   const uint32_t data_per_plane = g_.blocks_per_plane - spares_;
   area_blocks_ = AreaBlocks(cfg, g_);
+  host_open_.assign(cfg.kinds.Get<StaticBlockConfig>(kKind).page_mapped_lanes, kNoBlock);
   const uint64_t pool = area_blocks_ + PoolSpare(cfg, g_);
   logical_blocks_ = static_cast<uint64_t>(planes_) * data_per_plane - (pool - area_blocks_);
   // The pool takes the first stripe positions, the fixed blocks the rest.
@@ -720,15 +728,40 @@ void StaticBlockFtl::SubmitArea(FtlOp* op) {
 }
 
 bool StaticBlockFtl::AreaHostReady() const {
-  if (host_open_ != kNoBlock) return true;  // an open block has a page left
+  for (uint32_t open : host_open_)
+    if (open != kNoBlock) return true;  // an open block has a page left
   return pool_free_.size() > kPoolGcReserve;
+}
+
+uint32_t* StaticBlockFtl::NextHostLane() {
+  const uint32_t lanes = static_cast<uint32_t>(host_open_.size());
+  // The next lane in turn that has an open block, or may open one.
+  for (uint32_t k = 0; k < lanes; ++k) {
+    const uint32_t l = (next_lane_ + k) % lanes;
+    if (host_open_[l] != kNoBlock || pool_free_.size() > kPoolGcReserve) {
+      next_lane_ = (l + 1) % lanes;
+      return &host_open_[l];
+    }
+  }
+  LOG(FATAL) << "page-mapped area: a write issued with no lane ready (AreaHostReady)";
 }
 
 uint32_t StaticBlockFtl::AllocPoolPage(uint32_t* open) {
   if (*open == kNoBlock) {
     CHECK(!pool_free_.empty()) << "page-mapped area: no free pool block (the GC reserve should rule this out)";
-    *open = pool_free_.front();
-    pool_free_.pop_front();
+    // The oldest erased block on a plane no other open host block uses
+    // (lanes stripe over planes), else the oldest.
+    auto pick = pool_free_.begin();
+    for (auto it = pool_free_.begin(); it != pool_free_.end(); ++it) {
+      bool used = false;
+      for (uint32_t o : host_open_) used = used || (o != kNoBlock && pool_[o].plane == pool_[*it].plane);
+      if (!used) {
+        pick = it;
+        break;
+      }
+    }
+    *open = *pick;
+    pool_free_.erase(pick);
     pool_[*open].state = PoolState::kOpen;
   }
   PoolBlock& pb = pool_[*open];
@@ -758,7 +791,7 @@ void StaticBlockFtl::MapArea(uint32_t l, uint32_t p) {
 }
 
 void StaticBlockFtl::IssueAreaWrite(FtlOp* op) {
-  const uint32_t p = AllocPoolPage(&host_open_);
+  const uint32_t p = AllocPoolPage(NextHostLane());
   MapArea(static_cast<uint32_t>(op->lpn.v), p);
   PoolBlock& pb = pool_[p / ppb_];
   ++pb.programs;
@@ -936,7 +969,7 @@ void StaticBlockFtl::DrainAreaWaiting() {
 
 void StaticBlockFtl::PreconditionArea(uint64_t pages) {
   for (uint64_t l = 0; l < pages; ++l) {
-    const uint32_t p = AllocPoolPage(&host_open_);
+    const uint32_t p = AllocPoolPage(NextHostLane());
     MapArea(static_cast<uint32_t>(l), p);
   }
 }
@@ -969,7 +1002,9 @@ std::string StaticBlockFtl::CheckArea() const {
   for (uint32_t i = 0; i < pool_.size(); ++i) {
     if (pool_[i].state == PoolState::kFree && in_free[i] == 0) return fmt::format("free pool block {} is not on the free list", i);
   }
-  for (uint32_t open : {host_open_, gc_open_}) {
+  std::vector<uint32_t> opens = host_open_;
+  opens.push_back(gc_open_);
+  for (uint32_t open : opens) {
     if (open != kNoBlock && (pool_[open].state != PoolState::kOpen || in_free[open] != 0)) {
       return fmt::format("open pool block {} is not open", open);
     }

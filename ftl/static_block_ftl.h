@@ -36,8 +36,12 @@
 // at stripe positions [0, pool), so the area's pages spread over the
 // channels too. Within the area:
 // - A write of any page, in any order, overwrite included, is placed out of
-//   place at the next page of the pool's open host block; the old copy
-//   becomes invalid. Never refused. Reads follow the page map (an unmapped
+//   place at the next page of an open host block; the old copy becomes
+//   invalid. Never refused. With page_mapped_lanes L > 1 there are L open
+//   host blocks (lanes), opened on planes no other open lane uses while a
+//   free block allows, and successive writes take them in turn, page by
+//   page, so the area's writes stripe over channels as a page-mapped FTL's
+//   do; with L = 1 the area fills one block at a time (one channel). Reads follow the page map (an unmapped
 //   page completes after unmapped_read_latency without flash).
 // - Trim unmaps the range's pages (no erase; cleaning reclaims them).
 // - Greedy GC: while fewer than kPoolBgFreeBlocks pool blocks are free, or
@@ -153,6 +157,8 @@ struct StaticBlockConfig {
   // The pool's extra blocks, as a fraction of the area's logical blocks
   // (rounded up).
   sim::Ratio page_mapped_spare{0.5};
+  // Open host blocks of the area written in turn (1: one at a time).
+  uint32_t page_mapped_lanes = 1;
 
   static void Describe(sim::Schema<StaticBlockConfig>& s);
 };
@@ -169,7 +175,7 @@ class StaticBlockFtl final : public Ftl, public FixedPlacement, public flash::Fl
   // Logical blocks of the page-mapped area: ceil(page_mapped / block bytes).
   static uint64_t AreaBlocks(const FtlConfig& cfg, const flash::Geometry& g);
   // The pool's extra blocks: max(ceil(page_mapped_spare x AreaBlocks),
-  // kMinPoolSpare); 0 without an area.
+  // kMinPoolSpare + page_mapped_lanes - 1); 0 without an area.
   static uint64_t PoolSpare(const FtlConfig& cfg, const flash::Geometry& g);
 
   // Pool blocks host writes leave free for GC: one, enough for the copies
@@ -180,7 +186,8 @@ class StaticBlockFtl final : public Ftl, public FixedPlacement, public flash::Fl
   // Fewest extra pool blocks: the free blocks background GC keeps
   // (kPoolBgFreeBlocks), the open host and GC blocks, and one more, so the
   // full blocks outnumber the area's logical blocks and one of them always
-  // has a stale page (greedy GC always frees space).
+  // has a stale page (greedy GC always frees space). Each host lane beyond
+  // the first holds one more block open, so needs one more.
   static constexpr uint32_t kMinPoolSpare = kPoolBgFreeBlocks + 2 + 1;
   static uint64_t LogicalPages(const FtlConfig& cfg, const flash::Geometry& g);
   static uint64_t MemoryBytes(const FtlConfig& cfg, const flash::Geometry& g);
@@ -290,6 +297,10 @@ class StaticBlockFtl final : public Ftl, public FixedPlacement, public flash::Fl
   // Next page of the open block *open, taking a free block if it is full
   // or none. REQUIRES: a free block if one is needed.
   uint32_t AllocPoolPage(uint32_t* open);
+  // The open-block slot of the lane the next host write of the area takes
+  // (lanes in turn, skipping those that can neither write nor open).
+  // REQUIRES: AreaHostReady().
+  uint32_t* NextHostLane();
   // Points area page l at pool page p (kNoPage: unmaps it), invalidating
   // the old copy.
   void MapArea(uint32_t l, uint32_t p);
@@ -335,7 +346,8 @@ class StaticBlockFtl final : public Ftl, public FixedPlacement, public flash::Fl
   std::vector<uint32_t> area_map_;   // per area page: pool page (block x ppb + page) or kNoPage
   std::vector<uint32_t> pool_rmap_;  // per pool page: the area page whose newest copy it is, or kNoPage
   std::deque<uint32_t> pool_free_;   // free pool blocks, oldest erase first
-  uint32_t host_open_ = kNoBlock;
+  std::vector<uint32_t> host_open_;  // per lane: its open host block, kNoBlock none
+  uint32_t next_lane_ = 0;            // the lane the next area write tries first
   uint32_t gc_open_ = kNoBlock;
   uint64_t area_valid_ = 0;
   FtlOp* area_wait_head_ = nullptr;  // area writes waiting for GC, in submission order

@@ -22,6 +22,7 @@ class FakeHost final : public CleanerHost {
   bool Dead() const override { return dead; }
   bool Stopping() const override { return stopping; }
   bool HasNotEnoughFreeSecs(uint32_t freed) const override { return sm_->free_sections() + freed < want_free; }
+  uint32_t NeededFreeSecs() const override { return want_free > 0 ? want_free - 1 : 0; }
   uint64_t ValidBlocks() const override { return sm_->valid_blocks(); }
   bool IsIdle(sim::SimTime) const override { return idle; }
   sim::Task<void> CheckpointForCleaning() override {

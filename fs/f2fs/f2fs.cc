@@ -28,6 +28,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       wb_(env.events, cfg_.page_cache, &cache_),
       wb_wq_(env.events),
       cp_lock_(env.events),
+      gc_write_lock_(env.events),
       cp_wq_(env.events),
       discard_wq_(env.events),
       cp_io_wq_(env.events),
@@ -75,6 +76,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
 F2fs::~F2fs() {
   PowerCut();
   flusher_thread_.Destroy();
+  cleaner_->DestroyWorkers();
   gc_thread_.Destroy();
   discard_thread_.Destroy();
   commit_thread_.Destroy();
@@ -83,6 +85,7 @@ F2fs::~F2fs() {
 void F2fs::PowerCut() {
   dead_ = true;
   cp_lock_.Kill();
+  gc_write_lock_.Kill();
   cleaner_->Kill();
   wb_.Kill();
   wb_wq_.Kill();
@@ -195,6 +198,9 @@ void F2fs::RegisterStats() {
   gc.Add(&stats_.gc_moved_bg, "moved_bg", "blocks", "blocks moved by background cleaning");
   gc.Add(&stats_.gc_moved_fg, "moved_fg", "blocks", "blocks moved by foreground cleaning");
   gc.Add(&stats_.cleaner.sections_freed, "sections_freed", "count", "sections emptied by cleaning");
+  gc.Add(&stats_.cleaner.region_passes, "region_passes", "count",
+         "per-region foreground cleaning passes (parafs_2d.gc_threads: per_region), each ended by a checkpoint");
+  gc.Add(&stats_.cleaner.max_parallel, "max_parallel", "count", "most sections being migrated at one time");
   sim::StatGroup rec = g.Group("recovery");
   rec.Add(&stats_.recovered_inodes, "inodes", "count", "inodes recovered by roll-forward");
   rec.Add(&stats_.recovered_dnodes, "dnodes", "count", "dnodes replayed by roll-forward");

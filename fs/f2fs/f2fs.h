@@ -730,6 +730,7 @@ class F2fs final : public FileSystem,
   bool Dead() const override { return dead_; }
   bool Stopping() const override { return stopping_; }
   bool HasNotEnoughFreeSecs(uint32_t freed) const override { return HasNotEnoughFreeSecs(freed, 0); }
+  uint32_t NeededFreeSecs() const override;
   uint64_t ValidBlocks() const override { return valid_block_count_; }
   // No operation for `interval` and no I/O of any kind in flight.
   bool IsIdle(sim::SimTime interval) const override;
@@ -816,6 +817,10 @@ class F2fs final : public FileSystem,
 
   // Checkpoint.
   vfs::RwLock cp_lock_;  // cp_rwsem
+  // Held by a cleaning migration while it allocates and submits its moved
+  // blocks: concurrent migrations (per-region cleaning threads) write the
+  // same logs, and a log's flash pages must reach the device in order.
+  vfs::RwLock gc_write_lock_;
   uint64_t cp_ver_ = 0;
   uint64_t mounted_cp_ver_ = 0;
   bool mounted_clean_ = false;  // the loaded checkpoint was written by umount

@@ -4,6 +4,7 @@
 
 #include "fs/f2fs/allocation_policy.h"
 #include "fs/f2fs/durability.h"
+#include "fs/f2fs/parafs_2d_allocation_policy.h"
 #include "fs/f2fs/victim_policy.h"
 
 namespace fs::f2fs {
@@ -166,6 +167,20 @@ sim::Status F2fsConfig::Validate() const {
     return sim::Status::InvalidInput("page_cache.dirty_background_ratio: above dirty_ratio");
   if (gc.min_sleep > gc.max_sleep) return sim::Status::InvalidInput("gc.min_sleep: above gc.max_sleep");
   if (max_io.value % 4096) return sim::Status::InvalidInput("max_io: not a multiple of 4 KiB");
+  if (allocation != "parafs_2d") {
+    // ParaFS's mechanisms act on regions, which only its allocation makes.
+    const Parafs2dConfig& p = impl_configs.Get<Parafs2dConfig>("parafs_2d");
+    if (p.gc_threads != "single")
+      return sim::Status::InvalidInput(fmt::format(
+          "parafs_2d.gc_threads: '{}' cleans per region, and only the parafs_2d allocation has regions "
+          "(fs.f2fs.allocation is '{}')",
+          p.gc_threads, allocation));
+    if (p.dispatch != "round_robin")
+      return sim::Status::InvalidInput(fmt::format(
+          "parafs_2d.dispatch: '{}' places flash pages over regions, and only the parafs_2d allocation has "
+          "regions (fs.f2fs.allocation is '{}')",
+          p.dispatch, allocation));
+  }
   return sim::Status::Ok();
 }
 

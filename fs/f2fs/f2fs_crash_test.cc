@@ -12,6 +12,7 @@
 //    page written since that fsync whose block's write the cut lost may
 //    show what the block held before (a checkpoint does not wait for plain
 //    file data, so it may point at such a block).
+#include <algorithm>
 #include <deque>
 #include <set>
 
@@ -287,11 +288,12 @@ class JournalWatch : public F2fs::Listener {
 // device still has writes in flight.
 void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_seed, bool big_writes = false,
                         const ssd::DeviceLayout& device_layout = {}, bool slow_writes = false,
-                        bool expect_bg_gc = false, double link_ratio = 0) {
+                        bool expect_bg_gc = false, double link_ratio = 0, bool expect_parallel_gc = false) {
   sim::Rng rng(base_seed, "f2fs.test.crash");
   sim::Rng slow_rng(base_seed, "f2fs.test.crash.slow");
   int recovered_runs = 0, journal_replays = 0;
   uint64_t gc_moved = 0, bg_moved = 0, stale_pages = 0;
+  double max_parallel = 0;
   double discarded = 0;
   for (int it = 0; it < iterations; ++it) {
     SCOPED_TRACE("iteration " + std::to_string(it));
@@ -345,6 +347,7 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
     ASSERT_TRUE(w->failure.empty()) << w->failure;
     gc_moved += s.fs().gc_moved_blocks() + s.fs().ssr_allocations();
     bg_moved += s.fs().gc_moved_bg_blocks();
+    max_parallel = std::max(max_parallel, s.stats().Value("fs.gc.max_parallel"));
     if (device_layout.fixed) {
       // Free sections were trimmed whole when freed: no discard is pending there.
       const Layout& l = s.fs().layout();
@@ -431,6 +434,9 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
   }
   if (expect_bg_gc) {
     EXPECT_GT(bg_moved, 0u);
+  }
+  if (expect_parallel_gc) {
+    EXPECT_GE(max_parallel, 2) << "no two regions were ever cleaned at once";
   }
 }
 
@@ -741,6 +747,19 @@ TEST(CrashTest, RandomCutsParafs2dLowSpaceCleaning) {
   c.allocation = "parafs_2d";
   testing::RoundRobinPlacement placement(2, testing::MetaFlashBlocks(96ull << 20, c));
   RunCrashIterations(c, 20, 8, /*big_writes=*/true, testing::FixedLayout(2, 8192, &placement));
+}
+
+// ParaFS's multi-threaded GC: one cleaning task per region migrating at
+// the same time, the manager's checkpoint after each pass; cuts land
+// inside concurrent migrations too.
+TEST(CrashTest, RandomCutsParafs2dPerRegionCleaningThreads) {
+  F2fsConfig c = CrashConfig();
+  c.mode = "lfs";
+  c.allocation = "parafs_2d";
+  c.impl_configs.Mutable<Parafs2dConfig>("parafs_2d").gc_threads = "per_region";
+  testing::RoundRobinPlacement placement(2, testing::MetaFlashBlocks(96ull << 20, c));
+  RunCrashIterations(c, 25, 14, /*big_writes=*/true, testing::FixedLayout(2, 8192, &placement),
+                     /*slow_writes=*/false, /*expect_bg_gc=*/false, /*link_ratio=*/0, /*expect_parallel_gc=*/true);
 }
 
 // Background cleaning only dirties its victims' pages; their writes are of

@@ -25,6 +25,8 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
       if (sm_->seg(seg).cur_map.test(off)) blocks.push_back(BlockAddr{start.v + off});
     examined += static_cast<uint32_t>(blocks.size());
     if (node_seg) {
+      co_await gc_write_lock_.LockExclusive();
+      vfs::ExclusiveLock wl(&gc_write_lock_);
       WriteBatcher wb(this, Io::kGcNode, &batch);
       for (BlockAddr a : blocks) {
         const Nid nid = sm_->SummaryOf(a).nid;
@@ -67,6 +69,8 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
       if (!in || !in->pages.count(m.index)) reads.push_back(m.addr);
     }
     co_await ReadBlocks(reads, Io::kGcData);
+    co_await gc_write_lock_.LockExclusive();
+    vfs::ExclusiveLock wl(&gc_write_lock_);
     WriteBatcher wb(this, Io::kGcData, &batch);
     for (const Move& m : moves) {
       Inode* in0 = co_await GetInode(m.ino);

@@ -252,10 +252,14 @@ uint32_t SecsFor(uint64_t pages, uint32_t blocks_per_sec) {
 }  // namespace
 
 bool F2fs::HasNotEnoughFreeSecs(uint32_t freed, uint32_t needed) const {
+  return sm_->free_sections() + freed <= NeededFreeSecs() + needed;
+}
+
+uint32_t F2fs::NeededFreeSecs() const {
   const uint32_t bps = layout_.blocks_per_sec();
   const uint32_t node_secs = SecsFor(node_cache_.dirty().size(), bps);
   const uint32_t dent_secs = SecsFor(dirty_dentry_pages_, bps);
-  return sm_->free_sections() + freed <= node_secs + 2 * dent_secs + layout_.reserved_sections() + needed;
+  return node_secs + 2 * dent_secs + layout_.reserved_sections();
 }
 
 }  // namespace fs::f2fs

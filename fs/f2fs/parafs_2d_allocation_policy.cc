@@ -51,6 +51,9 @@ void Parafs2dConfig::Describe(sim::Schema<Parafs2dConfig>& s) {
           "least_busy: weight of a queued byte written (W_write); default: the ParaFS device's read/write "
           "bandwidth ratio per channel, 49.84/6.55 MB/s")
       .Range(0, 1e6);
+  s.Choice("gc_threads", &Parafs2dConfig::gc_threads, "single", {"single", "per_region"},
+           "Cleaning threads: one for the volume (F2FS's), or one per region plus a manager that checkpoints "
+           "after each pass (ParaFS's multi-threaded GC; cleaner.h)");
 }
 
 namespace {

@@ -14,6 +14,7 @@ struct Parafs2dConfig {
   std::string dispatch = "round_robin";  // round_robin | least_busy
   double read_weight = 1;
   double write_weight = 8;
+  std::string gc_threads = "single";  // single | per_region
   static void Describe(sim::Schema<Parafs2dConfig>& s);
 };
 

@@ -1,5 +1,7 @@
 #include "fs/f2fs/segment_manager.h"
 
+#include <algorithm>
+
 #include <glog/logging.h>
 
 namespace fs::f2fs {
@@ -22,6 +24,7 @@ SegmentManager::SegmentManager(const Layout& layout, const AllocationPolicy* pol
   if (regions_ > 1) {
     region_of_sec_.resize(layout.section_count);
     region_allocated_.assign(regions_, 0);
+    region_free_sections_.assign(regions_, 0);
     for (uint32_t sec = 0; sec < layout.section_count; ++sec) {
       region_of_sec_[sec] = policy_->RegionOfSection(sec);
       CHECK_LT(region_of_sec_[sec], regions_);
@@ -70,8 +73,12 @@ void SegmentManager::FinishLoad() {
     free_[s] = f;
     if (f) ++free_segments_;
   }
+  std::fill(region_free_sections_.begin(), region_free_sections_.end(), 0);
   for (uint32_t sec = 0; sec < layout_.section_count; ++sec)
-    if (SectionFree(sec)) ++free_sections_;
+    if (SectionFree(sec)) {
+      ++free_sections_;
+      if (!region_free_sections_.empty()) ++region_free_sections_[region_of_sec_[sec]];
+    }
   for (uint32_t r = 1; r < regions_; ++r)
     for (int l = 0; l < kNumPersistentLogs; ++l)
       if (!LogActive(static_cast<LogType>(l), r)) MoveLog(static_cast<LogType>(l), r, /*need_ssr=*/false);
@@ -92,6 +99,10 @@ void SegmentManager::SetFree(SegNo s, bool f) {
   const bool sec_after = SectionFree(sec);
   if (sec_before != sec_after) {
     if (sec_after) ++free_sections_; else --free_sections_;
+    if (!region_free_sections_.empty()) {
+      uint32_t& rf = region_free_sections_[region_of_sec_[sec]];
+      if (sec_after) ++rf; else --rf;
+    }
   }
 }
 

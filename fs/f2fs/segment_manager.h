@@ -164,6 +164,7 @@ class SegmentManager {
   StripeCursor stripe(LogType t) const { return stripe_[static_cast<int>(t)]; }
   uint32_t regions() const { return regions_; }
   uint32_t RegionOf(SegNo s) const { return region_of_sec_.empty() ? 0 : region_of_sec_[layout_.SecOf(s)]; }
+  uint32_t RegionOfSection(uint32_t sec) const { return region_of_sec_.empty() ? 0 : region_of_sec_[sec]; }
   bool IsCurseg(SegNo s) const { return curseg_of_[s.v] != kNoLog; }
   bool IsFree(SegNo s) const { return free_[s.v]; }
   bool SectionFree(uint32_t sec) const;
@@ -173,6 +174,10 @@ class SegmentManager {
   uint32_t main_segments() const { return static_cast<uint32_t>(sit_.size()); }
   uint32_t free_segments() const { return free_segments_; }
   uint32_t free_sections() const { return free_sections_; }
+  // Free sections of one region (all of them with one region).
+  uint32_t free_sections(uint32_t region) const {
+    return region_free_sections_.empty() ? free_sections_ : region_free_sections_[region];
+  }
   uint32_t prefree_segments() const { return prefree_; }
   uint64_t valid_blocks() const { return total_valid_; }
   uint32_t SectionValid(uint32_t sec) const;
@@ -224,6 +229,7 @@ class SegmentManager {
   uint32_t stripe_blocks_ = kBlocksPerSeg;
   std::vector<uint32_t> region_of_sec_;  // empty with one region
   std::vector<uint64_t> region_allocated_;  // with regions: blocks allocated per region
+  std::vector<uint32_t> region_free_sections_;  // with regions: free sections per region
   std::vector<uint16_t> curseg_of_;      // LogIndex of the log writing the segment, kNoLog none
   std::vector<uint8_t> sit_dirty_;
   std::vector<SegNo> dirty_sit_list_;

@@ -3,7 +3,9 @@
 // Contract:
 // - Select() examines at most ctx.max_search candidate sections (0 = all),
 //   starting at *ctx.last_victim and wrapping (round robin like the kernel's
-//   last_victim), skips sections with ctx.skip[sec] != 0, and returns the
+//   last_victim), skips sections with ctx.skip[sec] != 0 and, when
+//   ctx.region is set, sections of other regions (a ParaFS region's own
+//   cleaning thread), and returns the
 //   chosen section (updating *ctx.last_victim) or kNoSection.
 // - Candidates are sections SegmentManager::IsGcCandidate accepts.
 // - Deterministic; reads state only through the SegmentManager.
@@ -31,6 +33,7 @@
 namespace fs::f2fs {
 
 inline constexpr uint32_t kNoSection = UINT32_MAX;
+inline constexpr uint32_t kAnyRegion = UINT32_MAX;
 
 struct VictimContext {
   const SegmentManager* sm = nullptr;
@@ -38,6 +41,7 @@ struct VictimContext {
   uint32_t max_search = 0;
   uint32_t* last_victim = nullptr;
   const std::vector<uint8_t>* skip = nullptr;
+  uint32_t region = kAnyRegion;  // candidates of this region only
 };
 
 class VictimPolicy {
@@ -66,6 +70,7 @@ void ForEachCandidate(const VictimContext& ctx, Fn&& fn) {
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t sec = (start + i) % n;
     if (ctx.skip && (*ctx.skip)[sec]) continue;
+    if (ctx.region != kAnyRegion && ctx.sm->RegionOfSection(sec) != ctx.region) continue;
     if (!ctx.sm->IsGcCandidate(sec)) continue;
     fn(sec);
     if (ctx.max_search && ++examined >= ctx.max_search) break;

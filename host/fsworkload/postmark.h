@@ -21,6 +21,10 @@
 // read_block / write_block calls plus the final remainder call (which may
 // be 0 bytes, as postmark issues it).
 //
+// With fsync (not in postmark.c; the ParaFS evaluation runs PostMark with
+// fsync), every file written — created or appended — is fsynced before
+// its close.
+//
 // Measured: all three phases (PostMark's "total time"); the location and
 // subdirectories are made at setup and removed after the run.
 //
@@ -55,6 +59,7 @@ struct PostmarkConfig {
   uint32_t subdirectories = 0;
   std::string location = "/postmark";
   uint32_t instances = 1;
+  bool fsync = false;
 
   static void Describe(sim::Schema<PostmarkConfig>& s);
   sim::Status Validate(std::string_view path = "") const;

@@ -49,6 +49,21 @@ TEST(PostmarkTest, DefaultRunBalancesItsBooks) {
   EXPECT_GT(rig.Stat("workload.postmark.transactions_per_sec"), 0);
 }
 
+// fsync: one per file written (creates and appends), none without it.
+TEST(PostmarkTest, FsyncEveryFileWritten) {
+  for (bool fsync : {false, true}) {
+    Rig rig;
+    PostmarkConfig c = Pm();
+    c.fsync = fsync;
+    auto w = Make(c, rig);
+    ASSERT_TRUE(rig.Run(*w));
+    ASSERT_TRUE(w->run_status().ok());
+    const double written = Total(rig, "files_created") + Total(rig, "files_appended");
+    EXPECT_GT(written, 500);
+    EXPECT_EQ(rig.Stat("workload.fs.fsync.calls"), fsync ? written : 0) << "fsync " << fsync;
+  }
+}
+
 TEST(PostmarkTest, BufferedAndUnbufferedCallSizes) {
   for (bool buffered : {true, false}) {
     Rig rig;
