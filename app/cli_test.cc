@@ -797,7 +797,7 @@ TEST_F(CliTest, TraceInfoTakesReaderKeysAndWarnsAboutMisreadTimes) {
                                "advance in steps of 10s: a coarse clock"));
   EXPECT_THAT(o.out, Not(HasSubstr("beyond what one device serves")));
   // Read as microseconds (the old default), as a run would with the same key.
-  for (const std::string& key : {"time_unit", "workload.trace.reader.time_unit"}) {
+  for (const char* key : {"time_unit", "workload.trace.reader.time_unit"}) {
     o = Cli("trace-info " + cp + " --set " + key + "=1us");
     EXPECT_EQ(o.code, 0) << o.out;
     EXPECT_THAT(o.out, HasSubstr("duration    7.19ms"));

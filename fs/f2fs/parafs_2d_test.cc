@@ -234,7 +234,9 @@ TEST(Parafs2dTest, PerRegionCleaningThreadsOverlapInTime) {
       const std::vector<uint8_t> v = testing::Pattern(65536, 1000 + i);
       std::copy(v.begin(), v.end(), ref[f].begin() + static_cast<std::ptrdiff_t>(off));
       ASSERT_TRUE(s.Run(s.fs().Pwrite(fds[f], off, v, v.size())).ok());
-      if (i % 8 == 7) ASSERT_TRUE(s.Run(s.fs().Fsync(fds[f])).ok());
+      if (i % 8 == 7) {
+        ASSERT_TRUE(s.Run(s.fs().Fsync(fds[f])).ok());
+      }
     }
     const sim::StatsRegistry& st = s.stats();
     EXPECT_GT(st.Value("fs.gc.victims_fg"), 0) << "no foreground cleaning";
