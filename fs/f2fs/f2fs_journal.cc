@@ -116,7 +116,9 @@ sim::Task<void> F2fs::JournalSync(uint64_t target) {
     if (journal_committing_) {
       co_await journal_wq_.Wait();
     } else if (!journal_->RunningEmpty()) {
+      const uint64_t before = stats_.j_commits.value();
       co_await CommitJournal();
+      stats_.j_fsync_commits.Inc(stats_.j_commits.value() - before);
     } else if (cp_running_) {
       // A checkpoint covers the records not yet committing.
       co_await cp_wq_.Wait();
@@ -150,10 +152,7 @@ sim::Task<Errno> F2fs::JournalFsync(Inode* inode) {
     }
     co_await JournalCpu();
   }
-  const uint64_t target = journal_->head_position().record_seq;
-  const bool self = !journal_committing_;
-  co_await JournalSync(target);
-  if (self) stats_.j_fsync_commits.Inc();
+  co_await JournalSync(journal_->head_position().record_seq);
   inode->append_write = false;
   inode->update_write = false;
   co_return Errno::kOk;

@@ -46,6 +46,18 @@ class MountedF2fs final : public MountedFs {
     if (const sim::Histogram* h = st.FindHistogram("fs.fsync.nodes_visited"); h != nullptr && h->count() > 0) {
       out += fmt::format("  fsync node pages visited: mean {:.1f}, max {}\n", h->mean(), h->max());
     }
+    if (st.Has("fs.journal.commits")) {
+      out += fmt::format("  journal {} records, {} commits ({} by fsync), {} blocks; {} checkpoints for space\n",
+                         static_cast<uint64_t>(st.Value("fs.journal.records")),
+                         static_cast<uint64_t>(st.Value("fs.journal.commits")),
+                         static_cast<uint64_t>(st.Value("fs.journal.fsync_commits")),
+                         static_cast<uint64_t>(st.Value("fs.journal.blocks")),
+                         static_cast<uint64_t>(st.Value("fs.journal.space_checkpoints")));
+    }
+    if (const sim::Histogram* h = st.FindHistogram("fs.cp.duration"); h != nullptr && h->count() > 0) {
+      out += fmt::format("  checkpoint duration {}; operations stalled {:.3f} s in all\n", sim::LatencySummary(*h),
+                         st.Value("fs.cp.stall_total") / 1e9);
+    }
     return out;
   }
 
