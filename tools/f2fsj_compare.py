@@ -5,11 +5,13 @@ table of checkpoints, stalls, operation latency and journal traffic, then the
 seed paper's headline figures beside what the runs show.
 
   tools/f2fsj_compare.py OUT [--bin build/app/flashstack] [--max-time 30s]
-                         [--set key=value ...] [configs ...]
+                         [--set key=value ...] [--doc docs/F2FSJ.md] [configs ...]
 
 Configs default to every configs/filebench/*.yaml. Each run goes to
 OUT/<config>/<mode>/; a run already complete there is reused (delete OUT to
-rerun). The table is printed on stdout and written to OUT/table.md.
+rerun). The table is printed on stdout and written to OUT/table.md; with
+--doc, also into that file between its "<!-- f2fsj-table begin -->" and
+"<!-- f2fsj-table end -->" lines.
 """
 import argparse
 import json
@@ -111,6 +113,7 @@ def main():
     ap.add_argument("--bin", default="build/app/flashstack")
     ap.add_argument("--max-time", default="30s")
     ap.add_argument("--set", action="append", default=[], dest="sets")
+    ap.add_argument("--doc")
     a = ap.parse_intermixed_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.chdir(root)
@@ -177,6 +180,16 @@ def main():
     text = "\n".join(lines) + "\n"
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write(text)
+    if a.doc:
+        begin, end = "<!-- f2fsj-table begin -->", "<!-- f2fsj-table end -->"
+        with open(a.doc) as f:
+            doc = f.read()
+        if begin not in doc or end not in doc:
+            sys.exit(f"{a.doc}: no {begin} / {end} markers")
+        head, rest = doc.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        with open(a.doc, "w") as f:
+            f.write(head + begin + "\n" + text + end + tail)
     sys.stdout.write(text)
 
 
