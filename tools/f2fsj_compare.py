@@ -36,7 +36,10 @@ def run(bin_path, cfg, mode, out, max_time, sets):
     log = out + ".log"
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(log, "w") as f:
-        r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+        try:
+            r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+        except OSError as e:
+            sys.exit(f"cannot run {bin_path}: {e}")
     if r.returncode != 0:
         sys.exit(f"run failed ({r.returncode}): {' '.join(cmd)}; see {log}")
 

@@ -25,20 +25,10 @@ class JournalDurability final : public Durability {
   }
 
   void OnCreate(Nid dir, Nid ino, std::string_view name, bool is_dir) override {
-    JournalRecord r;
-    r.type = is_dir ? JournalRecordType::kMkdir : JournalRecordType::kCreate;
-    r.ino = ino;
-    r.dir = dir;
-    r.name = std::string(name);
-    journal_.Append(ino, std::move(r));
+    Append(is_dir ? JournalRecordType::kMkdir : JournalRecordType::kCreate, ino, dir, name);
   }
   void OnUnlink(Nid dir, Nid ino, std::string_view name, bool is_dir) override {
-    JournalRecord r;
-    r.type = is_dir ? JournalRecordType::kRmdir : JournalRecordType::kUnlink;
-    r.ino = ino;
-    r.dir = dir;
-    r.name = std::string(name);
-    journal_.Append(ino, std::move(r));
+    Append(is_dir ? JournalRecordType::kRmdir : JournalRecordType::kUnlink, ino, dir, name);
   }
   void OnRename(Nid from_dir, std::string_view from, Nid to_dir, std::string_view to, Nid ino,
                 Nid replaced) override {
@@ -52,14 +42,7 @@ class JournalDurability final : public Durability {
     r.replaced = replaced;
     journal_.Append(ino, std::move(r));
   }
-  void OnLink(Nid dir, Nid ino, std::string_view name) override {
-    JournalRecord r;
-    r.type = JournalRecordType::kLink;
-    r.ino = ino;
-    r.dir = dir;
-    r.name = std::string(name);
-    journal_.Append(ino, std::move(r));
-  }
+  void OnLink(Nid dir, Nid ino, std::string_view name) override { Append(JournalRecordType::kLink, ino, dir, name); }
   void OnSetattr(Nid ino, uint64_t size) override {
     JournalRecord r;
     r.type = JournalRecordType::kSetattr;
@@ -100,6 +83,16 @@ class JournalDurability final : public Durability {
   sim::SimTime RecordCpu() const override { return cfg_.record_cpu; }
 
  private:
+  // A namespace record: `name` in `dir`, about inode `ino`, in ino's list.
+  void Append(JournalRecordType type, Nid ino, Nid dir, std::string_view name) {
+    JournalRecord r;
+    r.type = type;
+    r.ino = ino;
+    r.dir = dir;
+    r.name = std::string(name);
+    journal_.Append(ino, std::move(r));
+  }
+
   const JournalConfig& cfg_;
   Journal journal_;
   std::unique_ptr<Durability> kernel_;  // the checkpoint mode's decisions

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""tools/f2fsj_compare.py on synthetic result folders: the rows, the verdicts
+and the --doc insertion (runs already complete are reused, never rerun)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def hist(count, mean, p90=0, p99=0):
+    return {"type": "histogram", "count": count, "mean": mean, "p90": p90, "p99": p99}
+
+
+def counter(v):
+    return {"type": "counter", "value": v}
+
+
+def write_run(path, cps, cp_mean_ns, lat_mean_ns, journal_bytes=0):
+    os.makedirs(path)
+    stats = {
+        "workload.ops_per_sec": counter(1000),
+        "fs.cp.count": counter(cps),
+        "fs.cp.duration": hist(cps, cp_mean_ns, p90=cp_mean_ns),
+        "fs.cp.stall_total": counter(cps * cp_mean_ns),
+        "workload.fs.open.lat": hist(100, lat_mean_ns, p99=2 * lat_mean_ns),
+        "workload.fs.close.lat": hist(10, lat_mean_ns),
+        "fs.journal.bytes": counter(journal_bytes),
+        "fs.write_amplification": counter(1.5),
+    }
+    with open(os.path.join(path, "stats.json"), "w") as f:
+        json.dump({"stats": stats}, f)
+    with open(os.path.join(path, "run_info.json"), "w") as f:
+        json.dump({"complete": True}, f)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as out:
+        # alpha: F2FS checkpoints 10 x 200 ms, F2FS-J 2 x 400 ms (2.5x less);
+        # beta: never checkpoints (left out of the checkpoint verdict).
+        write_run(os.path.join(out, "alpha", "checkpoint"), 10, 200e6, 1000)
+        write_run(os.path.join(out, "alpha", "journal"), 2, 400e6, 600, journal_bytes=2 << 20)
+        write_run(os.path.join(out, "beta", "checkpoint"), 0, 0, 500)
+        write_run(os.path.join(out, "beta", "journal"), 0, 0, 550)
+        doc = os.path.join(out, "doc.md")
+        with open(doc, "w") as f:
+            f.write("head\n<!-- f2fsj-table begin -->\nold\n<!-- f2fsj-table end -->\ntail\n")
+        r = subprocess.run([sys.executable, os.path.join(HERE, "f2fsj_compare.py"), out, "--bin", "/nonexistent",
+                            "--doc", doc, "x/alpha.yaml", "x/beta.yaml"], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        t = r.stdout
+        assert "| alpha | checkpoint | 1000 | 10 | 2.00 | 200.0 |" in t, t
+        assert "| alpha | journal | 1000 | 2 | 0.80 | 400.0 |" in t, t
+        assert "2.0 (1)" not in t  # journal MiB column: 2.0 (0 commits)
+        assert "| 2.0 (0) |" in t, t
+        assert "2.50x (alpha) to 2.50x (alpha) lower, median 2.50x over the 1 workloads" in t, t
+        assert "checkpointing time 1.7x-4.9x lower" in t and "| reproduced |" in t, t
+        # Latency: alpha 40 % lower, beta 10 % higher.
+        assert "from -10.0 % (beta) to 40.0 % (alpha) lower" in t, t
+        # Stalls: the journal's p90 (400 ms) is not shorter than F2FS's (200 ms).
+        assert "shorter with F2FS-J in 0 of 1 workloads" in t and "not reproduced" in t, t
+        with open(doc) as f:
+            d = f.read()
+        assert d.startswith("head\n<!-- f2fsj-table begin -->\n") and d.endswith("<!-- f2fsj-table end -->\ntail\n")
+        assert "old" not in d and "| alpha | journal |" in d
+        # A run that is not complete is rerun: with no binary, that fails clearly.
+        with open(os.path.join(out, "beta", "journal", "run_info.json"), "w") as f:
+            json.dump({"complete": False}, f)
+        r = subprocess.run([sys.executable, os.path.join(HERE, "f2fsj_compare.py"), out, "--bin", "/nonexistent",
+                            "x/beta.yaml"], capture_output=True, text=True)
+        assert r.returncode != 0 and "cannot run /nonexistent" in r.stderr, r.stderr
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
