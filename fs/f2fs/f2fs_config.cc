@@ -54,9 +54,12 @@ void GcConfig::Describe(sim::Schema<GcConfig>& s) {
            "Victim selection of background cleaning");
   s.Choice("fg_policy", &GcConfig::fg_policy, "greedy", VictimPolicyNames(),
            "Victim selection of foreground cleaning");
-  s.Param("min_sleep", &GcConfig::min_sleep, "30s", "gc_min_sleep_time");
-  s.Param("max_sleep", &GcConfig::max_sleep, "60s", "gc_max_sleep_time");
-  s.Param("no_gc_sleep", &GcConfig::no_gc_sleep, "300s", "gc_no_gc_sleep_time: sleep after a round with no victim");
+  // The threads' sleeps are positive: at 0 a thread would wake at one
+  // simulated instant for ever (the kernel's are at least a jiffy).
+  s.Param("min_sleep", &GcConfig::min_sleep, "30s", "gc_min_sleep_time (at least 1us)").Min(1000);
+  s.Param("max_sleep", &GcConfig::max_sleep, "60s", "gc_max_sleep_time (at least 1us)").Min(1000);
+  s.Param("no_gc_sleep", &GcConfig::no_gc_sleep, "300s",
+          "gc_no_gc_sleep_time: sleep after a round with no victim (at least 1us)").Min(1000);
   s.Param("idle_interval", &GcConfig::idle_interval, "5s", "gc_idle_interval: idle time before background GC runs");
   s.Param("max_victim_search", &GcConfig::max_victim_search, "4096",
           "Dirty segments examined per background victim search");
@@ -86,12 +89,12 @@ void DiscardConfig::Describe(sim::Schema<DiscardConfig>& s) {
           "Longest discard command in blocks, merges included (the device's max_discard_sectors: the NVMe "
           "driver sets UINT_MAX sectors for a controller with DSM, i.e. 2^29 - 1 blocks)").Min(1);
   s.Param("min_interval", &DiscardConfig::min_interval, "50ms",
-          "DEF_MIN_DISCARD_ISSUE_TIME: thread sleep after a round that issued");
+          "DEF_MIN_DISCARD_ISSUE_TIME: thread sleep after a round that issued (at least 1us)").Min(1000);
   s.Param("mid_interval", &DiscardConfig::mid_interval, "500ms",
           "DEF_MID_DISCARD_ISSUE_TIME: thread sleep after a round interrupted by I/O (once the idle interval "
-          "has passed)");
+          "has passed; at least 1us)").Min(1000);
   s.Param("max_interval", &DiscardConfig::max_interval, "60s",
-          "DEF_MAX_DISCARD_ISSUE_TIME: thread sleep with nothing to issue");
+          "DEF_MAX_DISCARD_ISSUE_TIME: thread sleep with nothing to issue (at least 1us)").Min(1000);
   s.Param("idle_interval", &DiscardConfig::idle_interval, "5s",
           "discard_idle_interval (DEF_IDLE_INTERVAL): commands go out only after this long without a file-system "
           "request and with no read, data write or flush in flight (is_idle(DISCARD_TIME))");

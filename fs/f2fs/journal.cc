@@ -10,7 +10,9 @@ void JournalConfig::Describe(sim::Schema<JournalConfig>& s) {
   s.Param("size", &JournalConfig::size, "256MiB",
           "Journal area mkfs carves out at the end of the volume (F2FS-J's JOURNAL_FILE_SIZE, 256 MiB)");
   s.Param("commit_interval", &JournalConfig::commit_interval, "5s",
-          "The commit thread commits the running epoch this often (F2FS-J's J_COMMIT_INTERVAL: 5 loops of 1 s)");
+          "The commit thread commits the running epoch this often (F2FS-J's J_COMMIT_INTERVAL: 5 loops of 1 s); "
+          "at least 1us")
+      .Min(1000);
   s.Param("barrier", &JournalConfig::barrier, "true",
           "A commit's last block is written after a cache flush with FUA, so a durable commit block means "
           "durable records and data; false writes every journal block plainly (REQ_SYNC only, as the F2FS-J "
