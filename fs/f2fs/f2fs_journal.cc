@@ -206,7 +206,11 @@ sim::Task<sim::Status> F2fs::ReplayJournal(const JournalPosition& cp, uint64_t* 
   stats_.j_replay_dropped.Inc(pending.size());
   // Appends from here on (replay's own changes, then the operations)
   // continue after the last committed block.
-  journal_->Load(cp, end_off, end_seq, next_record);
+  // New blocks continue at the end of the log with sequence numbers one
+  // lap ahead: no block left in the ring from before (an incomplete commit,
+  // or commits past a damaged block) can ever pass for a new one. The
+  // mount's checkpoint records the new position before any commit.
+  journal_->Load(end_off, end_seq + n, next_record);
   journal_recovered_key_ = last_key > cp.record_seq ? last_key : 0;
   covered_record_seq_ = cp_durable_record_seq_ = cp.record_seq;
   vfs::SharedLock lock = co_await LockOp();

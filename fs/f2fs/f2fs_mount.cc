@@ -432,7 +432,8 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
       sm_->MoveAllLogsToNewSegments();
     }
   }
-  if (recovered || replayed > 0 || !orphans.empty()) co_await Checkpoint(CpReason::kRecovery);
+  // With a journal, always: it records where the journal continues.
+  if (recovered || replayed > 0 || !orphans.empty() || journal_) co_await Checkpoint(CpReason::kRecovery);
   if (cfg_.atgc) sm_->OpenLog(LogType::kAtgcData);
   StartThreads();
   co_return sim::Status::Ok();

@@ -176,12 +176,11 @@ void Journal::CheckpointCommitted(const JournalPosition& p) {
   tail_seq_ = p.block_seq;
 }
 
-void Journal::Load(const JournalPosition& cp, uint32_t head, uint64_t block_seq, uint64_t record_seq) {
-  CHECK_GE(block_seq, cp.block_seq);
-  tail_seq_ = cp.block_seq;
-  head_ = head;
+void Journal::Load(uint32_t head, uint64_t block_seq, uint64_t record_seq) {
+  tail_seq_ = block_seq;
+  head_ = head % blocks_;
   next_block_seq_ = block_seq;
-  next_record_seq_ = start_record_seq_ = std::max(record_seq, cp.record_seq);
+  next_record_seq_ = start_record_seq_ = record_seq;
 }
 
 }  // namespace fs::f2fs

@@ -103,9 +103,10 @@ class Journal {
   // ---- Checkpoints and mount.
   JournalPosition CheckpointBegin();
   void CheckpointCommitted(const JournalPosition& p);
-  // At mount: the checkpoint's position, and where replay ended (the next
-  // block and record sequence numbers to use).
-  void Load(const JournalPosition& cp, uint32_t head, uint64_t block_seq, uint64_t record_seq);
+  // At mount, after replay: the next block goes at `head` with sequence
+  // number `block_seq`, the next record gets `record_seq`; the ring is
+  // empty (the mount's checkpoint covers what replay applied).
+  void Load(uint32_t head, uint64_t block_seq, uint64_t record_seq);
   JournalPosition head_position() const { return JournalPosition{head_, next_block_seq_, next_record_seq_}; }
 
  private:
