@@ -85,9 +85,12 @@
 //   frees the journal up to there; one runs when the journal's free space
 //   falls to apply_free_ratio or checkpoint_interval after the last one
 //   (replacing f2fs_balance_fs_bg's triggers; a full journal makes the
-//   commit wait for it). Mount replays the committed records after the checkpoint, in
-//   sequence, stopping at the first block out of sequence or damaged, and
-//   drops a commit whose last block is missing.
+//   commit wait for it). Mount replays the committed records after the
+//   checkpoint, in sequence (metadata only), stopping at the first block
+//   out of sequence or damaged, drops a commit whose last block is
+//   missing, continues the journal one lap of sequence numbers ahead and
+//   checkpoints. With the journal, fsync commits it (after the file's data
+//   and an fsync record) instead of writing dnodes for roll-forward.
 // - Persistence: every write hands its block object to the Image; mount
 //   picks the newest valid CP pack, loads NAT/SIT/SSA, frees orphans and runs
 //   roll-forward recovery of fsynced dnodes (f2fs_recover_fsync_data).
