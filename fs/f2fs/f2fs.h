@@ -760,13 +760,14 @@ class F2fs final : public FileSystem,
   // fsync with a journal: the file's data written and waited for, an
   // fsync record (size, inline data), then the journal committed.
   sim::Task<Errno> JournalFsync(Inode* inode);
-  // The CPU time of the records an operation appended.
-  sim::Task<void> JournalCpu(uint32_t records = 1);
+  // The CPU time of appending one record.
+  sim::Task<void> JournalCpu();
   // At mount: replays the committed records after the checkpoint's
   // position; `*applied` counts the records applied.
   sim::Task<sim::Status> ReplayJournal(const JournalPosition& cp, uint64_t* applied);
   sim::Task<bool> ReplayRecord(const JournalRecord& r);
-  sim::Task<bool> ReplayShrink(Inode* in, uint64_t size);
+  // SETATTR/FSYNC replay: the size as of the record, metadata only.
+  sim::Task<bool> ReplayResize(Inode* in, uint64_t size);
 
   // ---- State.
   const F2fsConfig cfg_;

@@ -10,9 +10,7 @@
 
 namespace fs::f2fs {
 
-sim::Task<void> F2fs::JournalCpu(uint32_t records) {
-  co_await Cpu(sim::SimTime::FromNs(durability_->RecordCpu().ns() * records));
-}
+sim::Task<void> F2fs::JournalCpu() { co_await Cpu(durability_->RecordCpu()); }
 
 sim::Task<void> F2fs::JournalCommitThread() {
   ++threads_running_;
@@ -226,10 +224,27 @@ sim::Task<sim::Status> F2fs::ReplayJournal(const JournalPosition& cp, uint64_t* 
   co_return sim::Status::Ok();
 }
 
-sim::Task<bool> F2fs::ReplayShrink(Inode* in, uint64_t size) {
-  // Metadata only, as a journal's replay restores it: the blocks wholly
-  // past the new end are freed; the last page keeps what its block holds
-  // (the zeroing of its tail was a data write the crash may have lost).
+sim::Task<bool> F2fs::ReplayResize(Inode* in, uint64_t size) {
+  if (I(in).size == size) co_return false;
+  if (size > I(in).size) {
+    // Growing adds a hole. An inline file growing past its inline area is
+    // converted by the write that made it so; replay allocates no block,
+    // so it converts only what has no content (else the DATA_WRITE of
+    // block 0, if committed, brings the converted block).
+    if (I(in).inline_data && size > kMaxInlineData) {
+      const std::vector<uint8_t>& d = in->ipage->blk->inline_data;
+      if (std::any_of(d.begin(), d.end(), [](uint8_t b) { return b != 0; })) co_return false;
+      NodeBlock& ib = MutInodeBlock(in);
+      std::vector<uint8_t>().swap(ib.inline_data);
+      ib.inode->inline_data = false;
+    }
+    MutI(in).size = size;
+    co_return true;
+  }
+  // Shrinking restores metadata only, as a journal's replay does: the
+  // blocks wholly past the new end are freed; the last page keeps what its
+  // block holds (the zeroing of its tail was a data write the crash may
+  // have lost).
   if (I(in).inline_data) {
     NodeBlock& b = MutInodeBlock(in);
     b.inline_data.resize(std::min<uint64_t>(b.inline_data.size(), size));
@@ -344,46 +359,19 @@ sim::Task<bool> F2fs::ReplayRecord(const JournalRecord& r) {
       if (dst && dst->unlinked && dst->refs == 1) co_await FreeInode(dst.get());
       co_return true;
     }
-    case JournalRecordType::kSetattr: {
-      Inode* in0 = co_await GetInode(r.ino);
-      if (!in0 || I(in0).is_dir || in0->unlinked) co_return false;
-      InodeRef in(this, in0);
-      if (I(in0).size == r.size) co_return false;
-      if (r.size < I(in0).size) co_return co_await ReplayShrink(in0, r.size);
-      // Growing adds a hole. An inline file growing past its inline area is
-      // converted by the write that made it so; replay allocates no block,
-      // so it converts only what has no content (else the DATA_WRITE of
-      // block 0, if committed, brings the converted block).
-      if (I(in0).inline_data && r.size > kMaxInlineData) {
-        const std::vector<uint8_t>& d = in0->ipage->blk->inline_data;
-        if (std::any_of(d.begin(), d.end(), [](uint8_t b) { return b != 0; })) co_return false;
-        NodeBlock& ib = MutInodeBlock(in0);
-        std::vector<uint8_t>().swap(ib.inline_data);
-        ib.inode->inline_data = false;
-      }
-      MutI(in0).size = r.size;
-      co_return true;
-    }
+    case JournalRecordType::kSetattr:
     case JournalRecordType::kFsync: {
       Inode* in0 = co_await GetInode(r.ino);
       if (!in0 || I(in0).is_dir || in0->unlinked) co_return false;
       InodeRef in(this, in0);
-      if (r.is_inline) {
+      if (r.is_inline) {  // an fsync of an inline file: its data as then
         if (!I(in0).inline_data) co_return false;  // converted since (a later record has its blocks)
         NodeBlock& ib = MutInodeBlock(in0);
         ib.inline_data.assign(r.name2.begin(), r.name2.end());
         ib.inode->size = r.size;
         co_return true;
       }
-      if (r.size < I(in0).size) co_return co_await ReplayShrink(in0, r.size);
-      if (I(in0).inline_data && r.size > kMaxInlineData) {
-        // Converted since the last record: its block 0 came with a DATA_WRITE.
-        NodeBlock& ib = MutInodeBlock(in0);
-        std::vector<uint8_t>().swap(ib.inline_data);
-        ib.inode->inline_data = false;
-      }
-      MutI(in0).size = r.size;
-      co_return true;
+      co_return co_await ReplayResize(in0, r.size);
     }
     case JournalRecordType::kDataWrite: {
       Inode* in0 = co_await GetInode(r.ino);

@@ -19,7 +19,6 @@ class JournalDurability final : public Durability {
   explicit JournalDurability(const DurabilityContext& ctx)
       : cfg_(ctx.cfg->impl_configs.Get<JournalConfig>("journal")),
         journal_(ctx.layout->journal_blocks),
-        kernel_(std::move(MakeDurability("checkpoint", ctx).value())),
         host_(*ctx.host) {
     CHECK_GT(ctx.layout->journal_blocks, 0u) << "durability journal on a volume formatted without a journal area";
   }
@@ -68,7 +67,8 @@ class JournalDurability final : public Durability {
     journal_.Append(u.ino, std::move(r));
   }
 
-  bool FsyncNeedsCheckpoint(const FsyncFacts& f) const override { return kernel_->FsyncNeedsCheckpoint(f); }
+  // Never asked: with a journal, fsync commits it (F2fs::JournalFsync).
+  bool FsyncNeedsCheckpoint(const FsyncFacts&) const override { return false; }
   // The journal's checkpoints replace f2fs_balance_fs_bg's: when its free
   // space runs low, or checkpoint_interval after the last one.
   bool NeedBackgroundCheckpoint() const override {
@@ -95,7 +95,6 @@ class JournalDurability final : public Durability {
 
   const JournalConfig& cfg_;
   Journal journal_;
-  std::unique_ptr<Durability> kernel_;  // the checkpoint mode's decisions
   const DurabilityHost& host_;
   sim::SimTime last_cp_time_;
 };
