@@ -54,6 +54,14 @@ class RefFs {
   std::map<uint64_t, RefFile> files;
   uint64_t next_id = 1;
   uint64_t clock = 1;  // advances with every operation
+  // Completed namespace changes, in order.
+  struct NsChange {
+    enum Op : uint8_t { kCreate, kMkdir, kUnlink, kRmdir, kRename, kLink };
+    uint64_t clock = 0;
+    Op op = kCreate;
+    uint64_t file = 0;  // the created file's id (kCreate)
+  };
+  std::vector<NsChange> ns_log;
 
   std::string PathOf(uint64_t id) const {
     for (const auto& [p, e] : ns)
@@ -150,6 +158,12 @@ struct WorkloadOptions {
   double sync_ratio = 0.01;
   double synthetic_ratio = 0.2;   // writes with an empty span (zeros)
   double link_ratio = 0;          // hard links (0: none, and the random stream is as without them)
+  // Operation mix: kDefault (the stream above), kMetadata (mostly creates,
+  // mkdirs, renames and unlinks, few fsyncs: createfiles/makedirs-like) or
+  // kFsync (create, append, fsync, delete: varmail-like). The two others
+  // ignore fsync_ratio, sync_ratio and link_ratio.
+  enum class Mix { kDefault, kMetadata, kFsync };
+  Mix mix = Mix::kDefault;
   sim::SimTime think;             // mean think time between operations (0 = none)
   sim::EventQueue* q = nullptr;   // required when think > 0
   std::string prefix;             // file-system directory holding the model's "/" (must exist)
@@ -256,6 +270,7 @@ class RandomWorkload {
   }
 
   sim::Task<void> Step() {
+    if (opt_.mix != WorkloadOptions::Mix::kDefault) co_return co_await StepMix();
     if (opt_.link_ratio > 0 && rng_.UniformDouble() < opt_.link_ratio) co_return co_await DoLink();
     const uint64_t r = rng_.Uniform(1000);
     if (r < 60) co_await DoMkdir();
@@ -271,6 +286,31 @@ class RandomWorkload {
     else if (r < 930) co_await DoReaddir();
     else if (r < 930 + static_cast<uint64_t>(opt_.sync_ratio * 1000)) co_await DoSync();
     else co_await DoStat();
+  }
+
+  // Per mille of each operation, in the order mkdir, create, write, read,
+  // truncate, fsync, close, unlink, rename, rmdir, readdir, stat.
+  sim::Task<void> StepMix() {
+    static constexpr int kMetadata[] = {100, 300, 120, 20, 10, 10, 60, 160, 160, 40, 10, 10};
+    static constexpr int kFsync[] = {10, 150, 300, 50, 10, 250, 100, 100, 20, 0, 5, 5};
+    const int* w = opt_.mix == WorkloadOptions::Mix::kMetadata ? kMetadata : kFsync;
+    int r = static_cast<int>(rng_.Uniform(1000));
+    int k = 0;
+    while (k < 11 && r >= w[k]) r -= w[k++];
+    switch (k) {
+      case 0: co_return co_await DoMkdir();
+      case 1: co_return co_await DoCreate();
+      case 2: co_return co_await DoWrite();
+      case 3: co_return co_await DoRead();
+      case 4: co_return co_await DoTruncate();
+      case 5: co_return co_await DoFsync();
+      case 6: co_return co_await DoClose();
+      case 7: co_return co_await DoUnlink();
+      case 8: co_return co_await DoRename();
+      case 9: co_return co_await DoRmdir();
+      case 10: co_return co_await DoReaddir();
+      default: co_return co_await DoStat();
+    }
   }
 
   sim::Task<void> DoMkdir() {
@@ -291,6 +331,7 @@ class RandomWorkload {
       co_return;
     }
     ref_.ns[p] = RefEntry{true, 0};
+    ref_.ns_log.push_back({ref_.clock, RefFs::NsChange::kMkdir});
   }
 
   sim::Task<void> DoCreate() {
@@ -322,6 +363,7 @@ class RandomWorkload {
       Fail("open " + p + ": " + std::string(ErrnoName(r.err)));
       co_return;
     }
+    if (it == ref_.ns.end()) ref_.ns_log.push_back({ref_.clock, RefFs::NsChange::kCreate, id});
     ref_.ns[p] = RefEntry{false, id};
     RefFile& f = ref_.files[id];
     if (trunc) f.data.clear();
@@ -462,6 +504,7 @@ class RandomWorkload {
     }
     ref_.files[ref_.ns[p].file].moved_since_fsync = true;
     ref_.ns.erase(p);
+    ref_.ns_log.push_back({ref_.clock, RefFs::NsChange::kUnlink});
   }
 
   // link(2): a second name for a file (another file, or a directory, may
@@ -489,6 +532,7 @@ class RandomWorkload {
     }
     const uint64_t id = ref_.ns[from].file;
     ref_.ns[to] = RefEntry{false, id};
+    ref_.ns_log.push_back({ref_.clock, RefFs::NsChange::kLink});
     ref_.files[id].moved_since_fsync = true;
   }
 
@@ -509,6 +553,7 @@ class RandomWorkload {
       co_return;
     }
     ref_.ns.erase(p);
+    ref_.ns_log.push_back({ref_.clock, RefFs::NsChange::kRmdir});
   }
 
   sim::Task<void> DoRename() {
@@ -555,6 +600,7 @@ class RandomWorkload {
     }
     ref_.ns.erase(to);
     for (auto& [p, e] : moved) ref_.ns[p] = e;
+    ref_.ns_log.push_back({ref_.clock, RefFs::NsChange::kRename});
   }
 
   sim::Task<void> DoReaddir() {
