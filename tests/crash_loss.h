@@ -52,6 +52,7 @@ struct LossParams {
   sim::SimTime max_time = sim::Ms(20000);
   sim::SimTime think = sim::Ms(2);  // mean think time between operations
   uint64_t volume = 256ull << 20;
+  int first_cut = 0;  // run cuts first_cut .. cuts - 1 only (the same cuts as in a whole run)
 };
 
 struct LossTotals {
@@ -158,6 +159,10 @@ inline LossTotals RunLossCuts(const LossSetup& setup, const LossParams& p) {
   // of F2FS and of F2FS-J pair up); the device's choices at the cut too.
   sim::Rng rng(p.seed, "f2fs.crash_loss." + setup.workload);
   for (int it = 0; it < p.cuts; ++it) {
+    const uint64_t workload_seed = rng.Next();
+    const int64_t span = (p.max_time - p.min_time).ns();
+    const sim::SimTime cut = p.min_time + sim::Ns(static_cast<int64_t>(rng.Uniform(static_cast<uint64_t>(span) + 1)));
+    if (it < p.first_cut) continue;
     Stack s(p.volume, setup.cfg);
     s.FormatAndMount();
     const uint64_t mount_ver = s.fs().checkpoint_version();
@@ -171,7 +176,7 @@ inline LossTotals RunLossCuts(const LossSetup& setup, const LossParams& p) {
     opt.on_op_done = [&jw] {
       if (jw) jw->OpDone();
     };
-    RandomWorkload w(s.fs_ptr(), rng.Next(), opt);
+    RandomWorkload w(s.fs_ptr(), workload_seed, opt);
     CpRecorder rec(&w.ref());
     JournalWatch jwatch(&rec, &w.ref());
     jw = &jwatch;
@@ -180,8 +185,6 @@ inline LossTotals RunLossCuts(const LossSetup& setup, const LossParams& p) {
     sim::Task<void> task = body();
     auto h = task.Release();
     sim::Resume(h);
-    const int64_t span = (p.max_time - p.min_time).ns();
-    const sim::SimTime cut = p.min_time + sim::Ns(static_cast<int64_t>(rng.Uniform(static_cast<uint64_t>(span) + 1)));
     while (s.q().now() < cut && w.failure.empty() && s.q().Step()) {
     }
     t.ops_before_cut += w.ops_done();

@@ -3,7 +3,8 @@
 // power cuts each — printed as a markdown table, or written into a doc
 // between its generated-table markers.
 //
-//   flashstack_crash_loss [--cuts 1000] [--seed 1] [--max_time_ms 20000] [--doc docs/CRASH_LOSS.md]
+//   flashstack_crash_loss [--cuts 1000] [--seed 1] [--max_time_ms 20000] [--doc docs/F2FSJ.md]
+//                         [--first_cut N] [--only 'metadata-heavy / F2FS-J']
 //
 // Exit code 2 for a bad flag, 1 if any cut broke a guarantee (a state the
 // durability mode does not allow, a checker or mount failure).
@@ -22,6 +23,8 @@
 DEFINE_int32(cuts, 1000, "power cuts per setup");
 DEFINE_uint64(seed, 1, "random seed");
 DEFINE_int64(max_time_ms, 20000, "latest simulated time of a cut (ms); the earliest is 200 ms");
+DEFINE_int32(first_cut, 0, "run only cuts first_cut .. cuts-1 (the same cuts as in a whole run: to reproduce one)");
+DEFINE_string(only, "", "run only the setups whose 'workload / file system' label contains this text");
 DEFINE_string(doc, "", "write the table into this markdown file, between its generated-table markers");
 
 namespace {
@@ -38,8 +41,9 @@ int main(int argc, char** argv) {
     std::cerr << "flashstack_crash_loss: unexpected argument '" << argv[1] << "'\n";
     return 2;
   }
-  if (FLAGS_cuts < 1 || FLAGS_max_time_ms <= 200) {
-    std::cerr << "flashstack_crash_loss: --cuts must be at least 1 and --max_time_ms above 200\n";
+  if (FLAGS_cuts < 1 || FLAGS_max_time_ms <= 200 || FLAGS_first_cut < 0 || FLAGS_first_cut >= FLAGS_cuts) {
+    std::cerr << "flashstack_crash_loss: --cuts must be at least 1, --max_time_ms above 200 and --first_cut in [0, "
+                 "cuts)\n";
     return 2;
   }
   std::string doc_text;
@@ -59,9 +63,15 @@ int main(int argc, char** argv) {
   p.cuts = FLAGS_cuts;
   p.seed = FLAGS_seed;
   p.max_time = sim::Ms(FLAGS_max_time_ms);
+  p.first_cut = FLAGS_first_cut;
+  if (!FLAGS_doc.empty() && (p.first_cut > 0 || !FLAGS_only.empty())) {
+    std::cerr << "flashstack_crash_loss: --doc takes a whole run (no --first_cut, no --only)\n";
+    return 2;
+  }
   std::string table = LossTableHeader();
   bool broken = false;
   for (const LossSetup& s : LossSetups()) {
+    if (!FLAGS_only.empty() && (s.workload + " / " + s.name).find(FLAGS_only) == std::string::npos) continue;
     const auto t0 = std::chrono::steady_clock::now();
     const LossTotals t = RunLossCuts(s, p);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

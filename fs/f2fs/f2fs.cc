@@ -220,6 +220,12 @@ void F2fs::RegisterStats() {
     j.Add(&stats_.j_space_checkpoints, "space_checkpoints", "count",
           "commits that waited for a checkpoint because the journal was full");
     j.Add(&stats_.j_fsync_commits, "fsync_commits", "count", "fsyncs that committed the journal themselves");
+    j.Add(&stats_.j_applies, "applies", "count",
+          "checkpoints that applied committed node pages first, with operations going on (apply: committed)");
+    j.Add(&stats_.j_apply_blocks, "apply_blocks", "blocks",
+          "node pages those applies wrote (each once, with its latest content)");
+    j.Add(&stats_.j_apply_held, "apply_held", "count",
+          "dirty node pages those applies held back because uncommitted records touched them");
     j.Add(&stats_.j_replayed, "replayed", "count", "records replayed at mount");
     j.Add(&stats_.j_replay_skipped, "replay_skipped", "count",
           "committed records replay found already applied or inapplicable");

@@ -473,6 +473,7 @@ class F2fs final : public FileSystem,
         j_replay_dropped, j_corrupt_blocks;
     sim::Histogram j_commit_lat, j_commit_records;
     sim::Counter j_fsync_commits;
+    sim::Counter j_applies, j_apply_blocks, j_apply_held;
   };
 
   F2fs(const F2fsConfig& cfg, const Layout& layout, Env env);
@@ -636,7 +637,10 @@ class F2fs final : public FileSystem,
   sim::Task<NodePage*> LoadNode(Nid nid);  // cache or device; null if the NAT has no address
   NodePage* InsertNode(Nid nid, std::shared_ptr<NodeBlock> blk) { return node_cache_.Insert(nid, std::move(blk)); }
   static NodeBlock& MutNode(NodePage* np) { return NodeCache::Mut(np); }
-  void SetNodeDirty(NodePage* np, Inode* owner) { node_cache_.SetDirty(np, owner ? &owner->dirty_nodes : nullptr); }
+  void SetNodeDirty(NodePage* np, Inode* owner) {
+    if (journal_) np->dirty_seq = journal_->head_position().record_seq;
+    node_cache_.SetDirty(np, owner ? &owner->dirty_nodes : nullptr);
+  }
   void ClearNodeDirty(NodePage* np) { node_cache_.ClearDirty(np, DirtyListOf(np)); }
   // The dirty list `np` is on (its owner's), or null.
   DirtyNodeList* DirtyListOf(const NodePage* np);
@@ -709,6 +713,10 @@ class F2fs final : public FileSystem,
   // ---- Checkpoint (f2fs_checkpoint.cc).
   sim::Task<void> Checkpoint(CpReason reason);
   sim::Task<void> DoCheckpoint(CpReason reason);
+  // Durability mode journal, apply: committed — before a checkpoint takes
+  // cp_rwsem: commit the running epoch, then write the dirty node pages no
+  // uncommitted record has touched, with operations going on.
+  sim::Task<void> ApplyCommitted(CpReason reason);
   // Writes back the dirty dentry pages of every directory (without taking
   // cp_rwsem: a checkpoint calls it with the lock released or held).
   sim::Task<void> SyncDirtyDirs();

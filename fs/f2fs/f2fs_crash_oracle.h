@@ -91,14 +91,23 @@ inline sim::Task<std::string> CheckRecovered(F2fs* fs, const RefFs* ref, const s
     if (!fsynced(g.ino)) co_return "unsynced file appeared: " + p;
   }
   // A file fsynced after the checkpoint, and neither renamed nor unlinked
-  // since, is there (roll-forward re-links it) unless a directory holds its
-  // name in the checkpoint.
+  // since, is there (roll-forward re-links it into its parent directory,
+  // wherever the checkpoint has that directory) unless a directory holds
+  // its name there in the checkpoint.
   std::set<uint64_t> inos;
   for (const auto& [p, g] : got) inos.insert(g.ino);
+  std::map<uint64_t, std::string> cp_dir_path;  // directory id -> its path in the checkpoint
+  for (const auto& [p, e] : *cp_ns)
+    if (e.is_dir) cp_dir_path[e.dir] = p;
   for (const auto& [id, f] : ref->files) {
     if (f.last_fsync_clock <= cp_clock || f.fsync_in_flight || f.moved_since_fsync || f.path_at_fsync.empty())
       continue;
-    auto held = cp_ns->find(f.path_at_fsync);
+    auto parent = cp_dir_path.find(f.parent_at_fsync);
+    const std::string held_at =
+        parent == cp_dir_path.end()
+            ? f.path_at_fsync
+            : RefFs::Join(parent->second, f.path_at_fsync.substr(f.path_at_fsync.rfind('/') + 1));
+    auto held = cp_ns->find(held_at);
     if (held != cp_ns->end() && held->second.is_dir) continue;
     if (!inos.count(f.ino)) co_return fmt::format("fsynced file {} ({}) lost", f.path_at_fsync, id);
   }

@@ -35,6 +35,7 @@ struct RefFile {
   bool fsynced = false;            // an fsync started at least once
   uint64_t last_fsync_clock = 0;   // RefFs::clock when the last fsync returned (0: never)
   std::string path_at_fsync;       // where it was linked then ("" if unlinked)
+  uint64_t parent_at_fsync = 0;    // the directory (RefEntry::dir) holding that name then
   bool moved_since_fsync = false;  // unlinked or renamed after that fsync
   // Pages written (or partly zeroed by a truncate) since the last completed
   // fsync or sync: nothing promised them durable, so a checkpoint may point
@@ -46,6 +47,7 @@ struct RefFile {
 struct RefEntry {
   bool is_dir = false;
   uint64_t file = 0;  // RefFile id (files only)
+  uint64_t dir = 0;   // directory id (directories only; the root is 0), kept across renames
 };
 
 class RefFs {
@@ -53,6 +55,7 @@ class RefFs {
   std::map<std::string, RefEntry> ns{{"/", RefEntry{true, 0}}};
   std::map<uint64_t, RefFile> files;
   uint64_t next_id = 1;
+  uint64_t next_dir_id = 1;
   uint64_t clock = 1;  // advances with every operation
   // Completed namespace changes, in order.
   struct NsChange {
@@ -330,7 +333,7 @@ class RandomWorkload {
       Fail("mkdir " + p + ": " + std::string(ErrnoName(r.err)));
       co_return;
     }
-    ref_.ns[p] = RefEntry{true, 0};
+    ref_.ns[p] = RefEntry{true, 0, ref_.next_dir_id++};
     ref_.ns_log.push_back({ref_.clock, RefFs::NsChange::kMkdir});
   }
 
@@ -471,6 +474,7 @@ class RandomWorkload {
     RefFs::MarkDurable(g);
     g.last_fsync_clock = ref_.clock;
     g.path_at_fsync = ref_.PathOf(g.id);
+    if (!g.path_at_fsync.empty()) g.parent_at_fsync = ref_.ns.at(RefFs::Parent(g.path_at_fsync)).dir;
     g.moved_since_fsync = false;
   }
 

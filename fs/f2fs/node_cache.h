@@ -63,6 +63,9 @@ struct NodePage : Page {
   NodePage* dprev = nullptr;  // per-file dirty node list
   NodePage* dnext = nullptr;
   bool on_ino_list = false;
+  // Durability mode journal: the journal's next record sequence number when
+  // the page was last dirtied (records below it may have dirtied it).
+  uint64_t dirty_seq = 0;
 };
 
 // A file's dirty node pages, newest first (kept in its in-memory inode).
