@@ -226,6 +226,8 @@ void F2fs::RegisterStats() {
           "node pages those applies wrote (each once, with its latest content)");
     j.Add(&stats_.j_apply_held, "apply_held", "count",
           "dirty node pages those applies held back because uncommitted records touched them");
+    j.Add(&stats_.j_apply_lat, "apply_lat", "ns",
+          "apply duration (its commit, then its node writes), before the checkpoint proper (fs.cp.duration)");
     j.Add(&stats_.j_replayed, "replayed", "count", "records replayed at mount");
     j.Add(&stats_.j_replay_skipped, "replay_skipped", "count",
           "committed records replay found already applied or inapplicable");

@@ -474,6 +474,7 @@ class F2fs final : public FileSystem,
     sim::Histogram j_commit_lat, j_commit_records;
     sim::Counter j_fsync_commits;
     sim::Counter j_applies, j_apply_blocks, j_apply_held;
+    sim::Histogram j_apply_lat;
   };
 
   F2fs(const F2fsConfig& cfg, const Layout& layout, Env env);

@@ -53,6 +53,12 @@ class MountedF2fs final : public MountedFs {
                          static_cast<uint64_t>(st.Value("fs.journal.fsync_commits")),
                          static_cast<uint64_t>(st.Value("fs.journal.blocks")),
                          static_cast<uint64_t>(st.Value("fs.journal.space_checkpoints")));
+      if (st.Value("fs.journal.applies") > 0) {
+        out += fmt::format("  apply {} times: {} node pages written while operations ran, {} held back (uncommitted)\n",
+                           static_cast<uint64_t>(st.Value("fs.journal.applies")),
+                           static_cast<uint64_t>(st.Value("fs.journal.apply_blocks")),
+                           static_cast<uint64_t>(st.Value("fs.journal.apply_held")));
+      }
     }
     if (const sim::Histogram* h = st.FindHistogram("fs.cp.duration"); h != nullptr && h->count() > 0) {
       out += fmt::format("  checkpoint duration {}; operations stalled {:.3f} s in all\n", sim::LatencySummary(*h),
