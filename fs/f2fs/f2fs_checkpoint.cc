@@ -114,7 +114,9 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   const bool umount = reason == CpReason::kUmount;
   const bool skip = !umount && reason != CpReason::kRecovery && !FsDirty() && orphans_.empty();
   if (skip) co_return;
-  if (journal_ && !umount && reason != CpReason::kRecovery &&
+  // Not for a checkpoint cleaning asks for: free segments are short then,
+  // and a page dirtied again after its apply would be written twice.
+  if (journal_ && (reason == CpReason::kBackground || reason == CpReason::kJournal || reason == CpReason::kSync) &&
       cfg_.impl_configs.Get<JournalConfig>("journal").apply == "committed") {
     co_await ApplyCommitted(reason);
     if (dead_) co_return;
