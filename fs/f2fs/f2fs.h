@@ -715,9 +715,9 @@ class F2fs final : public FileSystem,
   sim::Task<void> Checkpoint(CpReason reason);
   sim::Task<void> DoCheckpoint(CpReason reason);
   // Durability mode journal, apply: committed — before a checkpoint takes
-  // cp_rwsem: commit the running epoch, then write the dirty node pages no
-  // uncommitted record has touched, with operations going on.
-  sim::Task<void> ApplyCommitted(CpReason reason);
+  // cp_rwsem: write the dirty node pages no uncommitted record has touched,
+  // with operations going on.
+  sim::Task<void> ApplyCommitted();
   // Writes back the dirty dentry pages of every directory (without taking
   // cp_rwsem: a checkpoint calls it with the lock released or held).
   sim::Task<void> SyncDirtyDirs();

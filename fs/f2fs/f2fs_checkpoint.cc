@@ -68,16 +68,11 @@ sim::Task<void> F2fs::SyncDirtyDirs() {
   }
 }
 
-sim::Task<void> F2fs::ApplyCommitted(CpReason reason) {
+sim::Task<void> F2fs::ApplyCommitted() {
   const sim::SimTime t0 = q_->now();
-  // Commit the running epoch first, so the apply finds the latest state
-  // committed — unless the journal has no room for it, which only this
-  // checkpoint can make (a full journal's commit waits for a checkpoint).
-  if (reason != CpReason::kJournal && !journal_committing_ && !journal_->RunningEmpty() &&
-      journal_->RunningBlocksBound() <= journal_->free_blocks()) {
-    co_await CommitJournal();
-    if (dead_) co_return;
-  }
+  // The apply does not commit the running epoch itself: a commit waits for
+  // the data writes its records describe, and a writer may be waiting for
+  // this checkpoint (foreground cleaning) with such a write in its batch.
   // Records below `durable` are durable; a page last dirtied before it
   // (dirty_seq) carries only their changes, so it is written now, once,
   // with its latest content. Pages dirtied since are held back for the
@@ -118,7 +113,7 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   // and a page dirtied again after its apply would be written twice.
   if (journal_ && (reason == CpReason::kBackground || reason == CpReason::kJournal || reason == CpReason::kSync) &&
       cfg_.impl_configs.Get<JournalConfig>("journal").apply == "committed") {
-    co_await ApplyCommitted(reason);
+    co_await ApplyCommitted();
     if (dead_) co_return;
   }
   // The checkpoint proper (fs.cp.duration) starts here; the apply before it

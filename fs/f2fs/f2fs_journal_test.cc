@@ -174,10 +174,9 @@ TEST(JournalModeTest, CommittedOperationsSurviveAPowerCutThatCheckpointModeLoses
   }
 }
 
-// apply: committed — the checkpoint first commits the running epoch, then
-// writes the node pages of committed records while operations go on, and
-// holds operations only for what is left; apply: checkpoint writes them
-// all with operations held. Four threads keep creating files through the
+// apply: committed — the checkpoint first writes the node pages of
+// committed records while operations go on, and holds operations only for
+// what is left; apply: checkpoint writes them all with operations held. Four threads keep creating files through the
 // checkpoint: they stall far less with the apply, and the volume is the
 // same either way.
 TEST(JournalModeTest, ApplyWritesCommittedNodePagesWhileOperationsGoOn) {
@@ -198,6 +197,10 @@ TEST(JournalModeTest, ApplyWritesCommittedNodePagesWhileOperationsGoOn) {
     };
     for (int t = 0; t < 4; ++t) ASSERT_TRUE(s.Run(s.fs().Mkdir(fmt::format("/d{}", t))).ok());
     for (int t = 0; t < 4; ++t) s.Run(creates(s.fs_ptr(), fmt::format("/d{}", t), 0, 500));
+    // An fsync commits the journal: those creates' records are durable.
+    const Fd fd = s.Run(s.fs().Open("/d0/f0", kRdWr)).value;
+    ASSERT_TRUE(s.Run(s.fs().Fsync(fd)).ok());
+    ASSERT_TRUE(s.Run(s.fs().Close(fd)).ok());
     const double stall_before = s.stats().Value("fs.cp.stall_total");
     bool cp_done = false;
     auto cp = [&]() -> sim::Task<void> {

@@ -28,10 +28,10 @@ void JournalConfig::Describe(sim::Schema<JournalConfig>& s) {
           "CPU time of appending one record on the operation path: a 128-byte copy and a list insert under "
           "the inode's uncontended lock (the model's estimate)");
   s.Choice("apply", &JournalConfig::apply, "committed", {"committed", "checkpoint"},
-           "How a checkpoint applies the journal: committed (F2FS-J's apply: the running epoch is committed, then "
-           "the node pages no uncommitted record touched since are written while operations go on; the "
-           "checkpoint then holds operations only for what is left) or checkpoint (F2FS's checkpoint writes "
-           "every dirty node page with operations held)");
+           "How a checkpoint applies the journal: committed (F2FS-J's apply: first the dirty node pages no "
+           "uncommitted record touched since are written while operations go on; the checkpoint then holds "
+           "operations only for what is left) or checkpoint (F2FS's checkpoint writes every dirty node page "
+           "with operations held)");
 }
 
 uint64_t JournalAreaBlocks(const F2fsConfig& cfg) {
@@ -60,17 +60,8 @@ void Journal::Append(Nid owner, JournalRecord r) {
     il.g2l[running_] = l;
     ep.inodes.push_back(owner.v);
   }
-  ep.slots += r.Slots();
-  ep.max_slots = std::max(ep.max_slots, r.Slots());
   il.lists[l].push_back(std::move(r));
   ++ep.records;
-}
-
-uint32_t Journal::RunningBlocksBound() const {
-  const Epoch& e = epochs_[running_];
-  if (e.records == 0) return 0;
-  const uint64_t per_block = kJournalSlotsPerBlock - e.max_slots;  // >= 1: a record takes at most 31 slots
-  return static_cast<uint32_t>(std::min<uint64_t>((e.slots + per_block - 1) / per_block + 1, UINT32_MAX));
 }
 
 bool Journal::HasToBeCommitted() const {
@@ -108,8 +99,6 @@ void Journal::ReleaseEpoch(int e, std::vector<JournalRecord>* out) {
   }
   ep.inodes.clear();
   ep.records = 0;
-  ep.slots = 0;
-  ep.max_slots = 0;
 }
 
 std::vector<JournalRecord> Journal::TakeEpoch(int* epoch) {

@@ -82,9 +82,6 @@ class Journal {
   EpochState state(int e) const { return epochs_[e].state; }
   uint64_t epoch_records(int e) const { return epochs_[e].records; }
   bool RunningEmpty() const { return epochs_[running_].records == 0; }
-  // At least the blocks a commit of the running epoch takes (each block but
-  // the last holds at least 32 - max_slots slots of records).
-  uint32_t RunningBlocksBound() const;
   bool HasToBeCommitted() const;
   bool SwitchEpoch();
   // The oldest to-be-committed epoch's records, by sequence number; -1 in
@@ -125,8 +122,6 @@ class Journal {
     uint64_t switch_order = 0;     // when it left running (FIFO commit order)
     std::vector<uint32_t> inodes;  // registered inodes
     uint64_t records = 0;
-    uint64_t slots = 0;      // of its records
-    uint32_t max_slots = 0;  // of its largest record
   };
   void ReleaseEpoch(int e, std::vector<JournalRecord>* out);
 
