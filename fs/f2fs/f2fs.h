@@ -722,7 +722,11 @@ class F2fs final : public FileSystem,
   // cp_rwsem: a checkpoint calls it with the lock released or held).
   sim::Task<void> SyncDirtyDirs();
   bool FsDirty() const;
-  sim::Task<void> BalanceFsBg();  // f2fs_balance_fs_bg
+  // f2fs_balance_fs_bg. `after_commit`: called by the journal's commit
+  // thread right after a commit.
+  sim::Task<void> BalanceFsBg(bool after_commit = false);
+  // Durability mode journal with apply: committed.
+  bool ApplyCommittedMode() const;
 
   // ---- Discard (f2fs_checkpoint.cc).
   sim::Task<void> DiscardThread();  // issue_discard_thread

@@ -111,8 +111,8 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   if (skip) co_return;
   // Not for a checkpoint cleaning asks for: free segments are short then,
   // and a page dirtied again after its apply would be written twice.
-  if (journal_ && (reason == CpReason::kBackground || reason == CpReason::kJournal || reason == CpReason::kSync) &&
-      cfg_.impl_configs.Get<JournalConfig>("journal").apply == "committed") {
+  if (ApplyCommittedMode() &&
+      (reason == CpReason::kBackground || reason == CpReason::kJournal || reason == CpReason::kSync)) {
     co_await ApplyCommitted();
     if (dead_) co_return;
   }
@@ -255,7 +255,11 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   for (Inode* in : idle) MaybeEvictInode(in);
 }
 
-sim::Task<void> F2fs::BalanceFsBg() {
+bool F2fs::ApplyCommittedMode() const {
+  return journal_ && cfg_.impl_configs.Get<JournalConfig>("journal").apply == "committed";
+}
+
+sim::Task<void> F2fs::BalanceFsBg(bool after_commit) {
   // Unlinked inodes nobody references any more are released first.
   std::vector<Nid> orphans;
   for (uint32_t o : orphans_) orphans.push_back(Nid{o});
@@ -263,7 +267,16 @@ sim::Task<void> F2fs::BalanceFsBg() {
     Inode* in = FindInode(o);
     if (in && in->refs == 0 && in->unlinked && !in->freed) co_await ReleaseInode(in);
   }
-  if (durability_->NeedBackgroundCheckpoint()) co_await Checkpoint(CpReason::kBackground);
+  if (!durability_->NeedBackgroundCheckpoint()) co_return;
+  // apply: committed — background checkpoints follow a commit (the commit
+  // thread's, as F2FS-J's j_checkpoint runs after one), so the apply finds
+  // the latest epochs committed; a checkpoint found due elsewhere wakes the
+  // commit thread instead.
+  if (ApplyCommittedMode() && !after_commit) {
+    commit_timer_.Kick();
+    co_return;
+  }
+  co_await Checkpoint(CpReason::kBackground);
 }
 
 void F2fs::TrimFreedSections(std::vector<SegmentManager::DiscardRange>* freed) {

@@ -20,9 +20,9 @@ sim::Task<void> F2fs::JournalCommitThread() {
     if (stopping_ || dead_) break;
     co_await CommitJournal();
     if (stopping_ || dead_) break;
-    // The journal running low on space asks for a checkpoint (the
-    // durability mode's decision).
-    co_await BalanceFsBg();
+    // The journal running low on space, or checkpoint_interval passed, asks
+    // for a checkpoint (the durability mode's decision).
+    co_await BalanceFsBg(/*after_commit=*/true);
   }
   --threads_running_;
   threads_wq_.NotifyAll();
