@@ -251,6 +251,22 @@ class F2fs final : public FileSystem,
   sim::Task<FsStatus> Sync() override;
 
   // ---- Extras.
+  // ---- Transactions (FileSystem's contract, file_system.h). Every write
+  // of a running transaction is held in memory (TxFile) and the commit
+  // makes it durable at once: with the members' data written out of place
+  // in one batch, their node pages without fsync marks, and a master node
+  // naming the members last, FSYNC-marked, which roll-forward recovery
+  // needs to replay any of it; or, when a member needs one (a file whose
+  // dentry no checkpoint has, need_do_checkpoint), a checkpoint. Refused
+  // (EOPNOTSUPP) with the journal durability mode.
+  sim::Task<FsResult<uint64_t>> TxAdd(uint64_t key, Fd fd) override;
+  sim::Task<FsStatus> TxStart(uint64_t key) override;
+  sim::Task<FsStatus> TxCommit(uint64_t key) override;
+  sim::Task<FsStatus> TxEnd(uint64_t key) override;
+  sim::Task<FsStatus> AtomicWriteStart(Fd fd) override;
+  sim::Task<FsStatus> AtomicWriteCommit(Fd fd) override;
+  sim::Task<FsStatus> AtomicWriteAbort(Fd fd) override;
+
   // Clean unmount: stops the background threads, writes back everything
   // and writes an umount checkpoint. No call may follow.
   sim::Task<FsStatus> Unmount();
@@ -294,6 +310,11 @@ class F2fs final : public FileSystem,
   uint64_t blocks_written() const;
   uint64_t app_blocks_written() const { return stats_.app_bytes_written.value() / kBlockSize; }
   uint64_t recovered_dnodes() const { return stats_.recovered_dnodes.value(); }
+  uint64_t tx_commits() const { return stats_.tx_commits.value(); }
+  uint64_t tx_commit_checkpoints() const { return stats_.tx_commit_checkpoints.value(); }
+  // Committed transactions roll-forward recovery replayed at mount.
+  uint64_t tx_recovered() const { return stats_.tx_recovered.value(); }
+  const sim::Histogram& tx_commit_latency() const { return stats_.tx_commit_lat; }
   uint64_t gc_moved_blocks() const;
   uint64_t gc_moved_bg_blocks() const { return stats_.gc_moved_bg.value(); }
   uint64_t ipu_blocks() const { return stats_.ipu_blocks.value(); }
@@ -309,6 +330,21 @@ class F2fs final : public FileSystem,
   };
   // Block I/O categories for statistics.
   enum class Io : uint8_t { kData, kDentry, kNode, kMeta, kCp, kGcData, kGcNode, kJournal, kCount };
+
+  // A member file's part of a transaction (f2fs_tx.cc): while the set's
+  // transaction runs, the file's writes are held here (the inmem pages),
+  // not in the page cache, so nothing of them reaches the device before
+  // the commit.
+  struct TxFile {
+    uint64_t key = 0;      // the set
+    bool running = false;  // the set's transaction is running
+    // Page index -> content written by the transaction (null: zeros).
+    std::map<uint64_t, std::shared_ptr<DataBlock>> pages;
+    uint64_t size = 0;  // the file's size as the transaction left it
+    // The smallest size a truncate of the transaction left: past it, a page
+    // the transaction did not write reads as zeros.
+    uint64_t cut = UINT64_MAX;
+  };
 
   // ---- In-memory inodes (f2fs_inode_info).
   struct Inode {
@@ -339,6 +375,13 @@ class F2fs final : public FileSystem,
     std::string cur_name;
     uint32_t fsyncs_in_flight = 0;
     uint32_t wb_writes = 0;  // data block writes of this file in flight (any writer)
+    // Transactions (f2fs_tx.cc): membership and the running writes; while
+    // a commit applies them, every data write of the file goes out of
+    // place (tx_commit) and the blocks it replaces are collected in
+    // tx_revoke, invalidated once the commit is durable.
+    std::unique_ptr<TxFile> tx;
+    bool tx_commit = false;
+    std::vector<BlockAddr>* tx_revoke = nullptr;
   };
 
   struct OpenFile {
@@ -388,11 +431,17 @@ class F2fs final : public FileSystem,
       if (gc != gc_) Flush();
       gc_ = gc;
     }
+    // Requests submitted from now on are FUA writes (durable when done).
+    void set_fua(bool fua) {
+      if (fua != fua_) Flush();
+      fua_ = fua;
+    }
 
    private:
     F2fs* fs_;
     Io kind_;
     bool gc_ = false;
+    bool fua_ = false;
     IoBatch* batch_;
     BlockAddr start_;
     std::vector<BlockPtr> contents_;
@@ -473,6 +522,9 @@ class F2fs final : public FileSystem,
         j_replay_dropped, j_corrupt_blocks;
     sim::Histogram j_commit_lat, j_commit_records;
     sim::Counter j_fsync_commits;
+    // Transactions.
+    sim::Counter tx_commits, tx_commit_checkpoints, tx_aborts, tx_pages, tx_master_nodes, tx_recovered;
+    sim::Histogram tx_commit_lat;
   };
 
   F2fs(const F2fsConfig& cfg, const Layout& layout, Env env);
@@ -612,8 +664,10 @@ class F2fs final : public FileSystem,
   sim::Task<Errno> ReadPages(Inode* inode, uint64_t first, uint64_t last,
                              std::vector<DataPage*>* pinned = nullptr);
   sim::Task<Errno> DoRead(Inode* inode, uint64_t offset, std::span<uint8_t> out, uint64_t* done);
+  // `in_commit`: a transaction's commit applies its writes (cp_rwsem is
+  // held by the caller; the bytes were counted and copied when written).
   sim::Task<Errno> DoWrite(Inode* inode, uint64_t offset, std::span<const uint8_t> data, uint64_t length,
-                           uint64_t* done);
+                           uint64_t* done, bool in_commit = false);
   // O_DIRECT (Linux 5.15 f2fs_direct_IO): whether a request goes direct —
   // 0: yes (offset and length 4 KiB-aligned, not inline), 1: buffered
   // instead (aligned to 512 bytes only, or an unaligned write in LFS mode:
@@ -627,7 +681,7 @@ class F2fs final : public FileSystem,
                                  uint64_t* done);
   sim::Task<Errno> DoDirectRead(Inode* inode, uint64_t offset, std::span<uint8_t> out, uint64_t* done);
   sim::Task<Errno> ConvertInlineData(Inode* inode);
-  sim::Task<Errno> DoTruncate(Inode* inode, uint64_t size);
+  sim::Task<Errno> DoTruncate(Inode* inode, uint64_t size, bool in_commit = false);
   // Reserves a block (NEW_ADDR) for page `index` if it has none.
   sim::Task<Errno> ReserveBlock(Inode* inode, uint64_t index);
 
@@ -696,6 +750,40 @@ class F2fs final : public FileSystem,
   FileStat StatOf(const Inode* inode) const;
   sim::Task<vfs::SharedLock> LockOp();  // f2fs_lock_op (cp_rwsem shared), measuring stalls
   sim::Task<void> BalanceFs();     // f2fs_balance_fs: foreground GC when space is short
+
+  // ---- Transactions (f2fs_tx.cc).
+  // A transaction set: members in the order added (exF2FS's list is
+  // FILO; the commit orders nothing by it).
+  struct TxSet {
+    uint64_t key = 0;
+    bool single = false;  // a single-file atomic write (no key for the user)
+    bool running = false;
+    bool committing = false;
+    std::vector<InodeRef> members;
+  };
+  // The set named by `key`, or null.
+  TxSet* FindTxSet(uint64_t key);
+  // The checks every transaction call makes: transactions available, the
+  // descriptor open for writing on a regular file.
+  Errno TxUsable() const;
+  FsResult<Inode*> TxFileOf(Fd fd);
+  sim::Task<Errno> TxAddInode(TxSet* set, Inode* in);
+  sim::Task<Errno> TxStartSet(TxSet* set);
+  // The commit (exF2FS f2fs_ioc_commit_atomic_file_set; for a single file
+  // f2fs_ioc_commit_atomic_write); see f2fs_tx.cc.
+  sim::Task<Errno> TxCommitSet(TxSet* set);
+  // Drops the running writes of every member (abort).
+  sim::Task<void> TxAbortSet(TxSet* set);
+  void TxRemoveSet(uint64_t key);
+  // Reads, writes and truncates of a member of a running transaction.
+  sim::Task<Errno> TxRead(Inode* in, uint64_t offset, std::span<uint8_t> out, uint64_t* done);
+  sim::Task<Errno> TxWrite(Inode* in, uint64_t offset, std::span<const uint8_t> data, uint64_t length,
+                           uint64_t* done);
+  sim::Task<Errno> TxTruncate(Inode* in, uint64_t size);
+  static bool TxRunning(const Inode* in) { return in->tx && in->tx->running; }
+  void RegisterTxStats();
+  // Writes the master node: the member list, FSYNC-marked, with FUA.
+  void WriteMasterNode(const std::vector<Nid>& members, WriteBatcher& wb);
 
   // ---- fsync (f2fs_fsync.cc).
   sim::Task<Errno> SyncFile(Inode* inode, bool datasync);
@@ -878,6 +966,12 @@ class F2fs final : public FileSystem,
   vfs::OwnedThread discard_thread_;
   uint32_t threads_running_ = 0;
   vfs::WaitQueue threads_wq_;
+
+  // Transactions.
+  std::map<uint64_t, TxSet> tx_sets_;
+  uint64_t next_tx_key_ = 1;
+  bool tx_stats_registered_ = false;
+  vfs::WaitQueue tx_wq_;  // commits finishing
 
   Stats stats_;
 };

@@ -469,6 +469,17 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
     if (!node || node->footer.cp_ver != cp_ver_) break;
     visited.insert(blk.v);
     chain.push_back(blk);
+    if (node->master) {
+      // A committed transaction: every node of its members up to here is
+      // replayed (members that no longer exist are left out).
+      for (Nid m : node->members) {
+        const bool exists =
+            nat_->Valid(m) && nat_->Get(m).in_use && (IsValidBlkaddr(nat_->Get(m).addr) || FindInode(m) != nullptr);
+        if (exists) entries[m.v].last_fsync = blk;
+      }
+      blk = node->footer.next_blkaddr;
+      continue;
+    }
     if (node->footer.fsync && node->IsDnode()) {
       const Nid ino = node->footer.ino;
       auto it = entries.find(ino.v);
@@ -534,6 +545,17 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
     const BlockPtr ptr = image_->Read(b);
     const auto* node = As<NodeBlock>(ptr, BlockData::Type::kNode);
     CHECK(node != nullptr);
+    if (node->master) {
+      bool replayed = false;
+      for (Nid m : node->members) {
+        auto it = entries.find(m.v);
+        if (it == entries.end() || it->second.last_fsync != b) continue;
+        entries.erase(it);
+        replayed = true;
+      }
+      if (replayed) stats_.tx_recovered.Inc();
+      continue;
+    }
     const Nid ino = node->footer.ino;
     auto it = entries.find(ino.v);
     if (it == entries.end()) continue;
@@ -636,6 +658,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
     stats_.recovered_dnodes.Inc();
     if (e.last_fsync == b) entries.erase(ino.v);
   }
+  if (stats_.tx_recovered.value() > 0) RegisterTxStats();
   // Files left without a name are released like orphans.
   for (uint32_t ino : unlinked_new) {
     Inode* in = FindInode(Nid{ino});

@@ -216,6 +216,11 @@ struct NodeBlock final : BlockData {
   std::optional<InodeFields> inode;       // kInode only
   std::vector<uint8_t> inline_data;       // inline file data up to the last byte given (<= kMaxInlineData); zeros past it
   std::optional<DentryArray> inline_dents;  // inline directory
+  // An exF2FS master node: a transaction's commit record in the warm node
+  // log (FSYNC-marked, no nid, never valid after its write): roll-forward
+  // recovery replays every node of these member inodes up to it.
+  bool master = false;
+  std::vector<Nid> members;
 
   bool IsInode() const { return kind == NodeKind::kInode; }
   bool IsDnode() const { return kind == NodeKind::kInode || kind == NodeKind::kDirect; }

@@ -1,0 +1,640 @@
+// Transactions on the F2FS model (f2fs_tx.cc): the API's errors, what a
+// running transaction shows and hides, commit, abort, and recovery after
+// power cuts — scripted, and at random events with an all-or-nothing
+// oracle.
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "fs/f2fs/f2fs_model_test_util.h"
+#include "sim/rng.h"
+
+namespace fs::f2fs {
+namespace {
+
+using testing::Pattern;
+using testing::Stack;
+
+using Bytes = std::vector<uint8_t>;
+
+sim::Task<bool> Sleep(sim::EventQueue* q, sim::SimTime d) {
+  co_await sim::Delay(q, d);
+  co_return true;
+}
+
+F2fsConfig QuietConfig() {
+  // No background checkpoint or cleaning: the tests decide what is durable.
+  F2fsConfig c = testing::TestConfig();
+  c.checkpoint.background = false;
+  c.gc.background = false;
+  return c;
+}
+
+class F2fsTxTest : public ::testing::Test {
+ protected:
+  explicit F2fsTxTest(F2fsConfig cfg = QuietConfig()) : s_(128ull << 20, cfg) {}
+  void SetUp() override { s_.FormatAndMount(); }
+  F2fs& fs() { return s_.fs(); }
+  template <class T>
+  T Run(sim::Task<T> t) {
+    return s_.Run(std::move(t));
+  }
+  Fd OpenOk(const std::string& p, uint32_t flags = kCreat | kRdWr) {
+    FsResult<Fd> r = Run(fs().Open(p, flags));
+    EXPECT_TRUE(r.ok()) << p << ": " << ErrnoName(r.err);
+    return r.value;
+  }
+  void WriteAt(Fd fd, uint64_t off, const Bytes& d) {
+    FsResult<uint64_t> r = Run(fs().Pwrite(fd, off, d, d.size()));
+    ASSERT_TRUE(r.ok()) << ErrnoName(r.err);
+    ASSERT_EQ(r.value, d.size());
+  }
+  Bytes ReadAll(Fd fd) {
+    FsResult<FileStat> st = Run(fs().Fstat(fd));
+    EXPECT_TRUE(st.ok());
+    Bytes out(st.value.size);
+    FsResult<uint64_t> r = Run(fs().Pread(fd, 0, out));
+    EXPECT_TRUE(r.ok());
+    out.resize(r.value);
+    return out;
+  }
+  Bytes ReadPath(const std::string& p) {
+    FsResult<Fd> fd = Run(fs().Open(p, kRdOnly));
+    if (!fd.ok()) return {};
+    Bytes b = ReadAll(fd.value);
+    Run(fs().Close(fd.value));
+    return b;
+  }
+  // Creates `p` with `content` and makes it durable by a checkpoint.
+  Fd Durable(const std::string& p, const Bytes& content) {
+    const Fd fd = OpenOk(p);
+    WriteAt(fd, 0, content);
+    EXPECT_TRUE(Run(fs().Sync()).ok());
+    return fd;
+  }
+  // Power cut that keeps every volatile write (the worst case for a
+  // transaction that must leave no trace), then mount and fsck.
+  void CutKeepAllAndMount() {
+    s_.PowerCut([](BlockAddr, bool) { return true; });
+    sim::Status st = s_.Mount();
+    ASSERT_TRUE(st.ok()) << st.message();
+    s_.ExpectCheck();
+  }
+  void CutKeepNoneAndMount() {
+    s_.PowerCut([](BlockAddr, bool) { return false; });
+    sim::Status st = s_.Mount();
+    ASSERT_TRUE(st.ok()) << st.message();
+    s_.ExpectCheck();
+  }
+
+  Stack s_;
+};
+
+TEST_F(F2fsTxTest, MisuseGetsErrors) {
+  const Fd a = OpenOk("/a"), b = OpenOk("/b");
+  ASSERT_TRUE(Run(fs().Mkdir("/d")).ok());
+  const Fd d = OpenOk("/d", kRdOnly | kDirectory);
+  const Fd ro = OpenOk("/a", kRdOnly);
+  // Unknown sets.
+  EXPECT_EQ(Run(fs().TxCommit(12345)).err, Errno::kNoEnt);
+  EXPECT_EQ(Run(fs().TxStart(12345)).err, Errno::kNoEnt);
+  EXPECT_EQ(Run(fs().TxEnd(12345)).err, Errno::kNoEnt);
+  EXPECT_EQ(Run(fs().TxAdd(12345, a)).err, Errno::kNoEnt);
+  // Bad descriptors and directories.
+  EXPECT_EQ(Run(fs().TxAdd(0, 999)).err, Errno::kBadF);
+  EXPECT_EQ(Run(fs().TxAdd(0, ro)).err, Errno::kBadF);
+  EXPECT_EQ(Run(fs().TxAdd(0, d)).err, Errno::kIsDir);
+  EXPECT_EQ(Run(fs().AtomicWriteStart(d)).err, Errno::kIsDir);
+  // A file in one set only, once.
+  FsResult<uint64_t> k1 = Run(fs().TxAdd(0, a));
+  ASSERT_TRUE(k1.ok());
+  EXPECT_NE(k1.value, 0u);
+  EXPECT_EQ(Run(fs().TxAdd(k1.value, a)).err, Errno::kBusy);
+  EXPECT_EQ(Run(fs().TxAdd(0, a)).err, Errno::kBusy);
+  FsResult<uint64_t> k2 = Run(fs().TxAdd(0, b));
+  ASSERT_TRUE(k2.ok());
+  EXPECT_NE(k2.value, k1.value);
+  EXPECT_EQ(Run(fs().TxAdd(k2.value, a)).err, Errno::kBusy);
+  EXPECT_EQ(Run(fs().AtomicWriteStart(a)).err, Errno::kBusy);
+  // Commit of a set not started; start twice.
+  EXPECT_EQ(Run(fs().TxCommit(k1.value)).err, Errno::kInval);
+  EXPECT_TRUE(Run(fs().TxStart(k1.value)).ok());
+  EXPECT_EQ(Run(fs().TxStart(k1.value)).err, Errno::kInval);
+  // Atomic-write calls on a file not in an atomic write (a set member is not one).
+  EXPECT_EQ(Run(fs().AtomicWriteCommit(a)).err, Errno::kInval);
+  EXPECT_EQ(Run(fs().AtomicWriteAbort(b)).err, Errno::kInval);
+  EXPECT_TRUE(Run(fs().TxCommit(k1.value)).ok());
+  EXPECT_EQ(Run(fs().TxCommit(k1.value)).err, Errno::kInval);  // committed: idle again
+  EXPECT_TRUE(Run(fs().TxEnd(k1.value)).ok());
+  EXPECT_EQ(Run(fs().TxEnd(k1.value)).err, Errno::kNoEnt);
+  EXPECT_TRUE(Run(fs().TxEnd(k2.value)).ok());
+  // After the sets are gone the files can join again.
+  FsResult<uint64_t> k3 = Run(fs().TxAdd(0, a));
+  EXPECT_TRUE(k3.ok());
+  EXPECT_TRUE(Run(fs().TxEnd(k3.value)).ok());
+  s_.ExpectCheck();
+}
+
+TEST(F2fsTxJournalTest, JournalModeRefuses) {
+  F2fsConfig c = QuietConfig();
+  c.durability = "journal";
+  c.impl_configs.Mutable<JournalConfig>("journal").size = sim::MiB(1);
+  Stack s(128ull << 20, c);
+  s.FormatAndMount();
+  FsResult<Fd> fd = s.Run(s.fs().Open("/a", kCreat | kRdWr));
+  ASSERT_TRUE(fd.ok());
+  EXPECT_EQ(s.Run(s.fs().TxAdd(0, fd.value)).err, Errno::kNotSup);
+  EXPECT_EQ(s.Run(s.fs().AtomicWriteStart(fd.value)).err, Errno::kNotSup);
+}
+
+// A running transaction's writes are visible to reads and stat at once but
+// reach no durable state: neither sync (a checkpoint), nor an fsync of the
+// member, nor the flusher makes them survive a power cut that keeps every
+// write the device received.
+TEST_F(F2fsTxTest, RunningWritesAreVisibleButNeverDurable) {
+  const Bytes old_a = Pattern(3 * kBlockSize + 100, 1), old_b = Pattern(5000, 2);
+  const Fd a = Durable("/a", old_a);
+  const Fd b = Durable("/b", old_b);
+  FsResult<uint64_t> k = Run(fs().TxAdd(0, a));
+  ASSERT_TRUE(k.ok());
+  ASSERT_TRUE(Run(fs().TxAdd(k.value, b)).ok());
+  ASSERT_TRUE(Run(fs().TxStart(k.value)).ok());
+  Bytes new_a = old_a;
+  const Bytes patch = Pattern(6000, 3);
+  std::copy(patch.begin(), patch.end(), new_a.begin() + 1000);
+  WriteAt(a, 1000, patch);
+  const Bytes tail = Pattern(20000, 4);
+  WriteAt(b, 5000, tail);  // append
+  Bytes new_b = old_b;
+  new_b.insert(new_b.end(), tail.begin(), tail.end());
+  EXPECT_EQ(ReadAll(a), new_a);
+  EXPECT_EQ(ReadAll(b), new_b);
+  EXPECT_EQ(Run(fs().Fstat(b)).value.size, new_b.size());
+  // A second descriptor sees them too.
+  EXPECT_EQ(ReadPath("/b"), new_b);
+  ASSERT_TRUE(Run(fs().Fsync(a)).ok());
+  ASSERT_TRUE(Run(fs().Sync()).ok());
+  Run(Sleep(&s_.q(), sim::Sec(2)));  // the flusher's interval passes
+  EXPECT_EQ(fs().dirty_data_pages(), 0u);
+  s_.ExpectCheck();
+  CutKeepAllAndMount();
+  EXPECT_EQ(ReadPath("/a"), old_a);
+  EXPECT_EQ(ReadPath("/b"), old_b);
+  EXPECT_EQ(fs().tx_recovered(), 0u);
+}
+
+// A commit makes every member's writes durable without a checkpoint (the
+// master node is the commit record); roll-forward recovery replays them.
+TEST_F(F2fsTxTest, CommitIsDurableByRollForward) {
+  std::vector<Fd> fds;
+  std::vector<Bytes> want;
+  for (int i = 0; i < 4; ++i) {
+    want.push_back(Pattern(10 * kBlockSize, 10 + i));
+    fds.push_back(Durable("/f" + std::to_string(i), want.back()));
+  }
+  FsResult<uint64_t> k = Run(fs().TxAdd(0, fds[0]));
+  ASSERT_TRUE(k.ok());
+  for (int i = 1; i < 4; ++i) ASSERT_TRUE(Run(fs().TxAdd(k.value, fds[i])).ok());
+  ASSERT_TRUE(Run(fs().TxStart(k.value)).ok());
+  for (int i = 0; i < 4; ++i) {
+    const Bytes d = Pattern(2 * kBlockSize + 7, 20 + i);
+    const uint64_t off = (i * 3 + 1) * kBlockSize - 3;
+    WriteAt(fds[i], off, d);
+    if (want[i].size() < off + d.size()) want[i].resize(off + d.size());
+    std::copy(d.begin(), d.end(), want[i].begin() + off);
+  }
+  ASSERT_TRUE(Run(fs().Ftruncate(fds[3], 5 * kBlockSize + 1)).ok());
+  want[3].resize(5 * kBlockSize + 1);
+  const uint64_t cps = fs().checkpoints();
+  ASSERT_TRUE(Run(fs().TxCommit(k.value)).ok());
+  EXPECT_EQ(fs().checkpoints(), cps) << "the commit should not need a checkpoint";
+  EXPECT_EQ(fs().tx_commits(), 1u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadAll(fds[i]), want[i]) << i;
+  s_.ExpectCheck();
+  CutKeepNoneAndMount();
+  EXPECT_EQ(fs().tx_recovered(), 1u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadPath("/f" + std::to_string(i)), want[i]) << i;
+}
+
+// Abort (TxEnd of a running set) drops the writes, truncates included.
+TEST_F(F2fsTxTest, AbortRestoresThePreviousState) {
+  const Bytes old_a = Pattern(4 * kBlockSize, 5);
+  const Fd a = Durable("/a", old_a);
+  FsResult<uint64_t> k = Run(fs().TxAdd(0, a));
+  ASSERT_TRUE(k.ok());
+  ASSERT_TRUE(Run(fs().TxStart(k.value)).ok());
+  ASSERT_TRUE(Run(fs().Ftruncate(a, 10)).ok());
+  WriteAt(a, 8 * kBlockSize, Pattern(100, 6));
+  EXPECT_EQ(Run(fs().Fstat(a)).value.size, 8 * kBlockSize + 100);
+  Bytes mid = ReadAll(a);
+  EXPECT_TRUE(std::equal(old_a.begin(), old_a.begin() + 10, mid.begin()));
+  EXPECT_TRUE(std::all_of(mid.begin() + 10, mid.begin() + 8 * kBlockSize, [](uint8_t c) { return c == 0; }));
+  ASSERT_TRUE(Run(fs().TxEnd(k.value)).ok());
+  EXPECT_EQ(ReadAll(a), old_a);
+  // The file is ordinary again: a plain write and fsync are durable.
+  WriteAt(a, 0, Pattern(10, 7));
+  ASSERT_TRUE(Run(fs().Fsync(a)).ok());
+  Bytes want = old_a;
+  const Bytes p = Pattern(10, 7);
+  std::copy(p.begin(), p.end(), want.begin());
+  CutKeepNoneAndMount();
+  EXPECT_EQ(ReadPath("/a"), want);
+}
+
+// Truncate and extend inside a transaction, over several commits of one set.
+TEST_F(F2fsTxTest, TruncateExtendAndRepeatedCommits) {
+  const Bytes old_a = Pattern(6 * kBlockSize + 5, 8);
+  const Fd a = Durable("/a", old_a);
+  FsResult<uint64_t> k = Run(fs().TxAdd(0, a));
+  ASSERT_TRUE(k.ok());
+  Bytes want = old_a;
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_TRUE(Run(fs().TxStart(k.value)).ok());
+    const uint64_t cut = kBlockSize + 17 * (round + 1);
+    ASSERT_TRUE(Run(fs().Ftruncate(a, cut)).ok());
+    want.resize(cut);
+    const Bytes d = Pattern(3000, 30 + round);
+    const uint64_t off = 4 * kBlockSize + 11;
+    WriteAt(a, off, d);
+    want.resize(off + d.size());
+    std::copy(d.begin(), d.end(), want.begin() + off);
+    EXPECT_EQ(ReadAll(a), want);
+    ASSERT_TRUE(Run(fs().TxCommit(k.value)).ok());
+    EXPECT_EQ(ReadAll(a), want);
+    s_.ExpectCheck();
+  }
+  ASSERT_TRUE(Run(fs().TxEnd(k.value)).ok());
+  CutKeepNoneAndMount();
+  EXPECT_EQ(ReadPath("/a"), want);
+}
+
+// F2FS's single-file atomic write: all or nothing for one file.
+TEST_F(F2fsTxTest, SingleFileAtomicWrite) {
+  const Bytes old_a = Pattern(8 * kBlockSize, 9);
+  const Fd a = Durable("/a", old_a);
+  ASSERT_TRUE(Run(fs().AtomicWriteStart(a)).ok());
+  Bytes want = old_a;
+  for (int i = 0; i < 3; ++i) {
+    const Bytes d = Pattern(kBlockSize, 40 + i);
+    WriteAt(a, (i * 3) * kBlockSize, d);
+    std::copy(d.begin(), d.end(), want.begin() + i * 3 * kBlockSize);
+  }
+  ASSERT_TRUE(Run(fs().AtomicWriteCommit(a)).ok());
+  EXPECT_EQ(Run(fs().AtomicWriteCommit(a)).err, Errno::kInval);  // ordinary again
+  CutKeepNoneAndMount();
+  EXPECT_EQ(ReadPath("/a"), want);
+  // An uncommitted one leaves no trace.
+  const Fd a2 = OpenOk("/a", kRdWr);
+  ASSERT_TRUE(Run(fs().AtomicWriteStart(a2)).ok());
+  WriteAt(a2, 0, Pattern(5 * kBlockSize, 50));
+  CutKeepAllAndMount();
+  EXPECT_EQ(ReadPath("/a"), want);
+}
+
+// A member whose name no checkpoint holds yet commits by a checkpoint.
+TEST_F(F2fsTxTest, NewFileCommitsByCheckpoint) {
+  const Fd a = Durable("/a", Pattern(100, 1));
+  const Fd n = OpenOk("/new");
+  FsResult<uint64_t> k = Run(fs().TxAdd(0, a));
+  ASSERT_TRUE(k.ok());
+  ASSERT_TRUE(Run(fs().TxAdd(k.value, n)).ok());
+  ASSERT_TRUE(Run(fs().TxStart(k.value)).ok());
+  const Bytes da = Pattern(9000, 2), dn = Pattern(7000, 3);
+  WriteAt(a, 0, da);
+  WriteAt(n, 0, dn);
+  ASSERT_TRUE(Run(fs().TxCommit(k.value)).ok());
+  EXPECT_EQ(fs().tx_commit_checkpoints(), 1u);
+  CutKeepNoneAndMount();
+  EXPECT_EQ(ReadPath("/a"), da);
+  EXPECT_EQ(ReadPath("/new"), dn);
+}
+
+// ---- Random power cuts during multi-file transactions.
+
+// The transaction thread's model: each file's committed content after
+// every commit (absent: not committed yet, may be missing or empty).
+struct TxModel {
+  std::vector<std::map<std::string, Bytes>> snaps{{}};  // snaps[c]: after c commits
+  uint64_t in_flight = 0;                               // 0 or the commit running
+  std::string failure;
+};
+
+// A plain file written whole and fsynced: its versions.
+struct PlainModel {
+  std::vector<Bytes> versions;  // versions[v]
+  size_t fsynced = 0;           // versions[fsynced] is durable (0: empty file)
+  bool exists_durably = false;
+};
+
+struct TxCrashFigures {
+  uint64_t cuts = 0, commits_done = 0, recovered_commits = 0, in_flight_cuts = 0, in_flight_present = 0;
+  uint64_t gc_moved = 0, stolen = 0, checkpoint_commits = 0;
+};
+
+sim::Task<void> TxThread(F2fs* fs, sim::EventQueue* q, uint64_t seed, TxModel* m, bool* stop) {
+  sim::Rng rng(seed, "f2fs.test.tx");
+  std::map<std::string, Fd> fds;
+  std::map<std::string, Bytes> cur;  // committed content
+  std::vector<std::string> names;
+  for (int i = 0; i < 8; ++i) names.push_back("/t" + std::to_string(i));
+  const size_t max_names = 24;  // bounded: the volume stays below full
+  auto fail = [&](const std::string& what) {
+    if (m->failure.empty()) m->failure = what;
+    *stop = true;
+  };
+  int next_new = 0;
+  while (!*stop) {
+    // A file created now and never synced commits by a checkpoint.
+    if (names.size() < max_names && rng.Bernoulli(0.08)) names.push_back("/n" + std::to_string(next_new++));
+    // Members: 1..5 distinct files.
+    std::vector<std::string> members;
+    const int n = 1 + static_cast<int>(rng.Uniform(5));
+    for (int j = 0; j < n; ++j) {
+      const std::string& p = names[rng.Uniform(names.size())];
+      if (std::find(members.begin(), members.end(), p) == members.end()) members.push_back(p);
+    }
+    uint64_t key = 0;
+    for (const std::string& p : members) {
+      if (!fds.count(p)) {
+        FsResult<Fd> fd = co_await fs->Open(p, kCreat | kRdWr);
+        if (!fd.ok()) co_return fail("open " + p);
+        fds[p] = fd.value;
+      }
+      FsResult<uint64_t> k = co_await fs->TxAdd(key, fds[p]);
+      if (!k.ok()) co_return fail("add " + p + ": " + std::string(ErrnoName(k.err)));
+      key = k.value;
+    }
+    if (!(co_await fs->TxStart(key)).ok()) co_return fail("start");
+    std::map<std::string, Bytes> work;
+    for (const std::string& p : members) work[p] = cur.count(p) ? cur[p] : Bytes{};
+    const int ops = 1 + static_cast<int>(rng.Uniform(8));
+    for (int o = 0; o < ops && !*stop; ++o) {
+      const std::string& p = members[rng.Uniform(members.size())];
+      Bytes& w = work[p];
+      if (rng.Bernoulli(0.1)) {
+        const uint64_t size = rng.Uniform(w.size() + 3 * kBlockSize + 1);
+        if (!(co_await fs->Ftruncate(fds[p], size)).ok()) co_return fail("truncate");
+        w.resize(size);
+      } else {
+        // Mostly small overwrites; now and then a big write (up to 64 pages).
+        const uint64_t len = rng.Bernoulli(0.1) ? 1 + rng.Uniform(64 * kBlockSize) : 1 + rng.Uniform(3 * kBlockSize);
+        const uint64_t off = rng.Uniform(std::min<uint64_t>(w.size() + kBlockSize, 32 * kBlockSize));
+        const Bytes d = Pattern(len, static_cast<uint32_t>(rng.Next()));
+        FsResult<uint64_t> r = co_await fs->Pwrite(fds[p], off, d, d.size());
+        if (!r.ok() || r.value != len) co_return fail("pwrite");
+        if (w.size() < off + len) w.resize(off + len);
+        std::copy(d.begin(), d.end(), w.begin() + static_cast<std::ptrdiff_t>(off));
+      }
+      if (rng.Bernoulli(0.3)) {
+        // Reads inside the transaction see its writes.
+        Bytes got(w.size() + 10);
+        FsResult<uint64_t> r = co_await fs->Pread(fds[p], 0, got);
+        got.resize(r.value);
+        if (got != w) co_return fail("read inside the transaction differs: " + p);
+      }
+      co_await sim::Delay(q, sim::Us(static_cast<int64_t>(rng.Uniform(200))));
+    }
+    if (*stop) co_return;
+    if (rng.Bernoulli(0.1)) {
+      if (!(co_await fs->TxEnd(key)).ok()) co_return fail("abort");
+      continue;
+    }
+    std::map<std::string, Bytes> next = m->snaps.back();
+    for (auto& [p, w] : work) next[p] = w;
+    m->snaps.push_back(next);
+    m->in_flight = m->snaps.size() - 1;
+    FsStatus c = co_await fs->TxCommit(key);
+    if (!c.ok())
+      co_return fail("commit: " + std::string(ErrnoName(c.err)) + " valid " + std::to_string(fs->valid_block_count()) +
+                     " of " + std::to_string(fs->layout().user_block_count));
+    m->in_flight = 0;
+    for (auto& [p, w] : work) cur[p] = w;
+    if (!(co_await fs->TxEnd(key)).ok()) co_return fail("end");
+    co_await sim::Delay(q, sim::Us(static_cast<int64_t>(rng.Uniform(300))));
+  }
+}
+
+// Plain files beside the transactions: whole-file rewrites, each fsynced.
+sim::Task<void> PlainThread(F2fs* fs, sim::EventQueue* q, uint64_t seed, std::vector<PlainModel>* m,
+                            std::string* failure, bool* stop) {
+  sim::Rng rng(seed, "f2fs.test.tx.plain");
+  std::vector<Fd> fds;
+  for (size_t i = 0; i < m->size(); ++i) {
+    FsResult<Fd> fd = co_await fs->Open("/p" + std::to_string(i), kCreat | kRdWr);
+    if (!fd.ok()) {
+      *failure = "open plain";
+      co_return;
+    }
+    fds.push_back(fd.value);
+  }
+  while (!*stop) {
+    const size_t i = rng.Uniform(m->size());
+    PlainModel& pm = (*m)[i];
+    const Bytes d = Pattern(1 + rng.Uniform(12 * kBlockSize), static_cast<uint32_t>(rng.Next()));
+    pm.versions.push_back(d);
+    const size_t v = pm.versions.size() - 1;
+    if (!(co_await fs->Ftruncate(fds[i], 0)).ok() || !(co_await fs->Pwrite(fds[i], 0, d, d.size())).ok()) {
+      *failure = "plain write";
+      co_return;
+    }
+    if (!(co_await fs->Fsync(fds[i])).ok()) {
+      *failure = "plain fsync";
+      co_return;
+    }
+    pm.fsynced = v;
+    co_await sim::Delay(q, sim::Us(static_cast<int64_t>(rng.Uniform(400))));
+  }
+}
+
+F2fsConfig TxCrashConfig() {
+  F2fsConfig c = testing::TestConfig();
+  c.page_cache.memory = sim::MiB(8);
+  c.page_cache.writeback_interval = sim::Ms(2);
+  c.page_cache.dirty_expire = sim::Ms(4);
+  c.checkpoint.interval = sim::Ms(6);
+  c.checkpoint.idle_interval = sim::Us(200);
+  c.checkpoint.dirty_nodes_threshold = 64;
+  c.gc.min_sleep = sim::Ms(3);
+  c.gc.max_sleep = sim::Ms(6);
+  c.gc.no_gc_sleep = sim::Ms(10);
+  c.gc.idle_interval = sim::Us(200);
+  return c;
+}
+
+std::string CheckFile(const Bytes& got, const std::optional<Bytes>& want) {
+  if (!want) return got.empty() ? "" : "uncommitted file holds data";
+  return got == *want ? "" : "content differs";
+}
+
+void RunTxCrashIterations(int iterations, uint64_t base_seed, TxCrashFigures* fig) {
+  sim::Rng rng(base_seed, "f2fs.test.tx.crash");
+  for (int it = 0; it < iterations; ++it) {
+    SCOPED_TRACE("iteration " + std::to_string(it));
+    Stack s(128ull << 20, TxCrashConfig());
+    s.FormatAndMount();
+    // A ballast of half the volume, so the churn below needs cleaning.
+    {
+      FsResult<Fd> b = s.Run(s.fs().Open("/ballast", kCreat | kRdWr));
+      ASSERT_TRUE(b.ok());
+      const uint64_t bytes = s.fs().layout().user_block_count * kBlockSize / 2;
+      ASSERT_TRUE(s.Run(s.fs().Pwrite(b.value, 0, {}, bytes)).ok());
+      ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+      s.Run(s.fs().Close(b.value));
+    }
+    TxModel tm;
+    std::vector<PlainModel> pms(3);
+    for (auto& pm : pms) pm.versions.push_back({});
+    std::string plain_failure;
+    bool stop = false;
+    const uint64_t seed = rng.Next();
+    sim::Task<void> t1 = TxThread(s.fs_ptr(), &s.q(), seed, &tm, &stop);
+    sim::Task<void> t2 = PlainThread(s.fs_ptr(), &s.q(), seed + 1, &pms, &plain_failure, &stop);
+    auto h1 = t1.Release(), h2 = t2.Release();
+    sim::Resume(h1);
+    sim::Resume(h2);
+    const uint64_t cut = 50 + rng.Uniform(40000);
+    uint64_t steps = 0;
+    while (!stop && steps < cut && s.q().Step()) ++steps;
+    ASSERT_TRUE(tm.failure.empty()) << tm.failure;
+    ASSERT_TRUE(plain_failure.empty()) << plain_failure;
+    fig->gc_moved += s.fs().gc_moved_blocks();
+    fig->checkpoint_commits += s.fs().tx_commit_checkpoints();
+    const uint64_t done = tm.snaps.size() - 1 - (tm.in_flight ? 1 : 0);
+    fig->commits_done += done;
+    s.fs().PowerCut();
+    s.q().Clear();
+    h1.destroy();
+    h2.destroy();
+    const double keep_done = rng.UniformDouble(), keep_inflight = rng.UniformDouble() * 0.5;
+    std::set<uint32_t> lost;
+    s.PowerCut([&](BlockAddr a, bool completed) {
+      const bool keep = rng.Bernoulli(completed ? keep_done : keep_inflight);
+      if (!keep) lost.insert(a.v);
+      return keep;
+    });
+    sim::Status st = s.Mount();
+    ASSERT_TRUE(st.ok()) << st.message();
+    s.ExpectCheck();
+    ++fig->cuts;
+    fig->recovered_commits += s.fs().tx_recovered();
+    // Transaction files: the state after `done` commits, or with the
+    // commit in flight, after it — the same for every file at once.
+    std::map<std::string, Bytes> got;
+    std::set<std::string> present;
+    for (const auto& [p, c] : tm.snaps.back()) {
+      FsResult<Fd> fd = s.Run(s.fs().Open(p, kRdOnly));
+      if (!fd.ok()) continue;
+      present.insert(p);
+      FsResult<FileStat> fst = s.Run(s.fs().Fstat(fd.value));
+      Bytes b(fst.value.size);
+      b.resize(s.Run(s.fs().Pread(fd.value, 0, b)).value);
+      s.Run(s.fs().Close(fd.value));
+      got[p] = std::move(b);
+    }
+    std::string err;
+    auto matches = [&](uint64_t c) {
+      const auto& snap = tm.snaps[c];
+      for (const auto& [p, last] : tm.snaps.back()) {
+        std::optional<Bytes> want;
+        if (auto w = snap.find(p); w != snap.end()) want = w->second;
+        if (want && !present.count(p)) {
+          err = "committed file missing: " + p;
+          return false;
+        }
+        const std::string e = CheckFile(got.count(p) ? got[p] : Bytes{}, want);
+        if (!e.empty()) {
+          err = p + ": " + e + " (snapshot " + std::to_string(c) + ")";
+          return false;
+        }
+      }
+      return true;
+    };
+    bool ok = matches(done);
+    if (!ok && tm.in_flight) {
+      const std::string e1 = err;
+      ok = matches(tm.in_flight);
+      if (ok) ++fig->in_flight_present;
+      else err = e1 + " / with the commit in flight: " + err;
+    }
+    if (tm.in_flight) ++fig->in_flight_cuts;
+    ASSERT_TRUE(ok) << "cut after " << steps << " events, " << done << " commits: " << err;
+    // Plain files: the fsynced version or a later one, page by page (a
+    // page of the version being written whose block the cut lost may show
+    // what the block held before).
+    for (size_t i = 0; i < pms.size(); ++i) {
+      const std::string p = "/p" + std::to_string(i);
+      const PlainModel& pm = pms[i];
+      FsResult<Fd> fd = s.Run(s.fs().Open(p, kRdOnly));
+      if (!fd.ok()) {
+        ASSERT_EQ(pm.fsynced, 0u) << p << " lost after an fsync";
+        continue;
+      }
+      FsResult<FileStat> fst = s.Run(s.fs().Fstat(fd.value));
+      Bytes b(fst.value.size);
+      b.resize(s.Run(s.fs().Pread(fd.value, 0, b)).value);
+      s.Run(s.fs().Close(fd.value));
+      // Each rewrite truncates to 0 first: with one in flight, 0 is a size
+      // the file held since its fsync.
+      bool size_ok = b.empty() && pm.fsynced + 1 < pm.versions.size();
+      for (size_t v = pm.fsynced; v < pm.versions.size(); ++v) size_ok |= pm.versions[v].size() == b.size();
+      ASSERT_TRUE(size_ok) << p << ": size " << b.size() << " never held since its fsync";
+      for (uint64_t page = 0; page * kBlockSize < b.size(); ++page) {
+        const uint64_t from = page * kBlockSize, n = std::min<uint64_t>(kBlockSize, b.size() - from);
+        bool page_ok = false;
+        for (size_t v = pm.fsynced; v < pm.versions.size() && !page_ok; ++v) {
+          Bytes cand(n, 0);
+          const Bytes& ver = pm.versions[v];
+          for (uint64_t k = 0; k < n && from + k < ver.size(); ++k) cand[k] = ver[from + k];
+          page_ok = std::equal(cand.begin(), cand.end(), b.begin() + static_cast<std::ptrdiff_t>(from));
+        }
+        if (!page_ok && pm.fsynced + 1 < pm.versions.size()) {
+          const BlockAddr a = testing::FileBlockAddress(
+              s.fs(), s.image(), Nid{static_cast<uint32_t>(s.Run(s.fs().Stat(p)).value.ino)}, page);
+          page_ok = lost.count(a.v) > 0;
+        }
+        ASSERT_TRUE(page_ok) << p << ": page " << page << " holds content no version since its fsync had";
+      }
+    }
+    // The recovered volume keeps working: one more transaction commits.
+    FsResult<Fd> fd = s.Run(s.fs().Open("/t0", kCreat | kRdWr));
+    ASSERT_TRUE(fd.ok());
+    FsResult<uint64_t> k = s.Run(s.fs().TxAdd(0, fd.value));
+    ASSERT_TRUE(k.ok());
+    ASSERT_TRUE(s.Run(s.fs().TxStart(k.value)).ok());
+    ASSERT_TRUE(s.Run(s.fs().Pwrite(fd.value, 0, Pattern(5000, 1), 5000)).ok());
+    ASSERT_TRUE(s.Run(s.fs().TxCommit(k.value)).ok());
+    s.ExpectCheck();
+  }
+}
+
+int CrashIterations(int suite_default) {
+  // FLASHSTACK_TX_CRASH_ITERATIONS=1000 runs the long version.
+  const char* v = std::getenv("FLASHSTACK_TX_CRASH_ITERATIONS");
+  return v ? std::max(1, std::atoi(v)) : suite_default;
+}
+
+TEST(F2fsTxCrashTest, RandomCutsDuringMultiFileTransactions) {
+  TxCrashFigures fig;
+  RunTxCrashIterations(CrashIterations(15), 7, &fig);
+  std::printf("tx crash: %llu cuts, %llu commits done before the cuts, %llu commits recovered by roll-forward, "
+              "%llu cuts during a commit (%llu of them kept it), %llu commits by checkpoint, %llu blocks moved by "
+              "cleaning\n",
+              static_cast<unsigned long long>(fig.cuts), static_cast<unsigned long long>(fig.commits_done),
+              static_cast<unsigned long long>(fig.recovered_commits),
+              static_cast<unsigned long long>(fig.in_flight_cuts),
+              static_cast<unsigned long long>(fig.in_flight_present),
+              static_cast<unsigned long long>(fig.checkpoint_commits),
+              static_cast<unsigned long long>(fig.gc_moved));
+  EXPECT_GT(fig.recovered_commits, 0u);
+  EXPECT_GT(fig.in_flight_cuts, 0u);
+  EXPECT_GT(fig.checkpoint_commits, 0u);
+}
+
+}  // namespace
+}  // namespace fs::f2fs
