@@ -254,9 +254,9 @@ class F2fs final : public FileSystem,
   // ---- Transactions (FileSystem's contract, file_system.h). Every write
   // of a running transaction is held in memory (TxFile) and the commit
   // makes it durable at once: with the members' data written out of place
-  // in one batch, their node pages without fsync marks, and a master node
-  // naming the members last, FSYNC-marked, which roll-forward recovery
-  // needs to replay any of it; or, when a member needs one (a file whose
+  // in one batch, their node pages without fsync marks, and after a flush
+  // a master node naming the members, FSYNC-marked, which roll-forward
+  // recovery needs to replay any of it; or, when a member needs one (a file whose
   // dentry no checkpoint has, need_do_checkpoint), a checkpoint. Refused
   // (EOPNOTSUPP) with the journal durability mode.
   sim::Task<FsResult<uint64_t>> TxAdd(uint64_t key, Fd fd) override;
@@ -431,17 +431,11 @@ class F2fs final : public FileSystem,
       if (gc != gc_) Flush();
       gc_ = gc;
     }
-    // Requests submitted from now on are FUA writes (durable when done).
-    void set_fua(bool fua) {
-      if (fua != fua_) Flush();
-      fua_ = fua;
-    }
 
    private:
     F2fs* fs_;
     Io kind_;
     bool gc_ = false;
-    bool fua_ = false;
     IoBatch* batch_;
     BlockAddr start_;
     std::vector<BlockPtr> contents_;
@@ -782,7 +776,7 @@ class F2fs final : public FileSystem,
   sim::Task<Errno> TxTruncate(Inode* in, uint64_t size);
   static bool TxRunning(const Inode* in) { return in->tx && in->tx->running; }
   void RegisterTxStats();
-  // Writes the master node: the member list, FSYNC-marked, with FUA.
+  // Writes the master node: the member list, FSYNC-marked.
   void WriteMasterNode(const std::vector<Nid>& members, WriteBatcher& wb);
 
   // ---- fsync (f2fs_fsync.cc).

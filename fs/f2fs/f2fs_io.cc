@@ -46,7 +46,7 @@ void F2fs::WriteBatcher::Add(BlockAddr a, BlockPtr content, Page* page, Nid ino,
 void F2fs::WriteBatcher::Flush() {
   if (contents_.empty()) return;
   if (fs_->blocks_per_page_ > 1) fs_->PadToFlashPage(start_, contents_, pages_, inos_, seqs_);
-  fs_->SubmitWrite(start_, contents_, pages_, gc_ ? Io::kGcData : kind_, batch_, fua_, &inos_, &seqs_);
+  fs_->SubmitWrite(start_, contents_, pages_, gc_ ? Io::kGcData : kind_, batch_, false, &inos_, &seqs_);
   contents_.clear();
   pages_.clear();
   inos_.clear();

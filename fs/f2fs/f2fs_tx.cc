@@ -19,9 +19,11 @@
 //  3. The members' dirty dnodes and inode pages, written to the warm node
 //     log without fsync marks, and waited for.
 //  4. A cache flush (the data and nodes are durable), then the commit
-//     record with FUA: for a set the master node (the member list,
-//     FSYNC-marked); for a single-file atomic write the file's inode page
-//     with the FSYNC mark (the kernel marks the last dnode).
+//     record: for a set the master node (the member list, FSYNC-marked);
+//     for a single-file atomic write the file's inode page with the FSYNC
+//     mark (the kernel marks the last dnode); then, with every earlier
+//     write of the warm node log (other files' fsyncs may have put nodes
+//     in the chain before the record), waited for and flushed.
 //  5. The old blocks are invalidated; the members unlocked.
 // Roll-forward recovery (f2fs_mount.cc) replays a member's nodes only up
 // to an FSYNC-marked record naming it, so a commit whose record is not
@@ -511,7 +513,6 @@ sim::Task<Errno> F2fs::TxCommitSet(TxSet* set) {
       IoBatch rec_batch(q_);
       {
         WriteBatcher wb(this, Io::kNode, &rec_batch);
-        wb.set_fua(true);
         if (set->single) {
           Inode* in = live.front();
           MutInodeBlock(in);
@@ -524,7 +525,11 @@ sim::Task<Errno> F2fs::TxCommitSet(TxSet* set) {
         wb.Flush();
       }
       co_await WaitBatch(rec_batch);
+      // Other files' nodes (fsyncs) may sit in the chain between the
+      // members' nodes and the record: they, and the record, are waited
+      // for and flushed, else a lost one would hide the record.
       co_await WaitWarmNodeWrites();
+      co_await IssueFlush();
       if (dead_) co_return Errno::kIo;
     }
     // Delayed invalidation: the replaced blocks go now (with a checkpoint

@@ -472,10 +472,11 @@ std::string CheckFile(const Bytes& got, const std::optional<Bytes>& want) {
   return got == *want ? "" : "content differs";
 }
 
-void RunTxCrashIterations(int iterations, uint64_t base_seed, TxCrashFigures* fig) {
-  sim::Rng rng(base_seed, "f2fs.test.tx.crash");
-  for (int it = 0; it < iterations; ++it) {
+void RunTxCrashIterations(int first, int iterations, uint64_t base_seed, TxCrashFigures* fig) {
+  for (int it = first; it < first + iterations; ++it) {
     SCOPED_TRACE("iteration " + std::to_string(it));
+    // Each iteration draws from its own stream, so one can be rerun alone.
+    sim::Rng rng(base_seed + static_cast<uint64_t>(it), "f2fs.test.tx.crash");
     Stack s(128ull << 20, TxCrashConfig());
     s.FormatAndMount();
     // A ballast of half the volume, so the churn below needs cleaning.
@@ -563,6 +564,14 @@ void RunTxCrashIterations(int iterations, uint64_t base_seed, TxCrashFigures* fi
       else err = e1 + " / with the commit in flight: " + err;
     }
     if (tm.in_flight) ++fig->in_flight_cuts;
+    if (!ok) {
+      // Which commits each file's content matches, for the report.
+      for (const auto& [p, b] : got) {
+        err += "\n  " + p + " size " + std::to_string(b.size()) + " matches snapshots:";
+        for (uint64_t c = 0; c < tm.snaps.size(); ++c)
+          if (auto w = tm.snaps[c].find(p); w != tm.snaps[c].end() && w->second == b) err += " " + std::to_string(c);
+      }
+    }
     ASSERT_TRUE(ok) << "cut after " << steps << " events, " << done << " commits: " << err;
     // Plain files: the fsynced version or a later one, page by page (a
     // page of the version being written whose block the cut lost may show
@@ -613,15 +622,17 @@ void RunTxCrashIterations(int iterations, uint64_t base_seed, TxCrashFigures* fi
   }
 }
 
-int CrashIterations(int suite_default) {
-  // FLASHSTACK_TX_CRASH_ITERATIONS=1000 runs the long version.
-  const char* v = std::getenv("FLASHSTACK_TX_CRASH_ITERATIONS");
-  return v ? std::max(1, std::atoi(v)) : suite_default;
+// FLASHSTACK_TX_CRASH_ITERATIONS=1000 runs the long version;
+// FLASHSTACK_TX_CRASH_FIRST=n starts at iteration n (to rerun one).
+int EnvInt(const char* name, int dflt) {
+  const char* v = std::getenv(name);
+  return v ? std::max(0, std::atoi(v)) : dflt;
 }
 
 TEST(F2fsTxCrashTest, RandomCutsDuringMultiFileTransactions) {
   TxCrashFigures fig;
-  RunTxCrashIterations(CrashIterations(15), 7, &fig);
+  RunTxCrashIterations(EnvInt("FLASHSTACK_TX_CRASH_FIRST", 0), std::max(1, EnvInt("FLASHSTACK_TX_CRASH_ITERATIONS", 15)),
+                       7, &fig);
   std::printf("tx crash: %llu cuts, %llu commits done before the cuts, %llu commits recovered by roll-forward, "
               "%llu cuts during a commit (%llu of them kept it), %llu commits by checkpoint, %llu blocks moved by "
               "cleaning\n",
@@ -631,9 +642,11 @@ TEST(F2fsTxCrashTest, RandomCutsDuringMultiFileTransactions) {
               static_cast<unsigned long long>(fig.in_flight_present),
               static_cast<unsigned long long>(fig.checkpoint_commits),
               static_cast<unsigned long long>(fig.gc_moved));
-  EXPECT_GT(fig.recovered_commits, 0u);
-  EXPECT_GT(fig.in_flight_cuts, 0u);
-  EXPECT_GT(fig.checkpoint_commits, 0u);
+  if (fig.cuts >= 10) {  // what the runs must have exercised
+    EXPECT_GT(fig.recovered_commits, 0u);
+    EXPECT_GT(fig.in_flight_cuts, 0u);
+    EXPECT_GT(fig.checkpoint_commits, 0u);
+  }
 }
 
 }  // namespace
