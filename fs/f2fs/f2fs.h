@@ -311,6 +311,9 @@ class F2fs final : public FileSystem,
   uint64_t app_blocks_written() const { return stats_.app_bytes_written.value() / kBlockSize; }
   uint64_t recovered_dnodes() const { return stats_.recovered_dnodes.value(); }
   uint64_t tx_commits() const { return stats_.tx_commits.value(); }
+  uint64_t tx_stolen_pages() const { return stats_.tx_stolen.value(); }
+  uint64_t tx_stolen_moved() const { return stats_.tx_stolen_moved.value(); }
+  uint64_t tx_stolen_blocks() const { return stolen_owner_.size(); }
   uint64_t tx_commit_checkpoints() const { return stats_.tx_commit_checkpoints.value(); }
   // Committed transactions roll-forward recovery replayed at mount.
   uint64_t tx_recovered() const { return stats_.tx_recovered.value(); }
@@ -344,6 +347,11 @@ class F2fs final : public FileSystem,
     // The smallest size a truncate of the transaction left: past it, a page
     // the transaction did not write reads as zeros.
     uint64_t cut = UINT64_MAX;
+    // Pages written early under memory pressure (stolen): page index ->
+    // the block holding the content, valid, owned by (ino, kStolenOfs) in
+    // the SSA, in no dnode until the commit takes it. A page is in `pages`
+    // or here, not both.
+    std::map<uint64_t, BlockAddr> stolen;
   };
 
   // ---- In-memory inodes (f2fs_inode_info).
@@ -517,7 +525,8 @@ class F2fs final : public FileSystem,
     sim::Histogram j_commit_lat, j_commit_records;
     sim::Counter j_fsync_commits;
     // Transactions.
-    sim::Counter tx_commits, tx_commit_checkpoints, tx_aborts, tx_pages, tx_master_nodes, tx_recovered;
+    sim::Counter tx_commits, tx_commit_checkpoints, tx_aborts, tx_pages, tx_master_nodes, tx_recovered, tx_stolen,
+        tx_stolen_moved;
     sim::Histogram tx_commit_lat;
   };
 
@@ -769,6 +778,22 @@ class F2fs final : public FileSystem,
   // Drops the running writes of every member (abort).
   sim::Task<void> TxAbortSet(TxSet* set);
   void TxRemoveSet(uint64_t key);
+  // Pages held in memory by running transactions.
+  uint64_t TxHeldPages() const;
+  // Stealing: writes every page `in`'s transaction holds in memory to new
+  // blocks (one batch, waited for); they stay out of the file's dnodes
+  // until the commit.
+  sim::Task<void> StealPages(Inode* in);
+  // A stolen block no longer needed (rewritten, truncated, aborted).
+  void ReleaseStolen(BlockAddr a);
+  // The content of stolen page `idx` of `in` (read from its block).
+  sim::Task<std::shared_ptr<DataBlock>> ReadStolen(Inode* in, uint64_t idx);
+  // Shadow GC: moves stolen block `a` (owner `ino`) to the cleaning log;
+  // false if it is no longer stolen.
+  bool MoveStolen(BlockAddr a, WriteBatcher& wb);
+  // At commit (cp_rwsem held): the file's dnodes take its stolen blocks;
+  // the blocks they replace go to `revoke`.
+  sim::Task<Errno> TxTakeStolen(Inode* in, std::vector<BlockAddr>* revoke);
   // Reads, writes and truncates of a member of a running transaction.
   sim::Task<Errno> TxRead(Inode* in, uint64_t offset, std::span<uint8_t> out, uint64_t* done);
   sim::Task<Errno> TxWrite(Inode* in, uint64_t offset, std::span<const uint8_t> data, uint64_t length,
@@ -964,6 +989,8 @@ class F2fs final : public FileSystem,
   // Transactions.
   std::map<uint64_t, TxSet> tx_sets_;
   uint64_t next_tx_key_ = 1;
+  // Stolen blocks of running transactions -> (ino, page index).
+  std::unordered_map<uint32_t, std::pair<Nid, uint64_t>> stolen_owner_;
   bool tx_stats_registered_ = false;
   vfs::WaitQueue tx_wq_;  // commits finishing
 

@@ -154,6 +154,7 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   facts.cp_ver = new_ver;
   facts.umount = umount;
   facts.valid_block_count = valid_block_count_;
+  facts.stolen_blocks = stolen_owner_.size();
   facts.valid_inode_count = valid_inode_count_;
   for (uint32_t o : orphans_) facts.orphans.push_back(Nid{o});
   if (journal_) {

@@ -265,6 +265,18 @@ sim::Status F2fs::Check() const {
       }
     }
   }
+  // Blocks running transactions stole: owned by their files' TxFile.
+  for (const auto& [a, owner] : stolen_owner_) {
+    auto it = inodes_.find(owner.first.v);
+    const TxFile* t = it == inodes_.end() ? nullptr : it->second->tx.get();
+    auto st = t ? t->stolen.find(owner.second) : std::map<uint64_t, BlockAddr>::const_iterator();
+    if (!t || !t->running || st == t->stolen.end() || st->second != BlockAddr{a}) {
+      c.Fail(fmt::format("stolen block {} not held by inode {} page {}", a, owner.first.v, owner.second));
+      break;
+    }
+    ++data_valid;
+    if (!claim(BlockAddr{a}, Summary{owner.first, kStolenOfs, 0}, "stolen")) break;
+  }
   if (!c.err.empty()) return sim::Status::InvalidInput("fsck: " + c.err);
   // Link counts.
   for (const auto& [ino, info] : inode_info) {

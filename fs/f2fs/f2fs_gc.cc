@@ -54,8 +54,13 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
       uint64_t index;
     };
     std::vector<Move> moves;
+    std::vector<BlockAddr> stolen;  // blocks running transactions stole
     for (BlockAddr a : blocks) {
       const Summary s = sm_->SummaryOf(a);
+      if (s.ofs_in_node == kStolenOfs) {
+        stolen.push_back(a);
+        continue;
+      }
       if (!nat_->Valid(s.nid) || nat_->Get(s.nid).addr == kNullAddr) continue;
       NodePage* dn = co_await LoadNode(s.nid);
       if (!dn || !sm_->BlockValid(a) || s.ofs_in_node >= dn->blk->AddrSlots() || dn->blk->Addr(s.ofs_in_node) != a)
@@ -63,7 +68,7 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
       const uint64_t index = StartBlockOfDnode(dn->blk->footer.ofs) + s.ofs_in_node;
       moves.push_back(Move{a, s.nid, s.ofs_in_node, dn->blk->footer.ino, index});
     }
-    std::vector<BlockAddr> reads;
+    std::vector<BlockAddr> reads(stolen);
     for (const Move& m : moves) {
       Inode* in = FindInode(m.ino);
       if (!in || !in->pages.count(m.index)) reads.push_back(m.addr);
@@ -72,6 +77,11 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
     co_await gc_write_lock_.LockExclusive();
     vfs::ExclusiveLock wl(&gc_write_lock_);
     WriteBatcher wb(this, Io::kGcData, &batch);
+    // Shadow GC: a stolen block moves at once, foreground or background
+    // (it has no page to dirty), and stays the transaction's: no dnode
+    // names it, so nothing of the transaction becomes durable.
+    for (BlockAddr a : stolen)
+      if (MoveStolen(a, wb)) ++moved;
     for (const Move& m : moves) {
       Inode* in0 = co_await GetInode(m.ino);
       if (!in0 || in0->freed) continue;

@@ -402,6 +402,24 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
   sm_->FinishLoad();
   valid_block_count_ = cp.valid_block_count;
   valid_inode_count_ = cp.valid_inode_count;
+  if (cp.stolen_blocks > 0) {
+    // Blocks running transactions had written early: their transactions
+    // died with the power; roll-forward takes back those a durable commit
+    // record names.
+    uint64_t freed = 0;
+    for (uint32_t s = 0; s < sm_->main_segments(); ++s) {
+      const auto& e = sm_->seg(SegNo{s});
+      if (e.valid == 0) continue;
+      for (uint32_t i = 0; i < kBlocksPerSeg; ++i) {
+        const BlockAddr a{layout_.SegStart(SegNo{s}).v + i};
+        if (!e.cur_map.test(i) || sm_->SummaryOf(a).ofs_in_node != kStolenOfs) continue;
+        sm_->Invalidate(a);
+        ++freed;
+      }
+    }
+    CHECK_EQ(freed, cp.stolen_blocks) << "checkpoint " << cp.cp_ver << " counts stolen blocks the SSA does not name";
+    valid_block_count_ -= freed;
+  }
   cp_ver_ = cp.cp_ver;
   mounted_cp_ver_ = cp.cp_ver;
   mounted_clean_ = cp.umount;

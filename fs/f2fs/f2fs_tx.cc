@@ -82,6 +82,8 @@ void F2fs::RegisterTxStats() {
   t.Add(&stats_.tx_master_nodes, "master_nodes", "count", "master nodes written");
   t.Add(&stats_.tx_commit_lat, "commit_lat", "ns", "commit duration, from the call to durable");
   t.Add(&stats_.tx_recovered, "recovered", "count", "committed transactions roll-forward recovery replayed at mount");
+  t.Add(&stats_.tx_stolen, "stolen_pages", "pages", "running transactions' pages written early (stealing)");
+  t.Add(&stats_.tx_stolen_moved, "stolen_moved", "blocks", "stolen blocks moved by cleaning (shadow GC)");
 }
 
 FsResult<F2fs::Inode*> F2fs::TxFileOf(Fd fd) {
@@ -180,6 +182,11 @@ sim::Task<void> F2fs::TxAbortSet(TxSet* set) {
     co_await in->lock.LockExclusive();
     vfs::ExclusiveLock g(&in->lock);
     TxFile& t = *in->tx;
+    if (!t.stolen.empty()) {
+      vfs::SharedLock cp = co_await LockOp();
+      for (const auto& [idx, a] : t.stolen) ReleaseStolen(a);
+      t.stolen.clear();
+    }
     t.running = false;
     t.pages.clear();
     t.cut = UINT64_MAX;
@@ -193,6 +200,92 @@ void F2fs::TxRemoveSet(uint64_t key) {
   if (it == tx_sets_.end()) return;
   for (InodeRef& r : it->second.members) r->tx.reset();
   tx_sets_.erase(it);  // the members' references go
+}
+
+uint64_t F2fs::TxHeldPages() const {
+  uint64_t n = 0;
+  for (const auto& [key, set] : tx_sets_) {
+    if (!set.running) continue;
+    for (const InodeRef& r : set.members)
+      if (r->tx) n += r->tx->pages.size();
+  }
+  return n;
+}
+
+void F2fs::ReleaseStolen(BlockAddr a) {
+  auto it = stolen_owner_.find(a.v);
+  CHECK(it != stolen_owner_.end()) << "block " << a.v << " is not stolen";
+  stolen_owner_.erase(it);
+  sm_->Invalidate(a);
+  DecValidBlocks(1);
+}
+
+sim::Task<std::shared_ptr<DataBlock>> F2fs::ReadStolen(Inode* in, uint64_t idx) {
+  co_await ReadBlock(in->tx->stolen.at(idx), Io::kData);
+  // Cleaning may have moved it meanwhile: the content is the same.
+  auto b = std::make_shared<DataBlock>();
+  auto it = in->tx->stolen.find(idx);
+  if (it == in->tx->stolen.end()) co_return b;
+  const BlockPtr& c = image_->Read(it->second);
+  if (c) {
+    CHECK(c->type == BlockData::Type::kData) << "stolen block " << it->second.v << " holds another block type";
+    b->bytes = static_cast<const DataBlock&>(*c).bytes;
+  }
+  co_return b;
+}
+
+// exF2FS steals a running transaction's pages when memory runs short; here
+// the writer steals its file's held pages once the transactions' held
+// pages and the dirty file data together pass dirty_ratio of the page
+// cache (where plain writers would be throttled).
+sim::Task<void> F2fs::StealPages(Inode* in) {
+  TxFile& t = *in->tx;
+  if (t.pages.empty()) co_return;
+  IoBatch batch(q_);
+  {
+    vfs::SharedLock cp = co_await LockOp();
+    if (dead_) co_return;
+    WriteBatcher wb(this, Io::kData, &batch);
+    std::vector<uint64_t> idxs;
+    for (const auto& [idx, b] : t.pages) idxs.push_back(idx);
+    for (uint64_t idx : idxs) {
+      if (!IncValidBlocks(1)) break;  // no room: the rest stays in memory
+      auto it = t.pages.find(idx);
+      const LogType lt = DataLogType(in, /*hot=*/false, /*gc=*/false);
+      sm_->OpenLog(lt);
+      if (sm_->curseg(lt).ssr) stats_.ssr_blocks.Inc();
+      const BlockAddr a = sm_->Allocate(lt, Summary{in->ino, kStolenOfs, 0}, q_->now(), NeedSsr());
+      t.stolen[idx] = a;
+      stolen_owner_[a.v] = {in->ino, idx};
+      ++in->wb_writes;
+      wb.Add(a, BlockPtr(std::move(it->second)), nullptr, in->ino);
+      t.pages.erase(it);
+      stats_.tx_stolen.Inc();
+    }
+    wb.Flush();
+  }
+  co_await WaitBatch(batch);
+}
+
+bool F2fs::MoveStolen(BlockAddr a, WriteBatcher& wb) {
+  auto it = stolen_owner_.find(a.v);
+  if (it == stolen_owner_.end() || !sm_->BlockValid(a)) return false;
+  const auto [ino, idx] = it->second;
+  Inode* in = FindInode(ino);
+  CHECK(in != nullptr && in->tx && in->tx->stolen.count(idx)) << "stolen block " << a.v << " without its file";
+  const LogType t = DataLogType(in, /*hot=*/false, /*gc=*/true);
+  sm_->OpenLog(t);
+  if (sm_->curseg(t).ssr) stats_.ssr_blocks.Inc();
+  const BlockAddr to = sm_->Allocate(t, Summary{ino, kStolenOfs, 0}, q_->now(), NeedSsr());
+  BlockPtr content = image_->Read(a);
+  sm_->Invalidate(a);
+  stolen_owner_.erase(it);
+  stolen_owner_[to.v] = {ino, idx};
+  in->tx->stolen[idx] = to;
+  ++in->wb_writes;
+  wb.Add(to, std::move(content), nullptr, ino);
+  stats_.tx_stolen_moved.Inc();
+  return true;
 }
 
 sim::Task<FsStatus> F2fs::TxEnd(uint64_t key) {
@@ -304,6 +397,16 @@ sim::Task<Errno> F2fs::TxRead(Inode* in, uint64_t offset, std::span<uint8_t> out
     else std::memset(out.data() + (from - offset), 0, to - from);
     ++copied;
   }
+  std::vector<uint64_t> stolen;
+  for (auto it = in->tx->stolen.lower_bound(first); it != in->tx->stolen.end() && it->first <= last; ++it)
+    stolen.push_back(it->first);
+  for (uint64_t idx : stolen) {
+    const std::shared_ptr<DataBlock> b = co_await ReadStolen(in, idx);
+    const uint64_t page_start = idx * kBlockSize;
+    const uint64_t from = std::max(offset, page_start), to = std::min(offset + n, page_start + kBlockSize);
+    std::memcpy(out.data() + (from - offset), b->bytes.data() + (from - page_start), to - from);
+    ++copied;
+  }
   *done = n;
   if (copied > 0) co_await Cpu(cfg_.cpu.memcpy_page * copied);
   co_return Errno::kOk;
@@ -321,6 +424,16 @@ sim::Task<Errno> F2fs::TxWrite(Inode* in, uint64_t offset, std::span<const uint8
     const uint64_t from = std::max(offset, page_start), to = std::min(end, page_start + kBlockSize);
     const bool partial = to - from < kBlockSize;
     auto it = in->tx->pages.find(idx);
+    if (it == in->tx->pages.end() && in->tx->stolen.count(idx)) {
+      // Written again after it was stolen: back in memory, the block goes.
+      std::shared_ptr<DataBlock> start;
+      if (partial) start = co_await ReadStolen(in, idx);
+      vfs::SharedLock cp = co_await LockOp();
+      auto st = in->tx->stolen.find(idx);
+      ReleaseStolen(st->second);
+      in->tx->stolen.erase(st);
+      it = in->tx->pages.emplace(idx, std::move(start)).first;
+    }
     if (it == in->tx->pages.end()) {
       // A page the transaction has not written yet starts from what the
       // file held (read-modify-write of a partly overwritten page).
@@ -348,6 +461,8 @@ sim::Task<Errno> F2fs::TxWrite(Inode* in, uint64_t offset, std::span<const uint8
   *done = length;
   stats_.app_bytes_written.Inc(length);
   co_await Cpu(cfg_.cpu.memcpy_page * static_cast<int64_t>(last - first + 1));
+  const double limit = static_cast<double>(cache_.limit()) * cfg_.page_cache.dirty_ratio.value;
+  if (static_cast<double>(TxHeldPages() + wb_.dirty_pages()) > limit) co_await StealPages(in);
   co_return Errno::kOk;
 }
 
@@ -356,6 +471,23 @@ sim::Task<Errno> F2fs::TxTruncate(Inode* in, uint64_t size) {
   TxFile& t = *in->tx;
   if (size < t.size) {
     const uint64_t keep = (size + kBlockSize - 1) / kBlockSize;
+    // A stolen page the new end cuts through comes back to memory (its
+    // tail is zeroed below); stolen pages past the end go.
+    if (size % kBlockSize && t.stolen.count(size / kBlockSize)) {
+      std::shared_ptr<DataBlock> b = co_await ReadStolen(in, size / kBlockSize);
+      auto st = t.stolen.find(size / kBlockSize);
+      vfs::SharedLock cp = co_await LockOp();
+      ReleaseStolen(st->second);
+      t.stolen.erase(st);
+      t.pages[size / kBlockSize] = std::move(b);
+    }
+    if (t.stolen.lower_bound(keep) != t.stolen.end()) {
+      vfs::SharedLock cp = co_await LockOp();
+      for (auto it = t.stolen.lower_bound(keep); it != t.stolen.end();) {
+        ReleaseStolen(it->second);
+        it = t.stolen.erase(it);
+      }
+    }
     t.pages.erase(t.pages.lower_bound(keep), t.pages.end());
     if (size % kBlockSize) {
       auto it = t.pages.find(size / kBlockSize);
@@ -390,6 +522,41 @@ void F2fs::WriteMasterNode(const std::vector<Nid>& members, WriteBatcher& wb) {
   wb.Add(addr, std::move(mn), nullptr, kNullNid, seq);
 }
 
+sim::Task<Errno> F2fs::TxTakeStolen(Inode* in, std::vector<BlockAddr>* revoke) {
+  TxFile& t = *in->tx;
+  // Dnode slots do not exist in an inline inode.
+  if (I(in).inline_data) {
+    const Errno e = co_await ConvertInlineData(in);
+    if (e != Errno::kOk) co_return e;
+  }
+  for (const auto& [idx, a0] : std::map<uint64_t, BlockAddr>(t.stolen)) {
+    DnodeRef dn = co_await GetDnode(in, idx, /*alloc=*/true);
+    if (!dn.np) co_return dn.err == Errno::kOk ? Errno::kNoSpc : dn.err;
+    // Cleaning may have moved the block while the dnode was read.
+    const BlockAddr a = t.stolen.at(idx);
+    // A cached page of the committed content is stale now (and if
+    // cleaning dirtied it, its write must not bring that content back).
+    if (FindDataPage(in, idx)) DropDataPage(in, idx);
+    const BlockAddr old = dn.np->blk->Addr(dn.ofs);
+    if (old == kNullAddr) {
+      ++MutI(in).data_blocks;  // the stolen block is counted already
+    } else {
+      DecValidBlocks(1);  // the replaced block (or reservation) goes
+      if (IsValidBlkaddr(old)) revoke->push_back(old);
+    }
+    sm_->Reown(a, Summary{dn.np->nid, static_cast<uint16_t>(dn.ofs), 0});
+    MutNode(dn.np).SetAddr(dn.ofs, a);
+    SetNodeDirty(dn.np, in);
+    durability_->OnBlockUpdate(BlockUpdate{false, dn.np->nid, static_cast<uint16_t>(dn.ofs), in->ino, old, a, idx,
+                                           I(in).size, false});
+    stolen_owner_.erase(a.v);
+    t.stolen.erase(idx);
+    in->append_write = true;
+    co_await Cpu(cfg_.cpu.node_lookup);
+  }
+  co_return Errno::kOk;
+}
+
 sim::Task<Errno> F2fs::TxCommitSet(TxSet* set) {
   const sim::SimTime t0 = q_->now();
   set->committing = true;
@@ -418,11 +585,12 @@ sim::Task<Errno> F2fs::TxCommitSet(TxSet* set) {
   if (dead_) co_return Errno::kIo;
   // An unlinked member's writes go with it.
   std::vector<Inode*> live;
-  uint64_t pages = 0;
+  uint64_t pages = 0, stolen = 0;
   for (Inode* in : ms) {
     if (in->unlinked) continue;
     live.push_back(in);
     pages += in->tx->pages.size();
+    stolen += in->tx->stolen.size();
   }
   bool need_cp = false;
   std::vector<BlockAddr> revoke;
@@ -433,7 +601,7 @@ sim::Task<Errno> F2fs::TxCommitSet(TxSet* set) {
     // (a direct node per kAddrsPerBlock pages, and an indirect path per
     // member), checked before anything is applied: a commit that fails
     // leaves the transaction running and the members untouched.
-    const uint64_t nodes = pages / kAddrsPerBlock + 4 * live.size() + 2;
+    const uint64_t nodes = (pages + stolen) / kAddrsPerBlock + 4 * live.size() + 2;
     if (valid_block_count_ + pages + nodes > layout_.user_block_count) co_return Errno::kNoSpc;
     for (Inode* in : live) {
       in->tx_commit = true;
@@ -452,6 +620,7 @@ sim::Task<Errno> F2fs::TxCommitSet(TxSet* set) {
       TxFile& t = *in->tx;
       Errno e = Errno::kOk;
       if (t.cut < I(in).size) e = co_await DoTruncate(in, t.cut, /*in_commit=*/true);
+      if (e == Errno::kOk && !t.stolen.empty()) e = co_await TxTakeStolen(in, &revoke);
       for (auto& [idx, blk] : t.pages) {
         if (e != Errno::kOk) break;
         const uint64_t len = std::min<uint64_t>(kBlockSize, t.size - idx * kBlockSize);
@@ -538,6 +707,8 @@ sim::Task<Errno> F2fs::TxCommitSet(TxSet* set) {
     for (BlockAddr a : revoke) sm_->Invalidate(a);
     for (Inode* in : ms) {
       TxFile& t = *in->tx;
+      for (const auto& [idx, a] : t.stolen) ReleaseStolen(a);  // an unlinked member's
+      t.stolen.clear();
       stats_.tx_pages.Inc(t.pages.size());
       t.running = false;
       t.pages.clear();

@@ -315,6 +315,113 @@ TEST_F(F2fsTxTest, NewFileCommitsByCheckpoint) {
   EXPECT_EQ(ReadPath("/new"), dn);
 }
 
+// ---- Stealing and shadow GC.
+
+F2fsConfig SmallCacheConfig() {
+  F2fsConfig c = QuietConfig();
+  c.page_cache.memory = sim::MiB(4);  // 1,024 pages
+  return c;
+}
+
+class F2fsTxStealTest : public F2fsTxTest {
+ protected:
+  F2fsTxStealTest() : F2fsTxTest(SmallCacheConfig()) {}
+
+  // Four files of `old_pages` pages each, checkpointed; then one running
+  // transaction over them writing `new_pages` pages to each (far more
+  // than the page cache holds).
+  void StartBig(uint64_t old_pages, uint64_t new_pages) {
+    for (int i = 0; i < 4; ++i) {
+      old_.push_back(Pattern(old_pages * kBlockSize, 60 + i));
+      fds_.push_back(Durable("/big" + std::to_string(i), old_[i]));
+    }
+    free_before_tx_ = fs().free_user_blocks();
+    FsResult<uint64_t> k = Run(fs().TxAdd(0, fds_[0]));
+    ASSERT_TRUE(k.ok());
+    key_ = k.value;
+    for (int i = 1; i < 4; ++i) ASSERT_TRUE(Run(fs().TxAdd(key_, fds_[i])).ok());
+    ASSERT_TRUE(Run(fs().TxStart(key_)).ok());
+    for (int i = 0; i < 4; ++i) {
+      new_.push_back(Pattern(new_pages * kBlockSize, 70 + i));
+      for (uint64_t off = 0; off < new_[i].size(); off += 256 * kBlockSize) {
+        const uint64_t n = std::min<uint64_t>(256 * kBlockSize, new_[i].size() - off);
+        WriteAt(fds_[i], off, Bytes(new_[i].begin() + off, new_[i].begin() + off + n));
+      }
+    }
+  }
+  std::vector<Fd> fds_;
+  std::vector<Bytes> old_, new_;
+  uint64_t key_ = 0;
+  uint64_t free_before_tx_ = 0;
+};
+
+// A transaction of 16 MiB over four files with a 4 MiB page cache: its
+// pages are written early (stolen), stay out of the files until the
+// commit, and the commit makes all of it durable at once.
+TEST_F(F2fsTxStealTest, TransactionLargerThanThePageCache) {
+  StartBig(64, 1024);
+  EXPECT_GT(fs().tx_stolen_pages(), 3000u);
+  EXPECT_GT(fs().tx_stolen_blocks(), 3000u);
+  s_.ExpectCheck();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadAll(fds_[i]), new_[i]) << i;  // read back through the stolen blocks
+  // A checkpoint while the stolen blocks exist, then a cut keeping every
+  // write: the mount frees them and the files are as before.
+  ASSERT_TRUE(Run(fs().Sync()).ok());
+  const uint64_t free_before = fs().free_user_blocks() + fs().tx_stolen_blocks();
+  CutKeepAllAndMount();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadPath("/big" + std::to_string(i)), old_[i]) << i;
+  EXPECT_EQ(fs().free_user_blocks(), free_before);
+}
+
+TEST_F(F2fsTxStealTest, CommitTakesTheStolenBlocks) {
+  StartBig(64, 1024);
+  ASSERT_TRUE(Run(fs().Sync()).ok());  // the stolen blocks are in a checkpoint's SIT
+  ASSERT_TRUE(Run(fs().TxCommit(key_)).ok());
+  EXPECT_EQ(fs().tx_stolen_blocks(), 0u);
+  s_.ExpectCheck();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadAll(fds_[i]), new_[i]) << i;
+  // Recovered by roll-forward over a checkpoint that counted them stolen.
+  CutKeepNoneAndMount();
+  EXPECT_EQ(fs().tx_recovered(), 1u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadPath("/big" + std::to_string(i)), new_[i]) << i;
+}
+
+TEST_F(F2fsTxStealTest, AbortFreesTheStolenBlocks) {
+  StartBig(16, 600);
+  EXPECT_GT(fs().tx_stolen_blocks(), 1000u);
+  ASSERT_TRUE(Run(fs().TxEnd(key_)).ok());
+  EXPECT_EQ(fs().tx_stolen_blocks(), 0u);
+  EXPECT_EQ(fs().free_user_blocks(), free_before_tx_);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadAll(fds_[i]), old_[i]) << i;
+  s_.ExpectCheck();
+}
+
+// Shadow GC: cleaning moves the stolen blocks of a running transaction
+// (and the committed blocks of its files) without making any of it
+// durable; the commit takes the moved blocks.
+TEST_F(F2fsTxStealTest, CleaningMovesStolenBlocks) {
+  StartBig(64, 512);
+  // Overwrite half of each file inside the transaction: its stolen blocks
+  // of those pages go, leaving partly valid segments behind.
+  for (int i = 0; i < 4; ++i) {
+    const Bytes d = Pattern(256 * kBlockSize, 80 + i);
+    for (uint64_t p = 0; p < 512; p += 2) {
+      WriteAt(fds_[i], p * kBlockSize, Bytes(d.begin(), d.begin() + kBlockSize));
+      std::copy(d.begin(), d.begin() + kBlockSize, new_[i].begin() + p * kBlockSize);
+    }
+  }
+  for (int round = 0; round < 40 && fs().tx_stolen_moved() == 0; ++round) Run(fs().GarbageCollect(/*foreground=*/false));
+  EXPECT_GT(fs().tx_stolen_moved(), 0u);
+  s_.ExpectCheck();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadAll(fds_[i]), new_[i]) << i;
+  // A checkpoint with the moved blocks stolen, then the commit takes them.
+  ASSERT_TRUE(Run(fs().Sync()).ok());
+  ASSERT_TRUE(Run(fs().TxCommit(key_)).ok());
+  s_.ExpectCheck();
+  CutKeepNoneAndMount();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadPath("/big" + std::to_string(i)), new_[i]) << i;
+}
+
 // ---- Random power cuts during multi-file transactions.
 
 // The transaction thread's model: each file's committed content after
@@ -334,7 +441,7 @@ struct PlainModel {
 
 struct TxCrashFigures {
   uint64_t cuts = 0, commits_done = 0, recovered_commits = 0, in_flight_cuts = 0, in_flight_present = 0;
-  uint64_t gc_moved = 0, stolen = 0, checkpoint_commits = 0;
+  uint64_t gc_moved = 0, stolen = 0, stolen_moved = 0, checkpoint_commits = 0;
 };
 
 sim::Task<void> TxThread(F2fs* fs, sim::EventQueue* q, uint64_t seed, TxModel* m, bool* stop) {
@@ -359,6 +466,10 @@ sim::Task<void> TxThread(F2fs* fs, sim::EventQueue* q, uint64_t seed, TxModel* m
       const std::string& p = names[rng.Uniform(names.size())];
       if (std::find(members.begin(), members.end(), p) == members.end()) members.push_back(p);
     }
+    // Now and then a transaction bigger than the page cache's dirty limit
+    // (its pages are stolen).
+    const bool big = rng.Bernoulli(0.06);
+    if (big) members.push_back("/big" + std::to_string(rng.Uniform(2)));
     uint64_t key = 0;
     for (const std::string& p : members) {
       if (!fds.count(p)) {
@@ -375,9 +486,16 @@ sim::Task<void> TxThread(F2fs* fs, sim::EventQueue* q, uint64_t seed, TxModel* m
     for (const std::string& p : members) work[p] = cur.count(p) ? cur[p] : Bytes{};
     const int ops = 1 + static_cast<int>(rng.Uniform(8));
     for (int o = 0; o < ops && !*stop; ++o) {
-      const std::string& p = members[rng.Uniform(members.size())];
+      const std::string& p = big && o == 0 ? members.back() : members[rng.Uniform(members.size())];
       Bytes& w = work[p];
-      if (rng.Bernoulli(0.1)) {
+      if (big && o == 0) {
+        const uint64_t len = (150 + rng.Uniform(170)) * kBlockSize;
+        const Bytes d = Pattern(len, static_cast<uint32_t>(rng.Next()));
+        FsResult<uint64_t> r = co_await fs->Pwrite(fds[p], 0, d, d.size());
+        if (!r.ok() || r.value != len) co_return fail("big pwrite");
+        if (w.size() < len) w.resize(len);
+        std::copy(d.begin(), d.end(), w.begin());
+      } else if (rng.Bernoulli(0.1)) {
         const uint64_t size = rng.Uniform(w.size() + 3 * kBlockSize + 1);
         if (!(co_await fs->Ftruncate(fds[p], size)).ok()) co_return fail("truncate");
         w.resize(size);
@@ -452,9 +570,21 @@ sim::Task<void> PlainThread(F2fs* fs, sim::EventQueue* q, uint64_t seed, std::ve
   }
 }
 
+// Cleaning rounds (F2FS_IOC_GARBAGE_COLLECT, background mode) every
+// millisecond or so: the volume is too roomy for space pressure to start
+// them often.
+sim::Task<void> GcThread(F2fs* fs, sim::EventQueue* q, uint64_t seed, bool* stop) {
+  sim::Rng rng(seed, "f2fs.test.tx.gc");
+  while (!*stop) {
+    co_await sim::Delay(q, sim::Us(static_cast<int64_t>(500 + rng.Uniform(1000))));
+    if (*stop) break;
+    co_await fs->GarbageCollect(/*foreground=*/false);
+  }
+}
+
 F2fsConfig TxCrashConfig() {
   F2fsConfig c = testing::TestConfig();
-  c.page_cache.memory = sim::MiB(8);
+  c.page_cache.memory = sim::MiB(4);  // big transactions steal
   c.page_cache.writeback_interval = sim::Ms(2);
   c.page_cache.dirty_expire = sim::Ms(4);
   c.checkpoint.interval = sim::Ms(6);
@@ -479,14 +609,26 @@ void RunTxCrashIterations(int first, int iterations, uint64_t base_seed, TxCrash
     sim::Rng rng(base_seed + static_cast<uint64_t>(it), "f2fs.test.tx.crash");
     Stack s(128ull << 20, TxCrashConfig());
     s.FormatAndMount();
-    // A ballast of half the volume, so the churn below needs cleaning.
+    // A ballast over 86 % of the volume, half of it then deleted in
+    // interleaved runs: the segments are half valid, so background and
+    // foreground cleaning have work while the transactions run.
     {
-      FsResult<Fd> b = s.Run(s.fs().Open("/ballast", kCreat | kRdWr));
-      ASSERT_TRUE(b.ok());
-      const uint64_t bytes = s.fs().layout().user_block_count * kBlockSize / 2;
-      ASSERT_TRUE(s.Run(s.fs().Pwrite(b.value, 0, {}, bytes)).ok());
+      // O_DIRECT: each run takes its blocks when written, so the two
+      // files' runs alternate in every segment.
+      FsResult<Fd> a = s.Run(s.fs().Open("/ballast_a", kCreat | kRdWr | kDirect));
+      FsResult<Fd> b = s.Run(s.fs().Open("/ballast_b", kCreat | kRdWr | kDirect));
+      ASSERT_TRUE(a.ok() && b.ok());
+      const uint64_t run = 16 * kBlockSize;
+      const uint64_t half = s.fs().layout().user_block_count * kBlockSize * 43 / 100;
+      for (uint64_t off = 0; off < half; off += run) {
+        ASSERT_TRUE(s.Run(s.fs().Pwrite(a.value, off, {}, run)).ok());
+        ASSERT_TRUE(s.Run(s.fs().Pwrite(b.value, off, {}, run)).ok());
+      }
       ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+      s.Run(s.fs().Close(a.value));
       s.Run(s.fs().Close(b.value));
+      ASSERT_TRUE(s.Run(s.fs().Unlink("/ballast_b")).ok());
+      ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
     }
     TxModel tm;
     std::vector<PlainModel> pms(3);
@@ -496,15 +638,19 @@ void RunTxCrashIterations(int first, int iterations, uint64_t base_seed, TxCrash
     const uint64_t seed = rng.Next();
     sim::Task<void> t1 = TxThread(s.fs_ptr(), &s.q(), seed, &tm, &stop);
     sim::Task<void> t2 = PlainThread(s.fs_ptr(), &s.q(), seed + 1, &pms, &plain_failure, &stop);
-    auto h1 = t1.Release(), h2 = t2.Release();
+    sim::Task<void> t3 = GcThread(s.fs_ptr(), &s.q(), seed + 2, &stop);
+    auto h1 = t1.Release(), h2 = t2.Release(), h3 = t3.Release();
     sim::Resume(h1);
     sim::Resume(h2);
+    sim::Resume(h3);
     const uint64_t cut = 50 + rng.Uniform(40000);
     uint64_t steps = 0;
     while (!stop && steps < cut && s.q().Step()) ++steps;
     ASSERT_TRUE(tm.failure.empty()) << tm.failure;
     ASSERT_TRUE(plain_failure.empty()) << plain_failure;
     fig->gc_moved += s.fs().gc_moved_blocks();
+    fig->stolen += s.fs().tx_stolen_pages();
+    fig->stolen_moved += s.fs().tx_stolen_moved();
     fig->checkpoint_commits += s.fs().tx_commit_checkpoints();
     const uint64_t done = tm.snaps.size() - 1 - (tm.in_flight ? 1 : 0);
     fig->commits_done += done;
@@ -512,6 +658,7 @@ void RunTxCrashIterations(int first, int iterations, uint64_t base_seed, TxCrash
     s.q().Clear();
     h1.destroy();
     h2.destroy();
+    h3.destroy();
     const double keep_done = rng.UniformDouble(), keep_inflight = rng.UniformDouble() * 0.5;
     std::set<uint32_t> lost;
     s.PowerCut([&](BlockAddr a, bool completed) {
@@ -633,19 +780,20 @@ TEST(F2fsTxCrashTest, RandomCutsDuringMultiFileTransactions) {
   TxCrashFigures fig;
   RunTxCrashIterations(EnvInt("FLASHSTACK_TX_CRASH_FIRST", 0), std::max(1, EnvInt("FLASHSTACK_TX_CRASH_ITERATIONS", 15)),
                        7, &fig);
+  auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("tx crash: %llu cuts, %llu commits done before the cuts, %llu commits recovered by roll-forward, "
               "%llu cuts during a commit (%llu of them kept it), %llu commits by checkpoint, %llu blocks moved by "
-              "cleaning\n",
-              static_cast<unsigned long long>(fig.cuts), static_cast<unsigned long long>(fig.commits_done),
-              static_cast<unsigned long long>(fig.recovered_commits),
-              static_cast<unsigned long long>(fig.in_flight_cuts),
-              static_cast<unsigned long long>(fig.in_flight_present),
-              static_cast<unsigned long long>(fig.checkpoint_commits),
-              static_cast<unsigned long long>(fig.gc_moved));
+              "cleaning, %llu pages stolen, %llu stolen blocks moved by cleaning\n",
+              u(fig.cuts), u(fig.commits_done), u(fig.recovered_commits), u(fig.in_flight_cuts),
+              u(fig.in_flight_present), u(fig.checkpoint_commits), u(fig.gc_moved), u(fig.stolen),
+              u(fig.stolen_moved));
   if (fig.cuts >= 10) {  // what the runs must have exercised
     EXPECT_GT(fig.recovered_commits, 0u);
     EXPECT_GT(fig.in_flight_cuts, 0u);
     EXPECT_GT(fig.checkpoint_commits, 0u);
+    EXPECT_GT(fig.stolen, 0u);
+    EXPECT_GT(fig.gc_moved, 0u);
+    EXPECT_GT(fig.stolen_moved, 0u);
   }
 }
 

@@ -54,6 +54,8 @@ inline constexpr uint32_t kMaxDirHashDepth = 63;
 // journals, and per further block (SUM_ENTRY_SIZE 7, SUM_FOOTER_SIZE 5).
 inline constexpr uint32_t kCompactFirstEntries = (kBlockSize - 2 * 507 - 5) / 7;  // 439
 inline constexpr uint32_t kCompactNextEntries = (kBlockSize - 5) / 7;              // 584
+// The SSA slot of a block a running transaction stole (see Summary).
+inline constexpr uint16_t kStolenOfs = 0xFFFF;
 
 // A block address on the volume (4 KiB units from the start of the device).
 struct BlockAddr {
@@ -261,6 +263,8 @@ struct SitBlock final : BlockData {
 };
 
 // Owner of a main-area block: data -> (dnode nid, slot in it); node -> (nid, 0).
+// A block a running transaction wrote early (stolen, not yet in any dnode)
+// is owned by (its inode, kStolenOfs).
 struct Summary {
   Nid nid;
   uint16_t ofs_in_node = 0;
@@ -327,6 +331,10 @@ struct CheckpointBlock final : BlockData {
   uint64_t cp_ver = 0;
   uint64_t user_block_count = 0;
   uint64_t valid_block_count = 0;
+  // Blocks running transactions had stolen (valid in this pack's SIT,
+  // owned by (inode, kStolenOfs)): mount frees them, and roll-forward
+  // takes back those a committed transaction names.
+  uint64_t stolen_blocks = 0;
   uint32_t rsvd_segment_count = 0;
   uint32_t overprov_segment_count = 0;
   uint32_t free_segment_count = 0;
