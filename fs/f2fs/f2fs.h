@@ -91,6 +91,15 @@
 //   missing, continues the journal one lap of sequence numbers ahead and
 //   checkpoints. With the journal, fsync commits it (after the file's data
 //   and an fsync record) instead of writing dnodes for roll-forward.
+// - Transactions (f2fs_tx.cc; FileSystem's Tx* and AtomicWrite* calls):
+//   exF2FS's multi-file transactions and F2FS's single-file atomic write.
+//   Running writes are held in memory (stolen to blocks no dnode names
+//   under memory pressure, which cleaning moves without handing them to
+//   the files: shadow GC); the commit writes the data out of place in one
+//   batch, the members' nodes without fsync marks and, after a flush, a
+//   master node naming the members, FSYNC-marked; roll-forward recovery
+//   replays a set whose master node is durable, whole, and nothing of one
+//   whose master node is not.
 // - Persistence: every write hands its block object to the Image; mount
 //   picks the newest valid CP pack, loads NAT/SIT/SSA, frees orphans and runs
 //   roll-forward recovery of fsynced dnodes (f2fs_recover_fsync_data).

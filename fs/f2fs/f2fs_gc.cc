@@ -15,6 +15,7 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
   vfs::SharedLock cp = co_await LockOp();
   IoBatch batch(q_);
   uint32_t moved = 0, examined = 0;
+  bool wrote = fg;  // background cleaning writes only stolen blocks
   for (uint32_t i = 0; i < layout_.segs_per_sec; ++i) {
     const SegNo seg{sec * layout_.segs_per_sec + i};
     const uint8_t type = sm_->seg(seg).type;
@@ -80,8 +81,11 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
     // Shadow GC: a stolen block moves at once, foreground or background
     // (it has no page to dirty), and stays the transaction's: no dnode
     // names it, so nothing of the transaction becomes durable.
-    for (BlockAddr a : stolen)
-      if (MoveStolen(a, wb)) ++moved;
+    for (BlockAddr a : stolen) {
+      if (!MoveStolen(a, wb)) continue;
+      ++moved;
+      wrote = true;
+    }
     for (const Move& m : moves) {
       Inode* in0 = co_await GetInode(m.ino);
       if (!in0 || in0->freed) continue;
@@ -117,7 +121,7 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
   co_await Cpu(cfg_.cpu.gc_block * static_cast<int64_t>(examined + moved));
   if (fg) stats_.gc_moved_fg.Inc(moved); else stats_.gc_moved_bg.Inc(moved);
   cp.Release();
-  if (fg) co_await WaitBatch(batch);
+  if (wrote) co_await WaitBatch(batch);
   co_return moved;
 }
 

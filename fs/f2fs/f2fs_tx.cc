@@ -4,9 +4,14 @@
 //
 // Running transaction: a member's writes and truncates go to its TxFile
 // (exF2FS's inmem pages), not to the page cache: the flusher, fsync, sync
-// and checkpoints never see them, so nothing of a running transaction
-// reaches the device; reads and stat of the member see them. The memory
-// they take is not counted in the page cache's limit (no stealing).
+// and checkpoints never see them; reads and stat of the member see them.
+// Stealing (exF2FS's stolen pages): when the held pages and the dirty file
+// data pass dirty_ratio of the page cache, the writer's held pages are
+// written early to blocks no dnode names (valid in the SIT, owned in the
+// SSA by (ino, kStolenOfs)); a checkpoint counts them and mount frees
+// them, so they too are invisible to recovery until a commit record names
+// the files. Shadow GC: cleaning moves stolen blocks, which stay the
+// transaction's (MoveStolen).
 //
 // Commit (f2fs_ioc_commit_atomic_file_set, "per-group page list"):
 //  1. f2fs_balance_fs; every member's i_rwsem exclusive (ino order);
