@@ -686,6 +686,7 @@ std::string CheckFile(const Bytes& got, const std::optional<Bytes>& want) {
 void RunTxCrashIterations(int first, int iterations, uint64_t base_seed, TxCrashFigures* fig) {
   for (int it = first; it < first + iterations; ++it) {
     SCOPED_TRACE("iteration " + std::to_string(it));
+    if (std::getenv("FLASHSTACK_TX_CRASH_VERBOSE")) std::fprintf(stderr, "iteration %d\n", it);
     // Each iteration draws from its own stream, so one can be rerun alone.
     sim::Rng rng(base_seed + static_cast<uint64_t>(it), "f2fs.test.tx.crash");
     Stack s(128ull << 20, TxCrashConfig());
