@@ -551,6 +551,8 @@ sim::Task<void> TxThread(F2fs* fs, sim::EventQueue* q, uint64_t seed, TxModel* m
     // (its pages are stolen).
     const bool big = rng.Bernoulli(0.06);
     if (big) members.push_back("/big" + std::to_string(rng.Uniform(2)));
+    // A transaction of one file is, now and then, a single-file atomic write.
+    const bool atomic = members.size() == 1 && rng.Bernoulli(0.3);
     uint64_t key = 0;
     for (const std::string& p : members) {
       if (!fds.count(p)) {
@@ -558,11 +560,16 @@ sim::Task<void> TxThread(F2fs* fs, sim::EventQueue* q, uint64_t seed, TxModel* m
         if (!fd.ok()) co_return fail("open " + p);
         fds[p] = fd.value;
       }
+      if (atomic) break;
       FsResult<uint64_t> k = co_await fs->TxAdd(key, fds[p]);
       if (!k.ok()) co_return fail("add " + p + ": " + std::string(ErrnoName(k.err)));
       key = k.value;
     }
-    if (!(co_await fs->TxStart(key)).ok()) co_return fail("start");
+    if (atomic) {
+      if (!(co_await fs->AtomicWriteStart(fds[members[0]])).ok()) co_return fail("atomic start");
+    } else if (!(co_await fs->TxStart(key)).ok()) {
+      co_return fail("start");
+    }
     std::map<std::string, Bytes> work;
     for (const std::string& p : members) work[p] = cur.count(p) ? cur[p] : Bytes{};
     const int ops = 1 + static_cast<int>(rng.Uniform(8));
@@ -601,20 +608,21 @@ sim::Task<void> TxThread(F2fs* fs, sim::EventQueue* q, uint64_t seed, TxModel* m
     }
     if (*stop) co_return;
     if (rng.Bernoulli(0.1)) {
-      if (!(co_await fs->TxEnd(key)).ok()) co_return fail("abort");
+      const FsStatus a = atomic ? co_await fs->AtomicWriteAbort(fds[members[0]]) : co_await fs->TxEnd(key);
+      if (!a.ok()) co_return fail("abort");
       continue;
     }
     std::map<std::string, Bytes> next = m->snaps.back();
     for (auto& [p, w] : work) next[p] = w;
     m->snaps.push_back(next);
     m->in_flight = m->snaps.size() - 1;
-    FsStatus c = co_await fs->TxCommit(key);
+    FsStatus c = atomic ? co_await fs->AtomicWriteCommit(fds[members[0]]) : co_await fs->TxCommit(key);
     if (!c.ok())
       co_return fail("commit: " + std::string(ErrnoName(c.err)) + " valid " + std::to_string(fs->valid_block_count()) +
                      " of " + std::to_string(fs->layout().user_block_count));
     m->in_flight = 0;
     for (auto& [p, w] : work) cur[p] = w;
-    if (!(co_await fs->TxEnd(key)).ok()) co_return fail("end");
+    if (!atomic && !(co_await fs->TxEnd(key)).ok()) co_return fail("end");
     co_await sim::Delay(q, sim::Us(static_cast<int64_t>(rng.Uniform(300))));
   }
 }
