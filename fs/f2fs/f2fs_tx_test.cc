@@ -869,7 +869,7 @@ int EnvInt(const char* name, int dflt) {
 
 TEST(F2fsTxCrashTest, RandomCutsDuringMultiFileTransactions) {
   TxCrashFigures fig;
-  RunTxCrashIterations(EnvInt("FLASHSTACK_TX_CRASH_FIRST", 0), std::max(1, EnvInt("FLASHSTACK_TX_CRASH_ITERATIONS", 15)),
+  RunTxCrashIterations(EnvInt("FLASHSTACK_TX_CRASH_FIRST", 0), std::max(1, EnvInt("FLASHSTACK_TX_CRASH_ITERATIONS", 10)),
                        7, &fig);
   auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("tx crash: %llu cuts, %llu commits done before the cuts, %llu commits recovered by roll-forward, "
