@@ -998,6 +998,11 @@ class F2fs final : public FileSystem,
   // Transactions.
   std::map<uint64_t, TxSet> tx_sets_;
   uint64_t next_tx_key_ = 1;
+  // Master nodes written since the last checkpoint: valid (so nothing,
+  // SSR included, reuses them while roll-forward may need them) until the
+  // next checkpoint, which covers their transactions and invalidates them
+  // before it writes the SIT.
+  std::vector<BlockAddr> live_masters_;
   // Stolen blocks of running transactions -> (ino, page index).
   std::unordered_map<uint32_t, std::pair<Nid, uint64_t>> stolen_owner_;
   bool tx_stats_registered_ = false;

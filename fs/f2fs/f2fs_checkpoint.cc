@@ -145,6 +145,13 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   if (dead_) co_return;
 
   // 4–5. NAT and SIT (to their journals or blocks), SSA blocks.
+  // Master nodes of transactions this checkpoint covers: free from now on
+  // (no block of the main area is allocated before the commit).
+  for (BlockAddr a : live_masters_) {
+    sm_->Invalidate(a);
+    DecValidBlocks(1);
+  }
+  live_masters_.clear();
   std::vector<std::pair<BlockAddr, BlockPtr>> meta = cpw_->FlushMeta(umount);
   IoBatch meta_batch(q_);
   co_await WriteMetaBlocks(meta, Io::kMeta, &meta_batch);

@@ -265,6 +265,13 @@ sim::Status F2fs::Check() const {
       }
     }
   }
+  // Master nodes since the last checkpoint.
+  uint64_t masters = 0;
+  for (BlockAddr a : live_masters_) {
+    ++masters;
+    ++node_blocks;
+    if (!claim(a, Summary{kNullNid, 0, 0}, "master node")) break;
+  }
   // Blocks running transactions stole: owned by their files' TxFile.
   for (const auto& [a, owner] : stolen_owner_) {
     auto it = inodes_.find(owner.first.v);
@@ -330,7 +337,7 @@ sim::Status F2fs::Check() const {
     }
   }
   // Space accounting.
-  const uint64_t total = data_valid + data_new + nodes;
+  const uint64_t total = data_valid + data_new + nodes + masters;
   if (total != valid_block_count_)
     return sim::Status::InvalidInput(fmt::format("fsck: valid_block_count {} != {} data + {} reserved + {} nodes",
                                                  valid_block_count_, data_valid, data_new, nodes));

@@ -39,11 +39,10 @@
 // not be re-linked by a master node) commits by a checkpoint instead: the
 // writes applied and written as above under cp_rwsem, then a checkpoint.
 //
-// The master node takes a block of the warm node log and is invalid from
-// the moment it is written: it is needed only until the next checkpoint,
-// which covers the transaction, and a block invalidated since the last
-// checkpoint is never reused before the next one (SSR and segment reuse
-// honour the checkpoint's valid map), so recovery can always read it.
+// The master node takes a block of the warm node log (no nid, SSA owner
+// nid 0) and stays valid until the next checkpoint, which covers the
+// transaction and invalidates it just before writing the SIT: until then
+// nothing (SSR included) may reuse the block recovery reads it from.
 #include <algorithm>
 #include <cstring>
 
@@ -517,7 +516,8 @@ void F2fs::WriteMasterNode(const std::vector<Nid>& members, WriteBatcher& wb) {
   mn->footer.cp_ver = cp_ver_;
   mn->footer.next_blkaddr = sm_->NextAddr(t);
   mn->footer.fsync = true;
-  sm_->Invalidate(addr);  // see the file comment
+  ++valid_block_count_;  // room checked by the commit; see live_masters_
+  live_masters_.push_back(addr);
   uint64_t seq = 0;
   if (t == LogType::kWarmNode) {
     seq = ++warm_node_seq_;
