@@ -17,6 +17,8 @@ std::string_view ErrnoName(Errno e) {
     case Errno::kNameTooLong: return "ENAMETOOLONG";
     case Errno::kNotEmpty: return "ENOTEMPTY";
     case Errno::kIo: return "EIO";
+    case Errno::kBusy: return "EBUSY";
+    case Errno::kNotSup: return "EOPNOTSUPP";
   }
   return "E?";
 }

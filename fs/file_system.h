@@ -11,7 +11,8 @@
 //
 // Errors are returned as negative errno-style codes in FsResult, exactly as
 // the kernel would return them (ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY,
-// EBADF, ENOSPC, EINVAL, ENAMETOOLONG); they are results, not user errors.
+// EBADF, ENOSPC, EINVAL, ENAMETOOLONG, EBUSY, EOPNOTSUPP); they are
+// results, not user errors.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +41,8 @@ enum class Errno : int32_t {
   kNameTooLong = 36,
   kNotEmpty = 39,
   kIo = 5,
+  kBusy = 16,
+  kNotSup = 95,  // EOPNOTSUPP: the file system does not offer the call
 };
 std::string_view ErrnoName(Errno e);
 
@@ -111,6 +114,72 @@ class FileSystem {
   virtual sim::Task<FsResult<std::vector<std::string>>> Readdir(std::string_view path) = 0;
   // sync(2): everything dirty becomes durable (a checkpoint in F2FS).
   virtual sim::Task<FsStatus> Sync() = 0;
+
+  // ---- Multi-file transactions (exF2FS's ADD / START / COMMIT / END
+  // ioctls on a set key) and the single-file atomic write they generalize
+  // (F2FS_IOC_START/COMMIT_ATOMIC_WRITE, ABORT_VOLATILE_WRITE).
+  //
+  // A transaction set names regular files (the application chooses the
+  // members). While the set's transaction runs (TxStart .. TxCommit), every
+  // write and truncate of a member, through any descriptor, is held by the
+  // file system: reads and stat of the member see it at once, but none of
+  // it becomes durable (fsync, sync, checkpoints and writeback leave it
+  // out) until TxCommit makes all of it durable at once, for every member:
+  // after a power cut the members show either all the transaction's writes
+  // or none. Namespace operations (create, unlink, rename) are not part of
+  // a transaction. A set lives until TxEnd; after a commit the set is idle
+  // and TxStart begins its next transaction.
+  //
+  // The single-file atomic write is the same for one file without a key:
+  // AtomicWriteStart .. AtomicWriteCommit (durable at once, all or nothing;
+  // the file is then ordinary again) or AtomicWriteAbort.
+  //
+  // Errors (results, never crashes): EOPNOTSUPP when the file system (or
+  // its configuration) has no transactions — the defaults below; EBADF for
+  // a descriptor not open or not open for writing; EISDIR for a directory;
+  // ENOENT for an unknown set key; EBUSY for a file already in a set (this
+  // one or another) or in an atomic write, or a call on a set whose commit
+  // is running; EINVAL for TxStart of a running or empty set, TxCommit of a
+  // set not started, AtomicWriteCommit/Abort of a file not in an atomic
+  // write. A failed commit (ENOSPC, EIO) leaves the transaction running.
+
+  // Adds the file of `fd` to set `key`; key 0 creates a set. Returns the
+  // set's key (never 0). A file added to a running set joins its
+  // transaction from now on.
+  virtual sim::Task<FsResult<uint64_t>> TxAdd(uint64_t key, Fd fd) {
+    (void)key, (void)fd;
+    co_return FsResult<uint64_t>{0, Errno::kNotSup};
+  }
+  // Starts the set's transaction. What the members held before becomes
+  // the transaction's starting point (their dirty data is written back).
+  virtual sim::Task<FsStatus> TxStart(uint64_t key) {
+    (void)key;
+    co_return FsStatus{false, Errno::kNotSup};
+  }
+  // Makes every write of the running transaction durable, atomically over
+  // all members; returns once durable. The set stays, idle.
+  virtual sim::Task<FsStatus> TxCommit(uint64_t key) {
+    (void)key;
+    co_return FsStatus{false, Errno::kNotSup};
+  }
+  // Dissolves the set; a running transaction is aborted: its writes are
+  // dropped and the members read as before TxStart.
+  virtual sim::Task<FsStatus> TxEnd(uint64_t key) {
+    (void)key;
+    co_return FsStatus{false, Errno::kNotSup};
+  }
+  virtual sim::Task<FsStatus> AtomicWriteStart(Fd fd) {
+    (void)fd;
+    co_return FsStatus{false, Errno::kNotSup};
+  }
+  virtual sim::Task<FsStatus> AtomicWriteCommit(Fd fd) {
+    (void)fd;
+    co_return FsStatus{false, Errno::kNotSup};
+  }
+  virtual sim::Task<FsStatus> AtomicWriteAbort(Fd fd) {
+    (void)fd;
+    co_return FsStatus{false, Errno::kNotSup};
+  }
 };
 
 }  // namespace fs

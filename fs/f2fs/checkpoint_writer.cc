@@ -74,6 +74,7 @@ CheckpointWriter::Pack CheckpointWriter::BuildPack(const PackFacts& f) const {
   cp->journal_record_seq = f.journal_record_seq;
   cp->user_block_count = layout_.user_block_count;
   cp->valid_block_count = f.valid_block_count;
+  cp->stolen_blocks = f.stolen_blocks;
   cp->rsvd_segment_count = layout_.reserved_segments;
   cp->overprov_segment_count = layout_.overprov_segments;
   cp->free_segment_count = sm_->free_segments();

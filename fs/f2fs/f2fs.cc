@@ -36,7 +36,8 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       discard_timer_(env.events),
       commit_timer_(env.events),
       journal_wq_(env.events),
-      threads_wq_(env.events) {
+      threads_wq_(env.events),
+      tx_wq_(env.events) {
   auto alloc = MakeAllocationPolicy(
       cfg_.allocation, AllocationPolicyContext{&cfg_, &layout_, dev_ ? &dev_->layout() : nullptr, this});
   CHECK(alloc.ok()) << "allocation policy checked by Mount: " << alloc.status().message();
@@ -95,6 +96,7 @@ void F2fs::PowerCut() {
   cp_io_wq_.Kill();
   threads_wq_.Kill();
   journal_wq_.Kill();
+  tx_wq_.Kill();
   for (auto& [ino, in] : inodes_) in->lock.Kill();
   for (auto& in : freed_inodes_) in->lock.Kill();
   discard_timer_.Cancel();
@@ -327,7 +329,7 @@ FileStat F2fs::StatOf(const Inode* inode) const {
   const InodeFields& f = I(inode);
   FileStat s;
   s.ino = inode->ino.v;
-  s.size = f.size;
+  s.size = TxRunning(inode) ? inode->tx->size : f.size;
   s.blocks = f.data_blocks;
   s.nlink = f.links;
   s.is_dir = f.is_dir;
@@ -382,10 +384,10 @@ sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
   }
   Inode* in = target.get();
   if ((flags & kDirectory) && !I(in).is_dir) co_return FsResult<Fd>{-1, Errno::kNotDir};
-  if ((flags & kTrunc) && want_write && !I(in).is_dir && I(in).size > 0) {
+  if ((flags & kTrunc) && want_write && !I(in).is_dir && StatOf(in).size > 0) {
     co_await in->lock.LockExclusive();
     vfs::ExclusiveLock g(&in->lock);
-    const Errno e = co_await DoTruncate(in, 0);
+    const Errno e = TxRunning(in) ? co_await TxTruncate(in, 0) : co_await DoTruncate(in, 0);
     if (e != Errno::kOk) co_return FsResult<Fd>{-1, e};
   }
   const Fd fd = fds_.Open(OpenFile{in, 0, flags});
@@ -433,7 +435,8 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPread(Fd fd, int64_t offset, std::span<uin
   Errno e;
   const int direct = (flags & kDirect) ? DirectIoMode(in, off, out.size(), false) : 1;
   if (direct < 0) co_return FsResult<uint64_t>{0, Errno::kInval};
-  if (direct == 0) e = co_await DoDirectRead(in, off, out, &n);
+  if (TxRunning(in)) e = co_await TxRead(in, off, out, &n);  // O_DIRECT too: the writes are in memory
+  else if (direct == 0) e = co_await DoDirectRead(in, off, out, &n);
   else e = co_await DoRead(in, off, out, &n);
   // The descriptor may have been closed (and reused) meanwhile.
   if (OpenFile* f = fds_.Get(fd); offset < 0 && f != nullptr && f->inode == in) f->pos = off + n;
@@ -458,14 +461,15 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPwrite(Fd fd, int64_t offset, std::span<co
   vfs::ExclusiveLock g(&in->lock);
   uint64_t off;
   if (offset >= 0) off = static_cast<uint64_t>(offset);
-  else if (flags & kAppend) off = I(in).size;
+  else if (flags & kAppend) off = TxRunning(in) ? in->tx->size : I(in).size;
   else if (OpenFile* f = fds_.Get(fd); f != nullptr && f->inode == in) off = f->pos;
   else co_return FsResult<uint64_t>{0, Errno::kBadF};  // closed while this call waited
   uint64_t n = 0;
   Errno e;
   const int direct = (flags & kDirect) ? DirectIoMode(in, off, length, true) : 1;
   if (direct < 0) co_return FsResult<uint64_t>{0, Errno::kInval};
-  if (direct == 0) e = co_await DoDirectWrite(in, off, data, length, &n);
+  if (TxRunning(in)) e = co_await TxWrite(in, off, data, length, &n);
+  else if (direct == 0) e = co_await DoDirectWrite(in, off, data, length, &n);
   else e = co_await DoWrite(in, off, data, length, &n);
   if (OpenFile* f = fds_.Get(fd); offset < 0 && f != nullptr && f->inode == in) f->pos = off + n;
   if (n > 0 && (flags & kSync)) {
@@ -501,7 +505,7 @@ sim::Task<FsStatus> F2fs::Ftruncate(Fd fd, uint64_t size) {
   co_await BalanceFs();
   co_await in->lock.LockExclusive();
   vfs::ExclusiveLock g(&in->lock);
-  const Errno e = co_await DoTruncate(in, size);
+  const Errno e = TxRunning(in) ? co_await TxTruncate(in, size) : co_await DoTruncate(in, size);
   co_return FsStatus{e == Errno::kOk, e};
 }
 
@@ -518,7 +522,7 @@ sim::Task<FsStatus> F2fs::Truncate(std::string_view path, uint64_t size) {
   co_await BalanceFs();
   co_await in->lock.LockExclusive();
   vfs::ExclusiveLock g(&in->lock);
-  const Errno e = co_await DoTruncate(in, size);
+  const Errno e = TxRunning(in) ? co_await TxTruncate(in, size) : co_await DoTruncate(in, size);
   co_return FsStatus{e == Errno::kOk, e};
 }
 
@@ -531,6 +535,14 @@ sim::Task<FsStatus> F2fs::DoFsync(Fd fd, bool datasync, Op op) {
   // writes and other fsyncs of the file run alongside; the data writeback
   // is the flusher's path, which runs beside them too.
   InodeRef ref(this, of.value->inode);
+  // A transaction member's fsync holds its i_rwsem shared, so it never
+  // runs beside the commit (which must not see its nodes written with
+  // fsync marks half-way); its running writes are not the fsync's.
+  vfs::SharedLock member;
+  if (ref->tx) {
+    co_await ref->lock.LockShared();
+    member = vfs::SharedLock(&ref->lock);
+  }
   const Errno e = co_await SyncFile(ref.get(), datasync);
   co_return FsStatus{e == Errno::kOk, e};
 }

@@ -91,6 +91,15 @@
 //   missing, continues the journal one lap of sequence numbers ahead and
 //   checkpoints. With the journal, fsync commits it (after the file's data
 //   and an fsync record) instead of writing dnodes for roll-forward.
+// - Transactions (f2fs_tx.cc; FileSystem's Tx* and AtomicWrite* calls):
+//   exF2FS's multi-file transactions and F2FS's single-file atomic write.
+//   Running writes are held in memory (stolen to blocks no dnode names
+//   under memory pressure, which cleaning moves without handing them to
+//   the files: shadow GC); the commit writes the data out of place in one
+//   batch, the members' nodes without fsync marks and, after a flush, a
+//   master node naming the members, FSYNC-marked; roll-forward recovery
+//   replays a set whose master node is durable, whole, and nothing of one
+//   whose master node is not.
 // - Persistence: every write hands its block object to the Image; mount
 //   picks the newest valid CP pack, loads NAT/SIT/SSA, frees orphans and runs
 //   roll-forward recovery of fsynced dnodes (f2fs_recover_fsync_data).
@@ -251,6 +260,22 @@ class F2fs final : public FileSystem,
   sim::Task<FsStatus> Sync() override;
 
   // ---- Extras.
+  // ---- Transactions (FileSystem's contract, file_system.h). Every write
+  // of a running transaction is held in memory (TxFile) and the commit
+  // makes it durable at once: with the members' data written out of place
+  // in one batch, their node pages without fsync marks, and after a flush
+  // a master node naming the members, FSYNC-marked, which roll-forward
+  // recovery needs to replay any of it; or, when a member needs one (a file whose
+  // dentry no checkpoint has, need_do_checkpoint), a checkpoint. Refused
+  // (EOPNOTSUPP) with the journal durability mode.
+  sim::Task<FsResult<uint64_t>> TxAdd(uint64_t key, Fd fd) override;
+  sim::Task<FsStatus> TxStart(uint64_t key) override;
+  sim::Task<FsStatus> TxCommit(uint64_t key) override;
+  sim::Task<FsStatus> TxEnd(uint64_t key) override;
+  sim::Task<FsStatus> AtomicWriteStart(Fd fd) override;
+  sim::Task<FsStatus> AtomicWriteCommit(Fd fd) override;
+  sim::Task<FsStatus> AtomicWriteAbort(Fd fd) override;
+
   // Clean unmount: stops the background threads, writes back everything
   // and writes an umount checkpoint. No call may follow.
   sim::Task<FsStatus> Unmount();
@@ -294,6 +319,14 @@ class F2fs final : public FileSystem,
   uint64_t blocks_written() const;
   uint64_t app_blocks_written() const { return stats_.app_bytes_written.value() / kBlockSize; }
   uint64_t recovered_dnodes() const { return stats_.recovered_dnodes.value(); }
+  uint64_t tx_commits() const { return stats_.tx_commits.value(); }
+  uint64_t tx_stolen_pages() const { return stats_.tx_stolen.value(); }
+  uint64_t tx_stolen_moved() const { return stats_.tx_stolen_moved.value(); }
+  uint64_t tx_stolen_blocks() const { return stolen_owner_.size(); }
+  uint64_t tx_commit_checkpoints() const { return stats_.tx_commit_checkpoints.value(); }
+  // Committed transactions roll-forward recovery replayed at mount.
+  uint64_t tx_recovered() const { return stats_.tx_recovered.value(); }
+  const sim::Histogram& tx_commit_latency() const { return stats_.tx_commit_lat; }
   uint64_t gc_moved_blocks() const;
   uint64_t gc_moved_bg_blocks() const { return stats_.gc_moved_bg.value(); }
   uint64_t ipu_blocks() const { return stats_.ipu_blocks.value(); }
@@ -309,6 +342,26 @@ class F2fs final : public FileSystem,
   };
   // Block I/O categories for statistics.
   enum class Io : uint8_t { kData, kDentry, kNode, kMeta, kCp, kGcData, kGcNode, kJournal, kCount };
+
+  // A member file's part of a transaction (f2fs_tx.cc): while the set's
+  // transaction runs, the file's writes are held here (the inmem pages),
+  // not in the page cache, so nothing of them reaches the device before
+  // the commit.
+  struct TxFile {
+    uint64_t key = 0;      // the set
+    bool running = false;  // the set's transaction is running
+    // Page index -> content written by the transaction (null: zeros).
+    std::map<uint64_t, std::shared_ptr<DataBlock>> pages;
+    uint64_t size = 0;  // the file's size as the transaction left it
+    // The smallest size a truncate of the transaction left: past it, a page
+    // the transaction did not write reads as zeros.
+    uint64_t cut = UINT64_MAX;
+    // Pages written early under memory pressure (stolen): page index ->
+    // the block holding the content, valid, owned by (ino, kStolenOfs) in
+    // the SSA, in no dnode until the commit takes it. A page is in `pages`
+    // or here, not both.
+    std::map<uint64_t, BlockAddr> stolen;
+  };
 
   // ---- In-memory inodes (f2fs_inode_info).
   struct Inode {
@@ -339,6 +392,13 @@ class F2fs final : public FileSystem,
     std::string cur_name;
     uint32_t fsyncs_in_flight = 0;
     uint32_t wb_writes = 0;  // data block writes of this file in flight (any writer)
+    // Transactions (f2fs_tx.cc): membership and the running writes; while
+    // a commit applies them, every data write of the file goes out of
+    // place (tx_commit) and the blocks it replaces are collected in
+    // tx_revoke, invalidated once the commit is durable.
+    std::unique_ptr<TxFile> tx;
+    bool tx_commit = false;
+    std::vector<BlockAddr>* tx_revoke = nullptr;
   };
 
   struct OpenFile {
@@ -475,6 +535,10 @@ class F2fs final : public FileSystem,
     sim::Counter j_fsync_commits;
     sim::Counter j_applies, j_apply_blocks, j_apply_held;
     sim::Histogram j_apply_lat;
+    // Transactions.
+    sim::Counter tx_commits, tx_commit_checkpoints, tx_aborts, tx_pages, tx_master_nodes, tx_recovered, tx_stolen,
+        tx_stolen_moved;
+    sim::Histogram tx_commit_lat;
   };
 
   F2fs(const F2fsConfig& cfg, const Layout& layout, Env env);
@@ -614,8 +678,10 @@ class F2fs final : public FileSystem,
   sim::Task<Errno> ReadPages(Inode* inode, uint64_t first, uint64_t last,
                              std::vector<DataPage*>* pinned = nullptr);
   sim::Task<Errno> DoRead(Inode* inode, uint64_t offset, std::span<uint8_t> out, uint64_t* done);
+  // `in_commit`: a transaction's commit applies its writes (cp_rwsem is
+  // held by the caller; the bytes were counted and copied when written).
   sim::Task<Errno> DoWrite(Inode* inode, uint64_t offset, std::span<const uint8_t> data, uint64_t length,
-                           uint64_t* done);
+                           uint64_t* done, bool in_commit = false);
   // O_DIRECT (Linux 5.15 f2fs_direct_IO): whether a request goes direct —
   // 0: yes (offset and length 4 KiB-aligned, not inline), 1: buffered
   // instead (aligned to 512 bytes only, or an unaligned write in LFS mode:
@@ -629,7 +695,7 @@ class F2fs final : public FileSystem,
                                  uint64_t* done);
   sim::Task<Errno> DoDirectRead(Inode* inode, uint64_t offset, std::span<uint8_t> out, uint64_t* done);
   sim::Task<Errno> ConvertInlineData(Inode* inode);
-  sim::Task<Errno> DoTruncate(Inode* inode, uint64_t size);
+  sim::Task<Errno> DoTruncate(Inode* inode, uint64_t size, bool in_commit = false);
   // Reserves a block (NEW_ADDR) for page `index` if it has none.
   sim::Task<Errno> ReserveBlock(Inode* inode, uint64_t index);
 
@@ -701,6 +767,56 @@ class F2fs final : public FileSystem,
   FileStat StatOf(const Inode* inode) const;
   sim::Task<vfs::SharedLock> LockOp();  // f2fs_lock_op (cp_rwsem shared), measuring stalls
   sim::Task<void> BalanceFs();     // f2fs_balance_fs: foreground GC when space is short
+
+  // ---- Transactions (f2fs_tx.cc).
+  // A transaction set: members in the order added (exF2FS's list is
+  // FILO; the commit orders nothing by it).
+  struct TxSet {
+    uint64_t key = 0;
+    bool single = false;  // a single-file atomic write (no key for the user)
+    bool running = false;
+    bool committing = false;
+    std::vector<InodeRef> members;
+  };
+  // The set named by `key`, or null.
+  TxSet* FindTxSet(uint64_t key);
+  // The checks every transaction call makes: transactions available, the
+  // descriptor open for writing on a regular file.
+  Errno TxUsable() const;
+  FsResult<Inode*> TxFileOf(Fd fd);
+  sim::Task<Errno> TxAddInode(TxSet* set, Inode* in);
+  sim::Task<Errno> TxStartSet(TxSet* set);
+  // The commit (exF2FS f2fs_ioc_commit_atomic_file_set; for a single file
+  // f2fs_ioc_commit_atomic_write); see f2fs_tx.cc.
+  sim::Task<Errno> TxCommitSet(TxSet* set);
+  // Drops the running writes of every member (abort).
+  sim::Task<void> TxAbortSet(TxSet* set);
+  void TxRemoveSet(uint64_t key);
+  // Pages held in memory by running transactions.
+  uint64_t TxHeldPages() const;
+  // Stealing: writes every page `in`'s transaction holds in memory to new
+  // blocks (one batch, waited for); they stay out of the file's dnodes
+  // until the commit.
+  sim::Task<void> StealPages(Inode* in);
+  // A stolen block no longer needed (rewritten, truncated, aborted).
+  void ReleaseStolen(BlockAddr a);
+  // The content of stolen page `idx` of `in` (read from its block).
+  sim::Task<std::shared_ptr<DataBlock>> ReadStolen(Inode* in, uint64_t idx);
+  // Shadow GC: moves stolen block `a` (owner `ino`) to the cleaning log;
+  // false if it is no longer stolen.
+  bool MoveStolen(BlockAddr a, WriteBatcher& wb);
+  // At commit (cp_rwsem held): the file's dnodes take its stolen blocks;
+  // the blocks they replace go to `revoke`.
+  sim::Task<Errno> TxTakeStolen(Inode* in, std::vector<BlockAddr>* revoke);
+  // Reads, writes and truncates of a member of a running transaction.
+  sim::Task<Errno> TxRead(Inode* in, uint64_t offset, std::span<uint8_t> out, uint64_t* done);
+  sim::Task<Errno> TxWrite(Inode* in, uint64_t offset, std::span<const uint8_t> data, uint64_t length,
+                           uint64_t* done);
+  sim::Task<Errno> TxTruncate(Inode* in, uint64_t size);
+  static bool TxRunning(const Inode* in) { return in->tx && in->tx->running; }
+  void RegisterTxStats();
+  // Writes the master node: the member list, FSYNC-marked.
+  void WriteMasterNode(const std::vector<Nid>& members, WriteBatcher& wb);
 
   // ---- fsync (f2fs_fsync.cc).
   sim::Task<Errno> SyncFile(Inode* inode, bool datasync);
@@ -891,6 +1007,19 @@ class F2fs final : public FileSystem,
   vfs::OwnedThread discard_thread_;
   uint32_t threads_running_ = 0;
   vfs::WaitQueue threads_wq_;
+
+  // Transactions.
+  std::map<uint64_t, TxSet> tx_sets_;
+  uint64_t next_tx_key_ = 1;
+  // Master nodes written since the last checkpoint: valid (so nothing,
+  // SSR included, reuses them while roll-forward may need them) until the
+  // next checkpoint, which covers their transactions and invalidates them
+  // before it writes the SIT.
+  std::vector<BlockAddr> live_masters_;
+  // Stolen blocks of running transactions -> (ino, page index).
+  std::unordered_map<uint32_t, std::pair<Nid, uint64_t>> stolen_owner_;
+  bool tx_stats_registered_ = false;
+  vfs::WaitQueue tx_wq_;  // commits finishing
 
   Stats stats_;
 };

@@ -191,6 +191,13 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   if (dead_) co_return;
 
   // 4–5. NAT and SIT (to their journals or blocks), SSA blocks.
+  // Master nodes of transactions this checkpoint covers: free from now on
+  // (no block of the main area is allocated before the commit).
+  for (BlockAddr a : live_masters_) {
+    sm_->Invalidate(a);
+    DecValidBlocks(1);
+  }
+  live_masters_.clear();
   std::vector<std::pair<BlockAddr, BlockPtr>> meta = cpw_->FlushMeta(umount);
   IoBatch meta_batch(q_);
   co_await WriteMetaBlocks(meta, Io::kMeta, &meta_batch);
@@ -200,6 +207,7 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   facts.cp_ver = new_ver;
   facts.umount = umount;
   facts.valid_block_count = valid_block_count_;
+  facts.stolen_blocks = stolen_owner_.size();
   facts.valid_inode_count = valid_inode_count_;
   for (uint32_t o : orphans_) facts.orphans.push_back(Nid{o});
   if (journal_) {

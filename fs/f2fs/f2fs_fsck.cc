@@ -265,6 +265,25 @@ sim::Status F2fs::Check() const {
       }
     }
   }
+  // Master nodes since the last checkpoint.
+  uint64_t masters = 0;
+  for (BlockAddr a : live_masters_) {
+    ++masters;
+    ++node_blocks;
+    if (!claim(a, Summary{kNullNid, 0, 0}, "master node")) break;
+  }
+  // Blocks running transactions stole: owned by their files' TxFile.
+  for (const auto& [a, owner] : stolen_owner_) {
+    auto it = inodes_.find(owner.first.v);
+    const TxFile* t = it == inodes_.end() ? nullptr : it->second->tx.get();
+    auto st = t ? t->stolen.find(owner.second) : std::map<uint64_t, BlockAddr>::const_iterator();
+    if (!t || !t->running || st == t->stolen.end() || st->second != BlockAddr{a}) {
+      c.Fail(fmt::format("stolen block {} not held by inode {} page {}", a, owner.first.v, owner.second));
+      break;
+    }
+    ++data_valid;
+    if (!claim(BlockAddr{a}, Summary{owner.first, kStolenOfs, 0}, "stolen")) break;
+  }
   if (!c.err.empty()) return sim::Status::InvalidInput("fsck: " + c.err);
   // Link counts.
   for (const auto& [ino, info] : inode_info) {
@@ -318,7 +337,7 @@ sim::Status F2fs::Check() const {
     }
   }
   // Space accounting.
-  const uint64_t total = data_valid + data_new + nodes;
+  const uint64_t total = data_valid + data_new + nodes + masters;
   if (total != valid_block_count_)
     return sim::Status::InvalidInput(fmt::format("fsck: valid_block_count {} != {} data + {} reserved + {} nodes",
                                                  valid_block_count_, data_valid, data_new, nodes));

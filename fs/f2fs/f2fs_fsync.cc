@@ -64,9 +64,13 @@ sim::Task<Errno> F2fs::SyncFile(Inode* inode, bool datasync) {
   const sim::SimTime t0 = q_->now();
   ++inode->fsyncs_in_flight;
   struct Done {
+    F2fs* fs;
     Inode* in;
-    ~Done() { --in->fsyncs_in_flight; }
-  } done{inode};
+    ~Done() {
+      --in->fsyncs_in_flight;
+      if (in->tx && !fs->dead_) fs->tx_wq_.NotifyAll();  // a commit may wait for it
+    }
+  } done{this, inode};
   if (journal_) {
     const Errno e = co_await JournalFsync(inode);
     stats_.fsync_total.Record((q_->now() - t0).ns());

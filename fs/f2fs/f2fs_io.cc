@@ -91,7 +91,16 @@ void F2fs::PadToFlashPage(BlockAddr start, std::vector<BlockPtr>& contents, std:
   // A node written last chained to the padded slot (its footer took
   // NextAddr when it was allocated): re-chain it past the padding.
   const size_t k = contents.size() - n - 1;
-  if (!contents[k] || contents[k]->type != BlockData::Type::kNode || pages[k] == nullptr) return;
+  if (!contents[k] || contents[k]->type != BlockData::Type::kNode) return;
+  if (pages[k] == nullptr) {
+    // A master node (no page): its copy carries the new link.
+    const auto& mn = static_cast<const NodeBlock&>(*contents[k]);
+    if (!mn.master || mn.footer.next_blkaddr != end) return;
+    auto copy = std::make_shared<NodeBlock>(mn);
+    copy->footer.next_blkaddr = sm_->NextAddr(t);
+    contents[k] = std::move(copy);
+    return;
+  }
   auto* np = static_cast<NodePage*>(pages[k]);
   if (np->blk != contents[k] || np->blk->footer.next_blkaddr != end) return;
   MutNode(np).footer.next_blkaddr = sm_->NextAddr(t);

@@ -402,6 +402,24 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
   sm_->FinishLoad();
   valid_block_count_ = cp.valid_block_count;
   valid_inode_count_ = cp.valid_inode_count;
+  if (cp.stolen_blocks > 0) {
+    // Blocks running transactions had written early: their transactions
+    // died with the power; roll-forward takes back those a durable commit
+    // record names.
+    uint64_t freed = 0;
+    for (uint32_t s = 0; s < sm_->main_segments(); ++s) {
+      const auto& e = sm_->seg(SegNo{s});
+      if (e.valid == 0) continue;
+      for (uint32_t i = 0; i < kBlocksPerSeg; ++i) {
+        const BlockAddr a{layout_.SegStart(SegNo{s}).v + i};
+        if (!e.cur_map.test(i) || sm_->SummaryOf(a).ofs_in_node != kStolenOfs) continue;
+        sm_->Invalidate(a);
+        ++freed;
+      }
+    }
+    CHECK_EQ(freed, cp.stolen_blocks) << "checkpoint " << cp.cp_ver << " counts stolen blocks the SSA does not name";
+    valid_block_count_ -= freed;
+  }
   cp_ver_ = cp.cp_ver;
   mounted_cp_ver_ = cp.cp_ver;
   mounted_clean_ = cp.umount;
@@ -469,6 +487,17 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
     if (!node || node->footer.cp_ver != cp_ver_) break;
     visited.insert(blk.v);
     chain.push_back(blk);
+    if (node->master) {
+      // A committed transaction: every node of its members up to here is
+      // replayed (members that no longer exist are left out).
+      for (Nid m : node->members) {
+        const bool exists =
+            nat_->Valid(m) && nat_->Get(m).in_use && (IsValidBlkaddr(nat_->Get(m).addr) || FindInode(m) != nullptr);
+        if (exists) entries[m.v].last_fsync = blk;
+      }
+      blk = node->footer.next_blkaddr;
+      continue;
+    }
     if (node->footer.fsync && node->IsDnode()) {
       const Nid ino = node->footer.ino;
       auto it = entries.find(ino.v);
@@ -534,6 +563,17 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
     const BlockPtr ptr = image_->Read(b);
     const auto* node = As<NodeBlock>(ptr, BlockData::Type::kNode);
     CHECK(node != nullptr);
+    if (node->master) {
+      bool replayed = false;
+      for (Nid m : node->members) {
+        auto it = entries.find(m.v);
+        if (it == entries.end() || it->second.last_fsync != b) continue;
+        entries.erase(it);
+        replayed = true;
+      }
+      if (replayed) stats_.tx_recovered.Inc();
+      continue;
+    }
     const Nid ino = node->footer.ino;
     auto it = entries.find(ino.v);
     if (it == entries.end()) continue;
@@ -636,6 +676,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
     stats_.recovered_dnodes.Inc();
     if (e.last_fsync == b) entries.erase(ino.v);
   }
+  if (stats_.tx_recovered.value() > 0) RegisterTxStats();
   // Files left without a name are released like orphans.
   for (uint32_t ino : unlinked_new) {
     Inode* in = FindInode(Nid{ino});

@@ -54,6 +54,8 @@ inline constexpr uint32_t kMaxDirHashDepth = 63;
 // journals, and per further block (SUM_ENTRY_SIZE 7, SUM_FOOTER_SIZE 5).
 inline constexpr uint32_t kCompactFirstEntries = (kBlockSize - 2 * 507 - 5) / 7;  // 439
 inline constexpr uint32_t kCompactNextEntries = (kBlockSize - 5) / 7;              // 584
+// The SSA slot of a block a running transaction stole (see Summary).
+inline constexpr uint16_t kStolenOfs = 0xFFFF;
 
 // A block address on the volume (4 KiB units from the start of the device).
 struct BlockAddr {
@@ -216,6 +218,11 @@ struct NodeBlock final : BlockData {
   std::optional<InodeFields> inode;       // kInode only
   std::vector<uint8_t> inline_data;       // inline file data up to the last byte given (<= kMaxInlineData); zeros past it
   std::optional<DentryArray> inline_dents;  // inline directory
+  // An exF2FS master node: a transaction's commit record in the warm node
+  // log (FSYNC-marked, no nid, never valid after its write): roll-forward
+  // recovery replays every node of these member inodes up to it.
+  bool master = false;
+  std::vector<Nid> members;
 
   bool IsInode() const { return kind == NodeKind::kInode; }
   bool IsDnode() const { return kind == NodeKind::kInode || kind == NodeKind::kDirect; }
@@ -256,6 +263,8 @@ struct SitBlock final : BlockData {
 };
 
 // Owner of a main-area block: data -> (dnode nid, slot in it); node -> (nid, 0).
+// A block a running transaction wrote early (stolen, not yet in any dnode)
+// is owned by (its inode, kStolenOfs).
 struct Summary {
   Nid nid;
   uint16_t ofs_in_node = 0;
@@ -322,6 +331,10 @@ struct CheckpointBlock final : BlockData {
   uint64_t cp_ver = 0;
   uint64_t user_block_count = 0;
   uint64_t valid_block_count = 0;
+  // Blocks running transactions had stolen (valid in this pack's SIT,
+  // owned by (inode, kStolenOfs)): mount frees them, and roll-forward
+  // takes back those a committed transaction names.
+  uint64_t stolen_blocks = 0;
   uint32_t rsvd_segment_count = 0;
   uint32_t overprov_segment_count = 0;
   uint32_t free_segment_count = 0;

@@ -93,6 +93,13 @@ class SegmentManager {
   // Loads one segment's checkpointed SIT entry (current = checkpoint state).
   void LoadSit(SegNo s, const RawSitEntry& e);
   void SetSummary(BlockAddr a, const Summary& s) { ssa_[Index(a)] = s; }
+  // Valid block `a` changes owner where it is (a block a transaction
+  // stole, taken by its file at the commit): its SSA block is rewritten at
+  // the next checkpoint.
+  void Reown(BlockAddr a, const Summary& s) {
+    ssa_[Index(a)] = s;
+    ssa_dirty_[layout_.SegOf(a).v] = 1;
+  }
   void SetCurseg(LogType t, const CurSegState& c) { SetCurseg(t, 0, c); }
   void SetCurseg(LogType t, uint32_t region, const CurSegState& c);
   void SetStripe(LogType t, StripeCursor c);

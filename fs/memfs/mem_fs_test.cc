@@ -474,5 +474,22 @@ TEST(MemFsConfigTest, DefaultsAreSane) {
   EXPECT_EQ(c.direct_io_alignment.value, 4096u);
 }
 
+// A file system without transactions refuses every transaction call with
+// EOPNOTSUPP (FileSystem's defaults) and its files stay ordinary.
+TEST_F(MemFsTest, RefusesTransactions) {
+  FsResult<Fd> fd = s_.Open("/a", kRdWr | kCreat);
+  ASSERT_TRUE(fd.ok());
+  EXPECT_EQ(testing::RunToEnd(&q_, fs_.TxAdd(0, fd.value)).err, Errno::kNotSup);
+  EXPECT_EQ(testing::RunToEnd(&q_, fs_.TxStart(1)).err, Errno::kNotSup);
+  EXPECT_EQ(testing::RunToEnd(&q_, fs_.TxCommit(1)).err, Errno::kNotSup);
+  EXPECT_EQ(testing::RunToEnd(&q_, fs_.TxEnd(1)).err, Errno::kNotSup);
+  EXPECT_EQ(testing::RunToEnd(&q_, fs_.AtomicWriteStart(fd.value)).err, Errno::kNotSup);
+  EXPECT_EQ(testing::RunToEnd(&q_, fs_.AtomicWriteCommit(fd.value)).err, Errno::kNotSup);
+  EXPECT_EQ(testing::RunToEnd(&q_, fs_.AtomicWriteAbort(fd.value)).err, Errno::kNotSup);
+  EXPECT_EQ(ErrnoName(Errno::kNotSup), "EOPNOTSUPP");
+  EXPECT_EQ(s_.Write(fd.value, "x").value, 1u);
+  EXPECT_EQ(s_.Pread(fd.value, 0, 10).second, "x");
+}
+
 }  // namespace
 }  // namespace fs

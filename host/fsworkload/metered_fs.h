@@ -88,6 +88,14 @@ class MeteredFs final : public fs::FileSystem {
   sim::Task<fs::FsStatus> Link(std::string_view existing, std::string_view new_path) override;
   sim::Task<fs::FsResult<std::vector<std::string>>> Readdir(std::string_view path) override;
   sim::Task<fs::FsStatus> Sync() override;
+  // Transactions pass through to the wrapped file system, untimed.
+  sim::Task<fs::FsResult<uint64_t>> TxAdd(uint64_t key, fs::Fd fd) override { return inner_->TxAdd(key, fd); }
+  sim::Task<fs::FsStatus> TxStart(uint64_t key) override { return inner_->TxStart(key); }
+  sim::Task<fs::FsStatus> TxCommit(uint64_t key) override { return inner_->TxCommit(key); }
+  sim::Task<fs::FsStatus> TxEnd(uint64_t key) override { return inner_->TxEnd(key); }
+  sim::Task<fs::FsStatus> AtomicWriteStart(fs::Fd fd) override { return inner_->AtomicWriteStart(fd); }
+  sim::Task<fs::FsStatus> AtomicWriteCommit(fs::Fd fd) override { return inner_->AtomicWriteCommit(fd); }
+  sim::Task<fs::FsStatus> AtomicWriteAbort(fs::Fd fd) override { return inner_->AtomicWriteAbort(fd); }
 
  private:
   // Awaits `inner` (created, not yet started, by the wrapped file system)
