@@ -204,13 +204,7 @@ inline LossTotals RunLossCuts(const LossSetup& setup, const LossParams& p) {
     s.q().Clear();
     h.destroy();
     sim::Rng dev(p.seed + static_cast<uint64_t>(it), "f2fs.crash_loss.device." + setup.workload);
-    const double keep_done = dev.UniformDouble(), keep_inflight = dev.UniformDouble() * 0.5;
-    std::set<uint32_t> lost;
-    s.PowerCut([&](BlockAddr a, bool completed) {
-      const bool keep = dev.Bernoulli(completed ? keep_done : keep_inflight);
-      if (!keep) lost.insert(a.v);
-      return keep;
-    });
+    const std::set<uint32_t> lost = s.RandomPowerCut(dev);
     const sim::Status st = s.Mount();
     if (!st.ok()) {
       fail(&t.mount_failures, st.message());

@@ -784,6 +784,9 @@ class F2fs final : public FileSystem,
   // descriptor open for writing on a regular file.
   Errno TxUsable() const;
   FsResult<Inode*> TxFileOf(Fd fd);
+  // The single-file atomic write set of `fd` (syscall cost counted): EINVAL
+  // if it has none, EBUSY while it commits or aborts.
+  sim::Task<FsResult<TxSet*>> SingleTxSetOf(Fd fd);
   sim::Task<Errno> TxAddInode(TxSet* set, Inode* in);
   sim::Task<Errno> TxStartSet(TxSet* set);
   // The commit (exF2FS f2fs_ioc_commit_atomic_file_set; for a single file

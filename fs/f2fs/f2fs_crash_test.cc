@@ -180,13 +180,7 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
     s.fs().PowerCut();
     s.q().Clear();
     h.destroy();
-    const double keep_done = rng.UniformDouble(), keep_inflight = rng.UniformDouble() * 0.5;
-    std::set<uint32_t> lost;
-    s.PowerCut([&](BlockAddr a, bool completed) {
-      const bool keep = rng.Bernoulli(completed ? keep_done : keep_inflight);
-      if (!keep) lost.insert(a.v);
-      return keep;
-    });
+    const std::set<uint32_t> lost = s.RandomPowerCut(rng);
     sim::Status st = s.Mount();
     ASSERT_TRUE(st.ok()) << st.message();
     const StalePages stale = StalePagesOf(s, {&w->ref()}, lost);
@@ -718,13 +712,7 @@ TEST(CrashTest, RandomCutsConcurrentThreads) {
     s.fs().PowerCut();
     s.q().Clear();
     for (auto h : hs) h.destroy();
-    const double keep_done = rng.UniformDouble(), keep_inflight = rng.UniformDouble() * 0.5;
-    std::set<uint32_t> lost;
-    s.PowerCut([&](BlockAddr a, bool completed) {
-      const bool keep = rng.Bernoulli(completed ? keep_done : keep_inflight);
-      if (!keep) lost.insert(a.v);
-      return keep;
-    });
+    const std::set<uint32_t> lost = s.RandomPowerCut(rng);
     sim::Status st = s.Mount();
     ASSERT_TRUE(st.ok()) << st.message();
     std::vector<const RefFs*> refs;

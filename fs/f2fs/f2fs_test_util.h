@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "fs/f2fs/image.h"
 #include "sim/config.h"
 #include "sim/event_queue.h"
+#include "sim/rng.h"
 #include "sim/stats.h"
 #include "sim/task.h"
 
@@ -176,6 +178,19 @@ class Stack {
     image_->PowerCut(keep);
     Teardown();
     NewDevice();
+  }
+  // A power cut that keeps each volatile write at random: completed ones
+  // with a probability drawn from `rng` in [0, 1), those in flight with one
+  // in [0, 0.5). Returns the addresses of the writes lost.
+  std::set<uint32_t> RandomPowerCut(sim::Rng& rng) {
+    const double keep_done = rng.UniformDouble(), keep_inflight = rng.UniformDouble() * 0.5;
+    std::set<uint32_t> lost;
+    PowerCut([&](BlockAddr a, bool completed) {
+      const bool keep = rng.Bernoulli(completed ? keep_done : keep_inflight);
+      if (!keep) lost.insert(a.v);
+      return keep;
+    });
+    return lost;
   }
   void Teardown() {
     if (fs_) fs_->PowerCut();

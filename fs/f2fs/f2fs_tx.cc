@@ -341,16 +341,23 @@ sim::Task<FsStatus> F2fs::AtomicWriteStart(Fd fd) {
   co_return FsStatus{e == Errno::kOk, e};
 }
 
-sim::Task<FsStatus> F2fs::AtomicWriteCommit(Fd fd) {
+sim::Task<FsResult<F2fs::TxSet*>> F2fs::SingleTxSetOf(Fd fd) {
   last_op_time_ = q_->now();
   co_await Cpu(cfg_.cpu.syscall);
   RegisterTxStats();
-  if (const Errno u = TxUsable(); u != Errno::kOk) co_return FsStatus{false, u};
+  if (const Errno u = TxUsable(); u != Errno::kOk) co_return FsResult<TxSet*>{nullptr, u};
   FsResult<Inode*> f = TxFileOf(fd);
-  if (!f.ok()) co_return FsStatus{false, f.err};
+  if (!f.ok()) co_return FsResult<TxSet*>{nullptr, f.err};
   TxSet* set = f.value->tx ? FindTxSet(f.value->tx->key) : nullptr;
-  if (!set || !set->single) co_return FsStatus{false, Errno::kInval};
-  if (set->committing) co_return FsStatus{false, Errno::kBusy};
+  if (!set || !set->single) co_return FsResult<TxSet*>{nullptr, Errno::kInval};
+  if (set->committing) co_return FsResult<TxSet*>{nullptr, Errno::kBusy};
+  co_return FsResult<TxSet*>{set, Errno::kOk};
+}
+
+sim::Task<FsStatus> F2fs::AtomicWriteCommit(Fd fd) {
+  FsResult<TxSet*> s = co_await SingleTxSetOf(fd);
+  if (!s.ok()) co_return FsStatus{false, s.err};
+  TxSet* set = s.value;
   const uint64_t key = set->key;
   const Errno e = co_await TxCommitSet(set);
   // Committed: the file is ordinary again (F2FS clears FI_ATOMIC_FILE).
@@ -359,15 +366,9 @@ sim::Task<FsStatus> F2fs::AtomicWriteCommit(Fd fd) {
 }
 
 sim::Task<FsStatus> F2fs::AtomicWriteAbort(Fd fd) {
-  last_op_time_ = q_->now();
-  co_await Cpu(cfg_.cpu.syscall);
-  RegisterTxStats();
-  if (const Errno u = TxUsable(); u != Errno::kOk) co_return FsStatus{false, u};
-  FsResult<Inode*> f = TxFileOf(fd);
-  if (!f.ok()) co_return FsStatus{false, f.err};
-  TxSet* set = f.value->tx ? FindTxSet(f.value->tx->key) : nullptr;
-  if (!set || !set->single) co_return FsStatus{false, Errno::kInval};
-  if (set->committing) co_return FsStatus{false, Errno::kBusy};
+  FsResult<TxSet*> s = co_await SingleTxSetOf(fd);
+  if (!s.ok()) co_return FsStatus{false, s.err};
+  TxSet* set = s.value;
   const uint64_t key = set->key;
   set->committing = true;
   co_await TxAbortSet(set);

@@ -749,13 +749,7 @@ void RunTxCrashIterations(int first, int iterations, uint64_t base_seed, TxCrash
     h1.destroy();
     h2.destroy();
     h3.destroy();
-    const double keep_done = rng.UniformDouble(), keep_inflight = rng.UniformDouble() * 0.5;
-    std::set<uint32_t> lost;
-    s.PowerCut([&](BlockAddr a, bool completed) {
-      const bool keep = rng.Bernoulli(completed ? keep_done : keep_inflight);
-      if (!keep) lost.insert(a.v);
-      return keep;
-    });
+    const std::set<uint32_t> lost = s.RandomPowerCut(rng);
     sim::Status st = s.Mount();
     ASSERT_TRUE(st.ok()) << st.message();
     s.ExpectCheck();
