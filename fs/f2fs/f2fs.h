@@ -787,6 +787,9 @@ class F2fs final : public FileSystem,
   // The single-file atomic write set of `fd` (syscall cost counted): EINVAL
   // if it has none, EBUSY while it commits or aborts.
   sim::Task<FsResult<TxSet*>> SingleTxSetOf(Fd fd);
+  // The multi-file set `key` (syscall cost counted): ENOENT if there is none
+  // (or it is a single-file atomic write's), EBUSY while it commits or ends.
+  sim::Task<FsResult<TxSet*>> MultiTxSetOf(uint64_t key);
   sim::Task<Errno> TxAddInode(TxSet* set, Inode* in);
   sim::Task<Errno> TxStartSet(TxSet* set);
   // The commit (exF2FS f2fs_ioc_commit_atomic_file_set; for a single file

@@ -19,6 +19,23 @@
 
 namespace fs::f2fs::testing {
 
+// The crash tests' timing: writeback, checkpoints and cleaning every few
+// milliseconds, so random cuts land inside each of them.
+inline F2fsConfig CrashTimingConfig() {
+  F2fsConfig c = TestConfig();
+  c.page_cache.memory = sim::MiB(8);
+  c.page_cache.writeback_interval = sim::Ms(2);
+  c.page_cache.dirty_expire = sim::Ms(4);
+  c.checkpoint.interval = sim::Ms(6);
+  c.checkpoint.idle_interval = sim::Us(200);
+  c.checkpoint.dirty_nodes_threshold = 64;
+  c.gc.min_sleep = sim::Ms(3);
+  c.gc.max_sleep = sim::Ms(6);
+  c.gc.no_gc_sleep = sim::Ms(10);
+  c.gc.idle_interval = sim::Us(200);
+  return c;
+}
+
 struct Seen {
   uint64_t ino = 0;
   bool is_dir = false;

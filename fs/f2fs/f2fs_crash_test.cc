@@ -39,17 +39,7 @@ using testing::Stack;
 using testing::WorkloadOptions;
 
 F2fsConfig CrashConfig() {
-  F2fsConfig c = testing::TestConfig();
-  c.page_cache.memory = sim::MiB(8);
-  c.page_cache.writeback_interval = sim::Ms(2);
-  c.page_cache.dirty_expire = sim::Ms(4);
-  c.checkpoint.interval = sim::Ms(6);
-  c.checkpoint.idle_interval = sim::Us(200);
-  c.checkpoint.dirty_nodes_threshold = 64;
-  c.gc.min_sleep = sim::Ms(3);
-  c.gc.max_sleep = sim::Ms(6);
-  c.gc.no_gc_sleep = sim::Ms(10);
-  c.gc.idle_interval = sim::Us(200);
+  F2fsConfig c = testing::CrashTimingConfig();
   // Discards go out in the workload's think-time gaps, so a power cut
   // finds trims of every kind (pending, in flight, completed, flushed).
   c.discard.idle_interval = sim::Us(100);

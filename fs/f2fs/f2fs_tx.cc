@@ -165,14 +165,21 @@ sim::Task<Errno> F2fs::TxStartSet(TxSet* set) {
   co_return Errno::kOk;
 }
 
-sim::Task<FsStatus> F2fs::TxStart(uint64_t key) {
+sim::Task<FsResult<F2fs::TxSet*>> F2fs::MultiTxSetOf(uint64_t key) {
   last_op_time_ = q_->now();
   co_await Cpu(cfg_.cpu.syscall);
   RegisterTxStats();
-  if (const Errno u = TxUsable(); u != Errno::kOk) co_return FsStatus{false, u};
+  if (const Errno u = TxUsable(); u != Errno::kOk) co_return FsResult<TxSet*>{nullptr, u};
   TxSet* set = FindTxSet(key);
-  if (!set || set->single) co_return FsStatus{false, Errno::kNoEnt};
-  if (set->committing) co_return FsStatus{false, Errno::kBusy};
+  if (!set || set->single) co_return FsResult<TxSet*>{nullptr, Errno::kNoEnt};
+  if (set->committing) co_return FsResult<TxSet*>{nullptr, Errno::kBusy};
+  co_return FsResult<TxSet*>{set, Errno::kOk};
+}
+
+sim::Task<FsStatus> F2fs::TxStart(uint64_t key) {
+  FsResult<TxSet*> s = co_await MultiTxSetOf(key);
+  if (!s.ok()) co_return FsStatus{false, s.err};
+  TxSet* set = s.value;
   if (set->running || set->members.empty()) co_return FsStatus{false, Errno::kInval};
   const Errno e = co_await TxStartSet(set);
   co_return FsStatus{e == Errno::kOk, e};
@@ -293,13 +300,9 @@ bool F2fs::MoveStolen(BlockAddr a, WriteBatcher& wb) {
 }
 
 sim::Task<FsStatus> F2fs::TxEnd(uint64_t key) {
-  last_op_time_ = q_->now();
-  co_await Cpu(cfg_.cpu.syscall);
-  RegisterTxStats();
-  if (const Errno u = TxUsable(); u != Errno::kOk) co_return FsStatus{false, u};
-  TxSet* set = FindTxSet(key);
-  if (!set || set->single) co_return FsStatus{false, Errno::kNoEnt};
-  if (set->committing) co_return FsStatus{false, Errno::kBusy};
+  FsResult<TxSet*> s = co_await MultiTxSetOf(key);
+  if (!s.ok()) co_return FsStatus{false, s.err};
+  TxSet* set = s.value;
   set->committing = true;
   if (set->running) co_await TxAbortSet(set);
   TxRemoveSet(key);
@@ -308,13 +311,9 @@ sim::Task<FsStatus> F2fs::TxEnd(uint64_t key) {
 }
 
 sim::Task<FsStatus> F2fs::TxCommit(uint64_t key) {
-  last_op_time_ = q_->now();
-  co_await Cpu(cfg_.cpu.syscall);
-  RegisterTxStats();
-  if (const Errno u = TxUsable(); u != Errno::kOk) co_return FsStatus{false, u};
-  TxSet* set = FindTxSet(key);
-  if (!set || set->single) co_return FsStatus{false, Errno::kNoEnt};
-  if (set->committing) co_return FsStatus{false, Errno::kBusy};
+  FsResult<TxSet*> s = co_await MultiTxSetOf(key);
+  if (!s.ok()) co_return FsStatus{false, s.err};
+  TxSet* set = s.value;
   if (!set->running) co_return FsStatus{false, Errno::kInval};
   const Errno e = co_await TxCommitSet(set);
   co_return FsStatus{e == Errno::kOk, e};

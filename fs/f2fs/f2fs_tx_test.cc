@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fs/f2fs/f2fs_crash_oracle.h"
 #include "fs/f2fs/f2fs_model_test_util.h"
 #include "sim/rng.h"
 
@@ -672,17 +673,8 @@ sim::Task<void> GcThread(F2fs* fs, sim::EventQueue* q, uint64_t seed, bool* stop
 }
 
 F2fsConfig TxCrashConfig() {
-  F2fsConfig c = testing::TestConfig();
+  F2fsConfig c = testing::CrashTimingConfig();
   c.page_cache.memory = sim::MiB(4);  // big transactions steal
-  c.page_cache.writeback_interval = sim::Ms(2);
-  c.page_cache.dirty_expire = sim::Ms(4);
-  c.checkpoint.interval = sim::Ms(6);
-  c.checkpoint.idle_interval = sim::Us(200);
-  c.checkpoint.dirty_nodes_threshold = 64;
-  c.gc.min_sleep = sim::Ms(3);
-  c.gc.max_sleep = sim::Ms(6);
-  c.gc.no_gc_sleep = sim::Ms(10);
-  c.gc.idle_interval = sim::Us(200);
   return c;
 }
 
