@@ -229,7 +229,7 @@ void F2fs::RegisterStats() {
     j.Add(&stats_.j_apply_held, "apply_held", "count",
           "dirty node pages those applies held back because uncommitted records touched them");
     j.Add(&stats_.j_apply_lat, "apply_lat", "ns",
-          "apply duration (its commit, then its node writes), before the checkpoint proper (fs.cp.duration)");
+          "apply duration (its node writes), before the checkpoint proper (fs.cp.duration)");
     j.Add(&stats_.j_replayed, "replayed", "count", "records replayed at mount");
     j.Add(&stats_.j_replay_skipped, "replay_skipped", "count",
           "committed records replay found already applied or inapplicable");
