@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fs/f2fs/f2fs_model_test_util.h"
 #include "fs/f2fs/f2fs_test_util.h"
 
 namespace fs::f2fs {
@@ -413,6 +414,48 @@ TEST_F(F2fsApiTest, RemountKeepsEverythingAfterSync) {
     ASSERT_EQ(s_.Run(s_.fs().Pread(fd, 0, out)).value, n);
     out.resize(n);
     EXPECT_EQ(out, Pattern(n, static_cast<uint32_t>(i))) << i;
+    s_.Run(s_.fs().Close(fd));
+  }
+}
+
+// The image lets go of the block versions a durable checkpoint freed (the
+// memory of long runs): after the files go and a checkpoint, their old data
+// and inode blocks are no longer held, the volume stays consistent and
+// remounts with what is left.
+TEST_F(F2fsApiTest, CheckpointLetsTheImageForgetWhatItFreed) {
+  ASSERT_TRUE(Run(fs().Mkdir("/k")).ok());
+  std::vector<std::weak_ptr<const BlockData>> old;
+  std::vector<Nid> inos;
+  for (int i = 0; i < 20; ++i) {
+    const std::string p = "/k/f" + std::to_string(i);
+    const Fd fd = OpenOk(p, kCreat | kRdWr);
+    WriteAt(fd, 0, Pattern(5 * kBlockSize, static_cast<uint32_t>(i)));
+    Run(fs().Close(fd));
+    inos.push_back(Nid{static_cast<uint32_t>(Run(fs().Stat(p)).value.ino)});
+  }
+  Run(fs().Sync());
+  for (Nid ino : inos) {
+    old.push_back(s_.image().Read(fs().nat().Get(ino).addr));
+    for (uint64_t b = 0; b < 5; ++b) old.push_back(s_.image().Read(testing::FileBlockAddress(fs(), s_.image(), ino, b)));
+  }
+  for (const auto& w : old) ASSERT_FALSE(w.expired());
+  const uint64_t before = s_.image().forgotten_blocks();
+  for (int i = 0; i < 20; i += 2) ASSERT_TRUE(Run(fs().Unlink("/k/f" + std::to_string(i))).ok());
+  Run(fs().Sync());
+  Check();
+  // Each removed file: 5 data blocks and its inode block.
+  EXPECT_GE(s_.image().forgotten_blocks() - before, 10u * 6u);
+  for (size_t i = 0; i < old.size(); ++i) {
+    const bool removed = (i / 6) % 2 == 0;
+    EXPECT_EQ(old[i].expired(), removed) << "block " << i % 6 << " of file " << i / 6;
+  }
+  s_.Remount();
+  s_.ExpectCheck();
+  for (int i = 1; i < 20; i += 2) {
+    const Fd fd = s_.Run(s_.fs().Open("/k/f" + std::to_string(i), kRdOnly)).value;
+    std::vector<uint8_t> out(5 * kBlockSize);
+    ASSERT_EQ(s_.Run(s_.fs().Pread(fd, 0, out)).value, out.size());
+    EXPECT_EQ(out, Pattern(5 * kBlockSize, static_cast<uint32_t>(i))) << i;
     s_.Run(s_.fs().Close(fd));
   }
 }

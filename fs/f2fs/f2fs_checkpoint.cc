@@ -245,6 +245,10 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   durability_->OnCheckpointCommitted(q_->now());
   alloc_since_cp_ = 0;
   std::vector<SegmentManager::DiscardRange> d = sm_->CommitCheckpoint();
+  // What it freed no mount can read any more (roll-forward stops at a block
+  // of an older cp_ver, and the marker is no node block): the image lets the
+  // old versions go (issue 15's memory budget).
+  for (const auto& r : d) image_->Forget(r.start, r.len);
   if (erase_before_reuse_) TrimFreedSections(&d);
   if (cfg_.discard.enabled) {
     for (const auto& r : d) dq_->Add(r.start, r.len);

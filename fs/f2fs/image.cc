@@ -80,6 +80,17 @@ void Image::FlushEnd(uint64_t marker) {
   Compact();
 }
 
+void Image::Forget(BlockAddr start, uint32_t count) {
+  CHECK_LE(uint64_t{start.v} + count, durable_.size()) << "forget beyond the volume";
+  static const BlockPtr stale = std::make_shared<const StaleBlock>();
+  for (uint64_t a = start.v; a < uint64_t{start.v} + count; ++a) {
+    BlockPtr& b = durable_[a];
+    if (!b || b->type == BlockData::Type::kStale) continue;
+    b = stale;
+    ++forgotten_;
+  }
+}
+
 void Image::WriteDurable(BlockAddr addr, BlockPtr content) {
   CHECK_LT(addr.v, durable_.size());
   CHECK(!newest_.count(addr.v)) << "direct write under a pending write";

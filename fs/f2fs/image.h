@@ -26,7 +26,12 @@
 // outlives file-system instances: mount a new F2fs on it after a cut.
 //
 // Memory: one pointer (plus a write id) per block; block objects are shared
-// with the page cache; a null pointer is a block of zeros.
+// with the page cache; a null pointer is a block of zeros. A block whose
+// content no mount and no reader can use any more (a durable checkpoint
+// freed it) is forgotten (Forget): it then reads as one shared marker of
+// type kStale — written, of unknown content, which no As<> accepts — so
+// the memory of the old version goes while the block still shows written
+// (a sequential-write check after a mount sees it programmed).
 #pragma once
 
 #include <cstdint>
@@ -67,6 +72,13 @@ class Image {
   // The flush completed: every write completed before FlushBegin() is durable.
   void FlushEnd(uint64_t marker);
 
+  // The durable content of [start, start + count) will never be read as what
+  // it is (a durable checkpoint freed those blocks; no valid pointer names
+  // them): keep only the marker that they hold something. Pending writes
+  // are untouched. Blocks of zeros stay zeros.
+  void Forget(BlockAddr start, uint32_t count);
+  uint64_t forgotten_blocks() const { return forgotten_; }
+
   // Writes durable content directly (formatting, before any I/O).
   void WriteDurable(BlockAddr addr, BlockPtr content);
 
@@ -98,6 +110,7 @@ class Image {
   uint64_t completed_seq_ = 0;
   size_t live_pending_ = 0;
   uint64_t durable_writes_ = 0;
+  uint64_t forgotten_ = 0;
   // Newest submitted write per address among pending writes.
   std::unordered_map<uint32_t, uint64_t> newest_;
 };

@@ -75,6 +75,34 @@ TEST(ImageTest, TrimReadsAsZerosAndIsDurableLikeAWrite) {
   EXPECT_EQ(img.volatile_writes(), 0u);
 }
 
+TEST(ImageTest, ForgetDropsDurableContentButKeepsPendingWritesAndZeros) {
+  Image img(16);
+  std::weak_ptr<const BlockData> old;
+  {
+    BlockPtr d = Data(7);
+    old = d;
+    img.WriteDurable(BlockAddr{2}, std::move(d));
+  }
+  img.WriteDurable(BlockAddr{3}, Data(8));
+  const uint64_t w = img.Submit(BlockAddr{3}, Data(9));  // pending over the durable 8
+  img.Forget(BlockAddr{1}, 3);                           // 1: zeros, 2: durable, 3: durable under a pending write
+  EXPECT_TRUE(old.expired()) << "the forgotten version is still held";
+  EXPECT_EQ(img.Read(BlockAddr{1}), nullptr);  // zeros stay zeros
+  ASSERT_NE(img.Read(BlockAddr{2}), nullptr);  // still shows written
+  EXPECT_EQ(img.Read(BlockAddr{2})->type, BlockData::Type::kStale);
+  EXPECT_EQ(ByteOf(img.Read(BlockAddr{3})), 9);  // the pending write is untouched
+  EXPECT_EQ(img.ReadDurable(BlockAddr{3})->type, BlockData::Type::kStale);
+  EXPECT_EQ(img.forgotten_blocks(), 2u);
+  img.Forget(BlockAddr{2}, 1);  // already forgotten: not counted twice
+  EXPECT_EQ(img.forgotten_blocks(), 2u);
+  img.Complete(w, /*fua=*/true);
+  EXPECT_EQ(ByteOf(img.ReadDurable(BlockAddr{3})), 9);
+  // A power cut that loses a later write shows the marker, not old content.
+  img.Submit(BlockAddr{2}, Data(5));
+  img.PowerCut([](BlockAddr, bool) { return false; });
+  EXPECT_EQ(img.Read(BlockAddr{2})->type, BlockData::Type::kStale);
+}
+
 TEST(ImageTest, TrimAndWritesApplyInSubmissionOrder) {
   Image img(16);
   img.WriteDurable(BlockAddr{4}, Data(4));

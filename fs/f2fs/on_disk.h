@@ -96,7 +96,8 @@ std::string_view LogTypeName(LogType t);
 
 struct BlockData {
   enum class Type : uint8_t {
-    kData, kDentry, kNode, kNat, kSit, kSummary, kCheckpoint, kCpSummary, kOrphan, kSuper, kJournal
+    kData, kDentry, kNode, kNat, kSit, kSummary, kCheckpoint, kCpSummary, kOrphan, kSuper, kJournal,
+    kStale  // written content no reader may interpret any more (Image::Forget)
   };
   explicit BlockData(Type t) : type(t) {}
   virtual ~BlockData() = default;
@@ -105,6 +106,12 @@ struct BlockData {
   Type type;
 };
 using BlockPtr = std::shared_ptr<const BlockData>;
+
+// A block that was written but whose content is no longer kept (see
+// Image::Forget).
+struct StaleBlock final : BlockData {
+  StaleBlock() : BlockData(Type::kStale) {}
+};
 
 // User data (regular files). A null BlockPtr stands for a block of zeros.
 struct DataBlock final : BlockData {
