@@ -240,7 +240,8 @@ TEST(PresetsTest, StockFilebenchPersonalitiesRunOnF2fs) {
 TEST(PresetsTest, MobibenchPresetsRunOnF2fs) {
   const fs::path dir = fs::path(FLASHSTACK_SOURCE_DIR) / "configs/mobibench";
   std::set<std::string> modes;
-  for (const auto& e : fs::directory_iterator(dir)) {
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file() || e.path().extension() != ".yaml") continue;
     EXPECT_GT(RunAndGet(e.path().string(), {}, "workload.txns"), 0) << e.path();
     auto runs = sim::LoadExperiment(sim::SchemaOf<ExperimentConfig>(), e.path().string(), {});
     ASSERT_TRUE(runs.ok());
@@ -252,6 +253,15 @@ TEST(PresetsTest, MobibenchPresetsRunOnF2fs) {
   const double wal = RunAndGet((dir / "insert_wal.yaml").string(), {}, "workload.fsyncs_per_txn");
   const double del = RunAndGet((dir / "insert_delete.yaml").string(), {}, "workload.fsyncs_per_txn");
   EXPECT_LT(wal, del);
+  // exF2FS: the multi-database insert commits through file-system
+  // transactions, one per SQLite transaction, and syncs nothing itself.
+  std::unique_ptr<Experiment> tx = RunExperiment((dir / "exf2fs" / "multi_db_fs_tx.yaml").string(), {});
+  ASSERT_TRUE(tx);
+  EXPECT_EQ(tx->stats().Value("workload.fsyncs_per_txn"), 0.0);
+  EXPECT_GT(tx->stats().Value("workload.txns"), 0.0);
+  EXPECT_GE(tx->stats().Value("workload.vfs.tx.commits"), tx->stats().Value("workload.txns"));
+  EXPECT_EQ(tx->stats().Value("workload.vfs.tx.aborts"), 0.0);
+  EXPECT_EQ(tx->stats().Value("fs.tx.commits"), tx->stats().Value("workload.vfs.tx.commits"));
 }
 
 // Every YCSB preset runs as shipped on F2FS: every operation done, the mix

@@ -34,7 +34,7 @@ void MobibenchConfig::Describe(sim::Schema<MobibenchConfig>& s) {
 }
 
 sim::Status MobibenchConfig::Validate(std::string_view path) const {
-  FS_RETURN_IF_ERROR(ValidateSqliteKeys(path, page_size.value, dir, vfs));
+  FS_RETURN_IF_ERROR(ValidateSqliteKeys(path, page_size.value, dir, journal_mode, vfs));
   if (record_size.value == 0) return sim::KeyErrors(path)("record_size", "must be at least 1 byte");
   return sim::Status::Ok();
 }

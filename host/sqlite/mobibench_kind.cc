@@ -18,8 +18,15 @@ class MobibenchDriver final : public WorkloadDriver {
   sim::Status status() const override { return w_->status(); }
   std::string Summary(const sim::StatsRegistry&) const override {
     if (!w_->done()) return "";
-    return fmt::format("sqlite     {} transactions: {:.1f} txn/s, {:.2f} fsyncs/txn, {:.0f} bytes written/txn\n",
-                       w_->txns(), w_->TxnPerSec(), w_->FsyncsPerTxn(), w_->BytesWrittenPerTxn());
+    std::string out =
+        fmt::format("sqlite     {} transactions: {:.1f} txn/s, {:.2f} fsyncs/txn, {:.0f} bytes written/txn\n",
+                    w_->txns(), w_->TxnPerSec(), w_->FsyncsPerTxn(), w_->BytesWrittenPerTxn());
+    if (w_->config().vfs.fs_transactions) {
+      // Whole run (setup included), as the VFS counts them.
+      out += fmt::format("  file-system transactions: {} committed, {} aborted (vfs.fs_transactions)\n",
+                         w_->vfs().tx_commits(), w_->vfs().tx_aborts());
+    }
+    return out;
   }
 
  private:

@@ -36,6 +36,9 @@ void SqliteVfsConfig::Describe(sim::Schema<SqliteVfsConfig>& s) {
   s.Param("temp_dir", &SqliteVfsConfig::temp_dir, "/tmp", "Directory for SQLite's unnamed temporary files");
   s.Param("epoch_unix_s", &SqliteVfsConfig::epoch_unix_s, "1577836800",
           "Wall-clock time (Unix seconds) SQLite sees at simulated time zero");
+  s.Param("fs_transactions", &SqliteVfsConfig::fs_transactions, "false",
+          "Commit each SQLite write transaction as one file-system transaction over the database files it "
+          "changed (exF2FS; use with journal_mode memory or off)");
 }
 
 uint64_t VfsCounts::TotalSyncs() const {
@@ -102,6 +105,13 @@ struct ShmNode {
 
 struct SqliteVfs::Impl {
   std::map<std::string, LockEntry> locks;
+  // fs_transactions: the running set of each connection (fiber), with its
+  // member files (VfsFile*, opaque here).
+  struct TxSet {
+    uint64_t key = 0;
+    std::vector<void*> members;
+  };
+  std::map<const Fiber*, TxSet> tx;
   std::map<std::string, std::unique_ptr<ShmNode>> shms;
   sqlite3_io_methods methods{};
 };
@@ -123,6 +133,7 @@ struct VfsFile {
   bool dir_sync_pending = false;
   int lock_level = SQLITE_LOCK_NONE;
   LockEntry* lock = nullptr;
+  const Fiber* tx_owner = nullptr;  // fs_transactions: the connection whose set holds the file
   ShmNode* shm = nullptr;
   uint16_t shm_shared = 0;
   uint16_t shm_excl = 0;
@@ -243,6 +254,10 @@ class VfsCallbacks {
     VfsFile* f = AsFile(pf);
     SqliteVfs* v = f->vfs;
     FiberRuntime* rt = Rt(v);
+    if (f->tx_owner != nullptr) {
+      v->tx_syncs_skipped_.Inc();  // the set's commit makes it durable
+      return SQLITE_OK;
+    }
     fs::FsStatus r = v->use_fsync_ ? rt->AwaitTask(f->fs->Fsync(f->fd))
                                                   : rt->AwaitTask(f->fs->Fdatasync(f->fd));
     f->stats->syncs.Inc();
@@ -262,6 +277,70 @@ class VfsCallbacks {
     if (!r.ok()) return SQLITE_IOERR_FSTAT;
     *size = static_cast<sqlite3_int64>(r.value.size);
     return SQLITE_OK;
+  }
+
+  // fs_transactions: `f` (holding a write lock) joins the set of the
+  // calling connection, creating and starting it first if there is none.
+  static int JoinTx(VfsFile* f) {
+    SqliteVfs* v = f->vfs;
+    FiberRuntime* rt = Rt(v);
+    const Fiber* me = rt->current();
+    SqliteVfs::Impl::TxSet& set = v->impl_->tx[me];
+    const bool fresh = set.key == 0;
+    auto added = rt->AwaitTask(v->fs_->TxAdd(set.key, f->fd));
+    if (!added.ok()) {
+      NoteTxError(v, fmt::format("adding {} to a file-system transaction: {}", f->path, fs::ErrnoName(added.err)));
+      if (fresh) v->impl_->tx.erase(me);
+      return SQLITE_IOERR_LOCK;
+    }
+    set.key = added.value;
+    set.members.push_back(f);
+    f->tx_owner = me;
+    if (fresh) {
+      auto st = rt->AwaitTask(v->fs_->TxStart(set.key));
+      if (!st.ok()) {
+        NoteTxError(v, fmt::format("starting the file-system transaction of {}: {}", f->path, fs::ErrnoName(st.err)));
+        EndTx(v, me, /*commit=*/false);
+        return SQLITE_IOERR_LOCK;
+      }
+    }
+    return SQLITE_OK;
+  }
+
+  // Commits (or aborts) the set of connection `owner` and dissolves it.
+  static int EndTx(SqliteVfs* v, const Fiber* owner, bool commit) {
+    auto it = v->impl_->tx.find(owner);
+    if (it == v->impl_->tx.end()) return SQLITE_OK;
+    FiberRuntime* rt = Rt(v);
+    const SqliteVfs::Impl::TxSet set = it->second;
+    v->impl_->tx.erase(it);
+    for (void* m : set.members) static_cast<VfsFile*>(m)->tx_owner = nullptr;
+    int rc = SQLITE_OK;
+    if (commit) {
+      const sim::SimTime t0 = rt->queue()->now();
+      auto st = rt->AwaitTask(v->fs_->TxCommit(set.key));
+      if (st.ok()) {
+        v->tx_commits_.Inc();
+        v->tx_commit_lat_.Record((rt->queue()->now() - t0).ns());
+      } else {
+        NoteTxError(v, fmt::format("committing a file-system transaction: {}", fs::ErrnoName(st.err)));
+        rc = st.err == fs::Errno::kNoSpc ? SQLITE_FULL : SQLITE_IOERR_FSYNC;
+      }
+    } else {
+      v->tx_aborts_.Inc();
+    }
+    // After a failed commit the transaction still runs: ending the set
+    // drops it, which is the rollback SQLite then believes in.
+    auto end = rt->AwaitTask(v->fs_->TxEnd(set.key));
+    if (!end.ok() && rc == SQLITE_OK) {
+      NoteTxError(v, fmt::format("ending a file-system transaction: {}", fs::ErrnoName(end.err)));
+      rc = SQLITE_IOERR;
+    }
+    return rc;
+  }
+
+  static void NoteTxError(SqliteVfs* v, std::string what) {
+    if (v->tx_error_.empty()) v->tx_error_ = std::move(what);
   }
 
   static int Lock(sqlite3_file* pf, int want) {
@@ -287,7 +366,17 @@ class VfsCallbacks {
       f->vfs->busy_.Inc();
       return SQLITE_BUSY;
     }
+    const int had = f->lock_level;
     f->lock_level = e.level = want;
+    if (f->cfg->fs_transactions && f->kind == FileKind::kDb && f->tx_owner == nullptr) {
+      const int rc = JoinTx(f);
+      if (rc != SQLITE_OK) {
+        // Back to the level held before (SHARED or more: no one else could
+        // have taken a write lock meanwhile).
+        f->lock_level = e.level = had;
+        return rc;
+      }
+    }
     return SQLITE_OK;
   }
 
@@ -295,6 +384,9 @@ class VfsCallbacks {
     VfsFile* f = AsFile(pf);
     CHECK(f->lock != nullptr);
     CHECK_LE(to, SQLITE_LOCK_SHARED);
+    // A member's write transaction ends without a commit: SQLite rolled
+    // back (or the connection closes mid-transaction).
+    if (f->tx_owner != nullptr) EndTx(f->vfs, f->tx_owner, /*commit=*/false);
     LockEntry& e = *f->lock;
     if (f->lock_level <= to) return SQLITE_OK;
     if (f->lock_level > SQLITE_LOCK_SHARED) e.level = SQLITE_LOCK_SHARED;
@@ -324,6 +416,11 @@ class VfsCallbacks {
         return SQLITE_OK;
       case SQLITE_FCNTL_HAS_MOVED:
         *static_cast<int*>(arg) = 0;
+        return SQLITE_OK;
+      case SQLITE_FCNTL_COMMIT_PHASETWO:
+        // The pager committed (every database's phase one is done): the
+        // set becomes durable, all at once.
+        if (f->tx_owner != nullptr) return EndTx(f->vfs, f->tx_owner, /*commit=*/true);
         return SQLITE_OK;
       case SQLITE_FCNTL_SIZE_HINT:
         // The unix VFS acts on size hints only when a chunk size is set
@@ -617,6 +714,13 @@ SqliteVfs::SqliteVfs(FiberRuntime* runtime, fs::FileSystem* fs, const SqliteVfsC
   stats.Add(&accesses_, "accesses", "calls", "xAccess calls (stat)");
   stats.Add(&busy_, "busy", "calls", "Lock requests answered SQLITE_BUSY");
   stats.Add(&sleeps_, "sleeps", "calls", "xSleep calls (busy-handler waits)");
+  if (cfg_.fs_transactions) {
+    sim::StatGroup t = stats.Group("tx");
+    t.Add(&tx_commits_, "commits", "calls", "File-system transactions committed (SQLite commits)");
+    t.Add(&tx_aborts_, "aborts", "calls", "File-system transactions aborted (SQLite rollbacks)");
+    t.Add(&tx_syncs_skipped_, "syncs_skipped", "calls", "xSync calls of member files left to the commit");
+    t.Add(&tx_commit_lat_, "commit_lat", "ns", "Time of TxCommit");
+  }
 }
 
 SqliteVfs::~SqliteVfs() {

@@ -36,6 +36,30 @@
 //                truncates a -shm file nobody holds.
 //   xSleep    -> simulated time; xCurrentTime -> epoch_unix_s + simulated
 //                time; xRandomness -> a seeded sim::Rng stream.
+// File-system transactions (fs_transactions: true). The system SQLite has no
+// batch-atomic-write support, so the VFS maps SQLite's commit onto the file
+// system's multi-file transaction (fs::FileSystem::TxAdd/TxStart/TxCommit/
+// TxEnd, exF2FS's ADD/START/COMMIT/END), as exF2FS's SQLite does with its
+// ioctls. Meant for journal_mode MEMORY (or OFF): no rollback journal and no
+// super-journal reach the file system; the file-system transaction is what
+// makes the commit atomic and durable, over every database it changed.
+//   - The database files one connection changes in a write transaction
+//     form one set. A connection is the fiber it runs on: when a database
+//     file gets RESERVED (or a higher lock) for the first time in a write
+//     transaction, it joins the running set of the calling fiber (TxAdd), or
+//     creates it and starts it (TxAdd with key 0, TxStart). Joining happens
+//     with the lock held, so no other connection is writing the file.
+//   - xSync of a member is not passed on: the commit makes the data
+//     durable (counted in tx.syncs_skipped).
+//   - SQLITE_FCNTL_COMMIT_PHASETWO on a member (sent by the pager after its
+//     commit, before it drops its lock; with several databases, after every
+//     database's phase one) commits the whole set (TxCommit) and dissolves
+//     it (TxEnd); the members' later phase-two calls find no set.
+//   - An unlock below RESERVED of a member whose set was not committed
+//     (SQLite rolled back) aborts the set (TxEnd drops its writes; SQLite
+//     discards its cached pages, so both agree on the old content).
+//   - A file system without transactions answers EOPNOTSUPP: the lock
+//     fails with SQLITE_IOERR_LOCK and tx_error() says why.
 // Memory-mapped I/O (xFetch) is not offered: SQLite then uses xRead, as it
 // does with the default mmap_size of 0.
 //
@@ -81,6 +105,7 @@ struct SqliteVfsConfig {
   bool powersafe_overwrite = true;
   std::string temp_dir;
   uint64_t epoch_unix_s = 0;
+  bool fs_transactions = false;
 
   static void Describe(sim::Schema<SqliteVfsConfig>& s);
 };
@@ -134,6 +159,11 @@ class SqliteVfs {
   const VfsKindStats& stats(FileKind k) const { return kind_stats_[static_cast<int>(k)]; }
   // Files currently open through this VFS.
   int open_files() const { return open_files_; }
+  // File-system transactions (fs_transactions): commits and aborts so far,
+  // and the first refusal from the file system ("" if none).
+  uint64_t tx_commits() const { return tx_commits_.value(); }
+  uint64_t tx_aborts() const { return tx_aborts_.value(); }
+  const std::string& tx_error() const { return tx_error_; }
 
   // Lock and shared-memory tables (defined in the .cc).
   struct Impl;
@@ -148,6 +178,9 @@ class SqliteVfs {
   sim::Rng rng_;
   std::array<VfsKindStats, kFileKinds> kind_stats_;
   sim::Counter accesses_, busy_, sleeps_;
+  sim::Counter tx_commits_, tx_aborts_, tx_syncs_skipped_;
+  sim::Histogram tx_commit_lat_;
+  std::string tx_error_;
   int open_files_ = 0;
   bool use_fsync_ = false;
   bool temp_dir_ready_ = false;

@@ -2,11 +2,13 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "host/sqlite/fiber.h"
@@ -319,6 +321,89 @@ TEST(SqliteVfsTest, SuperJournalForATransactionOverAttachedDatabases) {
   });
   auto names = r.fs.Exists("/m.db") && r.fs.Exists("/m2.db");
   EXPECT_TRUE(names);
+}
+
+// fs_transactions: one SQLite transaction over three databases is one
+// file-system transaction: the files join one set when they take their
+// write locks, no journal or super-journal is written, no member is synced,
+// and the commit comes once, after every database's pages are written.
+SqliteVfsConfig TxConfig() {
+  SqliteVfsConfig c = sim::MakeDefault<SqliteVfsConfig>();
+  c.fs_transactions = true;
+  return c;
+}
+
+TEST(SqliteVfsTest, FsTransactionsCommitAMultiDatabaseTransactionOnce) {
+  Rig r(TxConfig());
+  r.fs.set_transactions(true);
+  std::vector<std::string> commit_log;
+  r.Run([&] {
+    auto db = r.Open("/x.db");
+    ASSERT_TRUE(db);
+    EXPECT_OK(db->Exec("ATTACH DATABASE '/y.db' AS y; ATTACH DATABASE '/z.db' AS z;"));
+    for (const char* s : {"main", "y", "z"}) EXPECT_OK(db->Exec(fmt::format("PRAGMA {}.journal_mode=MEMORY;", s)));
+    EXPECT_OK(db->Exec("CREATE TABLE main.a(v); CREATE TABLE y.b(v); CREATE TABLE z.c(v);"));
+    r.fs.set_logging(true);
+    r.fs.log().clear();
+    const VfsCounts before = r.vfs.Snapshot();
+    EXPECT_OK(db->Exec("BEGIN; INSERT INTO a VALUES(1); INSERT INTO b VALUES(2); INSERT INTO c VALUES(3); COMMIT;"));
+    const VfsCounts d = r.vfs.Snapshot().Minus(before);
+    commit_log = r.fs.log();
+    EXPECT_EQ(d.TotalSyncs(), 0u);
+    EXPECT_EQ(d.of(FileKind::kJournal).opens + d.of(FileKind::kSuperJournal).opens, 0u);
+    EXPECT_OK(db->Close());
+  });
+  // Keep the transaction calls and the data writes, in order.
+  std::vector<std::string> calls;
+  for (const std::string& l : commit_log)
+    if (l.rfind("tx", 0) == 0 || l.rfind("pwrite", 0) == 0) calls.push_back(l);
+  ASSERT_GE(calls.size(), 7u);
+  ASSERT_EQ(calls[0].rfind("txadd /x.db ", 0), 0u) << calls[0];
+  const std::string key = calls[0].substr(12);
+  const auto pos = [&](const std::string& l) { return std::find(calls.begin(), calls.end(), l) - calls.begin(); };
+  EXPECT_EQ(calls[1], "txstart " + key);
+  EXPECT_LT(pos("txadd /y.db " + key), pos("pwrite /y.db"));
+  EXPECT_LT(pos("txadd /z.db " + key), pos("pwrite /z.db"));
+  EXPECT_EQ(calls[calls.size() - 2], "txcommit " + key);
+  EXPECT_EQ(calls.back(), "txend " + key);
+  EXPECT_EQ(std::count_if(calls.begin(), calls.end(), [](const std::string& l) { return l.rfind("txcommit", 0) == 0; }),
+            1);
+  for (const std::string& l : commit_log) EXPECT_EQ(l.find("sync"), std::string::npos) << l;
+  EXPECT_EQ(r.stats.Value("vfs.tx.commits"), static_cast<double>(r.vfs.tx_commits()));
+  EXPECT_EQ(r.vfs.tx_aborts(), 0u);
+  EXPECT_TRUE(r.vfs.tx_error().empty());
+}
+
+TEST(SqliteVfsTest, FsTransactionsAbortWhenSqliteRollsBack) {
+  Rig r(TxConfig());
+  r.fs.set_transactions(true);
+  r.Run([&] {
+    auto db = r.Open("/r.db");
+    ASSERT_TRUE(db);
+    EXPECT_OK(db->Exec("PRAGMA journal_mode=MEMORY; CREATE TABLE t(v);"));
+    const uint64_t commits = r.vfs.tx_commits();
+    EXPECT_OK(db->Exec("BEGIN; INSERT INTO t VALUES(1); ROLLBACK;"));
+    EXPECT_EQ(r.vfs.tx_commits(), commits);
+    EXPECT_EQ(r.vfs.tx_aborts(), 1u);
+    EXPECT_EQ(db->QueryInt("SELECT count(*) FROM t;").value(), 0);
+    // The file is free for the next transaction.
+    EXPECT_OK(db->Exec("INSERT INTO t VALUES(2);"));
+    EXPECT_EQ(r.vfs.tx_commits(), commits + 1);
+    EXPECT_OK(db->Close());
+  });
+}
+
+TEST(SqliteVfsTest, FsTransactionsOnAFileSystemWithoutThemFailClearly) {
+  Rig r(TxConfig());  // TestingFs with transactions off: EOPNOTSUPP
+  r.Run([&] {
+    auto db = r.Open("/n.db");
+    ASSERT_TRUE(db);
+    const sim::Status st = db->Exec("PRAGMA journal_mode=MEMORY; CREATE TABLE t(v);");
+    EXPECT_FALSE(st.ok());
+    EXPECT_OK(db->Close());
+  });
+  EXPECT_NE(r.vfs.tx_error().find("EOPNOTSUPP"), std::string::npos) << r.vfs.tx_error();
+  EXPECT_NE(r.vfs.tx_error().find("/n.db"), std::string::npos) << r.vfs.tx_error();
 }
 
 TEST(SqliteVfsTest, ClockAndSleepAreSimulated) {

@@ -21,8 +21,14 @@ std::string AsciiUpper(std::string_view in) {
 }
 
 sim::Status ValidateSqliteKeys(std::string_view path, uint64_t page_size, const std::string& dir,
-                               const SqliteVfsConfig& vfs) {
+                               const std::string& journal_mode, const SqliteVfsConfig& vfs) {
   const sim::KeyErrors err(path);
+  if (vfs.fs_transactions && journal_mode != "memory" && journal_mode != "off") {
+    return err("vfs.fs_transactions",
+               fmt::format("needs journal_mode memory or off (the file-system transaction replaces SQLite's "
+                           "journal), not {}",
+                           journal_mode));
+  }
   if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)) != 0) {
     return err("page_size", fmt::format("{} bytes is not a power of two in 512..65536", page_size));
   }
@@ -97,7 +103,19 @@ void SqliteThreads::Start(uint32_t n, std::string_view name, std::function<void(
 void SqliteThreads::Fail(const sim::Status& st) {
   if (st.ok()) return;
   errors_.Inc();
-  if (status_.ok()) status_ = st;
+  if (!status_.ok()) return;
+  // SQLite reports a refused file-system transaction as an I/O error; the
+  // VFS knows which call was refused and why.
+  const std::string& why = vfs_->tx_error();
+  if (why.empty()) {
+    status_ = st;
+  } else if (why.find("EOPNOTSUPP") != std::string::npos) {
+    status_ = sim::Status::Unsupported(fmt::format(
+        "{} ({}: the file system has no transactions; vfs.fs_transactions needs F2FS without the journal)",
+        st.message(), why));
+  } else {
+    status_ = sim::Status::IoError(fmt::format("{} ({})", st.message(), why));
+  }
 }
 
 // --- FiberBarrier, MeasuredWindow ---------------------------------------------

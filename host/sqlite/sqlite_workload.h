@@ -59,7 +59,7 @@ void DescribeSqliteKeys(sim::Schema<T>& s, const char* dir_default, const char* 
 // Checks those keys of a config section at `path`: errors
 // "<path>.<key>: problem".
 sim::Status ValidateSqliteKeys(std::string_view path, uint64_t page_size, const std::string& dir,
-                               const SqliteVfsConfig& vfs);
+                               const std::string& journal_mode, const SqliteVfsConfig& vfs);
 
 // `in` with ASCII letters upper-cased (SQL keywords and names).
 std::string AsciiUpper(std::string_view in);

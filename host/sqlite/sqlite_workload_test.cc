@@ -86,9 +86,15 @@ TEST(SqliteWorkloadTest, ThreadsJoinKeepTheFirstErrorAndMeasure) {
 
 TEST(SqliteWorkloadTest, KeysAreChecked) {
   const SqliteVfsConfig vfs = sim::MakeDefault<SqliteVfsConfig>();
-  EXPECT_TRUE(ValidateSqliteKeys("w", 4096, "/d", vfs).ok());
-  EXPECT_THAT(ValidateSqliteKeys("w", 3000, "/d", vfs).message(), HasSubstr("w.page_size: 3000 bytes"));
-  EXPECT_THAT(ValidateSqliteKeys("w", 4096, "d", vfs).message(), HasSubstr("w.dir: 'd' is not an absolute path"));
+  EXPECT_TRUE(ValidateSqliteKeys("w", 4096, "/d", "delete", vfs).ok());
+  EXPECT_THAT(ValidateSqliteKeys("w", 3000, "/d", "delete", vfs).message(), HasSubstr("w.page_size: 3000 bytes"));
+  EXPECT_THAT(ValidateSqliteKeys("w", 4096, "d", "delete", vfs).message(), HasSubstr("w.dir: 'd' is not an absolute path"));
+  SqliteVfsConfig tx = vfs;
+  tx.fs_transactions = true;
+  EXPECT_TRUE(ValidateSqliteKeys("w", 4096, "/d", "memory", tx).ok());
+  EXPECT_TRUE(ValidateSqliteKeys("w", 4096, "/d", "off", tx).ok());
+  EXPECT_THAT(ValidateSqliteKeys("w", 4096, "/d", "persist", tx).message(),
+              HasSubstr("w.vfs.fs_transactions: needs journal_mode memory or off"));
   EXPECT_EQ(AsciiUpper("wal2_x"), "WAL2_X");
 }
 

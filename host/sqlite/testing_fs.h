@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "fs/file_system.h"
 #include "sim/event_queue.h"
 #include "sim/task.h"
@@ -37,6 +39,7 @@ struct TestingFsLatency {
 struct TestingFsCounts {
   uint64_t opens = 0, closes = 0, reads = 0, writes = 0, bytes_read = 0, bytes_written = 0;
   uint64_t fsyncs = 0, fdatasyncs = 0, dir_syncs = 0, truncates = 0, unlinks = 0, stats = 0, mkdirs = 0;
+  uint64_t tx_commits = 0;
 };
 
 class TestingFs final : public fs::FileSystem {
@@ -266,6 +269,53 @@ class TestingFs final : public fs::FileSystem {
     co_return Ok();
   }
 
+  // Transaction calls (off: EOPNOTSUPP, as the base class). On, they are
+  // checked and logged ("txadd /p <key>", "txstart <key>", "txcommit
+  // <key>", "txend <key>"); writes stay visible at once and an abort keeps
+  // them (this double has no durability to protect).
+  void set_transactions(bool on) { transactions_ = on; }
+  sim::Task<fs::FsResult<uint64_t>> TxAdd(uint64_t key, fs::Fd fd) override {
+    if (!transactions_) co_return Err<uint64_t>(fs::Errno::kNotSup);
+    co_await sim::Delay(q_, lat_.base);
+    auto it = fds_.find(fd);
+    if (it == fds_.end()) co_return Err<uint64_t>(fs::Errno::kBadF);
+    if (key != 0 && !tx_.count(key)) co_return Err<uint64_t>(fs::Errno::kNoEnt);
+    for (const auto& [k, set] : tx_)
+      if (set.members.count(it->second.node.get())) co_return Err<uint64_t>(fs::Errno::kBusy);
+    if (key == 0) key = next_tx_key_++;
+    tx_[key].members.insert(it->second.node.get());
+    Log(fmt::format("txadd {} {}", it->second.path, key));
+    co_return fs::FsResult<uint64_t>{key, fs::Errno::kOk};
+  }
+  sim::Task<fs::FsStatus> TxStart(uint64_t key) override {
+    if (!transactions_) co_return Fail(fs::Errno::kNotSup);
+    auto it = tx_.find(key);
+    if (it == tx_.end()) co_return Fail(fs::Errno::kNoEnt);
+    if (it->second.running || it->second.members.empty()) co_return Fail(fs::Errno::kInval);
+    it->second.running = true;
+    Log(fmt::format("txstart {}", key));
+    co_return Ok();
+  }
+  sim::Task<fs::FsStatus> TxCommit(uint64_t key) override {
+    if (!transactions_) co_return Fail(fs::Errno::kNotSup);
+    auto it = tx_.find(key);
+    if (it == tx_.end()) co_return Fail(fs::Errno::kNoEnt);
+    if (!it->second.running) co_return Fail(fs::Errno::kInval);
+    co_await sim::Delay(q_, lat_.sync);
+    it->second.running = false;
+    ++counts_.tx_commits;
+    Log(fmt::format("txcommit {}", key));
+    co_return Ok();
+  }
+  sim::Task<fs::FsStatus> TxEnd(uint64_t key) override {
+    if (!transactions_) co_return Fail(fs::Errno::kNotSup);
+    auto it = tx_.find(key);
+    if (it == tx_.end()) co_return Fail(fs::Errno::kNoEnt);
+    tx_.erase(it);
+    Log(fmt::format("txend {}", key));
+    co_return Ok();
+  }
+
  private:
   struct Inode {
     uint64_t ino = 0;
@@ -332,8 +382,16 @@ class TestingFs final : public fs::FileSystem {
     return out;
   }
 
+  struct TxSet {
+    std::set<const Inode*> members;
+    bool running = false;
+  };
+
   sim::EventQueue* q_;
   TestingFsLatency lat_;
+  bool transactions_ = false;
+  std::map<uint64_t, TxSet> tx_;
+  uint64_t next_tx_key_ = 1;
   std::map<std::string, std::shared_ptr<Inode>> names_;
   std::map<fs::Fd, OpenFile> fds_;
   fs::Fd next_fd_ = 3;

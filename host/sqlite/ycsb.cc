@@ -32,7 +32,7 @@ void YcsbConfig::Describe(sim::Schema<YcsbConfig>& s) {
 }
 
 sim::Result<YcsbSpec> YcsbConfig::Resolve(std::string_view path) const {
-  FS_RETURN_IF_ERROR(ValidateSqliteKeys(path, page_size.value, dir, vfs));
+  FS_RETURN_IF_ERROR(ValidateSqliteKeys(path, page_size.value, dir, journal_mode, vfs));
   YcsbInputs in;
   in.properties = properties;
   in.set = set;

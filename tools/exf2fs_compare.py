@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""exF2FS vs stock F2FS under SQLite (issue 16, seed 003): runs the Mobibench
+multi-database insert of configs/mobibench/exf2fs/ in every SQLite journal
+mode on stock F2FS and with file-system transactions (exF2FS), for 3, 5, 7
+and 9 databases on the same device and seed, and prints markdown tables of
+throughput, latency, write volume and syncs, then the seed's headline
+figures beside what the runs show.
+
+  tools/exf2fs_compare.py OUT [--bin build/app/flashstack] [--dbs 3,5,7,9]
+                          [--set key=value ...] [--doc docs/EXF2FS.md]
+
+Each run goes to OUT/<mode>-<dbs>db/; a complete run there is reused
+(delete OUT to rerun). The tables are printed on stdout and written to
+OUT/table.md; with --doc, also into that file between its
+"<!-- exf2fs-table begin -->" and "<!-- exf2fs-table end -->" lines.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+MODES = ["delete", "truncate", "persist", "wal", "fs_tx"]
+LABEL = {"delete": "F2FS, DELETE", "truncate": "F2FS, TRUNCATE", "persist": "F2FS, PERSIST",
+         "wal": "F2FS, WAL", "fs_tx": "exF2FS (file-system transaction)"}
+BASELINE = "persist"  # seed 003 compares exF2FS with F2FS in PERSIST mode
+# Seed 003: throughput 24x, write volume 1/45, transaction latency 1/30.
+PAPER = {"throughput": 24.0, "volume": 45.0, "latency": 30.0}
+
+
+def config_path(root, mode):
+    return os.path.join(root, "configs", "mobibench", "exf2fs", f"multi_db_{mode}.yaml")
+
+
+def run(bin_path, cfg, out, dbs, sets):
+    if os.path.exists(os.path.join(out, "run_info.json")):
+        with open(os.path.join(out, "run_info.json")) as f:
+            if json.load(f).get("complete"):
+                return
+        subprocess.run(["rm", "-rf", out], check=True)
+    cmd = [bin_path, "run", cfg, "--noprogress", "--out", out, "--set", f"workload.mobibench.databases={dbs}"]
+    for s in sets:
+        cmd += ["--set", s]
+    log = out + ".log"
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(log, "w") as f:
+        try:
+            r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+        except OSError as e:
+            sys.exit(f"cannot run {bin_path}: {e}")
+    if r.returncode != 0:
+        sys.exit(f"run failed ({r.returncode}): {' '.join(cmd)}; see {log}")
+
+
+def load(out):
+    with open(os.path.join(out, "stats.json")) as f:
+        return json.load(f)["stats"]
+
+
+def value(s, k, field="value"):
+    v = s.get(k)
+    if v is None:
+        return 0.0
+    return v.get(field, 0.0) or 0.0
+
+
+def measures(s):
+    """The figures of one run, per transaction where that makes sense."""
+    txns = max(value(s, "workload.txns"), 1.0)
+    return {
+        "tps": value(s, "workload.txn_per_s"),
+        "lat_mean_ms": value(s, "workload.txn.lat", "mean") / 1e6,
+        "lat_p99_ms": value(s, "workload.txn.lat", "p99") / 1e6,
+        "sqlite_kib": value(s, "workload.bytes_written_per_txn") / 1024.0,
+        "device_kib": value(s, "ssd.bytes.write") / txns / 1024.0,
+        "syncs": value(s, "workload.fsyncs_per_txn"),
+        "flushes": value(s, "ssd.ops.flush") / txns,
+        "checkpoints": value(s, "fs.cp.count") / txns,
+        "commits": value(s, "workload.vfs.tx.commits") / txns,
+    }
+
+
+def ratio(a, b):
+    return a / b if b else float("inf")
+
+
+def verdict(measured, paper):
+    """Direction first: exF2FS must be ahead (ratio > 1); then the size."""
+    if measured <= 1.0:
+        return "not reproduced"
+    if measured >= paper / 1.5:
+        return "reproduced"
+    return "direction reproduced, smaller"
+
+
+def tables(results, dbs_list):
+    """results[(mode, dbs)] = measures(). Returns the markdown text."""
+    lines = []
+    d0 = dbs_list[0]
+    lines.append(f"#### Every mode, {d0} databases")
+    lines.append("")
+    lines.append("| system | txn/s | latency mean / p99 (ms) | SQLite writes / txn | device writes / txn | "
+                 "syncs / txn | device flushes / txn | checkpoints / txn |")
+    lines.append("|---|---|---|---|---|---|---|---|")
+    for m in MODES:
+        r = results[(m, d0)]
+        lines.append(f"| {LABEL[m]} | {r['tps']:.1f} | {r['lat_mean_ms']:.2f} / {r['lat_p99_ms']:.2f} | "
+                     f"{r['sqlite_kib']:.1f} KiB | {r['device_kib']:.1f} KiB | {r['syncs']:.2f} | "
+                     f"{r['flushes']:.2f} | {r['checkpoints']:.2f} |")
+    lines.append("")
+    lines.append("#### Throughput (txn/s) against the number of databases")
+    lines.append("")
+    lines.append("| databases | " + " | ".join(LABEL[m] for m in MODES) + f" | exF2FS / {BASELINE.upper()} |")
+    lines.append("|---" * (len(MODES) + 2) + "|")
+    for d in dbs_list:
+        cells = [f"{results[(m, d)]['tps']:.1f}" for m in MODES]
+        x = ratio(results[("fs_tx", d)]["tps"], results[(BASELINE, d)]["tps"])
+        lines.append(f"| {d} | " + " | ".join(cells) + f" | {x:.1f}x |")
+    lines.append("")
+    ex, base = results[("fs_tx", d0)], results[(BASELINE, d0)]
+    tput = [ratio(results[("fs_tx", d)]["tps"], results[(BASELINE, d)]["tps"]) for d in dbs_list]
+    vol = ratio(base["device_kib"], ex["device_kib"])
+    lat = ratio(base["lat_mean_ms"], ex["lat_mean_ms"])
+    lines.append(f"#### Seed 003 vs flashstack (exF2FS against F2FS in {BASELINE.upper()} mode)")
+    lines.append("")
+    lines.append("| seed 003 | flashstack | verdict |")
+    lines.append("|---|---|---|")
+    lines.append(f"| SQLite multi-database throughput ~{PAPER['throughput']:.0f}x | "
+                 f"{min(tput):.1f}x .. {max(tput):.1f}x ({dbs_list[0]}..{dbs_list[-1]} databases) | "
+                 f"{verdict(max(tput), PAPER['throughput'])} |")
+    lines.append(f"| write volume 1/{PAPER['volume']:.0f} | 1/{vol:.1f} (device bytes per transaction, "
+                 f"{d0} databases) | {verdict(vol, PAPER['volume'])} |")
+    lines.append(f"| transaction latency 1/{PAPER['latency']:.0f} | 1/{lat:.1f} (mean, {d0} databases) | "
+                 f"{verdict(lat, PAPER['latency'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def replace_block(text, body, begin="<!-- exf2fs-table begin -->", end="<!-- exf2fs-table end -->"):
+    i, j = text.find(begin), text.find(end)
+    if i < 0 or j < i:
+        raise ValueError(f"markers {begin} .. {end} not found")
+    return text[: i + len(begin)] + "\n" + body + text[j:]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("--bin", default="build/app/flashstack")
+    ap.add_argument("--dbs", default="3,5,7,9")
+    ap.add_argument("--set", action="append", default=[], dest="sets")
+    ap.add_argument("--doc")
+    a = ap.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        dbs_list = [int(x) for x in a.dbs.split(",") if x]
+    except ValueError:
+        sys.exit(f"--dbs: '{a.dbs}' is not a comma-separated list of numbers")
+    if not dbs_list or min(dbs_list) < 1:
+        sys.exit("--dbs: give at least one number of databases, each >= 1")
+    results = {}
+    for d in dbs_list:
+        for m in MODES:
+            out = os.path.join(a.out, f"{m}-{d}db")
+            run(a.bin, config_path(root, m), out, d, a.sets)
+            results[(m, d)] = measures(load(out))
+    text = tables(results, dbs_list)
+    sys.stdout.write(text)
+    with open(os.path.join(a.out, "table.md"), "w") as f:
+        f.write(text)
+    if a.doc:
+        with open(a.doc) as f:
+            doc = f.read()
+        with open(a.doc, "w") as f:
+            f.write(replace_block(doc, text))
+
+
+if __name__ == "__main__":
+    main()
