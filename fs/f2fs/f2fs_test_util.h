@@ -226,6 +226,28 @@ class Stack {
 };
 
 
+// A ballast over `percent` % of the user blocks, half of it then deleted in
+// interleaved runs of 16 blocks: the segments are half valid, so background
+// and foreground cleaning have work while a test runs. O_DIRECT: each run
+// takes its blocks when written, so the two files' runs alternate in every
+// segment.
+inline void FillHalfValidBallast(Stack& s, uint64_t percent) {
+  FsResult<Fd> a = s.Run(s.fs().Open("/ballast_a", kCreat | kRdWr | kDirect));
+  FsResult<Fd> b = s.Run(s.fs().Open("/ballast_b", kCreat | kRdWr | kDirect));
+  CHECK(a.ok() && b.ok());
+  const uint64_t run = 16 * kBlockSize;
+  const uint64_t half = s.fs().layout().user_block_count * kBlockSize * percent / 200;
+  for (uint64_t off = 0; off < half; off += run) {
+    CHECK(s.Run(s.fs().Pwrite(a.value, off, {}, run)).ok());
+    CHECK(s.Run(s.fs().Pwrite(b.value, off, {}, run)).ok());
+  }
+  CHECK(s.Run(s.fs().Sync()).ok());
+  s.Run(s.fs().Close(a.value));
+  s.Run(s.fs().Close(b.value));
+  CHECK(s.Run(s.fs().Unlink("/ballast_b")).ok());
+  CHECK(s.Run(s.fs().Sync()).ok());
+}
+
 // The 2 MiB flash blocks before the main area of an F2FS volume of `bytes`
 // formatted with `cfg` (its metadata area, updated in place).
 inline uint64_t MetaFlashBlocks(uint64_t bytes, const F2fsConfig& cfg) {

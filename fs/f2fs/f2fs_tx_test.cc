@@ -691,27 +691,7 @@ void RunTxCrashIterations(int first, int iterations, uint64_t base_seed, TxCrash
     sim::Rng rng(base_seed + static_cast<uint64_t>(it), "f2fs.test.tx.crash");
     Stack s(128ull << 20, TxCrashConfig());
     s.FormatAndMount();
-    // A ballast over 86 % of the volume, half of it then deleted in
-    // interleaved runs: the segments are half valid, so background and
-    // foreground cleaning have work while the transactions run.
-    {
-      // O_DIRECT: each run takes its blocks when written, so the two
-      // files' runs alternate in every segment.
-      FsResult<Fd> a = s.Run(s.fs().Open("/ballast_a", kCreat | kRdWr | kDirect));
-      FsResult<Fd> b = s.Run(s.fs().Open("/ballast_b", kCreat | kRdWr | kDirect));
-      ASSERT_TRUE(a.ok() && b.ok());
-      const uint64_t run = 16 * kBlockSize;
-      const uint64_t half = s.fs().layout().user_block_count * kBlockSize * 43 / 100;
-      for (uint64_t off = 0; off < half; off += run) {
-        ASSERT_TRUE(s.Run(s.fs().Pwrite(a.value, off, {}, run)).ok());
-        ASSERT_TRUE(s.Run(s.fs().Pwrite(b.value, off, {}, run)).ok());
-      }
-      ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
-      s.Run(s.fs().Close(a.value));
-      s.Run(s.fs().Close(b.value));
-      ASSERT_TRUE(s.Run(s.fs().Unlink("/ballast_b")).ok());
-      ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
-    }
+    testing::FillHalfValidBallast(s, 86);
     TxModel tm;
     std::vector<PlainModel> pms(3);
     for (auto& pm : pms) pm.versions.push_back({});
