@@ -127,6 +127,7 @@ struct Figures {
 void RunIterations(int first, int iterations, Figures* fig) {
   for (int it = first; it < first + iterations; ++it) {
     SCOPED_TRACE("iteration " + std::to_string(it));
+    if (std::getenv("FLASHSTACK_SQLITE_TX_CRASH_VERBOSE")) std::fprintf(stderr, "iteration %d\n", it);
     sim::Rng rng(11 + static_cast<uint64_t>(it), "test.sqlite_tx_crash");
     fs::f2fs::F2fsConfig cfg = fs::f2fs::testing::CrashTimingConfig();
     cfg.page_cache.memory = sim::MiB(4);  // the big transactions steal

@@ -154,9 +154,9 @@ def main():
     try:
         dbs_list = [int(x) for x in a.dbs.split(",") if x]
     except ValueError:
-        sys.exit(f"--dbs: '{a.dbs}' is not a comma-separated list of numbers")
+        ap.error(f"--dbs: '{a.dbs}' is not a comma-separated list of numbers")
     if not dbs_list or min(dbs_list) < 1:
-        sys.exit("--dbs: give at least one number of databases, each >= 1")
+        ap.error("--dbs: give at least one number of databases, each >= 1")
     results = {}
     for d in dbs_list:
         for m in MODES:

@@ -110,8 +110,11 @@ CheckpointWriter::Pack CheckpointWriter::BuildPack(const PackFacts& f) const {
                         : entries - kCompactFirstEntries <= kCompactNextEntries ? 2
                                                                                  : 3;
   const uint32_t node_sum_blocks = f.umount ? 3 * regions : 0;
-  cp->cp_pack_start_sum = 1 + cp->orphan_blocks;
-  cp->cp_pack_total_block_count = 2 + cp->orphan_blocks + cp->data_sum_blocks + node_sum_blocks;
+  CHECK_EQ(f.stolen.size(), f.stolen_blocks);
+  cp->stolen_list_blocks = static_cast<uint32_t>((f.stolen.size() + kStolenPerBlock - 1) / kStolenPerBlock);
+  cp->cp_pack_start_sum = 1 + cp->orphan_blocks + cp->stolen_list_blocks;
+  cp->cp_pack_total_block_count =
+      2 + cp->orphan_blocks + cp->stolen_list_blocks + cp->data_sum_blocks + node_sum_blocks;
   cp->checksum = cp->Checksum();
 
   auto sum = std::make_shared<CpSummaryBlock>();
@@ -140,6 +143,12 @@ CheckpointWriter::Pack CheckpointWriter::BuildPack(const PackFacts& f) const {
     for (size_t k = i * kOrphansPerBlock; k < std::min(orphans.size(), size_t{(i + 1) * kOrphansPerBlock}); ++k)
       ob->inos.push_back(orphans[k]);
     pack_blocks.emplace_back(BlockAddr{base.v + off++}, std::move(ob));
+  }
+  for (uint32_t i = 0; i < cp->stolen_list_blocks; ++i) {
+    auto sb = std::make_shared<StolenListBlock>();
+    for (size_t k = i * kStolenPerBlock; k < std::min(f.stolen.size(), size_t{(i + 1) * kStolenPerBlock}); ++k)
+      sb->addrs.push_back(f.stolen[k]);
+    pack_blocks.emplace_back(BlockAddr{base.v + off++}, std::move(sb));
   }
   for (uint32_t i = 0; i < cp->data_sum_blocks + node_sum_blocks; ++i) {
     if (i == 0) {

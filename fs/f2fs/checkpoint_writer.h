@@ -50,6 +50,7 @@ class CheckpointWriter {
     bool umount = false;
     uint64_t valid_block_count = 0;  // data + reserved + node blocks
     uint64_t stolen_blocks = 0;      // of them, written early by running transactions
+    std::vector<uint32_t> stolen;    // their addresses (stolen_blocks of them)
     uint32_t valid_inode_count = 0;
     std::vector<Nid> orphans;  // in inode-number order
     // Durability mode journal: where replay starts (journal.h).

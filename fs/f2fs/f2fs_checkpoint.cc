@@ -208,6 +208,8 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   facts.umount = umount;
   facts.valid_block_count = valid_block_count_;
   facts.stolen_blocks = stolen_owner_.size();
+  for (const auto& [a, owner] : stolen_owner_) facts.stolen.push_back(a);
+  std::sort(facts.stolen.begin(), facts.stolen.end());  // unordered_map order: sorted for a deterministic pack
   facts.valid_inode_count = valid_inode_count_;
   for (uint32_t o : orphans_) facts.orphans.push_back(Nid{o});
   if (journal_) {

@@ -271,6 +271,17 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
     if (!ob) co_return sim::Status::InvalidInput("checkpoint orphan block missing");
     orphans.insert(orphans.end(), ob->inos.begin(), ob->inos.end());
   }
+  std::vector<uint32_t> stolen;
+  for (uint32_t i = 0; i < cp.stolen_list_blocks; ++i) {
+    const auto* sb =
+        As<StolenListBlock>(image_->Read(BlockAddr{base.v + 1 + cp.orphan_blocks + i}), BlockData::Type::kStolenList);
+    if (!sb) co_return sim::Status::InvalidInput("checkpoint stolen-block list missing");
+    stolen.insert(stolen.end(), sb->addrs.begin(), sb->addrs.end());
+  }
+  if (stolen.size() != cp.stolen_blocks) {
+    co_return sim::Status::InvalidInput(fmt::format("checkpoint {} counts {} stolen blocks but lists {}", cp.cp_ver,
+                                                    cp.stolen_blocks, stolen.size()));
+  }
   const BlockPtr sum_ptr = image_->Read(BlockAddr{base.v + cp.cp_pack_start_sum});
   const auto* sum = As<CpSummaryBlock>(sum_ptr, BlockData::Type::kCpSummary);
   if (!sum || sum->continuation) co_return sim::Status::InvalidInput("checkpoint summary block missing");
@@ -402,22 +413,21 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
   sm_->FinishLoad();
   valid_block_count_ = cp.valid_block_count;
   valid_inode_count_ = cp.valid_inode_count;
-  if (cp.stolen_blocks > 0) {
+  if (!stolen.empty()) {
     // Blocks running transactions had written early: their transactions
     // died with the power; roll-forward takes back those a durable commit
-    // record names.
+    // record names. The pack lists them (the SSA, updated in place, may
+    // already show a later commit's owners).
     uint64_t freed = 0;
-    for (uint32_t s = 0; s < sm_->main_segments(); ++s) {
-      const auto& e = sm_->seg(SegNo{s});
-      if (e.valid == 0) continue;
-      for (uint32_t i = 0; i < kBlocksPerSeg; ++i) {
-        const BlockAddr a{layout_.SegStart(SegNo{s}).v + i};
-        if (!e.cur_map.test(i) || sm_->SummaryOf(a).ofs_in_node != kStolenOfs) continue;
-        sm_->Invalidate(a);
-        ++freed;
+    for (uint32_t v : stolen) {
+      const BlockAddr a{v};
+      if (!layout_.InMain(a) || !sm_->BlockValid(a)) {
+        co_return sim::Status::InvalidInput(
+            fmt::format("checkpoint {} lists stolen block {}, which its SIT does not hold valid", cp.cp_ver, v));
       }
+      sm_->Invalidate(a);
+      ++freed;
     }
-    CHECK_EQ(freed, cp.stolen_blocks) << "checkpoint " << cp.cp_ver << " counts stolen blocks the SSA does not name";
     valid_block_count_ -= freed;
   }
   cp_ver_ = cp.cp_ver;

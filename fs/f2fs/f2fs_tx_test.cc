@@ -387,6 +387,47 @@ TEST_F(F2fsTxStealTest, CommitTakesTheStolenBlocks) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadPath("/big" + std::to_string(i)), new_[i]) << i;
 }
 
+// The SSA is updated in place: a commit re-owns its stolen blocks there, and
+// the next checkpoint writes that SSA before its pack is durable. A cut in
+// between mounts the previous pack (which counted the blocks stolen) over
+// the newer SSA: the pack's own list of stolen blocks is what the mount
+// frees. Cuts at every point of that checkpoint; each mount recovers the
+// commit by roll-forward or finds it checkpointed, and the checker is clean.
+TEST_F(F2fsTxStealTest, CutsThroughTheCheckpointAfterACommitOfStolenBlocks) {
+  struct Case : F2fsTxStealTest {
+    void TestBody() override {}
+    // Returns whether the checkpoint finished within `k` events.
+    bool CutAt(uint64_t k) {
+      SetUp();
+      StartBig(16, 600);
+      EXPECT_GT(fs().tx_stolen_blocks(), 1000u);
+      EXPECT_TRUE(Run(fs().Sync()).ok());  // the pack counts and lists the stolen blocks
+      EXPECT_TRUE(Run(fs().TxCommit(key_)).ok());
+      sim::Task<FsStatus> sync = fs().Sync();
+      auto h = sync.Release();
+      sim::Resume(h);
+      uint64_t steps = 0;
+      while (steps < k && s_.q().Step()) ++steps;
+      s_.fs().PowerCut();
+      s_.q().Clear();
+      h.destroy();
+      CutKeepNoneAndMount();
+      for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadPath("/big" + std::to_string(i)), new_[i]) << i;
+      return steps < k;
+    }
+  };
+  int cuts = 0;
+  for (uint64_t k = 1;; ++k) {
+    SCOPED_TRACE("cut after " + std::to_string(k) + " events of the checkpoint");
+    Case c;
+    const bool finished = c.CutAt(k);
+    if (HasFailure()) return;
+    ++cuts;
+    if (finished) break;
+  }
+  EXPECT_GT(cuts, 3);
+}
+
 TEST_F(F2fsTxStealTest, AbortFreesTheStolenBlocks) {
   StartBig(16, 600);
   EXPECT_GT(fs().tx_stolen_blocks(), 1000u);

@@ -44,6 +44,7 @@ inline constexpr uint32_t kSitEntriesPerBlock = 55;
 inline constexpr uint32_t kNatJournalEntries = 38;
 inline constexpr uint32_t kSitJournalEntries = 6;
 inline constexpr uint32_t kOrphansPerBlock = 1020;
+inline constexpr uint32_t kStolenPerBlock = 1020;  // 4-byte block addresses per stolen-list block
 inline constexpr uint32_t kDentrySlotsPerBlock = 214;  // NR_DENTRY_IN_BLOCK
 inline constexpr uint32_t kSlotLen = 8;                // name bytes per dentry slot
 inline constexpr uint32_t kMaxInlineData = 4 * (kAddrsPerInode - kInlineXattrAddrs - 1);  // 3488
@@ -97,6 +98,7 @@ std::string_view LogTypeName(LogType t);
 struct BlockData {
   enum class Type : uint8_t {
     kData, kDentry, kNode, kNat, kSit, kSummary, kCheckpoint, kCpSummary, kOrphan, kSuper, kJournal,
+    kStolenList,  // addresses of stolen blocks, in the checkpoint pack
     kStale  // written content no reader may interpret any more (Image::Forget)
   };
   explicit BlockData(Type t) : type(t) {}
@@ -318,6 +320,16 @@ struct OrphanBlock final : BlockData {
   std::vector<Nid> inos;
 };
 
+// The addresses of the blocks running transactions had stolen when the
+// checkpoint was taken (after the orphan blocks in the pack). The pack names
+// them itself because the SSA is updated in place: a commit after the
+// checkpoint re-owns stolen blocks there, and a cut before the next pack
+// leaves the SSA newer than the pack a mount reads.
+struct StolenListBlock final : BlockData {
+  StolenListBlock() : BlockData(Type::kStolenList) {}
+  std::vector<uint32_t> addrs;
+};
+
 struct CurSegState {
   SegNo segno;
   uint16_t blkoff = 0;
@@ -339,9 +351,10 @@ struct CheckpointBlock final : BlockData {
   uint64_t user_block_count = 0;
   uint64_t valid_block_count = 0;
   // Blocks running transactions had stolen (valid in this pack's SIT,
-  // owned by (inode, kStolenOfs)): mount frees them, and roll-forward
+  // listed in its StolenListBlocks): mount frees them, and roll-forward
   // takes back those a committed transaction names.
   uint64_t stolen_blocks = 0;
+  uint32_t stolen_list_blocks = 0;  // StolenListBlocks after the orphan blocks
   uint32_t rsvd_segment_count = 0;
   uint32_t overprov_segment_count = 0;
   uint32_t free_segment_count = 0;
