@@ -264,6 +264,35 @@ TEST(PresetsTest, MobibenchPresetsRunOnF2fs) {
   EXPECT_EQ(tx->stats().Value("fs.tx.commits"), tx->stats().Value("workload.vfs.tx.commits"));
 }
 
+// The transaction microbenchmarks on F2FS (shortened): a transaction of one
+// file costs two flushes like F2FS's atomic write, one block more (the
+// master node); fsync mode one flush. multi_aw commits once, over every
+// thread's file.
+TEST(PresetsTest, TxbenchPresetsRunOnF2fs) {
+  const fs::path dir = fs::path(FLASHSTACK_SOURCE_DIR) / "configs/txbench";
+  std::map<std::string, double> flushes, bytes;
+  for (const char* m : {"set", "atomic", "fsync"}) {
+    std::unique_ptr<Experiment> e = RunExperiment((dir / (std::string("throughput_volume_") + m + ".yaml")).string(),
+                                                  {"workload.txbench.transactions=300"});
+    ASSERT_TRUE(e) << m;
+    EXPECT_EQ(e->stats().Value("workload.txbench.txns"), 300) << m;
+    flushes[m] = e->stats().Value("ssd.ops.flush");
+    bytes[m] = e->stats().Value("ssd.bytes.write");
+  }
+  EXPECT_NEAR(flushes["set"], 600, 10);
+  EXPECT_NEAR(flushes["atomic"], 600, 10);
+  EXPECT_NEAR(flushes["fsync"], 300, 10);
+  EXPECT_NEAR(bytes["set"] - bytes["atomic"], 300 * 4096, 300 * 4096 * 0.2);
+  std::unique_ptr<Experiment> maw = RunExperiment(
+      (dir / "multi_aw.yaml").string(),
+      {"workload.txbench.threads=4", "workload.txbench.files=4", "workload.txbench.writes=256"});
+  ASSERT_TRUE(maw);
+  EXPECT_EQ(maw->stats().Value("workload.txbench.txns"), 1);
+  EXPECT_EQ(maw->stats().Value("fs.tx.commits"), 1);
+  EXPECT_EQ(maw->stats().Value("workload.fs.pwrite.calls"), 4 * 256);
+  EXPECT_GE(maw->stats().Value("fs.tx.pages"), 4 * 256);
+}
+
 // Every YCSB preset runs as shipped on F2FS: every operation done, the mix
 // of the workload's proportions, every read finds its record, the table
 // ends with recordcount + inserts rows; workload A syncs on every update,
