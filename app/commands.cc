@@ -183,6 +183,13 @@ PointOutcome RunPoint(const LoadedRun& run, const std::string& dir, bool replace
                             "far\n",
                             SignalName(rep.interrupted_by), rep.sim_time.ToString());
   }
+  const std::string stalled =
+      rep.stalled ? fmt::format("the simulation stopped at simulated time {} with the workload unfinished ({} "
+                                "operations done): every simulated thread was waiting for something that never "
+                                "came, a deadlock in the model",
+                                rep.sim_time.ToString(), rep.host_ios)
+                  : "";
+  if (rep.stalled) *summary += "INCOMPLETE: " + stalled + "; these results cover the run so far\n";
   *summary += fmt::format("wall time {:.3f} s setup (formatting, preconditioning) + {:.3f} s run, {} events ({:.1f} M "
                           "events/s), {:.0f} host I/Os per wall-second of the run\n",
                           setup, rep.wall_seconds, rep.events,
@@ -190,8 +197,11 @@ PointOutcome RunPoint(const LoadedRun& run, const std::string& dir, bool replace
                           rep.wall_seconds > 0 ? rep.host_ios / rep.wall_seconds : 0.0);
   *summary += fmt::format("results in {}/{}\n", dir, replaced ? " (replacing the earlier results there)" : "");
   WallClock wall{rep.wall_seconds, setup, rep.events, rep.sim_time.sec(), rep.host_ios};
-  o.status = WriteRunFiles(dir, RunIdentity{run.cfg.name, run.sweep_label, run.cfg.seed, !o.interrupted},
+  o.status = WriteRunFiles(dir,
+                           RunIdentity{run.cfg.name, run.sweep_label, run.cfg.seed, !o.interrupted && !rep.stalled},
                            sim::SchemaOf<ExperimentConfig>(), &run.cfg, exp->stats(), *summary, wall);
+  // Results written (marked incomplete); the command fails.
+  if (o.status.ok() && rep.stalled) o.status = sim::Status::IoError(stalled + " (results in " + dir + "/)");
   return o;
 }
 

@@ -301,6 +301,7 @@ RunReport Experiment::Run(const Progress& progress, const std::atomic<int>* inte
   r.sim_time = s.queue.now();
   r.host_ios = s.workload->completed();
   if (s.queue.interrupted()) r.interrupted_by = interrupt->load(std::memory_order_relaxed);
+  r.stalled = r.interrupted_by == 0 && s.queue.empty() && !s.workload->finished();
   return r;
 }
 

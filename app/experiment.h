@@ -92,6 +92,10 @@ struct RunReport {
   sim::SimTime sim_time;
   uint64_t host_ios = 0;
   int interrupted_by = 0;  // the signal that cut the run short; 0 = it ran to its end
+  // The events ran out before the workload finished: every simulated
+  // thread was waiting for something that never came (a deadlock in the
+  // model). The results cover the run up to then.
+  bool stalled = false;
 };
 
 class Experiment {

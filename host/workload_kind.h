@@ -51,6 +51,10 @@ class WorkloadDriver {
   virtual uint64_t planned() const = 0;
   // A workload that stopped on bad input reports it here.
   virtual sim::Status status() const { return sim::Status::Ok(); }
+  // Whether the workload has done all it will do. A run whose events run
+  // out while this is false stopped because every simulated thread waits
+  // for something that will never come (a deadlock in the model).
+  virtual bool finished() const = 0;
   // Lines for the run summary, from the registered statistics.
   virtual std::string Summary(const sim::StatsRegistry& stats) const = 0;
 };

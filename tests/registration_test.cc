@@ -91,17 +91,21 @@ const sim::Registrar<fs::FileSystemKind> kCountingFs{
 // ---- a workload kind: writes `files` small files.
 struct TouchConfig {
   uint32_t files = 1;
+  bool hang = false;
   static void Describe(sim::Schema<TouchConfig>& s) {
     s.Param("files", &TouchConfig::files, "1", "Files to create").Range(1, 1000);
+    s.Param("hang", &TouchConfig::hang, "false", "After the files, wait for ever (a deadlock)");
   }
 };
 
 class TouchDriver final : public host::WorkloadDriver {
  public:
-  TouchDriver(const host::WorkloadEnv& env, uint32_t files) : env_(env), files_(files), threads_(env.events) {}
+  TouchDriver(const host::WorkloadEnv& env, uint32_t files, bool hang)
+      : env_(env), files_(files), hang_(hang), never_(env.events, 0), threads_(env.events) {}
   void Start() override { threads_.Spawn(Main()); }
   uint64_t completed() const override { return done_; }
   uint64_t planned() const override { return files_; }
+  bool finished() const override { return finished_; }
   std::string Summary(const sim::StatsRegistry&) const override {
     return "touched " + std::to_string(done_) + " files\n";
   }
@@ -114,10 +118,15 @@ class TouchDriver final : public host::WorkloadDriver {
       co_await env_.fs->Close(fd.value);
       ++done_;
     }
+    if (hang_) co_await never_.Acquire();
+    finished_ = true;
   }
   host::WorkloadEnv env_;
   uint32_t files_;
+  bool hang_;
+  sim::Semaphore never_;
   uint64_t done_ = 0;
+  bool finished_ = false;
   sim::ThreadGroup threads_;  // last: destroyed first, while the state its thread uses is alive
 };
 
@@ -125,7 +134,7 @@ sim::Status ValidateTouch(const sim::ImplConfigs&, uint64_t, uint32_t) { return 
 sim::Result<std::unique_ptr<host::WorkloadDriver>> MakeTouch(const sim::ImplConfigs& s,
                                                              const host::WorkloadEnv& env) {
   return std::unique_ptr<host::WorkloadDriver>(
-      std::make_unique<TouchDriver>(env, s.Get<TouchConfig>("test_touch").files));
+      std::make_unique<TouchDriver>(env, s.Get<TouchConfig>("test_touch").files, s.Get<TouchConfig>("test_touch").hang));
 }
 const sim::Registrar<host::WorkloadKind> kTouch{
     {"test_touch", "test-only file workload", true,
@@ -175,6 +184,46 @@ workload:
   EXPECT_THAT(summary, ::testing::HasSubstr("counting fs 42"));
   // The FS does no device I/O, so the summary stops before the device.
   EXPECT_THAT(summary, ::testing::Not(::testing::HasSubstr("ftl ")));
+}
+
+// A run whose simulated threads all wait for ever ends when its events run
+// out: `run` says so, marks the results incomplete and fails, instead of
+// reporting a clean run of what was done.
+TEST(RegistrationTest, ARunThatDeadlocksFailsWithIncompleteResults) {
+  const std::string path = TempYaml("hang.yaml", R"(
+name: hang
+device:
+  geometry: {channels: 2, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 1,
+             blocks_per_plane: 16, pages_per_block: 16, page_size: 4KiB}
+ftl:
+  kind: test_direct
+  test_direct: {reserved_pages: 12}
+fs:
+  kind: test_counting
+workload:
+  kind: test_touch
+  test_touch: {files: 3, hang: true}
+)");
+  const std::string out_dir = (std::filesystem::path(path).parent_path() / "hang_out").string();
+  app::CommandOptions opts;
+  opts.out_dir = out_dir;
+  opts.progress.mode = app::Experiment::Progress::Mode::kOff;
+  std::ostringstream out;
+  const sim::Status st = app::CmdRun(path, opts, out);
+  EXPECT_FALSE(st.ok());
+  EXPECT_THAT(st.message(), ::testing::HasSubstr("with the workload unfinished (3 operations done)"));
+  EXPECT_THAT(st.message(), ::testing::HasSubstr("a deadlock in the model"));
+  std::ifstream info(out_dir + "/run_info.json");
+  std::stringstream text;
+  text << info.rdbuf();
+  const std::string json = text.str();
+  const size_t k = json.find("\"complete\"");
+  ASSERT_NE(k, std::string::npos) << json;
+  EXPECT_EQ(json.substr(json.find_first_not_of(": ", k + 10), 5), "false") << json;
+  // Without the hang the same run is complete and succeeds.
+  const std::string ok_path = TempYaml("nohang.yaml", "include: hang.yaml\nworkload: {test_touch: {hang: false}}\n");
+  std::ostringstream out2;
+  EXPECT_TRUE(app::CmdRun(ok_path, opts, out2).ok()) << out2.str();
 }
 
 TEST(RegistrationTest, KindSectionsAreValidatedAndExplained) {

@@ -26,6 +26,7 @@ class FsWorkloadDriver final : public WorkloadDriver {
   uint64_t completed() const override { return w_->ops().total(); }
   uint64_t planned() const override { return 0; }
   sim::Status status() const override { return w_->run_status(); }
+  bool finished() const override { return w_->done(); }
   std::string Summary(const sim::StatsRegistry& st) const override {
     return FsWorkloadSummary(st) + (report_ ? report_() : std::string());
   }

@@ -18,6 +18,7 @@ class TraceDriver final : public WorkloadDriver {
   uint64_t completed() const override { return r_->completed(); }
   uint64_t planned() const override { return 0; }
   sim::Status status() const override { return r_->status(); }
+  bool finished() const override { return r_->done(); }
   std::string Summary(const sim::StatsRegistry& st) const override { return BlockWorkloadSummary(st) + r_->Report(); }
 
  private:

@@ -16,6 +16,7 @@ class MobibenchDriver final : public WorkloadDriver {
   uint64_t completed() const override { return w_->txns(); }
   uint64_t planned() const override { return 0; }
   sim::Status status() const override { return w_->status(); }
+  bool finished() const override { return w_->done(); }
   std::string Summary(const sim::StatsRegistry&) const override {
     if (!w_->done()) return "";
     std::string out =

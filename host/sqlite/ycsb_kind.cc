@@ -16,6 +16,7 @@ class YcsbDriver final : public WorkloadDriver {
   uint64_t completed() const override { return w_->completed(); }
   uint64_t planned() const override { return w_->planned(); }
   sim::Status status() const override { return w_->status(); }
+  bool finished() const override { return w_->done(); }
   std::string Summary(const sim::StatsRegistry&) const override { return w_->done() ? w_->Summary() : ""; }
 
  private:

@@ -13,6 +13,7 @@ class FioDriver final : public WorkloadDriver {
   void Start() override { g_->Start(); }
   uint64_t completed() const override { return g_->completed(); }
   uint64_t planned() const override { return g_->plan().total_ios; }
+  bool finished() const override { return g_->done(); }
   std::string Summary(const sim::StatsRegistry& st) const override { return BlockWorkloadSummary(st); }
 
  private:
