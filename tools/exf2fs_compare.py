@@ -19,10 +19,10 @@ OUT/table.md; with --doc, also into that file between its
 "<!-- exf2fs-table begin -->" and "<!-- exf2fs-table end -->" lines.
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
+
+from runs import load_stats, run_config, stat
 
 MODES = ["delete", "truncate", "persist", "wal", "fs_tx"]
 LABEL = {"delete": "F2FS, DELETE", "truncate": "F2FS, TRUNCATE", "persist": "F2FS, PERSIST",
@@ -37,39 +37,15 @@ def config_path(root, mode):
 
 
 def run(bin_path, cfg, out, dbs, sets):
-    run_cfg(bin_path, cfg, out, [f"workload.mobibench.databases={dbs}"] + sets)
+    run_config(bin_path, cfg, out, [f"workload.mobibench.databases={dbs}"] + list(sets))
 
 
-def run_cfg(bin_path, cfg, out, sets):
-    if os.path.exists(os.path.join(out, "run_info.json")):
-        with open(os.path.join(out, "run_info.json")) as f:
-            if json.load(f).get("complete"):
-                return
-        subprocess.run(["rm", "-rf", out], check=True)
-    cmd = [bin_path, "run", cfg, "--noprogress", "--out", out]
-    for s in sets:
-        cmd += ["--set", s]
-    log = out + ".log"
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(log, "w") as f:
-        try:
-            r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
-        except OSError as e:
-            sys.exit(f"cannot run {bin_path}: {e}")
-    if r.returncode != 0:
-        sys.exit(f"run failed ({r.returncode}): {' '.join(cmd)}; see {log}")
-
-
-def load(out):
-    with open(os.path.join(out, "stats.json")) as f:
-        return json.load(f)["stats"]
+run_cfg = run_config
+load = load_stats
 
 
 def value(s, k, field="value"):
-    v = s.get(k)
-    if v is None:
-        return 0.0
-    return v.get(field, 0.0) or 0.0
+    return stat(s, k, field)
 
 
 def measures(s):

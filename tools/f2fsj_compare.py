@@ -14,46 +14,20 @@ rerun). The table is printed on stdout and written to OUT/table.md; with
 "<!-- f2fsj-table end -->" lines.
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
+
+from runs import load_stats, run_config, stat
 
 MODES = ["checkpoint", "journal"]
 
 
 def run(bin_path, cfg, mode, out, max_time, sets):
-    stats = os.path.join(out, "stats.json")
-    if os.path.exists(stats):
-        with open(os.path.join(out, "run_info.json")) as f:
-            if json.load(f).get("complete"):
-                return
-        subprocess.run(["rm", "-rf", out], check=True)
-    cmd = [bin_path, "run", cfg, "--noprogress", "--out", out, "--set", f"fs.f2fs.durability={mode}",
-           "--set", f"run.max_time={max_time}"]
-    for s in sets:
-        cmd += ["--set", s]
-    log = out + ".log"
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(log, "w") as f:
-        try:
-            r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
-        except OSError as e:
-            sys.exit(f"cannot run {bin_path}: {e}")
-    if r.returncode != 0:
-        sys.exit(f"run failed ({r.returncode}): {' '.join(cmd)}; see {log}")
+    run_config(bin_path, cfg, out, [f"fs.f2fs.durability={mode}", f"run.max_time={max_time}"] + list(sets))
 
 
-def load(out):
-    with open(os.path.join(out, "stats.json")) as f:
-        return json.load(f)["stats"]
-
-
-def value(s, k, field="value", default=0.0):
-    v = s.get(k)
-    if v is None:
-        return default
-    return v.get(field, default) or 0.0
+load = load_stats
+value = stat
 
 
 def op_latency(s):

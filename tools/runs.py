@@ -1,0 +1,45 @@
+"""Shared by the comparison tools (f2fsj_compare.py, exf2fs_compare.py):
+running one flashstack config into a folder, reusing a complete run there,
+and reading its statistics."""
+import json
+import os
+import subprocess
+import sys
+
+
+def run_config(bin_path, cfg, out, sets):
+    """`flashstack run cfg --out out --set s ...`, unless out already holds a
+    complete run (run_info.json "complete"); an incomplete one is redone.
+    Exits with the command and its log on failure."""
+    info = os.path.join(out, "run_info.json")
+    if os.path.exists(info):
+        with open(info) as f:
+            if json.load(f).get("complete"):
+                return
+        subprocess.run(["rm", "-rf", out], check=True)
+    cmd = [bin_path, "run", cfg, "--noprogress", "--out", out]
+    for s in sets:
+        cmd += ["--set", s]
+    log = out + ".log"
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(log, "w") as f:
+        try:
+            r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+        except OSError as e:
+            sys.exit(f"cannot run {bin_path}: {e}")
+    if r.returncode != 0:
+        sys.exit(f"run failed ({r.returncode}): {' '.join(cmd)}; see {log}")
+
+
+def load_stats(out):
+    """The "stats" object of out/stats.json."""
+    with open(os.path.join(out, "stats.json")) as f:
+        return json.load(f)["stats"]
+
+
+def stat(s, k, field="value", default=0.0):
+    """Field `field` of statistic `k` (default when absent or null)."""
+    v = s.get(k)
+    if v is None:
+        return default
+    return v.get(field, default) or 0.0
