@@ -1,5 +1,7 @@
 #include "fs/file_system.h"
 
+#include <vector>
+
 namespace fs {
 
 std::string_view ErrnoName(Errno e) {
@@ -21,6 +23,16 @@ std::string_view ErrnoName(Errno e) {
     case Errno::kNotSup: return "EOPNOTSUPP";
   }
   return "E?";
+}
+
+sim::Task<FsResult<uint64_t>> FileSystem::ReadDiscard(Fd fd, uint64_t length) {
+  std::vector<uint8_t> scratch(length);
+  co_return co_await Read(fd, scratch);
+}
+
+sim::Task<FsResult<uint64_t>> FileSystem::PreadDiscard(Fd fd, uint64_t offset, uint64_t length) {
+  std::vector<uint8_t> scratch(length);
+  co_return co_await Pread(fd, offset, scratch);
 }
 
 }  // namespace fs

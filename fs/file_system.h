@@ -91,6 +91,12 @@ class FileSystem {
   virtual sim::Task<FsResult<uint64_t>> Read(Fd fd, std::span<uint8_t> out) = 0;
   virtual sim::Task<FsResult<uint64_t>> Write(Fd fd, std::span<const uint8_t> data, uint64_t length) = 0;
   virtual sim::Task<FsResult<uint64_t>> Pread(Fd fd, uint64_t offset, std::span<uint8_t> out) = 0;
+  // Read/Pread of `length` bytes by a caller that never looks at them (a
+  // benchmark): the same work, simulated time and result, but no bytes are
+  // handed back. The defaults read into a scratch buffer; a file system
+  // overrides them to skip the copy.
+  virtual sim::Task<FsResult<uint64_t>> ReadDiscard(Fd fd, uint64_t length);
+  virtual sim::Task<FsResult<uint64_t>> PreadDiscard(Fd fd, uint64_t offset, uint64_t length);
   // Writes `length` bytes at `offset`: the content of `data` if it is not
   // empty (then data.size() == length), zeros otherwise.
   virtual sim::Task<FsResult<uint64_t>> Pwrite(Fd fd, uint64_t offset, std::span<const uint8_t> data,

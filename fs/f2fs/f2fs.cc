@@ -413,7 +413,8 @@ sim::Task<FsStatus> F2fs::Close(Fd fd) {
 
 // ---- Data.
 
-sim::Task<FsResult<uint64_t>> F2fs::DoPread(Fd fd, int64_t offset, std::span<uint8_t> out, Op op) {
+sim::Task<FsResult<uint64_t>> F2fs::DoPread(Fd fd, int64_t offset, std::span<uint8_t> out, Op op,
+                                            uint64_t discard) {
   OpScope scope(this, op);
   co_await Cpu(cfg_.cpu.syscall);
   FsResult<OpenFile*> of = GetFd(fd);
@@ -433,11 +434,18 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPread(Fd fd, int64_t offset, std::span<uin
   else co_return FsResult<uint64_t>{0, Errno::kBadF};  // closed while this call waited
   uint64_t n = 0;
   Errno e;
-  const int direct = (flags & kDirect) ? DirectIoMode(in, off, out.size(), false) : 1;
+  const uint64_t len = discard > 0 ? discard : out.size();
+  const int direct = (flags & kDirect) ? DirectIoMode(in, off, len, false) : 1;
   if (direct < 0) co_return FsResult<uint64_t>{0, Errno::kInval};
+  // A discarding read goes through a buffer where it is not a page-cache read.
+  std::vector<uint8_t> scratch;
+  if (discard > 0 && (TxRunning(in) || direct == 0)) {
+    scratch.resize(discard);
+    out = scratch;
+  }
   if (TxRunning(in)) e = co_await TxRead(in, off, out, &n);  // O_DIRECT too: the writes are in memory
   else if (direct == 0) e = co_await DoDirectRead(in, off, out, &n);
-  else e = co_await DoRead(in, off, out, &n);
+  else e = co_await DoRead(in, off, out.empty() ? nullptr : out.data(), len, &n);
   // The descriptor may have been closed (and reused) meanwhile.
   if (OpenFile* f = fds_.Get(fd); offset < 0 && f != nullptr && f->inode == in) f->pos = off + n;
   co_return FsResult<uint64_t>{n, e};
@@ -483,6 +491,16 @@ sim::Task<FsResult<uint64_t>> F2fs::Read(Fd fd, std::span<uint8_t> out) { return
 
 sim::Task<FsResult<uint64_t>> F2fs::Pread(Fd fd, uint64_t offset, std::span<uint8_t> out) {
   return DoPread(fd, static_cast<int64_t>(offset), out, Op::kPread);
+}
+
+sim::Task<FsResult<uint64_t>> F2fs::ReadDiscard(Fd fd, uint64_t length) {
+  if (length == 0) return Read(fd, {});
+  return DoPread(fd, -1, {}, Op::kRead, length);
+}
+
+sim::Task<FsResult<uint64_t>> F2fs::PreadDiscard(Fd fd, uint64_t offset, uint64_t length) {
+  if (length == 0) return Pread(fd, offset, {});
+  return DoPread(fd, static_cast<int64_t>(offset), {}, Op::kPread, length);
 }
 
 sim::Task<FsResult<uint64_t>> F2fs::Write(Fd fd, std::span<const uint8_t> data, uint64_t length) {

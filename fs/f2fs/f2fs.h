@@ -240,6 +240,8 @@ class F2fs final : public FileSystem,
   sim::Task<FsResult<uint64_t>> Read(Fd fd, std::span<uint8_t> out) override;
   sim::Task<FsResult<uint64_t>> Write(Fd fd, std::span<const uint8_t> data, uint64_t length) override;
   sim::Task<FsResult<uint64_t>> Pread(Fd fd, uint64_t offset, std::span<uint8_t> out) override;
+  sim::Task<FsResult<uint64_t>> ReadDiscard(Fd fd, uint64_t length) override;
+  sim::Task<FsResult<uint64_t>> PreadDiscard(Fd fd, uint64_t offset, uint64_t length) override;
   sim::Task<FsResult<uint64_t>> Pwrite(Fd fd, uint64_t offset, std::span<const uint8_t> data,
                                        uint64_t length) override;
   sim::Task<FsStatus> Ftruncate(Fd fd, uint64_t size) override;
@@ -677,7 +679,8 @@ class F2fs final : public FileSystem,
   // caller unpins them), so read-ahead cannot evict them before use.
   sim::Task<Errno> ReadPages(Inode* inode, uint64_t first, uint64_t last,
                              std::vector<DataPage*>* pinned = nullptr);
-  sim::Task<Errno> DoRead(Inode* inode, uint64_t offset, std::span<uint8_t> out, uint64_t* done);
+  // Reads up to `len` bytes into `dst`; `dst` null: without handing them back.
+  sim::Task<Errno> DoRead(Inode* inode, uint64_t offset, uint8_t* dst, uint64_t len, uint64_t* done);
   // `in_commit`: a transaction's commit applies its writes (cp_rwsem is
   // held by the caller; the bytes were counted and copied when written).
   sim::Task<Errno> DoWrite(Inode* inode, uint64_t offset, std::span<const uint8_t> data, uint64_t length,
@@ -763,7 +766,8 @@ class F2fs final : public FileSystem,
   sim::Task<FsStatus> DoFsync(Fd fd, bool datasync, Op op);
   sim::Task<FsResult<uint64_t>> DoPwrite(Fd fd, int64_t offset, std::span<const uint8_t> data, uint64_t length,
                                          Op op);
-  sim::Task<FsResult<uint64_t>> DoPread(Fd fd, int64_t offset, std::span<uint8_t> out, Op op);
+  // `discard` > 0 (out empty): read that many bytes without handing them back.
+  sim::Task<FsResult<uint64_t>> DoPread(Fd fd, int64_t offset, std::span<uint8_t> out, Op op, uint64_t discard = 0);
   FileStat StatOf(const Inode* inode) const;
   sim::Task<vfs::SharedLock> LockOp();  // f2fs_lock_op (cp_rwsem shared), measuring stalls
   sim::Task<void> BalanceFs();     // f2fs_balance_fs: foreground GC when space is short

@@ -163,14 +163,15 @@ sim::Task<Errno> F2fs::ReadPages(Inode* inode, uint64_t first, uint64_t last, st
   co_return Errno::kOk;
 }
 
-sim::Task<Errno> F2fs::DoRead(Inode* inode, uint64_t offset, std::span<uint8_t> out, uint64_t* done) {
+sim::Task<Errno> F2fs::DoRead(Inode* inode, uint64_t offset, uint8_t* dst, uint64_t len, uint64_t* done) {
   *done = 0;
   const uint64_t size = I(inode).size;
-  if (offset >= size || out.empty()) co_return Errno::kOk;
-  const uint64_t n = std::min<uint64_t>(out.size(), size - offset);
+  if (offset >= size || len == 0) co_return Errno::kOk;
+  const uint64_t n = std::min<uint64_t>(len, size - offset);
   if (I(inode).inline_data) {
     const std::vector<uint8_t>& d = inode->ipage->blk->inline_data;
-    for (uint64_t i = 0; i < n; ++i) out[i] = offset + i < d.size() ? d[offset + i] : 0;
+    if (dst)
+      for (uint64_t i = 0; i < n; ++i) dst[i] = offset + i < d.size() ? d[offset + i] : 0;
     *done = n;
     co_await Cpu(cfg_.cpu.memcpy_page);
     co_return Errno::kOk;
@@ -199,13 +200,13 @@ sim::Task<Errno> F2fs::DoRead(Inode* inode, uint64_t offset, std::span<uint8_t> 
       if (p->index >= first && p->index <= last && !pages[p->index - first]) pages[p->index - first] = p;
     }
   }
-  for (uint64_t pos = offset; pos < offset + n;) {
+  for (uint64_t pos = offset; dst && pos < offset + n;) {
     DataPage* p = pages[pos / kBlockSize - first];
     const uint64_t in_page = pos % kBlockSize;
-    const uint64_t len = std::min<uint64_t>(kBlockSize - in_page, offset + n - pos);
-    if (p->bytes) std::memcpy(out.data() + (pos - offset), p->bytes->bytes.data() + in_page, len);
-    else std::memset(out.data() + (pos - offset), 0, len);
-    pos += len;
+    const uint64_t k = std::min<uint64_t>(kBlockSize - in_page, offset + n - pos);
+    if (p->bytes) std::memcpy(dst + (pos - offset), p->bytes->bytes.data() + in_page, k);
+    else std::memset(dst + (pos - offset), 0, k);
+    pos += k;
   }
   for (DataPage* p : pinned) cache_.Unpin(p);
   *done = n;

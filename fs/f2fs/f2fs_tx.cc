@@ -388,7 +388,7 @@ sim::Task<Errno> F2fs::TxRead(Inode* in, uint64_t offset, std::span<uint8_t> out
   const uint64_t base = std::min<uint64_t>(I(in).size, t.cut);
   if (offset < base) {
     uint64_t got = 0;
-    const Errno e = co_await DoRead(in, offset, out.first(std::min<uint64_t>(n, base - offset)), &got);
+    const Errno e = co_await DoRead(in, offset, out.data(), std::min<uint64_t>(n, base - offset), &got);
     if (e != Errno::kOk) co_return e;
   }
   // The transaction's pages on top (its truncates may have dropped some).
@@ -446,9 +446,8 @@ sim::Task<Errno> F2fs::TxWrite(Inode* in, uint64_t offset, std::span<const uint8
       if (partial && page_start < base) {
         start = std::make_shared<DataBlock>();
         uint64_t got = 0;
-        const Errno e = co_await DoRead(
-            in, page_start, std::span<uint8_t>(start->bytes.data(), std::min<uint64_t>(kBlockSize, base - page_start)),
-            &got);
+        const Errno e =
+            co_await DoRead(in, page_start, start->bytes.data(), std::min<uint64_t>(kBlockSize, base - page_start), &got);
         if (e != Errno::kOk) co_return e;
       }
       it = in->tx->pages.emplace(idx, std::move(start)).first;

@@ -159,7 +159,6 @@ class FilebenchWorkload final : public FsWorkload {
   Rc Fail(const FlowopDef& d, std::string_view call, std::string_view path, fs::Errno e);
   void Count(const FlowopDef& d, FlowopRt& rt, sim::SimTime t0, uint64_t bytes, bool ok);
   uint32_t OpenFlags(const FlowopDef& d) const;
-  uint8_t* Scratch(uint64_t len);
   void NotifyUnbusy(size_t fileset);
 
   FilebenchScript script_;
@@ -170,7 +169,6 @@ class FilebenchWorkload final : public FsWorkload {
   std::vector<std::unique_ptr<Fileset>> filesets_;
   std::vector<std::unique_ptr<Notifier>> unbusy_;  // per fileset
   std::vector<std::unique_ptr<ThreadRt>> threads_;
-  std::vector<uint8_t> scratch_;
 
   // Event generator.
   double events_taken_ = 0;

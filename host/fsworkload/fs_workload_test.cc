@@ -1,3 +1,4 @@
+#include "host/fsworkload/txbench.h"
 #include "host/fsworkload/fs_workload.h"
 
 #include <cmath>
@@ -357,6 +358,9 @@ TEST(FsWorkloadKindTest, EveryRegisteredFileWorkloadBuildsFromItsSection) {
   MobigenConfig& mg = s.Mutable<MobigenConfig>("mobigen");
   mg.trace = std::string(FLASHSTACK_SHARED_DIR) + "/traces/mobibench/mobigen.out.twitter";
   mg.timing = "afap";
+  TxbenchConfig& tb = s.Mutable<TxbenchConfig>("txbench");
+  tb.mode = "fsync";  // the test file system has no transactions
+  tb.transactions = 20;
   std::vector<std::string> built;
   for (const WorkloadKind* kind : sim::Registry<WorkloadKind>::Get().entries()) {
     if (!kind->needs_fs) continue;
@@ -375,7 +379,7 @@ TEST(FsWorkloadKindTest, EveryRegisteredFileWorkloadBuildsFromItsSection) {
     EXPECT_THAT((*w)->Summary(rig.reg), ::testing::StartsWith("workload   ")) << kind->name;
     built.push_back(kind->name);
   }
-  EXPECT_EQ(built, (std::vector<std::string>{"filebench", "fio_files", "mobigen", "postmark"}));
+  EXPECT_EQ(built, (std::vector<std::string>{"filebench", "fio_files", "mobigen", "postmark", "txbench"}));
   // Errors name the kind's own keys.
   fb.nthreads = 0;
   fb.personality = "oltp";

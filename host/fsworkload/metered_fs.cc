@@ -51,6 +51,13 @@ sim::Task<fs::FsResult<uint64_t>> MeteredFs::Write(fs::Fd fd, std::span<const ui
 sim::Task<fs::FsResult<uint64_t>> MeteredFs::Pread(fs::Fd fd, uint64_t offset, std::span<uint8_t> out) {
   return Timed(kPread, inner_->Pread(fd, offset, out), &bytes_read_);
 }
+// The discarding reads count as the reads they stand for.
+sim::Task<fs::FsResult<uint64_t>> MeteredFs::ReadDiscard(fs::Fd fd, uint64_t length) {
+  return Timed(kRead, inner_->ReadDiscard(fd, length), &bytes_read_);
+}
+sim::Task<fs::FsResult<uint64_t>> MeteredFs::PreadDiscard(fs::Fd fd, uint64_t offset, uint64_t length) {
+  return Timed(kPread, inner_->PreadDiscard(fd, offset, length), &bytes_read_);
+}
 sim::Task<fs::FsResult<uint64_t>> MeteredFs::Pwrite(fs::Fd fd, uint64_t offset, std::span<const uint8_t> data,
                                                     uint64_t length) {
   if (IsSync(fd)) sync_writes_.Inc();

@@ -73,6 +73,8 @@ class MeteredFs final : public fs::FileSystem {
   sim::Task<fs::FsResult<uint64_t>> Read(fs::Fd fd, std::span<uint8_t> out) override;
   sim::Task<fs::FsResult<uint64_t>> Write(fs::Fd fd, std::span<const uint8_t> data, uint64_t length) override;
   sim::Task<fs::FsResult<uint64_t>> Pread(fs::Fd fd, uint64_t offset, std::span<uint8_t> out) override;
+  sim::Task<fs::FsResult<uint64_t>> ReadDiscard(fs::Fd fd, uint64_t length) override;
+  sim::Task<fs::FsResult<uint64_t>> PreadDiscard(fs::Fd fd, uint64_t offset, uint64_t length) override;
   sim::Task<fs::FsResult<uint64_t>> Pwrite(fs::Fd fd, uint64_t offset, std::span<const uint8_t> data,
                                            uint64_t length) override;
   sim::Task<fs::FsStatus> Ftruncate(fs::Fd fd, uint64_t size) override;
