@@ -128,6 +128,10 @@ uint64_t CheckpointBlock::Checksum() const {
   mix(orphan_blocks);
   mix(valid_node_count);
   mix(valid_inode_count);
+  if (stolen_blocks != 0 || stolen_list_blocks != 0) {
+    mix(stolen_blocks);
+    mix(stolen_list_blocks);
+  }
   mix(next_free_nid.v);
   for (bool b : sit_bitmap) mix(b);
   for (bool b : nat_bitmap) mix(b);
