@@ -10,6 +10,7 @@
 #endif
 #endif
 #if defined(FLASHSTACK_ASAN_FIBERS)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -48,7 +49,15 @@ class RecordedStack {
     *size_ = sctx.size;
     return sctx;
   }
-  void deallocate(boost::context::stack_context& sctx) noexcept { inner_.deallocate(sctx); }
+  // The shadow of a stack outlives its mapping: frames still marked there
+  // (redzones of frames a fiber left by a switch and never returned to)
+  // would show on a later stack mapped at the same address as overflows.
+  void deallocate(boost::context::stack_context& sctx) noexcept {
+#if defined(FLASHSTACK_ASAN_FIBERS)
+    __asan_unpoison_memory_region(static_cast<char*>(sctx.sp) - sctx.size, sctx.size);
+#endif
+    inner_.deallocate(sctx);
+  }
 
  private:
   boost::context::protected_fixedsize_stack inner_;
