@@ -37,7 +37,8 @@
 // AddressSanitizer is told about every switch between the loop's stack and
 // a fiber's (__sanitizer_start/finish_switch_fiber); without that it takes
 // an exception thrown on a fiber stack for one on the thread's stack, skips
-// unpoisoning, and reports false stack-buffer-overflows.
+// unpoisoning, and reports false stack-buffer-overflows. A stack is
+// unpoisoned before it is unmapped (its entry frame never returns).
 #pragma once
 
 #include <coroutine>
