@@ -147,6 +147,13 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
     return sim::Status::InvalidInput(
         fmt::format("workload.kind: file workload '{}' needs a file system; set fs.kind", cfg.workload.kind));
   }
+  if (const char* key = workload->transactions_key ? workload->transactions_key(cfg.workload.kinds) : nullptr) {
+    std::string why;
+    if (fs_kind->transactions == nullptr || !fs_kind->transactions(cfg.fs.kinds, &why)) {
+      return sim::Status::InvalidInput(fmt::format("{}: needs file-system transactions, which fs.kind {} does not offer{}",
+                                                   key, cfg.fs.kind, why.empty() ? "" : " (" + why + ")"));
+    }
+  }
   return sim::Status::Ok();
 }
 

@@ -32,6 +32,34 @@ std::unique_ptr<Experiment> Make(const std::string& config, const std::vector<st
   return e.ok() ? std::move(e).value() : nullptr;
 }
 
+// A workload that uses file-system transactions is refused before the run
+// on a file system that has none (memfs, F2FS-J), naming the key that asks
+// for them; without them, or on F2FS, it is accepted.
+TEST(ExperimentTest, TransactionsNeedAFileSystemThatOffersThem) {
+  auto validate = [](const std::string& config, const std::vector<std::string>& overrides) {
+    auto runs = sim::LoadExperiment(sim::SchemaOf<ExperimentConfig>(),
+                                    std::string(FLASHSTACK_SOURCE_DIR) + "/" + config, overrides);
+    EXPECT_TRUE(runs.ok()) << runs.status().message();
+    ExperimentConfig cfg;
+    EXPECT_TRUE(sim::Bind(sim::SchemaOf<ExperimentConfig>(), runs.value()[0], &cfg).ok());
+    return ValidateExperiment(cfg);
+  };
+  const std::string tx = "configs/mobibench/exf2fs/multi_db_fs_tx.yaml";
+  const std::string tb = "configs/txbench/throughput_volume_set.yaml";
+  EXPECT_TRUE(validate(tx, {}).ok());
+  EXPECT_TRUE(validate(tb, {}).ok());
+  EXPECT_EQ(validate(tx, {"fs.kind=memfs"}).message(),
+            "workload.mobibench.vfs.fs_transactions: needs file-system transactions, which fs.kind memfs does not "
+            "offer");
+  EXPECT_EQ(validate(tb, {"fs.f2fs.durability=journal"}).message(),
+            "workload.txbench.mode: needs file-system transactions, which fs.kind f2fs does not offer "
+            "(fs.f2fs.durability: journal (F2FS-J) has none)");
+  EXPECT_TRUE(validate(tb, {"fs.f2fs.durability=journal", "workload.txbench.mode=fsync"}).ok());
+  EXPECT_TRUE(validate(tx, {"fs.kind=memfs", "workload.mobibench.vfs.fs_transactions=false",
+                            "workload.mobibench.journal_mode=delete"})
+                  .ok());
+}
+
 // A run stopped by run.max_time leaves simulated threads suspended in the
 // workload, the file system and SQLite (mid-transaction, on fibers).
 // Destroying the experiment destroys them all, before what they use; under

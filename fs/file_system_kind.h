@@ -73,6 +73,10 @@ struct FileSystemKind {
   // `volume_bytes` (as validate) before any file is written; null: none
   // that grows with the volume. REQUIRES: validate ok.
   uint64_t (*memory_bytes)(const sim::ImplConfigs& sections, uint64_t volume_bytes, uint64_t capacity) = nullptr;
+  // Whether the configured file system offers transactions (FileSystem::
+  // Tx*, AtomicWrite* other than EOPNOTSUPP), and if not, why in a few
+  // words (`why` may be null); null function: it offers none.
+  bool (*transactions)(const sim::ImplConfigs& sections, std::string* why) = nullptr;
 };
 
 // Registered kinds, sorted; their config sections.

@@ -79,6 +79,11 @@ struct WorkloadKind {
   // times look misread or coarse), one sentence each; null: nothing.
   // REQUIRES: validate ok.
   std::vector<std::string> (*warnings)(const sim::ImplConfigs& sections) = nullptr;
+  // The key that makes this configuration use file-system transactions
+  // (FileSystem::Tx*, AtomicWrite*), e.g. "workload.txbench.mode"; null
+  // (or a null function): none. `check` refuses such a configuration on a
+  // file system that offers none. REQUIRES: validate ok.
+  const char* (*transactions_key)(const sim::ImplConfigs& sections) = nullptr;
 };
 
 inline std::vector<std::string> WorkloadKindNames() { return sim::Registry<WorkloadKind>::Get().Names(); }

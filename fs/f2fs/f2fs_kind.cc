@@ -180,8 +180,17 @@ uint64_t MemoryBytes(const sim::ImplConfigs& sections, uint64_t volume_bytes, ui
 
 }  // namespace
 
+// F2FS-J's journal has no commit record for a group of files (F2fs::
+// TxUsable refuses them there).
+bool Transactions(const sim::ImplConfigs& sections, std::string* why) {
+  if (sections.Get<F2fsConfig>("f2fs").durability != "journal") return true;
+  if (why) *why = "fs.f2fs.durability: journal (F2FS-J) has none";
+  return false;
+}
+
 const sim::Registrar<FileSystemKind> kRegistered{
     {"f2fs", "the F2FS model on the simulated SSD", true,
-     sim::ImplSection::Of<F2fsConfig>("f2fs", "F2FS model (fs.kind: f2fs)"), &Validate, &Mount, &MemoryBytes}};
+     sim::ImplSection::Of<F2fsConfig>("f2fs", "F2FS model (fs.kind: f2fs)"), &Validate, &Mount, &MemoryBytes,
+     &Transactions}};
 
 }  // namespace fs::f2fs

@@ -25,11 +25,15 @@ sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sectio
   }));
 }
 
+const char* TransactionsKey(const sim::ImplConfigs& sections) {
+  return sections.Get<TxbenchConfig>("txbench").mode == "fsync" ? nullptr : "workload.txbench.mode";
+}
+
 }  // namespace
 
 const sim::Registrar<WorkloadKind> kRegistered{
     {"txbench", "exF2FS's transaction microbenchmarks (throughput_volume, multi_aw)", true,
      sim::ImplSection::Of<TxbenchConfig>("txbench", "Transaction microbenchmarks (kind: txbench)"), {}, &Validate,
-     &Make}};
+     &Make, nullptr, nullptr, &TransactionsKey}};
 
 }  // namespace host

@@ -45,11 +45,16 @@ sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sectio
   return std::unique_ptr<WorkloadDriver>(std::make_unique<MobibenchDriver>(std::move(m)));
 }
 
+const char* TransactionsKey(const sim::ImplConfigs& sections) {
+  return sections.Get<MobibenchConfig>("mobibench").vfs.fs_transactions ? "workload.mobibench.vfs.fs_transactions"
+                                                                        : nullptr;
+}
+
 }  // namespace
 
 const sim::Registrar<WorkloadKind> kRegistered{
     {"mobibench", "Mobibench SQLite on real SQLite through the VFS", true,
      sim::ImplSection::Of<MobibenchConfig>("mobibench", "Mobibench SQLite on real SQLite (kind: mobibench)"), {},
-     &Validate, &Make}};
+     &Validate, &Make, nullptr, nullptr, &TransactionsKey}};
 
 }  // namespace host::sqlite

@@ -33,11 +33,15 @@ sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sectio
   return std::unique_ptr<WorkloadDriver>(std::make_unique<YcsbDriver>(std::move(w)));
 }
 
+const char* TransactionsKey(const sim::ImplConfigs& sections) {
+  return sections.Get<YcsbConfig>("ycsb").vfs.fs_transactions ? "workload.ycsb.vfs.fs_transactions" : nullptr;
+}
+
 }  // namespace
 
 const sim::Registrar<WorkloadKind> kRegistered{
     {"ycsb", "YCSB core workloads on real SQLite through the VFS", true,
      sim::ImplSection::Of<YcsbConfig>("ycsb", "YCSB CoreWorkload on real SQLite (kind: ycsb)"), {"properties"},
-     &Validate, &Make}};
+     &Validate, &Make, nullptr, nullptr, &TransactionsKey}};
 
 }  // namespace host::sqlite
