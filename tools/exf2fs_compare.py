@@ -40,27 +40,19 @@ def run(bin_path, cfg, out, dbs, sets):
     run_config(bin_path, cfg, out, [f"workload.mobibench.databases={dbs}"] + list(sets))
 
 
-run_cfg = run_config
-load = load_stats
-
-
-def value(s, k, field="value"):
-    return stat(s, k, field)
-
-
 def measures(s):
     """The figures of one run, per transaction where that makes sense."""
-    txns = max(value(s, "workload.txns"), 1.0)
+    txns = max(stat(s, "workload.txns"), 1.0)
     return {
-        "tps": value(s, "workload.txn_per_s"),
-        "lat_mean_ms": value(s, "workload.txn.lat", "mean") / 1e6,
-        "lat_p99_ms": value(s, "workload.txn.lat", "p99") / 1e6,
-        "sqlite_kib": value(s, "workload.bytes_written_per_txn") / 1024.0,
-        "device_kib": value(s, "ssd.bytes.write") / txns / 1024.0,
-        "syncs": value(s, "workload.fsyncs_per_txn"),
-        "flushes": value(s, "ssd.ops.flush") / txns,
-        "checkpoints": value(s, "fs.cp.count") / txns,
-        "commits": value(s, "workload.vfs.tx.commits") / txns,
+        "tps": stat(s, "workload.txn_per_s"),
+        "lat_mean_ms": stat(s, "workload.txn.lat", "mean") / 1e6,
+        "lat_p99_ms": stat(s, "workload.txn.lat", "p99") / 1e6,
+        "sqlite_kib": stat(s, "workload.bytes_written_per_txn") / 1024.0,
+        "device_kib": stat(s, "ssd.bytes.write") / txns / 1024.0,
+        "syncs": stat(s, "workload.fsyncs_per_txn"),
+        "flushes": stat(s, "ssd.ops.flush") / txns,
+        "checkpoints": stat(s, "fs.cp.count") / txns,
+        "commits": stat(s, "workload.vfs.tx.commits") / txns,
     }
 
 
@@ -130,13 +122,13 @@ PAPER_MULTI_AW_1_MS = 300.0
 
 
 def micro_measures(s):
-    txns = max(value(s, "workload.txbench.txns"), 1.0)
+    txns = max(stat(s, "workload.txbench.txns"), 1.0)
     return {
-        "run_s": value(s, "workload.measured_time"),
-        "lat_us": value(s, "workload.txbench.txn.lat", "mean") / 1e3,
-        "commit_us": value(s, "workload.txbench.commit_lat", "mean") / 1e3,
-        "device_kib": value(s, "ssd.bytes.write") / txns / 1024.0,
-        "flushes": value(s, "ssd.ops.flush") / txns,
+        "run_s": stat(s, "workload.measured_time"),
+        "lat_us": stat(s, "workload.txbench.txn.lat", "mean") / 1e3,
+        "commit_us": stat(s, "workload.txbench.commit_lat", "mean") / 1e3,
+        "device_kib": stat(s, "ssd.bytes.write") / txns / 1024.0,
+        "flushes": stat(s, "ssd.ops.flush") / txns,
         "txns": txns,
     }
 
@@ -196,20 +188,20 @@ def main():
         for m in MODES:
             out = os.path.join(a.out, f"{m}-{d}db")
             run(a.bin, config_path(root, m), out, d, a.sets)
-            results[(m, d)] = measures(load(out))
+            results[(m, d)] = measures(load_stats(out))
     text = tables(results, dbs_list)
     if not a.no_micro:
         tv, maw = {}, {}
         for m in MICRO:
             out = os.path.join(a.out, f"micro-tv-{m}")
-            run_cfg(a.bin, os.path.join(root, "configs", "txbench", f"throughput_volume_{m}.yaml"), out, a.sets)
-            tv[m] = micro_measures(load(out))
+            run_config(a.bin, os.path.join(root, "configs", "txbench", f"throughput_volume_{m}.yaml"), out, a.sets)
+            tv[m] = micro_measures(load_stats(out))
         for t in MULTI_AW_THREADS:
             out = os.path.join(a.out, f"micro-maw-{t}")
-            run_cfg(a.bin, os.path.join(root, "configs", "txbench", "multi_aw.yaml"), out,
+            run_config(a.bin, os.path.join(root, "configs", "txbench", "multi_aw.yaml"), out,
                     a.sets + [f"workload.txbench.threads={t}", f"workload.txbench.files={t}",
                               f"workload.txbench.writes={MULTI_AW_PAGES // t}"])
-            maw[t] = micro_measures(load(out))
+            maw[t] = micro_measures(load_stats(out))
         text += "\n" + micro_tables(tv, maw)
     sys.stdout.write(text)
     with open(os.path.join(a.out, "table.md"), "w") as f:

@@ -26,10 +26,6 @@ def run(bin_path, cfg, mode, out, max_time, sets):
     run_config(bin_path, cfg, out, [f"fs.f2fs.durability={mode}", f"run.max_time={max_time}"] + list(sets))
 
 
-load = load_stats
-value = stat
-
-
 def op_latency(s):
     """Mean and the p99 of the most frequent operation, over workload.fs.*."""
     total_n = total_ns = 0.0
@@ -45,29 +41,29 @@ def op_latency(s):
         if n > top[0]:
             top = (n, k)
     mean = total_ns / total_n if total_n else 0.0
-    p99 = value(s, top[1], "p99") if top[1] else 0.0
+    p99 = stat(s, top[1], "p99") if top[1] else 0.0
     name = top[1][len("workload.fs."):-len(".lat")] if top[1] else "-"
     return mean, p99, name
 
 
 def row(s):
-    cps = value(s, "fs.cp.count")
-    cp_mean = value(s, "fs.cp.duration", "mean")
+    cps = stat(s, "fs.cp.count")
+    cp_mean = stat(s, "fs.cp.duration", "mean")
     mean, p99, top = op_latency(s)
     return {
-        "ops_s": value(s, "workload.ops_per_sec") or value(s, "workload.fb_ops_per_sec"),
+        "ops_s": stat(s, "workload.ops_per_sec") or stat(s, "workload.fb_ops_per_sec"),
         "cps": cps,
         "cp_time": cps * cp_mean / 1e9,
-        "cp_p90": value(s, "fs.cp.duration", "p90") / 1e6,
-        "stall": value(s, "fs.cp.stall_total") / 1e9,
+        "cp_p90": stat(s, "fs.cp.duration", "p90") / 1e6,
+        "stall": stat(s, "fs.cp.stall_total") / 1e9,
         "lat_mean": mean / 1e3,
         "lat_p99": p99 / 1e3,
         "top": top,
-        "fsyncs": value(s, "fs.fsync.calls"),
-        "fsync_cps": value(s, "fs.fsync.checkpoints"),
-        "j_mib": value(s, "fs.journal.bytes") / 2**20,
-        "commits": value(s, "fs.journal.commits"),
-        "wa": value(s, "fs.write_amplification"),
+        "fsyncs": stat(s, "fs.fsync.calls"),
+        "fsync_cps": stat(s, "fs.fsync.checkpoints"),
+        "j_mib": stat(s, "fs.journal.bytes") / 2**20,
+        "commits": stat(s, "fs.journal.commits"),
+        "wa": stat(s, "fs.write_amplification"),
     }
 
 
@@ -103,7 +99,7 @@ def main():
         for mode in MODES:
             out = os.path.join(a.out, name, mode)
             run(a.bin, cfg, mode, out, a.max_time, a.sets)
-            r[mode] = row(load(out))
+            r[mode] = row(load_stats(out))
         rows.append((name, r))
 
     lines = []
