@@ -13,6 +13,7 @@
 
 #include "fs/f2fs/channel_placement.h"
 #include "fs/f2fs/f2fs.h"
+#include "tests/fakes/run_task.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "tests/fakes/fixed_latency_device.h"
 #include "fs/f2fs/image.h"
@@ -55,41 +56,7 @@ class RoundRobinPlacement final : public ssd::FixedPlacement {
   mutable uint32_t page_size_ = 1;
 };
 
-// Runs `task` on `q` until it finishes (CHECK-fails if the simulation runs
-// dry first) and returns its result.
-template <class T>
-T RunTask(sim::EventQueue& q, sim::Task<T> task) {
-  std::optional<T> result;
-  bool done = false;
-  auto body = [&]() -> sim::Task<void> {
-    result.emplace(co_await std::move(task));
-    done = true;
-  };
-  sim::Task<void> t = body();
-  auto h = t.Release();
-  sim::Resume(h);
-  while (!done) {
-    if (!q.Step()) break;
-  }
-  CHECK(done) << "task did not finish: the simulation ran out of events";
-  h.destroy();
-  return std::move(*result);
-}
-inline void RunTask(sim::EventQueue& q, sim::Task<void> task) {
-  bool done = false;
-  auto body = [&]() -> sim::Task<void> {
-    co_await std::move(task);
-    done = true;
-  };
-  sim::Task<void> t = body();
-  auto h = t.Release();
-  sim::Resume(h);
-  while (!done) {
-    if (!q.Step()) break;
-  }
-  CHECK(done) << "task did not finish: the simulation ran out of events";
-  h.destroy();
-}
+using fakes::RunTask;
 
 // Event queue + device + image + file system.
 class Stack {

@@ -1,0 +1,99 @@
+// fs.kind: ext4 — formats the volume (untimed mke2fs) and mounts the ext4
+// model on the device on the simulated clock.
+#include <fmt/format.h>
+
+#include "fs/ext4/ext4.h"
+#include "fs/ext4/ext4_config.h"
+#include "fs/file_system_kind.h"
+#include "sim/registry.h"
+#include "sim/task.h"
+
+namespace fs::ext4 {
+namespace {
+
+class MountedExt4 final : public MountedFs {
+ public:
+  MountedExt4(std::unique_ptr<Image> image, std::unique_ptr<Ext4> fs) : image_(std::move(image)), fs_(std::move(fs)) {}
+  ~MountedExt4() override { fs_.reset(); }
+  FileSystem* fs() override { return fs_.get(); }
+  std::string Summary(const sim::StatsRegistry& st) const override {
+    const bool wrote = st.Value("fs.app.bytes_written") > 0;
+    const auto ratio = [&](const char* key) {
+      return wrote ? fmt::format("{:.3f}", st.Value(key)) : std::string("n/a");
+    };
+    std::string out = fmt::format(
+        "ext4       FS write amplification {}, end to end {}; {} commits ({} metadata blocks logged), {} journal "
+        "checkpoints\n",
+        ratio("fs.write_amplification"), ratio("fs.write_amplification_end_to_end"),
+        static_cast<uint64_t>(st.Value("fs.journal.commits")),
+        static_cast<uint64_t>(st.Value("fs.journal.logged_blocks")),
+        static_cast<uint64_t>(st.Value("fs.journal.checkpoints")));
+    if (const sim::Histogram* h = st.FindHistogram("fs.fsync.lat_total"); h != nullptr && h->count() > 0)
+      out += fmt::format("  fsync n={} {}\n", h->count(), sim::LatencySummary(*h));
+    if (const sim::Histogram* h = st.FindHistogram("fs.journal.commit_lat"); h != nullptr && h->count() > 0)
+      out += fmt::format("  commit {}\n", sim::LatencySummary(*h));
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Image> image_;
+  std::unique_ptr<Ext4> fs_;
+};
+
+sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, const DeviceFacts& device) {
+  const Ext4Config& cfg = sections.Get<Ext4Config>("ext4");
+  if (sim::Status st = cfg.Validate(); !st.ok()) return sim::Status::InvalidInput("fs.ext4." + st.message());
+  if (volume_bytes % kBlockSize != 0) return sim::Status::InvalidInput("fs.volume: must be a multiple of the 4 KiB ext4 block");
+  if (cfg.io_queue >= device.queues)
+    return sim::Status::InvalidInput(fmt::format(
+        "fs.ext4.io_queue: queue {} does not exist: the device has {} submission queues (device.ssd.queues)",
+        cfg.io_queue, device.queues));
+  if (device.fixed_placement)
+    return sim::Status::InvalidInput(
+        "fs.kind: ext4 updates blocks in place, which a device of fixed placement (the static block-mapped FTL) "
+        "refuses; use ftl.kind: page");
+  const uint64_t volume = (volume_bytes > 0 ? volume_bytes : device.capacity) / kBlockSize;
+  sim::Result<Layout> l = ComputeLayout(volume, cfg.mkfs.blocks_per_group, cfg.mkfs.inode_ratio.value,
+                                        cfg.mkfs.inode_size, cfg.mkfs.flex_bg,
+                                        static_cast<uint32_t>(cfg.mkfs.journal_size.value / kBlockSize));
+  if (!l.ok())
+    return sim::Status::InvalidInput(fmt::format("fs.volume: {} bytes ({}) cannot be formatted as ext4: {}",
+                                                 volume * kBlockSize, volume_bytes > 0 ? "fs.volume" : "the whole device",
+                                                 l.status().message()));
+  return sim::Status::Ok();
+}
+
+sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, const FsEnv& fs_env) {
+  const Ext4Config& cfg = sections.Get<Ext4Config>("ext4");
+  const uint64_t volume = fs_env.volume_bytes / kBlockSize * kBlockSize;
+  auto image = std::make_unique<Image>(volume / kBlockSize);
+  FS_RETURN_IF_ERROR(Ext4::Format(cfg, volume, image.get()));
+  Ext4::Env env;
+  env.events = fs_env.events;
+  env.device = fs_env.device;
+  env.image = image.get();
+  env.stats = fs_env.stats;
+  env.device_write_amplification = fs_env.device_write_amplification;
+  sim::Result<std::unique_ptr<Ext4>> mounted = sim::Status::InvalidInput("fs.ext4: mount did not finish");
+  auto mount = [&]() -> sim::Task<> { mounted = co_await Ext4::Mount(cfg, env); };
+  sim::ThreadGroup mounting(fs_env.events);
+  mounting.Spawn(mount());
+  fs_env.events->Run();
+  if (!mounted.ok()) return mounted.status();
+  return std::unique_ptr<MountedFs>(std::make_unique<MountedExt4>(std::move(image), std::move(mounted).value()));
+}
+
+// The image and the bitmaps: about 17 bytes per 4 KiB block of the volume.
+uint64_t MemoryBytes(const sim::ImplConfigs& sections, uint64_t volume_bytes, uint64_t capacity) {
+  (void)sections;
+  const uint64_t blocks = (volume_bytes > 0 ? volume_bytes : capacity) / kBlockSize;
+  return Image::BaseMemoryBytes(blocks) + blocks / 4;
+}
+
+const sim::Registrar<FileSystemKind> kRegistered{
+    {"ext4", "an ext4-like in-place file system with JBD2 journaling (ordered mode) on the simulated SSD", true,
+     sim::ImplSection::Of<Ext4Config>("ext4", "ext4 model (fs.kind: ext4)"), &Validate, &Mount, &MemoryBytes,
+     nullptr}};
+
+}  // namespace
+}  // namespace fs::ext4

@@ -1,0 +1,313 @@
+// The ext4 model: layout, the POSIX calls, delayed allocation and mballoc
+// placement, htree directories, the journal (commit, wrap-around,
+// checkpoint, replay, revoke), orphans, and fsck after remounts.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "fs/ext4/ext4_test_util.h"
+
+namespace fs::ext4 {
+namespace {
+
+using testing::Pattern;
+using testing::Stack;
+
+sim::Task<std::vector<uint8_t>> ReadAll(Ext4* fs, std::string path) {
+  FsResult<Fd> fd = co_await fs->Open(path, kRdOnly);
+  if (!fd.ok()) co_return std::vector<uint8_t>{};
+  FsResult<FileStat> st = co_await fs->Fstat(fd.value);
+  std::vector<uint8_t> out(st.value.size);
+  FsResult<uint64_t> r = co_await fs->Pread(fd.value, 0, out);
+  out.resize(r.value);
+  co_await fs->Close(fd.value);
+  co_return out;
+}
+
+sim::Task<bool> WriteFile(Ext4* fs, std::string path, std::vector<uint8_t> data, bool fsync) {
+  FsResult<Fd> fd = co_await fs->Open(path, kCreat | kRdWr | kTrunc);
+  if (!fd.ok()) co_return false;
+  FsResult<uint64_t> w = co_await fs->Pwrite(fd.value, 0, data, data.size());
+  if (!w.ok()) co_return false;
+  if (fsync && !(co_await fs->Fsync(fd.value)).ok()) co_return false;
+  co_await fs->Close(fd.value);
+  co_return true;
+}
+
+TEST(Ext4LayoutTest, MatchesMke2fsDefaults) {
+  // 1 GiB: 8 groups of 32,768 blocks, 8,192 inodes per group (16 KiB per
+  // inode), 512 inode-table blocks per group, a 32 MiB journal.
+  const Layout l = ComputeLayout(262144, 32768, 16384, 256, 16, 0).value();
+  EXPECT_EQ(l.groups, 8u);
+  EXPECT_EQ(l.inodes_per_group, 8192u);
+  EXPECT_EQ(l.itable_blocks, 512u);
+  EXPECT_EQ(l.gdt_blocks, 1u);
+  EXPECT_EQ(l.journal_blocks, 8192u);
+  // flex_bg: every group's bitmaps sit in group 0, after the descriptors.
+  EXPECT_EQ(l.block_bitmap[0], 2u);
+  EXPECT_EQ(l.block_bitmap[7], 9u);
+  EXPECT_EQ(l.inode_bitmap[0], 10u);
+  EXPECT_EQ(l.inode_table[0], 18u);
+  EXPECT_EQ(l.inode_table[1], 18u + 512);
+  EXPECT_TRUE(l.has_super[1] && l.has_super[3] && l.has_super[5] && l.has_super[7]);
+  EXPECT_FALSE(l.has_super[2] || l.has_super[4] || l.has_super[6]);
+  EXPECT_EQ(DefaultJournalBlocks(262143), 4096u);
+  EXPECT_EQ(DefaultJournalBlocks(uint64_t{1} << 30), 262144u);
+  EXPECT_FALSE(ComputeLayout(1000, 32768, 16384, 256, 16, 0).ok());
+}
+
+TEST(Ext4Test, FormatMountsCleanAndEmpty) {
+  Stack s;
+  s.FormatAndMount();
+  s.ExpectCheck();
+  FsResult<std::vector<std::string>> l = s.Run(s.fs().Readdir("/"));
+  ASSERT_TRUE(l.ok());
+  EXPECT_TRUE(l.value.empty());
+  s.Remount();
+  s.ExpectCheck();
+}
+
+TEST(Ext4Test, DataAndNamesSurviveRemount) {
+  Stack s;
+  s.FormatAndMount();
+  Ext4* fs = s.fs_ptr();
+  ASSERT_TRUE(s.Run(fs->Mkdir("/d")).ok());
+  ASSERT_TRUE(s.Run(fs->Mkdir("/d/e")).ok());
+  const auto a = Pattern(100000, 1), b = Pattern(5000, 2);
+  ASSERT_TRUE(s.Run(WriteFile(fs, "/d/a", a, false)));
+  ASSERT_TRUE(s.Run(WriteFile(fs, "/d/e/b", b, false)));
+  ASSERT_TRUE(s.Run(fs->Link("/d/a", "/a2")).ok());
+  ASSERT_TRUE(s.Run(fs->Rename("/d/e/b", "/b")).ok());
+  EXPECT_EQ(s.Run(ReadAll(fs, "/d/a")), a);
+  s.ExpectCheck();
+  s.Remount();
+  s.ExpectCheck();
+  fs = s.fs_ptr();
+  EXPECT_EQ(s.Run(ReadAll(fs, "/d/a")), a);
+  EXPECT_EQ(s.Run(ReadAll(fs, "/a2")), a);
+  EXPECT_EQ(s.Run(ReadAll(fs, "/b")), b);
+  EXPECT_EQ(s.Run(fs->Stat("/d/e/b")).err, Errno::kNoEnt);
+  EXPECT_EQ(s.Run(fs->Stat("/d/a")).value.nlink, 2u);
+  EXPECT_EQ(s.Run(fs->Rmdir("/d")).err, Errno::kNotEmpty);
+  ASSERT_TRUE(s.Run(fs->Unlink("/d/a")).ok());
+  ASSERT_TRUE(s.Run(fs->Rmdir("/d/e")).ok());
+  ASSERT_TRUE(s.Run(fs->Rmdir("/d")).ok());
+  s.ExpectCheck();
+  s.Remount();
+  s.ExpectCheck();
+  EXPECT_EQ(s.Run(ReadAll(s.fs_ptr(), "/a2")), a);
+}
+
+TEST(Ext4Test, DelayedAllocationPlacesAWholeFileInOneExtentAtWriteback) {
+  Stack s;
+  s.FormatAndMount();
+  Ext4* fs = s.fs_ptr();
+  FsResult<Fd> fd = s.Run(fs->Open("/big", kCreat | kRdWr));
+  ASSERT_TRUE(fd.ok());
+  // Written in 64 KiB pieces: nothing is allocated until writeback.
+  for (uint64_t off = 0; off < (4u << 20); off += 65536) ASSERT_TRUE(s.Run(fs->Pwrite(fd.value, off, {}, 65536)).ok());
+  const uint32_t ino = static_cast<uint32_t>(s.Run(fs->Fstat(fd.value)).value.ino);
+  EXPECT_EQ(fs->BlockOf(ino, 0), 0u);
+  ASSERT_TRUE(s.Run(fs->Fsync(fd.value)).ok());
+  const uint32_t first = fs->BlockOf(ino, 0);
+  ASSERT_NE(first, 0u);
+  for (uint64_t i = 1; i < 1024; ++i) ASSERT_EQ(fs->BlockOf(ino, i), first + i) << "block " << i;
+  // Files go to the second group of the flex group (ext4_inode_to_goal_block).
+  EXPECT_EQ(fs->layout().GroupOf(first), 1u);
+  s.ExpectCheck();
+}
+
+TEST(Ext4Test, SmallFilesShareTheLocalityGroupPreallocation) {
+  Stack s;
+  s.FormatAndMount();
+  Ext4* fs = s.fs_ptr();
+  std::vector<uint32_t> firsts;
+  for (int i = 0; i < 8; ++i) {
+    const std::string p = "/s" + std::to_string(i);
+    ASSERT_TRUE(s.Run(WriteFile(fs, p, Pattern(8192, i), true)));
+    firsts.push_back(fs->BlockOf(static_cast<uint32_t>(s.Run(fs->Stat(p)).value.ino), 0));
+  }
+  // Each 2-block file follows the previous one.
+  for (size_t i = 1; i < firsts.size(); ++i) EXPECT_EQ(firsts[i], firsts[i - 1] + 2);
+  s.ExpectCheck();
+}
+
+TEST(Ext4Test, LargeDirectoriesBecomeHashedAndReadInHashOrder) {
+  Stack s;
+  s.FormatAndMount();
+  Ext4* fs = s.fs_ptr();
+  ASSERT_TRUE(s.Run(fs->Mkdir("/d")).ok());
+  std::vector<std::string> names;
+  for (int i = 0; i < 3000; ++i) {
+    names.push_back("file_with_a_longish_name_" + std::to_string(i));
+    FsResult<Fd> fd = s.Run(fs->Open("/d/" + names.back(), kCreat | kWrOnly));
+    ASSERT_TRUE(fd.ok()) << i;
+    s.Run(fs->Close(fd.value));
+  }
+  FsResult<FileStat> st = s.Run(fs->Stat("/d"));
+  // 3,000 entries of 40 bytes need at least 30 leaves of 4,084 bytes.
+  EXPECT_GT(st.value.size, 30u * kBlockSize);
+  FsResult<std::vector<std::string>> l = s.Run(fs->Readdir("/d"));
+  ASSERT_EQ(l.value.size(), names.size());
+  std::vector<std::string> sorted = l.value;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::string> want = names;
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(sorted, want);
+  EXPECT_NE(l.value, sorted) << "an indexed directory reads in hash order, not name order";
+  s.ExpectCheck();
+  for (int i = 0; i < 3000; i += 2) ASSERT_TRUE(s.Run(fs->Unlink("/d/" + names[i])).ok());
+  s.ExpectCheck();
+  s.Remount();
+  s.ExpectCheck();
+  EXPECT_EQ(s.Run(s.fs().Readdir("/d")).value.size(), 1500u);
+  EXPECT_EQ(s.Run(s.fs().Stat("/d/" + names[1])).err, Errno::kOk);
+  EXPECT_EQ(s.Run(s.fs().Stat("/d/" + names[0])).err, Errno::kNoEnt);
+}
+
+TEST(Ext4Test, FsyncedDataSurvivesAPowerCutThatLosesEverythingVolatile) {
+  Stack s;
+  s.FormatAndMount();
+  Ext4* fs = s.fs_ptr();
+  const auto a = Pattern(300000, 7);
+  ASSERT_TRUE(s.Run(WriteFile(fs, "/kept", a, true)));
+  ASSERT_TRUE(s.Run(WriteFile(fs, "/notsynced", Pattern(9000, 8), false)));
+  s.PowerCut([](BlockNo, bool) { return false; });
+  ASSERT_TRUE(s.Mount().ok());
+  s.ExpectCheck();
+  EXPECT_EQ(s.Run(ReadAll(s.fs_ptr(), "/kept")), a);
+  // The unsynced file's creation may be lost with its transaction; if its
+  // name survived, its size is what was committed (no stale blocks).
+  FsResult<FileStat> st = s.Run(s.fs().Stat("/notsynced"));
+  if (st.ok()) EXPECT_TRUE(st.value.size == 0 || st.value.size == 9000);
+}
+
+TEST(Ext4Test, TheJournalWrapsAndCheckpointsWhenFull) {
+  Ext4Config cfg = testing::TestConfig();
+  cfg.mkfs.journal_size = sim::MiB(4);  // 1,024 blocks: the smallest mke2fs makes
+  Stack s(256ull << 20, cfg);
+  s.FormatAndMount();
+  Ext4* fs = s.fs_ptr();
+  // Each fsync commits the directory, inode, bitmap and descriptor blocks.
+  for (int i = 0; i < 1200; ++i) {
+    const std::string p = "/dir" + std::to_string(i % 40);
+    if (i < 40) ASSERT_TRUE(s.Run(fs->Mkdir(p)).ok());
+    ASSERT_TRUE(s.Run(WriteFile(fs, p + "/f" + std::to_string(i), Pattern(5000, i), true))) << i;
+  }
+  EXPECT_GT(fs->commits(), 1000u);
+  EXPECT_GT(s.stats().Value("fs.journal.checkpoints"), 0);
+  EXPECT_GT(s.stats().Value("fs.journal.blocks"), 1024 * 3);
+  s.ExpectCheck();
+  // A cut now replays what the log holds past its tail.
+  s.PowerCut([](BlockNo, bool completed) { return completed; });
+  ASSERT_TRUE(s.Mount().ok());
+  s.ExpectCheck();
+  for (int i = 0; i < 1200; i += 97)
+    EXPECT_EQ(s.Run(ReadAll(s.fs_ptr(), "/dir" + std::to_string(i % 40) + "/f" + std::to_string(i))),
+              Pattern(5000, i))
+        << i;
+}
+
+TEST(Ext4Test, AFileUnlinkedWhileOpenIsFreedAtMountAfterACut) {
+  Stack s;
+  s.FormatAndMount();
+  Ext4* fs = s.fs_ptr();
+  const uint64_t free0 = fs->free_blocks();
+  FsResult<Fd> fd = s.Run(fs->Open("/tmpfile", kCreat | kRdWr));
+  ASSERT_TRUE(s.Run(fs->Pwrite(fd.value, 0, {}, 1 << 20)).ok());
+  ASSERT_TRUE(s.Run(fs->Fsync(fd.value)).ok());
+  ASSERT_TRUE(s.Run(fs->Unlink("/tmpfile")).ok());
+  ASSERT_TRUE(s.Run(fs->Sync()).ok());
+  EXPECT_LT(fs->free_blocks(), free0 - 200);  // still held by the open file
+  s.ExpectCheck();
+  s.PowerCut([](BlockNo, bool) { return false; });
+  ASSERT_TRUE(s.Mount().ok());
+  s.ExpectCheck();
+  EXPECT_GE(s.fs().free_blocks() + 8, free0);
+}
+
+// A directory block freed and reused as file data: the revoke record keeps
+// replay from writing the old directory content over the data.
+TEST(Ext4Test, RevokedDirectoryBlocksAreNotReplayedOverReusedData) {
+  Stack s;
+  s.FormatAndMount();
+  Ext4* fs = s.fs_ptr();
+  ASSERT_TRUE(s.Run(fs->Mkdir("/d")).ok());
+  for (int i = 0; i < 600; ++i) {
+    FsResult<Fd> fd = s.Run(fs->Open("/d/name_" + std::to_string(i), kCreat | kWrOnly));
+    s.Run(fs->Close(fd.value));
+  }
+  ASSERT_TRUE(s.Run(fs->Sync()).ok());
+  for (int i = 0; i < 600; ++i) ASSERT_TRUE(s.Run(fs->Unlink("/d/name_" + std::to_string(i))).ok());
+  ASSERT_TRUE(s.Run(fs->Rmdir("/d")).ok());
+  ASSERT_TRUE(s.Run(fs->Sync()).ok());
+  // New files take the freed blocks.
+  std::vector<std::vector<uint8_t>> data;
+  for (int i = 0; i < 40; ++i) {
+    data.push_back(Pattern(4096 * 3, 100 + i));
+    ASSERT_TRUE(s.Run(WriteFile(fs, "/n" + std::to_string(i), data.back(), true)));
+  }
+  s.PowerCut([](BlockNo, bool) { return false; });
+  ASSERT_TRUE(s.Mount().ok());
+  s.ExpectCheck();
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(s.Run(ReadAll(s.fs_ptr(), "/n" + std::to_string(i))), data[i]) << i;
+}
+
+TEST(Ext4Test, DropCachesMakesTheNextReadsGoToTheDevice) {
+  Stack s;
+  s.FormatAndMount();
+  Ext4* fs = s.fs_ptr();
+  ASSERT_TRUE(s.Run(WriteFile(fs, "/f", Pattern(200000, 3), true)));
+  ASSERT_TRUE(s.Run(fs->Sync()).ok());
+  const double before = s.stats().Value("fs.blocks_read.data");
+  s.Run(ReadAll(fs, "/f"));
+  EXPECT_EQ(s.stats().Value("fs.blocks_read.data"), before);  // cached
+  fs->DropCaches();
+  const double meta_before = s.stats().Value("fs.blocks_read.meta");
+  EXPECT_EQ(s.Run(ReadAll(fs, "/f")), Pattern(200000, 3));
+  EXPECT_GE(s.stats().Value("fs.blocks_read.data"), before + 49);
+  EXPECT_GT(s.stats().Value("fs.blocks_read.meta"), meta_before);  // the inode table again
+}
+
+TEST(Ext4Test, ErrorsAreTheKernels) {
+  Stack s;
+  s.FormatAndMount();
+  Ext4* fs = s.fs_ptr();
+  EXPECT_EQ(s.Run(fs->Open("/missing", kRdOnly)).err, Errno::kNoEnt);
+  ASSERT_TRUE(s.Run(fs->Mkdir("/d")).ok());
+  EXPECT_EQ(s.Run(fs->Mkdir("/d")).err, Errno::kExist);
+  EXPECT_EQ(s.Run(fs->Open("/d", kRdWr)).err, Errno::kIsDir);
+  EXPECT_EQ(s.Run(fs->Unlink("/d")).err, Errno::kIsDir);
+  EXPECT_EQ(s.Run(fs->Rename("/d", "/d/x")).err, Errno::kInval);
+  ASSERT_TRUE(s.Run(WriteFile(fs, "/f", Pattern(10, 1), false)));
+  EXPECT_EQ(s.Run(fs->Open("/f/x", kCreat | kRdWr)).err, Errno::kNotDir);
+  EXPECT_EQ(s.Run(fs->Link("/d", "/d2")).err, Errno::kPerm);
+  EXPECT_EQ(s.Run(fs->Open(std::string(300, 'x'), kCreat | kRdWr)).err, Errno::kNameTooLong);
+  EXPECT_EQ(s.Run(fs->Close(99)).err, Errno::kBadF);
+}
+
+TEST(Ext4Test, FillingTheVolumeIsEnospcNotACrash) {
+  Stack s(64ull << 20);
+  s.FormatAndMount();
+  Ext4* fs = s.fs_ptr();
+  FsResult<Fd> fd = s.Run(fs->Open("/fill", kCreat | kRdWr));
+  uint64_t off = 0;
+  Errno e = Errno::kOk;
+  while (e == Errno::kOk && off < (128ull << 20)) {
+    e = s.Run(fs->Pwrite(fd.value, off, {}, 1 << 20)).err;
+    off += 1 << 20;
+  }
+  EXPECT_EQ(e, Errno::kNoSpc);
+  ASSERT_TRUE(s.Run(fs->Fsync(fd.value)).ok());
+  s.ExpectCheck();
+  s.Run(fs->Close(fd.value));
+  ASSERT_TRUE(s.Run(fs->Unlink("/fill")).ok());
+  s.Remount();
+  s.ExpectCheck();
+}
+
+}  // namespace
+}  // namespace fs::ext4
