@@ -176,6 +176,10 @@ uint64_t Ext4::free_blocks() const {
   return n;
 }
 
+// Free on disk, less what is held: freed by a transaction not committed
+// yet, or preallocated to a file or the locality group.
+uint64_t Ext4::AvailBlocks() const { return free_blocks() - busy_blocks_; }
+
 // ---------------------------------------------------------------------------
 // Names
 
@@ -549,7 +553,7 @@ sim::Task<FsResult<Fd>> Ext4::DoOpen(std::string_view path, uint32_t flags) {
   Inode* node = r.node;
   if (node == nullptr) {
     if (!(flags & kCreat)) co_return R{0, Errno::kNoEnt};
-    if (free_blocks() < reserved_blocks_ + 4) co_return R{0, Errno::kNoSpc};
+    if (AvailBlocks() < reserved_blocks_ + 4) co_return R{0, Errno::kNoSpc};
     node = NewInode(false, r.parent);
     if (node == nullptr) co_return R{0, Errno::kNoSpc};
     node->names = 1;
@@ -639,7 +643,7 @@ sim::Task<FsStatus> Ext4::Mkdir(std::string_view path) {
   const Lookup l = Resolve(path);
   if (l.err != Errno::kOk) co_return FsStatus{false, l.err};
   if (l.node != nullptr) co_return FsStatus{false, Errno::kExist};
-  if (free_blocks() < reserved_blocks_ + 4) co_return FsStatus{false, Errno::kNoSpc};
+  if (AvailBlocks() < reserved_blocks_ + 4) co_return FsStatus{false, Errno::kNoSpc};
   Inode* d = NewInode(true, l.parent);
   if (d == nullptr) co_return FsStatus{false, Errno::kNoSpc};
   d->names = 1;
@@ -694,7 +698,7 @@ FsStatus Ext4::DoRename(std::string_view from, std::string_view to) {
   } else if (dst != nullptr && dst->is_dir) {
     return FsStatus{false, Errno::kIsDir};
   }
-  if (free_blocks() < reserved_blocks_ + 4) return FsStatus{false, Errno::kNoSpc};
+  if (AvailBlocks() < reserved_blocks_ + 4) return FsStatus{false, Errno::kNoSpc};
   const std::string new_name(t.name);
   if (dst != nullptr) {
     RemoveEntry(t.parent, new_name);
@@ -734,7 +738,7 @@ sim::Task<FsStatus> Ext4::Link(std::string_view existing, std::string_view new_p
   if (t.node != nullptr || t.dot) co_return FsStatus{false, Errno::kExist};
   if (t.dir_required) co_return FsStatus{false, Errno::kNoEnt};
   if (s.node->is_dir) co_return FsStatus{false, Errno::kPerm};
-  if (free_blocks() < reserved_blocks_ + 4) co_return FsStatus{false, Errno::kNoSpc};
+  if (AvailBlocks() < reserved_blocks_ + 4) co_return FsStatus{false, Errno::kNoSpc};
   AddEntry(t.parent, t.name, s.node->ino);
   ++s.node->names;
   DirtyInode(s.node, false);

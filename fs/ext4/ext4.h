@@ -178,6 +178,7 @@ class Ext4 final : public FileSystem,
   const Layout& layout() const { return layout_; }
   uint32_t committed_tid() const { return committed_tid_; }
   uint64_t free_blocks() const;
+  uint64_t AvailBlocks() const;
   uint64_t commits() const { return stats_.commits.value(); }
   // The volume blocks holding file block `index` of `path`'s inode (0 =
   // hole or not allocated yet), for tests.
@@ -267,8 +268,12 @@ class Ext4 final : public FileSystem,
   sim::Task<void> Commit();
   sim::Task<void> ForceCommit(uint32_t tid);
   sim::Task<void> Checkpoint(uint32_t need);
-  uint32_t LogUsed() const;
-  uint32_t LogFree() const { return layout_.journal_blocks - 1 - LogUsed(); }
+  // Log blocks in use from `tail` to the head. The space a commit may use
+  // counts from the tail the journal superblock names (LogFree); the tail
+  // the state allows (LogTail: the oldest transaction with blocks not home)
+  // becomes it when a checkpoint writes the superblock.
+  uint32_t LogUsed(uint32_t tail) const;
+  uint32_t LogFree() const { return layout_.journal_blocks - 1 - LogUsed(jsb_start_); }
   uint32_t LogTail() const;
   void WriteHome(uint32_t blk);
   sim::Task<void> WriteJournalSuper();
@@ -310,6 +315,8 @@ class Ext4 final : public FileSystem,
   std::vector<std::vector<uint64_t>> bbits_, busy_bits_, ibits_;
   std::vector<GroupDesc> gd_;
   uint64_t reserved_blocks_ = 0;  // delayed-allocation reservations
+  uint64_t busy_blocks_ = 0;      // blocks in busy_bits_
+  void DiscardAllPrealloc();
   uint32_t lg_pblk_ = 0, lg_len_ = 0;  // locality-group preallocation
 
   std::unordered_map<uint32_t, std::unique_ptr<Inode>> inodes_;

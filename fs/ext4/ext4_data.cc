@@ -213,6 +213,7 @@ void Ext4::FreeBlocks(uint32_t start, uint32_t len, bool metadata) {
     CHECK(Bit(bbits_[g], i)) << "block " << b << " freed twice";
     bbits_[g][i / 64] &= ~(uint64_t{1} << (i % 64));
     busy_bits_[g][i / 64] |= uint64_t{1} << (i % 64);
+    ++busy_blocks_;
     ++gd_[g].free_blocks;
     if (i == 0 || b == start) DirtyGroup(g, true, false);
     if (metadata) {
@@ -230,6 +231,7 @@ void Ext4::ReleaseUnused(uint32_t start, uint32_t len) {
     const uint32_t g = layout_.GroupOf(b), i = b % layout_.blocks_per_group;
     CHECK(Bit(busy_bits_[g], i)) << "preallocated block " << b << " not held";
     busy_bits_[g][i / 64] &= ~(uint64_t{1} << (i % 64));
+    --busy_blocks_;
   }
 }
 
@@ -239,10 +241,21 @@ void Ext4::DropInodePrealloc(Inode* in) {
   in->pa_len = 0;
 }
 
+// ext4_mb_discard_preallocations: every preallocation goes back.
+void Ext4::DiscardAllPrealloc() {
+  for (auto& [ino, n] : inodes_) DropInodePrealloc(n.get());
+  if (lg_len_ > 0) ReleaseUnused(lg_pblk_, lg_len_);
+  lg_len_ = 0;
+}
+
 uint32_t Ext4::AllocMeta(const Inode* in, uint32_t goal) {
   (void)in;
   uint32_t got = 0;
-  const uint32_t b = FindFree(goal, 1, 1, &got);
+  uint32_t b = FindFree(goal, 1, 1, &got);
+  if (got == 0) {
+    DiscardAllPrealloc();
+    b = FindFree(goal, 1, 1, &got);
+  }
   CHECK_GT(got, 0u) << "no free block for metadata (space checks let it through)";
   TakeBlocks(b, 1);
   return b;
@@ -255,6 +268,7 @@ uint32_t Ext4::AllocData(Inode* in, uint32_t lblk, uint32_t want, uint32_t* got)
     for (uint32_t b = s; b < s + n; ++b) {
       const uint32_t g = layout_.GroupOf(b), i = b % layout_.blocks_per_group;
       busy_bits_[g][i / 64] |= uint64_t{1} << (i % 64);
+      ++busy_blocks_;
     }
   };
   auto take_held = [&](uint32_t s, uint32_t n) {
@@ -286,7 +300,12 @@ uint32_t Ext4::AllocData(Inode* in, uint32_t lblk, uint32_t want, uint32_t* got)
       if (lg_len_ > 0) ReleaseUnused(lg_pblk_, lg_len_);
       lg_len_ = 0;
       uint32_t n = 0;
-      const uint32_t b = FindFree(lg_pblk_ > 0 ? lg_pblk_ : goal, cfg_.mb_group_prealloc, want, &n);
+      uint32_t b = FindFree(lg_pblk_ > 0 ? lg_pblk_ : goal, cfg_.mb_group_prealloc, want, &n);
+      if (n == 0) {
+        DiscardAllPrealloc();
+        b = FindFree(goal, cfg_.mb_group_prealloc, 1, &n);
+        n = std::min(n, want);
+      }
       if (n == 0) {
         *got = 0;
         return 0;
@@ -318,7 +337,11 @@ uint32_t Ext4::AllocData(Inode* in, uint32_t lblk, uint32_t want, uint32_t* got)
   (void)norm_start;
   norm_len = std::min(norm_len, kMaxExtentLen);
   uint32_t n = 0;
-  const uint32_t b = FindFree(goal, norm_len, 1, &n);
+  uint32_t b = FindFree(goal, norm_len, 1, &n);
+  if (n == 0) {
+    DiscardAllPrealloc();
+    b = FindFree(goal, norm_len, 1, &n);
+  }
   if (n == 0) {
     *got = 0;
     return 0;
@@ -622,7 +645,17 @@ sim::Task<FsResult<uint64_t>> Ext4::DoWrite(OpenFile* f, uint64_t offset, std::s
     if (pit != in->pages.end() && pit->second->delalloc) continue;
     if (MapBlock(in, static_cast<uint32_t>(p)) == 0) ++fresh;
   }
-  if (reserved_blocks_ + fresh + 8 > free_blocks()) co_return R{0, Errno::kNoSpc};
+  if (reserved_blocks_ + fresh + 8 > AvailBlocks() && busy_blocks_ > 0) {
+    // ext4_should_retry_alloc: blocks freed by a transaction not yet
+    // committed come back once it commits; preallocations are dropped.
+    DiscardAllPrealloc();
+    if (running_) co_await ForceCommit(running_->tid);
+    if (committing_tid_ != 0) co_await ForceCommit(committing_tid_);
+    it = inodes_.find(ino);
+    if (it == inodes_.end() || dead_) co_return R{0, Errno::kIo};
+    in = it->second.get();
+  }
+  if (reserved_blocks_ + fresh + 8 > AvailBlocks()) co_return R{0, Errno::kNoSpc};
   uint64_t done = 0;
   for (uint64_t p = first; p <= last; ++p) {
     const uint64_t pos = std::max(offset, p * kBlockSize);
@@ -869,10 +902,10 @@ sim::Task<Errno> Ext4::DoTruncate(Inode* in, uint64_t size) {
     }
     DropInodePrealloc(in);
     FreeExtentsFrom(in, static_cast<uint32_t>(keep));
-    in->disksize = std::min(in->disksize, size);
   }
+  // ext4_setattr: the on-disk size is the new size, either way.
   in->size = size;
-  if (in->disksize > size) in->disksize = size;
+  in->disksize = size;
   in->mtime = q_->now();
   DirtyInode(in, true);
   co_return Errno::kOk;

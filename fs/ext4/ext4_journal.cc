@@ -320,9 +320,8 @@ void Ext4::DropCaches() {
 // ---------------------------------------------------------------------------
 // Commit (jbd2_journal_commit_transaction)
 
-uint32_t Ext4::LogUsed() const {
+uint32_t Ext4::LogUsed(uint32_t tail) const {
   const uint32_t ring = layout_.journal_blocks - 1;
-  const uint32_t tail = LogTail();
   return (log_head_ + ring - tail) % ring;
 }
 
@@ -452,6 +451,7 @@ sim::Task<void> Ext4::Commit() {
     for (uint32_t b = s; b < s + n; ++b) {
       const uint32_t g = layout_.GroupOf(b), i = b % layout_.blocks_per_group;
       busy_bits_[g][i / 64] &= ~(uint64_t{1} << (i % 64));
+      --busy_blocks_;
     }
   }
   committed_tid_ = tid;
@@ -487,7 +487,8 @@ sim::Task<void> Ext4::Checkpoint(uint32_t need) {
   checkpointing_ = true;
   stats_.checkpoints.Inc();
   const bool all = need >= layout_.journal_blocks - 1;
-  while (!dead_ && (all ? !ckpt_.empty() : LogFree() < need)) {
+  const uint32_t ring = layout_.journal_blocks - 1;
+  while (!dead_ && (all ? !ckpt_.empty() : ring - LogUsed(LogTail()) < need)) {
     // The oldest transaction with blocks not home yet.
     uint32_t oldest = 0;
     for (const auto& [tid, tl] : tx_log_)
