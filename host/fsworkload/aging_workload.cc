@@ -322,18 +322,20 @@ sim::Task<bool> AgingWorkload::WriteFile(const std::string& path, uint64_t bytes
     co_return false;
   }
   bool ok = true;
-  for (uint64_t done = 0; done < bytes && ok;) {
+  // As write_in_full: a short write is retried for the rest, whose error
+  // (ENOSPC on a full file system) then names the cause.
+  for (uint64_t done = 0; done < bytes;) {
     const uint64_t n = std::min(kWriteChunk, bytes - done);
     fs::FsResult<uint64_t> w =
         append ? co_await fs()->Write(fd.value, {}, n) : co_await fs()->Pwrite(fd.value, done, {}, n);
-    if (!w.ok() || w.value != n) {
+    if (!w.ok() || w.value == 0) {
       Abort(sim::Status::IoError(fmt::format("{}: writing {} bytes at {} of '{}' failed: {}", where, n, done, path,
-                                             w.ok() ? "short write" : fs::ErrnoName(w.err))));
+                                             w.ok() ? "nothing written" : fs::ErrnoName(w.err))));
       ok = false;
       break;
     }
-    done += n;
-    bytes_written_.Inc(n);
+    done += w.value;
+    bytes_written_.Inc(w.value);
   }
   fs::FsStatus c = co_await fs()->Close(fd.value);
   if (ok && !c.ok()) {
