@@ -191,7 +191,8 @@ class TraceWriter:
 
 
 class Ager:
-    def __init__(self, repo, out, source_name):
+    def __init__(self, repo, out, source_name, idents):
+        self.idents = idents  # commit -> (author name, email, time, tz) as bytes
         self.repo = repo
         self.w = TraceWriter(out)
         self.store = ObjectStore(repo)
@@ -319,9 +320,7 @@ class Ager:
                 self.write(path, self.store.size(new_sha))
 
     def reflog_line(self, old, new, commit, first):
-        r = run_git(self.repo, "show", "-s", "--format=%an%x00%ae%x00%at%x00%ai", commit)
-        name, email, when, iso = r.stdout.rstrip(b"\n").split(b"\0")
-        tz = iso.split(b" ")[-1]
+        name, email, when, tz = self.idents[commit]
         msg = (b"pull --no-edit -q -s recursive -X theirs " + self.source_name.encode() + b" " + commit.encode() +
                (b": initial pull" if first else b": Fast-forward"))
         return len(old.encode() + b" " + new.encode() + b" " + name + b" <" + email + b"> " + when + b" " + tz +
@@ -355,6 +354,19 @@ class Ager:
         self.append(b".git/logs/refs/heads/" + BRANCH.encode(), line)
         self.append(b".git/logs/HEAD", line)
         self.rename(ref + b".lock", ref)
+
+
+def idents_of(repo, first_parent):
+    """commit -> (author name, email, epoch time, tz) of every commit, from one `git log`."""
+    args = ["log"] + (["--first-parent"] if first_parent else []) + ["--format=%H%x00%an%x00%ae%x00%at%x00%ai%x00",
+                                                                      "HEAD"]
+    out = {}
+    for rec in run_git(repo, *args).stdout.split(b"\0\n"):
+        if not rec:
+            continue
+        sha, name, email, when, iso = rec.lstrip(b"\n").split(b"\0")
+        out[sha.decode()] = (name, email, when, iso.split(b" ")[-1])
+    return out
 
 
 def commits_of(repo, first_parent):
@@ -403,7 +415,7 @@ def main(argv=None):
         out.write(("# history: git rev-list --reverse%s HEAD\n" % (" --first-parent" if args.first_parent else "")).encode())
         out.write(b"# model: git pull of each commit onto the previous one, gc off; fetched objects loose below "
                   b"100, else one pack without deltas (packs larger than git's); index v2 without extensions\n")
-        ager = Ager(repo, out, name)
+        ager = Ager(repo, out, name, idents_of(repo, args.first_parent))
         prev = None
         for i, c in enumerate(commits):
             ager.pull(i, c, prev)
