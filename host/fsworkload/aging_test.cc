@@ -375,6 +375,7 @@ TEST(ReadStreamTest, LayoutScoreAndFootprintFollowTheDefinitions) {
   EXPECT_DOUBLE_EQ(seq.Dls(), 1.0);
   EXPECT_DOUBLE_EQ(seq.FlashBlocksPerMiB(), 4.0);
   EXPECT_DOUBLE_EQ(seq.ChannelsPerMiB(), 4.0);
+  EXPECT_EQ(seq.windows(), 2u);
   // 4 KiB reads at a 1 MiB stride: every request after the first is a
   // discontiguity (3 of 4 blocks); each unit is its own block, all on one channel.
   ReadStream scattered(&dev);
@@ -382,7 +383,9 @@ TEST(ReadStreamTest, LayoutScoreAndFootprintFollowTheDefinitions) {
   scattered.Finish();
   EXPECT_EQ(scattered.discontiguities(), 3u);
   EXPECT_DOUBLE_EQ(scattered.Dls(), 1.0 - 3.0 / 4.0);
-  EXPECT_DOUBLE_EQ(scattered.FlashBlocksPerMiB(), 4.0 / (4.0 * 4096 / (1 << 20)));
+  EXPECT_EQ(scattered.windows(), 1u);
+  EXPECT_DOUBLE_EQ(scattered.FlashBlocksPerMiB(), 4.0);
+  EXPECT_DOUBLE_EQ(scattered.ChannelsPerMiB(), 1.0);
   // Unmapped units are counted and left out of the footprint.
   ReadStream unmapped(&dev);
   unmapped.Add(uint64_t{1} << 30, 8192);

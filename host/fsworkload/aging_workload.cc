@@ -114,6 +114,7 @@ void ReadStream::CloseWindow() {
   window_block_ids_.clear();
   window_channel_ids_.clear();
   window_fill_ = 0;
+  ++windows_;
 }
 
 void ReadStream::Finish() {
@@ -127,9 +128,9 @@ double ReadStream::Dls() const {
   return 1.0 - static_cast<double>(discontiguities()) / static_cast<double>(blocks());
 }
 
-double ReadStream::PerMiB(uint64_t v) const {
-  if (units_ == 0 || device_ == nullptr) return kNaN;
-  return static_cast<double>(v) / (static_cast<double>(units_ * kUnit) / kMiB);
+double ReadStream::PerWindow(uint64_t v) const {
+  if (windows_ == 0 || device_ == nullptr) return kNaN;
+  return static_cast<double>(v) / static_cast<double>(windows_);
 }
 
 class AgingWorkload::Observer final : public ssd::RequestObserver {
@@ -216,9 +217,11 @@ AgingWorkload::AgingWorkload(std::shared_ptr<const AgingTrace> trace, const Agin
     pg.AddFormula(value([](const GrepPoint& q) { return static_cast<double>(q.reads.requests()); }), "read_requests",
                   "requests", "Device read requests submitted during the walk");
     pg.AddFormula(value([](const GrepPoint& q) { return q.reads.FlashBlocksPerMiB(); }), "flash_blocks_per_MiB", "blocks/MiB",
-                  "Distinct flash blocks holding each 1 MiB of the walk's device reads (mean)");
+                  "Distinct flash blocks holding each 1 MiB of the walk's device reads (mean over 1 MiB windows "
+                  "of the read stream; a last, partial window counts as one)");
     pg.AddFormula(value([](const GrepPoint& q) { return q.reads.ChannelsPerMiB(); }), "channels_per_MiB", "channels/MiB",
-                  "Distinct flash channels holding each 1 MiB of the walk's device reads (mean)");
+                  "Distinct flash channels holding each 1 MiB of the walk's device reads (mean over 1 MiB windows "
+                  "of the read stream; a last, partial window counts as one)");
     pg.AddFormula(value([](const GrepPoint& q) { return q.measured_device ? static_cast<double>(q.reads.unlocated()) : kNaN; }), "unlocated_units",
                   "units", "4 KiB units of device reads the device could not place (unmapped or buffered)");
     pg.AddFormula(value([](const GrepPoint& q) { return static_cast<double>(q.tree_files); }), "tree_files",

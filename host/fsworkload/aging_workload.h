@@ -37,10 +37,10 @@
 //     request's end) - 1 and blocks = sum of lengths / 4096;
 //   flash_blocks_per_MiB, channels_per_MiB: the read stream, cut into
 //     windows of 1 MiB (256 units of 4 KiB, in submission order), touches
-//     so many distinct flash blocks (channels) per window; the sum over
-//     windows divided by the MiB read. Each 4 KiB unit is located with
-//     BlockDevice::Locate at submission; units it cannot place (unmapped,
-//     in the write buffer) are counted as unlocated and left out.
+//     so many distinct flash blocks (channels) per window: the mean over
+//     windows, a last partial window counting as one. Each 4 KiB unit is
+//     located with BlockDevice::Locate at submission; units it cannot place
+//     (unmapped, in the write buffer) are counted as unlocated and left out.
 //
 // Statistics: FsWorkload's, with op.pull.* (one per pulled commit; clean
 // mode: one for the whole copy) and op.grep.* (one per grep test, bytes =
@@ -108,18 +108,20 @@ class ReadStream {
   uint64_t unlocated() const { return units_ - located_; }
   // 1 - discontiguities / blocks; NaN without reads.
   double Dls() const;
-  // Distinct flash blocks / channels per 1 MiB window, summed over windows
-  // and divided by the MiB read; NaN without reads or without a device.
-  double FlashBlocksPerMiB() const { return PerMiB(window_blocks_); }
-  double ChannelsPerMiB() const { return PerMiB(window_channels_); }
+  // Distinct flash blocks / channels per 1 MiB window of the read stream,
+  // the mean over windows (a last, partial window counts as one); NaN
+  // without reads or without a device.
+  double FlashBlocksPerMiB() const { return PerWindow(window_blocks_); }
+  double ChannelsPerMiB() const { return PerWindow(window_channels_); }
+  uint64_t windows() const { return windows_; }
 
  private:
   void CloseWindow();
-  double PerMiB(uint64_t v) const;
+  double PerWindow(uint64_t v) const;
 
   const ssd::BlockDevice* device_;
   uint64_t requests_ = 0, bytes_ = 0, starts_ = 0, units_ = 0, located_ = 0;
-  uint64_t window_blocks_ = 0, window_channels_ = 0;
+  uint64_t window_blocks_ = 0, window_channels_ = 0, windows_ = 0;
   bool have_prev_ = false;
   uint64_t prev_end_ = 0;
   uint64_t window_fill_ = 0;
