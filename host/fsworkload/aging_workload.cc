@@ -362,7 +362,7 @@ sim::Task<bool> AgingWorkload::Replay(const AgingRecord& r) {
       co_return co_await WriteFile(path, r.bytes, r.op == AgingOp::kAppend,
                                    fmt::format("{}:{}: {}", trace_->source, r.line, AgingOpName(r.op)));
   }
-  if (!st.ok()) co_return Fail(r, "the trace's model allowed it", st.err);
+  if (!st.ok()) co_return Fail(r, "the trace allows it on the replayed tree", st.err);
   co_return true;
 }
 

@@ -155,7 +155,8 @@ class AgingWorkload final : public FsWorkload {
   // The summary lines of the run.
   std::string Report() const;
 
-  // The in-memory tree: a directory's subdirectories and files (sizes).
+  // The in-memory tree the trace has built so far (introspection): a
+  // directory's subdirectories and files (sizes).
   struct Dir {
     std::map<std::string, std::unique_ptr<Dir>> dirs;
     std::map<std::string, uint64_t> files;

@@ -1,5 +1,5 @@
 // Registration of FsWorkload kinds (filebench, fio_files, postmark,
-// mobigen): the driver adapter, their summary lines and the factory that
+// mobigen, txbench, aging): the driver adapter, their summary lines and the factory that
 // builds a kind from its section. Each kind registers from its own *_kind.cc.
 #pragma once
 
