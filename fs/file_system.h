@@ -120,6 +120,15 @@ class FileSystem {
   virtual sim::Task<FsResult<std::vector<std::string>>> Readdir(std::string_view path) = 0;
   // sync(2): everything dirty becomes durable (a checkpoint in F2FS).
   virtual sim::Task<FsStatus> Sync() = 0;
+  // `echo 3 > /proc/sys/vm/drop_caches`: drops every clean cached data page
+  // and every clean cached metadata entry (inodes, node pages, directory
+  // pages, mapping-table caches) that no open file pins, so that the next
+  // reads go to the device. Dirty state stays: call Sync() first for a cold
+  // cache. Instantaneous (no simulated time); call between operations, not
+  // while another simulated thread is inside a call. EOPNOTSUPP (the
+  // default) when the file system cannot drop its caches; a file system
+  // that caches nothing returns ok.
+  virtual FsStatus DropCaches() { return FsStatus{false, Errno::kNotSup}; }
 
   // ---- Multi-file transactions (exF2FS's ADD / START / COMMIT / END
   // ioctls on a set key) and the single-file atomic write they generalize

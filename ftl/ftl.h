@@ -101,6 +101,15 @@ class Ftl {
   // header): the host interface must neither buffer (reorder) its writes
   // nor send it part of a page. Lives as long as the FTL.
   virtual const FixedPlacement* fixed_placement() const { return nullptr; }
+  // The physical page that holds logical page `l` now, or an invalid Ppn
+  // when it is unmapped (never written, or trimmed) or the FTL does not
+  // say (the default). A write's page is mapped from when the FTL submits
+  // its program (a read of it is then served from there). REQUIRES: l <
+  // logical_pages(). For measurements; no simulated time passes.
+  virtual flash::Ppn Locate(Lpn l) const {
+    (void)l;
+    return flash::kInvalidPpn;
+  }
 };
 
 }  // namespace ftl

@@ -94,6 +94,7 @@ class PageFtl final : public Ftl, public flash::FlashClient {
   void Submit(FtlOp* op) override;
   void Trim(Lpn first, uint64_t count) override;
   void Precondition(const PreconditionSpec& spec) override;
+  flash::Ppn Locate(Lpn l) const override { return core_.Lookup(l); }
   void OnFlashComplete(flash::FlashCommand* cmd) override;
 
   // No host op in flight and no GC running.

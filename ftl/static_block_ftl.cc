@@ -379,6 +379,13 @@ FlashPlace StaticBlockFtl::PlaceOf(uint64_t logical_block) const {
   return FlashPlace{a.channel, a.chip, a.die, a.plane, a.block};
 }
 
+flash::Ppn StaticBlockFtl::Locate(Lpn l) const {
+  CHECK_LT(l.v, logical_pages());
+  if (!Mapped(l)) return flash::kInvalidPpn;
+  if (l.v < area_pages()) return AreaPpnOf(l);
+  return flash::Ppn{PhysicalBlockOf(l.v / ppb_) * ppb_ + l.v % ppb_};
+}
+
 uint64_t StaticBlockFtl::PhysicalBlockOf(uint64_t b) const {
   if (b < area_blocks_) return PoolPhysicalBlock(b);
   return static_cast<uint64_t>(PlaneOf(b)) * g_.blocks_per_plane + blocks_[b].slot_block;

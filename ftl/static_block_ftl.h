@@ -203,6 +203,10 @@ class StaticBlockFtl final : public Ftl, public FixedPlacement, public flash::Fl
   void Trim(Lpn first, uint64_t count) override;
   void Precondition(const PreconditionSpec& spec) override;
   const FixedPlacement* fixed_placement() const override { return this; }
+  // The page-mapped area's mapping below fixed_from(); above, the logical
+  // block's physical block at the page's offset once written (below the
+  // write pointer, not trimmed).
+  flash::Ppn Locate(Lpn l) const override;
 
   // FixedPlacement
   uint64_t logical_blocks() const override { return logical_blocks_; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Randomized-input run: builds flashstack_fuzz with AddressSanitizer +
 # UndefinedBehaviorSanitizer in build-asan/ and feeds it mutated configs,
-# block traces, MobiGen traces and filebench scripts (tests/fuzz_inputs.cc).
+# block traces, MobiGen traces, git-aging traces and filebench scripts (tests/fuzz_inputs.cc).
 # Any abort, sanitizer report, unexpected error, run past --max-wall
 # seconds or past --max-rss-mb stops it; the input is left in the work
 # folder with the command that reproduces it. Not part of the test suite:
@@ -16,6 +16,6 @@ cmake --build "$BUILD_DIR" -j2 --target flashstack_fuzz
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 if [ $# -eq 0 ]; then
-  set -- --configs 100000 --traces 100000 --mobigen 20000 --filebench 20000 --run-share 0.01
+  set -- --configs 100000 --traces 100000 --mobigen 20000 --aging 20000 --filebench 20000 --run-share 0.01
 fi
 exec "$BUILD_DIR/tests/flashstack_fuzz" --repo . --work "${FUZZ_WORK:-/tmp/flashstack_fuzz}" "$@"

@@ -11,6 +11,7 @@ PACKAGES=(
   libyaml-cpp-dev libfmt-dev
   libboost-context-dev libsqlite3-dev
   python3 python3-yaml python3-matplotlib python3-pandas
+  git
 )
 
 missing=()

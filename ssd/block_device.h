@@ -74,6 +74,16 @@ class BlockClient {
   virtual void OnBlockComplete(BlockRequest* req) = 0;
 };
 
+// Sees every request a device accepts, at Submit() (before any of its work
+// is done), in submission order. For measurements above the device (the
+// aging workload's layout score and flash footprint). OnSubmit must not
+// submit requests or change `req`; it runs inside Submit().
+class RequestObserver {
+ public:
+  virtual ~RequestObserver() = default;
+  virtual void OnSubmit(const BlockRequest& req) = 0;
+};
+
 class BlockDevice {
  public:
   virtual ~BlockDevice() = default;
@@ -90,6 +100,23 @@ class BlockDevice {
   // REQUIRES: offset/length aligned to sector_size(), offset+length <= capacity(),
   // queue < queues(), channel == -1 or < layout().channels.
   virtual void Submit(BlockRequest* req) = 0;
+
+  // Installs `observer` (null removes it); one at a time, the last call
+  // wins. The observer must outlive its installation. A device that cannot
+  // observe ignores the call (the default).
+  virtual void SetObserver(RequestObserver* observer) { (void)observer; }
+  // Where the flash page holding byte `offset` lives now: the FTL's current
+  // mapping of that logical page (a page-mapped FTL's mapping table, a
+  // static block-mapped FTL's block and write pointer). False when the page
+  // is unmapped (never written, or trimmed), when the only copy of its
+  // newest data is still in the device's write buffer (its future place is
+  // decided only when it is destaged), and by default (a device without
+  // flash). The answer can change at the next write, trim or garbage
+  // collection. REQUIRES: offset < capacity(). No simulated time passes.
+  virtual bool Locate(uint64_t offset, FlashPlace* out) const {
+    (void)offset, (void)out;
+    return false;
+  }
 };
 
 }  // namespace ssd

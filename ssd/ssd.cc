@@ -127,7 +127,7 @@ ssd::BlockRequest* Ssd::RequestFifo::Pop() {
 
 Ssd::Ssd(sim::EventQueue* events, const SsdConfig& config, const flash::Geometry& geometry, ftl::Ftl* ftl,
          sim::StatGroup stats)
-    : events_(events), config_(config), ftl_(ftl) {
+    : events_(events), config_(config), ftl_(ftl), geometry_(geometry) {
   const sim::Status st = config_.Validate(geometry);
   CHECK(st.ok()) << "invalid ssd config: " << st.message();
   page_size_ = static_cast<uint32_t>(geometry.page_size.value);
@@ -238,11 +238,23 @@ void Ssd::Submit(ssd::BlockRequest* req) {
   }
   if (req->op == ssd::BlockOp::kRead || req->op == ssd::BlockOp::kWrite) CHECK_GT(req->length, 0u);
   req->submit_time = events_->now();
+  if (observer_ != nullptr) observer_->OnSubmit(*req);
   if (admitted_[req->queue] < config_.queue_depth) {
     Admit(req);
   } else {
     host_wait_[req->queue].Push(req);
   }
+}
+
+bool Ssd::Locate(uint64_t offset, ssd::FlashPlace* out) const {
+  CHECK_LT(offset, capacity_);
+  const uint64_t lpn = offset / page_size_;
+  if (buffer_ != nullptr && buffer_->Lookup(lpn) != 0) return false;
+  const flash::Ppn p = ftl_->Locate(ftl::Lpn{lpn});
+  if (!p.valid()) return false;
+  const flash::FlashAddr a = geometry_.ToAddr(p);
+  *out = ssd::FlashPlace{a.channel, a.chip, a.die, a.plane, a.block};
+  return true;
 }
 
 void Ssd::Admit(ssd::BlockRequest* req) {

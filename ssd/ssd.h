@@ -83,6 +83,12 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
   // capacity(), length > 0 for reads and writes, req->queue < queues,
   // req->client set.
   void Submit(ssd::BlockRequest* req) override;
+  // The observer sees each request at the top of Submit(), after its
+  // submit_time is set.
+  void SetObserver(ssd::RequestObserver* observer) override { observer_ = observer; }
+  // The FTL's mapping (Ftl::Locate) of the page holding `offset`, false
+  // while the write buffer holds that page (dirty or being destaged).
+  bool Locate(uint64_t offset, ssd::FlashPlace* out) const override;
 
   // Introspection (tests, reports).
   uint32_t admitted(uint32_t queue) const { return admitted_[queue]; }
@@ -141,6 +147,8 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
   uint64_t fixed_from_page_ = 0;  // first logical page with fixed placement (layout_.fixed)
   uint64_t capacity_;
   ssd::DeviceLayout layout_;
+  flash::Geometry geometry_;
+  ssd::RequestObserver* observer_ = nullptr;
 
   // Queues and request contexts.
   std::vector<uint32_t> admitted_;

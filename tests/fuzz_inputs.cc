@@ -1,6 +1,6 @@
 // flashstack_fuzz: a randomized-input driver for everything a user feeds
 // flashstack — experiment configs (YAML text and --set overrides), block
-// traces of every registered format, MobiGen syscall traces, filebench
+// traces of every registered format, MobiGen syscall traces, git-aging traces, filebench
 // scripts and YCSB property files. Inputs are mutated from the shipped
 // configs, the project's trace samples, the built-in personalities and the
 // shipped YCSB workloads; parsers see every input,
@@ -14,7 +14,7 @@
 // telling how to reproduce it, so every finding is reproducible.
 //
 //   flashstack_fuzz --repo . --work /tmp/fuzz --configs 100000 --traces 100000
-//                   --mobigen 20000 --filebench 20000 --ycsb 20000 --run-share 0.01 --seed 1
+//                   --mobigen 20000 --aging 20000 --filebench 20000 --ycsb 20000 --run-share 0.01 --seed 1
 //
 // Build it with -DFLASHSTACK_SANITIZE=ON to make memory and UB errors
 // findings (scripts/fuzz_inputs.sh does both). Deterministic: the same
@@ -41,6 +41,7 @@
 #include "app/experiment.h"
 #include "host/fsworkload/filebench_personalities.h"
 #include "host/fsworkload/filebench_script.h"
+#include "host/fsworkload/aging_trace.h"
 #include "host/fsworkload/mobigen_trace.h"
 #include "host/sqlite/ycsb_spec.h"
 #include "host/trace/block_trace_reader.h"
@@ -60,6 +61,7 @@ struct Options {
   uint64_t configs = 1000;
   uint64_t traces = 1000;
   uint64_t mobigen = 200;
+  uint64_t aging = 200;
   uint64_t filebench = 200;
   uint64_t ycsb = 200;
   double run_share = 0.02;
@@ -466,6 +468,63 @@ void FuzzMobigen(const Options& o, sim::Rng& rng, Tally* t) {
   }
 }
 
+// ---- git-aging traces ----
+
+const char kAgingSeed[] =
+    "# flashstack git-aging trace v1\n"
+    "# source: fuzz\n"
+    "pull 0 0b25b292830fe31adf0ef51d8fa068fe2cdae432\n"
+    "mkdir .git\n"
+    "mkdir .git/objects\n"
+    "mkdir .git/objects/0b\n"
+    "write .git/objects/0b/25b292830fe31adf0ef51d8fa068fe2cdae432 209\n"
+    "mkdir src\n"
+    "write src/with%20space.c 4100\n"
+    "write .git/index.lock 200\n"
+    "rename .git/index.lock .git/index\n"
+    "append .git/logs%25HEAD 160\n"
+    "pull 1 4c355eb3e0320f6066dcc40ece3d2bfe92ab52b9\n"
+    "unlink src/with%20space.c\n"
+    "write src/with%20space.c 70000\n"
+    "mkdir doc\n"
+    "write doc/a 1\n"
+    "unlink doc/a\n"
+    "rmdir doc\n"
+    "write .git/index.lock 210\n"
+    "rename .git/index.lock .git/index\n"
+    "append .git/logs%25HEAD 161\n";
+
+void FuzzAging(const Options& o, sim::Rng& rng, Tally* t) {
+  const std::string seed = (fs::path(o.work) / "traces/aging/flashstack_200.trace").string();
+  std::vector<std::string> texts = {kAgingSeed};
+  if (fs::exists(seed)) texts.push_back(ReadFile(seed).substr(0, 4096));
+  for (uint64_t i = 0; i < o.aging; ++i) {
+    const std::string text = Mutate(texts[rng.Uniform(texts.size())], rng);
+    WriteFile(o.work + "/current.aging", text);
+    Announce(o, fmt::format("aging {}: parse {}/current.aging", i, o.work));
+    ++t->inputs;
+    auto parsed = host::ParseAgingTrace(text, "current.aging");
+    if (!Expected(parsed.status())) Finding(o, "aging parse", parsed.status());
+    if (!parsed.ok()) {
+      ++t->rejected;
+      continue;
+    }
+    ++t->accepted;
+    if (!rng.Bernoulli(o.run_share)) continue;
+    // A replay may stop on an operation the trace makes impossible: that
+    // is an expected error, never a crash.
+    std::vector<std::string> sets = {
+        "workload.kind=aging",
+        "workload.aging.trace=" + o.work + "/current.aging",
+        fmt::format("workload.aging.grep_every={}", 1 + rng.Uniform(3)),
+        std::string("workload.aging.mode=") + (rng.Bernoulli(0.5) ? "aged" : "clean"),
+    };
+    const bool f2fs = rng.Bernoulli(0.5);
+    const std::string config = o.work + (f2fs ? "/configs/examples/varmail_f2fs.yaml" : "/configs/examples/sqlite_wal_memfs.yaml");
+    RunOne(o, config, sets, rng, t, fmt::format("aging {}", i));
+  }
+}
+
 // ---- filebench scripts ----
 
 void FuzzFilebench(const Options& o, sim::Rng& rng, Tally* t) {
@@ -548,6 +607,7 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     else if (a == "--configs") o->configs = std::stoull(next());
     else if (a == "--traces") o->traces = std::stoull(next());
     else if (a == "--mobigen") o->mobigen = std::stoull(next());
+    else if (a == "--aging") o->aging = std::stoull(next());
     else if (a == "--filebench") o->filebench = std::stoull(next());
     else if (a == "--ycsb") o->ycsb = std::stoull(next());
     else if (a == "--run-share") o->run_share = std::stod(next());
@@ -583,7 +643,7 @@ int main(int argc, char** argv) {
     void (*fn)(const Options&, sim::Rng&, Tally*);
   };
   const Part parts[] = {{"configs", FuzzConfigs}, {"block traces", FuzzTraces}, {"mobigen traces", FuzzMobigen},
-                        {"filebench scripts", FuzzFilebench}, {"ycsb properties", FuzzYcsb}};
+                        {"aging traces", FuzzAging}, {"filebench scripts", FuzzFilebench}, {"ycsb properties", FuzzYcsb}};
   for (const Part& part : parts) {
     sim::Rng rng(o.seed, part.name);
     Tally t;

@@ -287,8 +287,8 @@ class F2fs final : public FileSystem,
   // of victim sections cleaned (0: no victim).
   sim::Task<uint32_t> GarbageCollect(bool foreground) { return cleaner_->Gc(foreground, /*from_thread=*/false); }
   // echo 3 > drop_caches: drops every clean, unused page and every clean
-  // NAT cache entry.
-  void DropCaches();
+  // NAT cache entry (FileSystem::DropCaches). Always ok.
+  FsStatus DropCaches() override;
   // fsck: verifies NAT <-> nodes, SIT counts <-> valid blocks, SSA <->
   // owners, no double allocation, directory structure, link counts and
   // space accounting, on the current state (cached pages win over flash).

@@ -292,6 +292,30 @@ TEST_F(F2fsApiTest, SequentialReadWriteRead) {
   Run(fs().Close(fd));
 }
 
+// FileSystem::DropCaches (echo 3 > drop_caches): after Sync, every page is
+// clean and goes; the next read of the file and its metadata comes from the
+// device, a read without a drop does not.
+TEST_F(F2fsApiTest, DropCachesThroughTheInterfaceSendsReadsToTheDevice) {
+  const Fd fd = OpenOk("/d", kCreat | kRdWr);
+  WriteAt(fd, 0, Pattern(256 * 1024, 9));
+  Run(fs().Close(fd));
+  ASSERT_TRUE(Run(fs().Sync()).ok());
+  const auto read_all = [&] {
+    const Fd r = OpenOk("/d", kRdOnly);
+    EXPECT_EQ(ReadAt(r, 0, 256 * 1024), Pattern(256 * 1024, 9));
+    Run(fs().Close(r));
+  };
+  uint64_t before = s_.device().bytes(ssd::BlockOp::kRead);
+  read_all();
+  EXPECT_EQ(s_.device().bytes(ssd::BlockOp::kRead), before);  // all cached
+  FileSystem& api = fs();
+  ASSERT_TRUE(api.DropCaches().ok());
+  before = s_.device().bytes(ssd::BlockOp::kRead);
+  read_all();
+  EXPECT_GE(s_.device().bytes(ssd::BlockOp::kRead) - before, 256u * 1024);
+  Check();
+}
+
 TEST_F(F2fsApiTest, UnlinkOpenFileIsAnOrphanUntilClose) {
   const Fd fd = OpenOk("/o", kCreat | kRdWr);
   WriteAt(fd, 0, Pattern(50000, 7));

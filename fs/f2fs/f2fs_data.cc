@@ -23,7 +23,7 @@ std::unique_ptr<vfs::CachedPage> F2fs::Evict(vfs::CachedPage* cp) {
   return owned;
 }
 
-void F2fs::DropCaches() {
+FsStatus F2fs::DropCaches() {
   nat_->DropClean();  // clean NAT entries (the shrinker) and NAT pages
   cache_.EvictAll();
   std::vector<Inode*> idle;
@@ -31,6 +31,7 @@ void F2fs::DropCaches() {
   for (Inode* in : idle) MaybeEvictInode(in);
   // Inode pages unpinned by the inode eviction above are now evictable too.
   cache_.EvictAll();
+  return FsStatus{true, Errno::kOk};
 }
 
 // ---- Data pages.

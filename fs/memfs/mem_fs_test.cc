@@ -48,6 +48,17 @@ TEST_F(MemFsTest, CreateWriteReadBack) {
   EXPECT_EQ(fs_.open_fd_count(), 0u);
 }
 
+// Nothing is cached: dropping caches succeeds and changes nothing.
+TEST_F(MemFsTest, DropCachesIsOkAndKeepsData) {
+  FsResult<Fd> fd = s_.Open("/a", kRdWr | kCreat);
+  ASSERT_TRUE(fd.ok());
+  EXPECT_EQ(s_.Write(fd.value, "kept").value, 4u);
+  FileSystem& api = fs_;
+  EXPECT_TRUE(api.DropCaches().ok());
+  EXPECT_EQ(s_.Pread(fd.value, 0, 10).second, "kept");
+  EXPECT_TRUE(s_.Close(fd.value).ok());
+}
+
 TEST_F(MemFsTest, OpenErrors) {
   s_.Put("/f", "x");
   ASSERT_TRUE(s_.Mkdir("/d").ok());

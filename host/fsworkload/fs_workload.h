@@ -54,6 +54,10 @@
 #include "sim/task.h"
 #include "sim/time.h"
 
+namespace ssd {
+class BlockDevice;
+}
+
 namespace host {
 
 // What every file-system workload is built with.
@@ -62,6 +66,10 @@ struct FsWorkloadEnv {
   fs::FileSystem* fs = nullptr;
   sim::StatGroup stats;  // statistics are registered below this group
   uint64_t seed = 1;     // run seed
+  // The device under the file system, for workloads that measure it (the
+  // aging workload's layout score); may be null. Workloads never submit
+  // requests to it.
+  ssd::BlockDevice* device = nullptr;
 };
 
 class FsWorkload {

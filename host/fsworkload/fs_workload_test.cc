@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "fs/memfs/mem_fs_test_util.h"
+#include "host/fsworkload/aging_workload.h"
 #include "host/fsworkload/file_fio.h"
 #include "host/fsworkload/filebench_workload.h"
 #include "host/fsworkload/fileset.h"
@@ -342,6 +343,7 @@ TEST(WorkloadConfigTest, InClassValuesEqualDeclaredDefaults) {
   ExpectDefaultsInStep<FileFioConfig>();
   ExpectDefaultsInStep<PostmarkConfig>();
   ExpectDefaultsInStep<MobigenConfig>();
+  ExpectDefaultsInStep<AgingConfig>();
 }
 
 
@@ -361,6 +363,9 @@ TEST(FsWorkloadKindTest, EveryRegisteredFileWorkloadBuildsFromItsSection) {
   TxbenchConfig& tb = s.Mutable<TxbenchConfig>("txbench");
   tb.mode = "fsync";  // the test file system has no transactions
   tb.transactions = 20;
+  AgingConfig& ag = s.Mutable<AgingConfig>("aging");
+  ag.trace = std::string(FLASHSTACK_SOURCE_DIR) + "/traces/aging/flashstack_200.trace";
+  ag.pulls = 3;
   std::vector<std::string> built;
   for (const WorkloadKind* kind : sim::Registry<WorkloadKind>::Get().entries()) {
     if (!kind->needs_fs) continue;
@@ -379,7 +384,7 @@ TEST(FsWorkloadKindTest, EveryRegisteredFileWorkloadBuildsFromItsSection) {
     EXPECT_THAT((*w)->Summary(rig.reg), ::testing::StartsWith("workload   ")) << kind->name;
     built.push_back(kind->name);
   }
-  EXPECT_EQ(built, (std::vector<std::string>{"filebench", "fio_files", "mobigen", "postmark", "txbench"}));
+  EXPECT_EQ(built, (std::vector<std::string>{"aging", "filebench", "fio_files", "mobigen", "postmark", "txbench"}));
   // Errors name the kind's own keys.
   fb.nthreads = 0;
   fb.personality = "oltp";

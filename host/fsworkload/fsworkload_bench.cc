@@ -2,16 +2,19 @@
 // times), so the figures are the cost of the workload, the coroutines, the
 // MemFs model and the event engine per operation:
 //  - MobiGen parsing (lines per wall-second; budget >= 2 M lines/s),
+//  - git-aging trace parsing (the shipped sample; the same budget),
 //  - MobiGen replay of the Twitter trace, as fast as possible,
 //  - filebench varmail (stock parameters) operations per wall-second,
 //  - fio on files (4 KiB random writes, 4 jobs) I/Os per wall-second.
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 
 #include "fs/memfs/mem_fs.h"
+#include "host/fsworkload/aging_trace.h"
 #include "host/fsworkload/file_fio.h"
 #include "host/fsworkload/filebench_workload.h"
 #include "host/fsworkload/mobigen_replay.h"
@@ -53,6 +56,33 @@ void BM_MobigenParse(benchmark::State& state) {
   state.counters["lines/s"] = benchmark::Counter(static_cast<double>(lines), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_MobigenParse)->Unit(benchmark::kMillisecond);
+
+void BM_AgingParse(benchmark::State& state) {
+  // The shipped sample history, its pulls repeated eight times (62 k lines).
+  const std::string one = ReadAll(FLASHSTACK_SOURCE_DIR "/traces/aging/flashstack_200.trace");
+  std::string text = std::string(kAgingTraceMagic) + "\n";
+  std::istringstream in(one);
+  std::vector<std::string> body;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != '#') body.push_back(line);
+  }
+  uint64_t pull = 0;
+  for (int copy = 0; copy < 8; ++copy) {
+    for (const std::string& line : body) {
+      text += line.rfind("pull ", 0) == 0 ? "pull " + std::to_string(pull++) + line.substr(line.rfind(' ')) : line;
+      text += "\n";
+    }
+  }
+  uint64_t lines = 0;
+  for (auto _ : state) {
+    sim::Result<AgingTrace> t = ParseAgingTrace(text, "bench");
+    if (!t.ok()) state.SkipWithError("parse failed");
+    lines += t.ok() ? t->lines : 0;
+    benchmark::DoNotOptimize(t);
+  }
+  state.counters["lines/s"] = benchmark::Counter(static_cast<double>(lines), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_AgingParse)->Unit(benchmark::kMillisecond);
 
 void BM_MobigenReplayTwitter(benchmark::State& state) {
   auto trace = std::make_shared<const MobigenTrace>(ReadMobigenFile(kTwitter).value());

@@ -90,6 +90,8 @@ class MeteredFs final : public fs::FileSystem {
   sim::Task<fs::FsStatus> Link(std::string_view existing, std::string_view new_path) override;
   sim::Task<fs::FsResult<std::vector<std::string>>> Readdir(std::string_view path) override;
   sim::Task<fs::FsStatus> Sync() override;
+  // Passes through to the wrapped file system (instantaneous, not counted).
+  fs::FsStatus DropCaches() override { return inner_->DropCaches(); }
   // Transactions pass through to the wrapped file system, untimed.
   sim::Task<fs::FsResult<uint64_t>> TxAdd(uint64_t key, fs::Fd fd) override { return inner_->TxAdd(key, fd); }
   sim::Task<fs::FsStatus> TxStart(uint64_t key) override { return inner_->TxStart(key); }
