@@ -391,5 +391,52 @@ TEST(PresetsTest, Seed001DirtyNodeListLowersFsyncLatency) {
   EXPECT_LT(lat[1], 0.9 * lat[0]);
 }
 
+// The ext4 model runs every kind of file workload from its shipped presets
+// (`--set fs.kind=ext4`, shortened): every stock filebench personality,
+// fio on files, PostMark, a MobiGen trace, Mobibench and YCSB on real
+// SQLite, and the git-history aging workload; the fsync-heavy ones commit
+// the journal.
+TEST(PresetsTest, Ext4RunsEveryFileWorkloadPreset) {
+  const fs::path c = fs::path(FLASHSTACK_SOURCE_DIR) / "configs";
+  for (const char* name : {"varmail", "fileserver", "webserver", "webproxy", "oltp", "createfiles", "deletefiles",
+                           "makedirs", "removedirs", "copyfiles"}) {
+    std::unique_ptr<Experiment> e = RunExperiment((c / "filebench" / (std::string(name) + ".yaml")).string(),
+                                                  {"fs.kind=ext4", "workload.filebench.run_time=50ms"});
+    ASSERT_TRUE(e) << name;
+    EXPECT_GT(e->stats().Value("workload.ops"), 0) << name;
+    EXPECT_TRUE(e->stats().Has("fs.journal.commits")) << name;
+  }
+  struct Case {
+    const char* path;
+    std::vector<std::string> sets;
+    const char* stat;
+  };
+  const std::vector<Case> cases = {
+      {"repro/seed001/fio.yaml", {"fs.kind=ext4", "workload.fio_files.total_ios=3000"}, "workload.ops"},
+      {"parafs/postmark/f2fs.yaml",
+       {"fs.kind=ext4", "workload.postmark.number=500", "workload.postmark.transactions=500"},
+       "workload.ops"},
+      {"examples/mobigen_app.yaml",
+       {"fs.kind=ext4", "device.geometry.blocks_per_plane=128",
+        "workload.mobigen.trace=" + (c.parent_path() / "traces/examples/app_session.mobigen").string()},
+       "workload.ops"},
+      {"mobibench/insert_persist.yaml", {"fs.kind=ext4", "workload.mobibench.transactions=200"}, "workload.txns"},
+      {"mobibench/insert_wal.yaml", {"fs.kind=ext4", "workload.mobibench.transactions=200"}, "workload.txns"},
+      {"ycsb/workloada.yaml",
+       {"fs.kind=ext4", "workload.ycsb.recordcount=2000", "workload.ycsb.operationcount=500",
+        "workload.ycsb.properties=" + (c / "ycsb/workloads/workloada").string()},
+       "workload.ops"},
+      {"aging/ext4_mqsim.yaml",
+       {"workload.aging.pulls=30", "workload.aging.grep_every=10",
+        "workload.aging.trace=" + (c.parent_path() / "traces/aging/flashstack_200.trace").string()}, "workload.aging.grep_points"},
+  };
+  for (const Case& k : cases) {
+    std::unique_ptr<Experiment> e = RunExperiment((c / k.path).string(), k.sets);
+    ASSERT_TRUE(e) << k.path;
+    EXPECT_GT(e->stats().Value(k.stat), 0) << k.path;
+    EXPECT_GT(e->stats().Value("fs.journal.commits"), 0) << k.path;
+  }
+}
+
 }  // namespace
 }  // namespace app

@@ -117,7 +117,9 @@ Ext4::Ext4(const Ext4Config& cfg, Env env, Layout layout)
       commit_wq_(env.events),
       commit_timer_(env.events),
       space_wq_(env.events),
-      threads_(env.events) {}
+      threads_(env.events) {
+  for (auto& l : locks_) l = std::make_unique<vfs::RwLock>(env.events);
+}
 
 Ext4::~Ext4() {
   threads_.DestroyAll();
@@ -164,6 +166,7 @@ void Ext4::Kill() {
   commit_wq_.Kill();
   space_wq_.Kill();
   commit_timer_.Cancel();
+  for (auto& l : locks_) l->Kill();
 }
 
 sim::Task<void> Ext4::Cpu(sim::SimTime d) {
@@ -316,6 +319,29 @@ sim::Task<void> Ext4::WarmPath(std::string_view path) {
 }
 
 Ext4::OpenFile* Ext4::FileOf(Fd fd) { return fds_.Get(fd); }
+
+vfs::RwLock& Ext4::ILock(uint32_t ino) { return *locks_[ino % locks_.size()]; }
+
+// i_rwsem of what a namespace change touches — the parent directories of
+// the paths and the inodes they name — taken exclusive in stripe order.
+sim::Task<std::vector<vfs::ExclusiveLock>> Ext4::LockForChange(std::string_view a, std::string_view b) {
+  std::vector<size_t> stripes;
+  for (std::string_view p : {a, b}) {
+    if (p.empty()) continue;
+    const Lookup l = Resolve(p);
+    if (l.parent) stripes.push_back(l.parent->ino % locks_.size());
+    if (l.node && !l.dot) stripes.push_back(l.node->ino % locks_.size());
+  }
+  std::sort(stripes.begin(), stripes.end());
+  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
+  std::vector<vfs::ExclusiveLock> held;
+  for (size_t s : stripes) {
+    co_await locks_[s]->LockExclusive();
+    held.emplace_back(locks_[s].get());
+  }
+  co_await Cpu(cfg_.cpu.namespace_op);
+  co_return held;
+}
 
 FileStat Ext4::StatOf(const Inode& n) const {
   FileStat s;
@@ -548,6 +574,12 @@ sim::Task<FsResult<Fd>> Ext4::DoOpen(std::string_view path, uint32_t flags) {
   co_await WarmPath(path);
   if (dead_) co_return R{0, Errno::kIo};
   Lookup r = Resolve(path);
+  std::vector<vfs::ExclusiveLock> held;
+  if (r.err == Errno::kOk && r.node == nullptr && (flags & kCreat)) {
+    held = co_await LockForChange(path, {});
+    if (dead_) co_return R{0, Errno::kIo};
+    r = Resolve(path);
+  }
   if (r.err != Errno::kOk) co_return R{0, r.err};
   if ((flags & kCreat) && r.dir_required && !r.dot) co_return R{0, Errno::kIsDir};
   Inode* node = r.node;
@@ -626,6 +658,8 @@ sim::Task<FsStatus> Ext4::Unlink(std::string_view path) {
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   if (dead_) co_return FsStatus{false, Errno::kIo};
+  std::vector<vfs::ExclusiveLock> held = co_await LockForChange(path, {});
+  if (dead_) co_return FsStatus{false, Errno::kIo};
   const Lookup l = Resolve(path);
   if (l.err != Errno::kOk) co_return FsStatus{false, l.err};
   if (l.node == nullptr) co_return FsStatus{false, Errno::kNoEnt};
@@ -639,6 +673,8 @@ sim::Task<FsStatus> Ext4::Unlink(std::string_view path) {
 sim::Task<FsStatus> Ext4::Mkdir(std::string_view path) {
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
+  if (dead_) co_return FsStatus{false, Errno::kIo};
+  std::vector<vfs::ExclusiveLock> held = co_await LockForChange(path, {});
   if (dead_) co_return FsStatus{false, Errno::kIo};
   const Lookup l = Resolve(path);
   if (l.err != Errno::kOk) co_return FsStatus{false, l.err};
@@ -657,6 +693,8 @@ sim::Task<FsStatus> Ext4::Mkdir(std::string_view path) {
 sim::Task<FsStatus> Ext4::Rmdir(std::string_view path) {
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
+  if (dead_) co_return FsStatus{false, Errno::kIo};
+  std::vector<vfs::ExclusiveLock> held = co_await LockForChange(path, {});
   if (dead_) co_return FsStatus{false, Errno::kIo};
   const Lookup l = Resolve(path);
   if (l.err != Errno::kOk) co_return FsStatus{false, l.err};
@@ -711,8 +749,10 @@ FsStatus Ext4::DoRename(std::string_view from, std::string_view to) {
     --s.parent->subdirs;
     ++t.parent->subdirs;
     src->parent = t.parent->ino;
-    DirtyInode(src, false);
   }
+  // ext4_rename: the moved inode's ctime changes (so an fsync of it
+  // commits the rename).
+  DirtyInode(src, false);
   return FsStatus{true, Errno::kOk};
 }
 
@@ -721,6 +761,8 @@ sim::Task<FsStatus> Ext4::Rename(std::string_view from, std::string_view to) {
   co_await WarmPath(from);
   co_await WarmPath(to);
   if (dead_) co_return FsStatus{false, Errno::kIo};
+  std::vector<vfs::ExclusiveLock> held = co_await LockForChange(from, to);
+  if (dead_) co_return FsStatus{false, Errno::kIo};
   co_return DoRename(from, to);
 }
 
@@ -728,6 +770,8 @@ sim::Task<FsStatus> Ext4::Link(std::string_view existing, std::string_view new_p
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(existing);
   co_await WarmPath(new_path);
+  if (dead_) co_return FsStatus{false, Errno::kIo};
+  std::vector<vfs::ExclusiveLock> held = co_await LockForChange(existing, new_path);
   if (dead_) co_return FsStatus{false, Errno::kIo};
   const Lookup s = Resolve(existing);
   const Lookup t = s.err == Errno::kOk ? Resolve(new_path) : Lookup{};

@@ -77,6 +77,7 @@
 // locality group is one (the kernel has one per CPU).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -173,7 +174,7 @@ class Ext4 final : public FileSystem,
   sim::Task<FsResult<std::vector<std::string>>> Readdir(std::string_view path) override;
   sim::Task<FsStatus> Sync() override;
   // echo 3 > drop_caches: every clean page and metadata block is evicted.
-  void DropCaches();
+  FsStatus DropCaches() override;
 
   const Layout& layout() const { return layout_; }
   uint32_t committed_tid() const { return committed_tid_; }
@@ -223,6 +224,8 @@ class Ext4 final : public FileSystem,
   void FreeInode(Inode* n);
   FileStat StatOf(const Inode& n) const;
   OpenFile* FileOf(Fd fd);
+  vfs::RwLock& ILock(uint32_t ino);
+  sim::Task<std::vector<vfs::ExclusiveLock>> LockForChange(std::string_view a, std::string_view b);
 
   // ---- data (ext4_data.cc)
   sim::Task<FsResult<uint64_t>> DoRead(OpenFile* f, uint64_t offset, uint8_t* out, uint64_t len);
@@ -251,6 +254,7 @@ class Ext4 final : public FileSystem,
   void DropInodePrealloc(Inode* in);
   bool TestInUse(uint32_t b) const;
   uint32_t FreeRunAt(uint32_t b, uint32_t max) const;
+  uint32_t NextFree(uint32_t g, uint32_t i) const;
   uint32_t AllocInodeNumber(bool is_dir, const Inode* parent);
 
   // ---- journal, metadata cache, I/O (ext4_journal.cc)
@@ -335,6 +339,7 @@ class Ext4 final : public FileSystem,
   uint32_t next_tid_ = 1;
   uint32_t committed_tid_ = 0;
   uint32_t committing_tid_ = 0;
+  bool commit_flush_sent_ = false;  // the commit in progress flushed the cache before its commit block
   uint32_t commit_request_ = 0;
   uint32_t log_head_ = 1;  // next ring position (1 .. journal_blocks - 1)
   struct TxLog {
@@ -365,6 +370,10 @@ class Ext4 final : public FileSystem,
   vfs::DaemonTimer commit_timer_;
   vfs::WaitQueue space_wq_;   // log space
   sim::ThreadGroup threads_;
+  // i_rwsem, striped by inode number (bounded memory; two inodes of one
+  // stripe share a lock).
+  std::array<std::unique_ptr<vfs::RwLock>, 4096> locks_;
+  uint64_t writeback_pages_ = 0;  // file pages under writeback
   bool dead_ = false;
   bool stopping_ = false;
   bool commit_thread_done_ = false;

@@ -30,6 +30,9 @@ void Ext4CpuConfig::Describe(sim::Schema<Ext4CpuConfig>& s) {
   s.Param("extent_lookup", &Ext4CpuConfig::extent_lookup, "100ns", "CPU time of one step of an extent-tree walk");
   s.Param("group_scan", &Ext4CpuConfig::group_scan, "200ns",
           "CPU time of mballoc examining one block group's buddy data");
+  s.Param("namespace_op", &Ext4CpuConfig::namespace_op, "5us",
+          "CPU time of a namespace change under the directory's i_rwsem (new or freed inode, directory entry, "
+          "journal handle; assumption: a few microseconds on a current CPU)");
   s.Param("commit_fixed", &Ext4CpuConfig::commit_fixed, "30us", "Fixed CPU time of one journal commit");
 }
 

@@ -31,6 +31,7 @@ struct Ext4CpuConfig {
   sim::SimTime dir_block_search;  // searching one directory block
   sim::SimTime extent_lookup;     // one step of an extent-tree walk
   sim::SimTime group_scan;        // mballoc: one block group examined
+  sim::SimTime namespace_op;      // a create/unlink/mkdir/rmdir/rename/link under the directory lock
   sim::SimTime commit_fixed;      // fixed CPU part of a journal commit
   static void Describe(sim::Schema<Ext4CpuConfig>& s);
 };

@@ -3,8 +3,10 @@
 // synced and not touched since holds exactly what it held then, and no
 // surviving file shows a block it never wrote (ordered mode: no stale
 // data). FLASHSTACK_EXT4_CRASH_ITERATIONS sets the number of cuts (the
-// suite runs a few dozen).
+// suite runs 20), FLASHSTACK_EXT4_CRASH_FIRST the first, and
+// FLASHSTACK_EXT4_CRASH_VERBOSE prints each cut's number.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -258,6 +260,7 @@ TEST(Ext4CrashTest, RandomPowerCutsKeepEverythingDurableAndExposeNoStaleData) {
   const char* first = std::getenv("FLASHSTACK_EXT4_CRASH_FIRST");
   uint64_t replayed = 0;
   for (int it = first ? std::atoi(first) : 0; it < iterations; ++it) {
+    if (std::getenv("FLASHSTACK_EXT4_CRASH_VERBOSE")) fprintf(stderr, "cut %d\n", it);
     Stack s(128ull << 20, CrashConfig());
     s.FormatAndMount();
     sim::Rng rng(static_cast<uint64_t>(it) + 1, "ext4.crash.cut");

@@ -132,10 +132,34 @@ bool Ext4::TestInUse(uint32_t b) const {
   return Bit(bbits_[g], i) || Bit(busy_bits_[g], i);
 }
 
+// Free blocks from b on (within b's group), at most max: word at a time.
 uint32_t Ext4::FreeRunAt(uint32_t b, uint32_t max) const {
+  if (b >= layout_.blocks) return 0;
+  const uint32_t g = layout_.GroupOf(b);
+  const uint32_t end = layout_.GroupBlocks(g);
+  uint32_t i = b % layout_.blocks_per_group;
   uint32_t n = 0;
-  while (n < max && b + n < layout_.blocks && !TestInUse(b + n)) ++n;
-  return n;
+  while (n < max && i < end) {
+    const uint64_t used = (bbits_[g][i / 64] | busy_bits_[g][i / 64]) >> (i % 64);
+    const uint32_t avail = 64 - i % 64;
+    const uint32_t run = used == 0 ? avail : static_cast<uint32_t>(__builtin_ctzll(used));
+    const uint32_t take = std::min({run, avail, end - i});
+    n += take;
+    if (take < avail) break;
+    i += take;
+  }
+  return std::min(n, max);
+}
+
+// The first free block of group g at or after index i (or the group's size).
+uint32_t Ext4::NextFree(uint32_t g, uint32_t i) const {
+  const uint32_t end = layout_.GroupBlocks(g);
+  while (i < end) {
+    const uint64_t free = ~(bbits_[g][i / 64] | busy_bits_[g][i / 64]) >> (i % 64);
+    if (free != 0) return std::min(end, i + static_cast<uint32_t>(__builtin_ctzll(free)));
+    i = (i / 64 + 1) * 64;
+  }
+  return end;
 }
 
 // ext4_inode_to_goal_block.
@@ -171,7 +195,7 @@ uint32_t Ext4::FindFree(uint32_t goal, uint32_t len, uint32_t minlen, uint32_t* 
       // In the goal's group, start at the goal.
       uint32_t i = (k == 0 && goal > first) ? goal - first : 0;
       uint32_t best = 0, best_len = 0;
-      while (i < n) {
+      while ((i = NextFree(g, i)) < n) {
         const uint32_t run = FreeRunAt(first + i, std::min(len, n - i));
         if (run >= need) {
           *got = run;
@@ -619,10 +643,20 @@ sim::Task<FsResult<uint64_t>> Ext4::DoWrite(OpenFile* f, uint64_t offset, std::s
   if (length == 0) co_return R{0, Errno::kOk};
   if (offset > kMaxFileSize || length > kMaxFileSize - offset) co_return R{0, Errno::kFBig};
   const uint32_t flags = f->flags;
+  // inode_lock for the whole write, balance_dirty_pages inside it: dirty
+  // pages and pages under writeback together stay below dirty_ratio.
+  co_await ILock(ino).LockExclusive();
+  vfs::ExclusiveLock held(&ILock(ino));
   co_await wb_.Throttle([this] { return dead_; });
+  const double limit = static_cast<double>(cache_.limit()) * cfg_.page_cache.dirty_ratio.value;
+  while (!dead_ && static_cast<double>(wb_.dirty_pages() + writeback_pages_) > limit) {
+    wb_.Kick();
+    co_await io_wq_.Wait();
+  }
   auto it = inodes_.find(ino);
   if (it == inodes_.end() || dead_) co_return R{0, Errno::kIo};
   in = it->second.get();
+  if (flags & kAppend) offset = in->size;
   const uint64_t end = offset + length;
   const uint64_t first = offset / kBlockSize, last = (end - 1) / kBlockSize;
   // Partial pages over existing data are read first.
@@ -812,10 +846,12 @@ uint64_t Ext4::WritebackPages(Inode* in, uint64_t max_pages) {
       wb_.FileDataCleaned(&in->wb, in->dirty_pages);
     }
     ++in->writes_in_flight;
+    writeback_pages_ += pages.size();
     if (allocated) ++t.ordered;
     const bool ordered = allocated;
     SubmitWrite(b0, std::move(contents), IoKind::kData, false, [this, pages, ino, ordered, tid] {
       for (DataPage* p : pages) cache_.WritebackDone(p);
+      writeback_pages_ -= pages.size();
       auto it = inodes_.find(ino);
       if (it != inodes_.end()) --it->second->writes_in_flight;
       if (ordered) {
@@ -917,7 +953,12 @@ sim::Task<FsStatus> Ext4::Ftruncate(Fd fd, uint64_t size) {
   if (f == nullptr) co_return FsStatus{false, Errno::kBadF};
   Inode* in = inodes_.at(f->ino).get();
   if (in->is_dir || !Writable(f->flags)) co_return FsStatus{false, Errno::kInval};
-  const Errno e = co_await DoTruncate(in, size);
+  const uint32_t ino = in->ino;
+  co_await ILock(ino).LockExclusive();
+  vfs::ExclusiveLock held(&ILock(ino));
+  auto it = inodes_.find(ino);
+  if (it == inodes_.end() || dead_) co_return FsStatus{false, Errno::kIo};
+  const Errno e = co_await DoTruncate(it->second.get(), size);
   co_return FsStatus{e == Errno::kOk, e};
 }
 
@@ -946,8 +987,15 @@ sim::Task<FsStatus> Ext4::DoFsync(Inode* in, bool datasync) {
   auto it = inodes_.find(ino);
   const uint32_t tid = it == inodes_.end() ? 0 : (datasync ? it->second->datasync_tid : it->second->sync_tid);
   if (tid > committed_tid_) {
+    // jbd2_trans_will_send_data_barrier: a commit that already flushed the
+    // cache does not cover the data just written; a flush follows it.
+    const bool needs_barrier = cfg_.barrier && tid == committing_tid_ && commit_flush_sent_;
     stats_.fsync_commits.Inc();
     co_await ForceCommit(tid);
+    if (needs_barrier) {
+      stats_.fsync_flushes.Inc();
+      co_await Flush();
+    }
   } else if (cfg_.barrier) {
     stats_.fsync_flushes.Inc();
     co_await Flush();
@@ -996,7 +1044,7 @@ sim::Task<FsStatus> Ext4::Sync() {
     if (!writing || dead_) break;
     co_await io_wq_.Wait();
   }
-  if (cfg_.barrier && !home.empty()) co_await Flush();
+  if (cfg_.barrier) co_await Flush();  // data written back above may follow the last commit's flush
   co_return FsStatus{!dead_, dead_ ? Errno::kIo : Errno::kOk};
 }
 

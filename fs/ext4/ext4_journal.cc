@@ -312,9 +312,10 @@ std::unique_ptr<vfs::CachedPage> Ext4::Evict(vfs::CachedPage* p) {
   return out;
 }
 
-void Ext4::DropCaches() {
+FsStatus Ext4::DropCaches() {
   cache_.EvictAll();
   for (auto& [ino, n] : inodes_) n->ra_next = UINT64_MAX;
+  return FsStatus{true, Errno::kOk};
 }
 
 // ---------------------------------------------------------------------------
@@ -355,6 +356,7 @@ sim::Task<void> Ext4::Commit() {
   std::unique_ptr<Tx> t = std::move(running_);
   const uint32_t tid = t->tid;
   committing_tid_ = tid;
+  commit_flush_sent_ = false;
   committing_ordered_ += t->ordered;
   // The state the transaction persists: its blocks as they are now.
   std::vector<std::pair<uint32_t, BlockPtr>> copies;
@@ -418,6 +420,7 @@ sim::Task<void> Ext4::Commit() {
   stats_.journal_blocks.Inc(log.size() + 1);
   while ((pending > 0 || committing_ordered_ > 0) && !dead_) co_await io_wq_.Wait();
   if (dead_) co_return;
+  commit_flush_sent_ = true;
   if (cfg_.barrier) co_await Flush();
   if (dead_) co_return;
   auto cb = std::make_shared<JournalCommitBlock>();
