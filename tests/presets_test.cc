@@ -42,7 +42,7 @@ TEST(PresetsTest, EveryShippedConfigValidates) {
     if (dir == "devices") {
       path = TempYaml(e.path().stem().string() + "_wrapped.yaml",
                       "include: " + path + "\nworkload:\n  fio:\n    total_ios: 10\n");
-    } else if (dir == "f2fs" || dir == "stacks") {
+    } else if (dir == "f2fs" || dir == "ext4" || dir == "stacks") {
       path = TempYaml(dir + "_" + e.path().stem().string() + "_wrapped.yaml",
                       "include: " + path + "\nworkload:\n  kind: fio_files\n  fio_files:\n    total_ios: 10\n");
     } else if (dir == "filebench" || dir == "mobibench") {

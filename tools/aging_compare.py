@@ -39,7 +39,7 @@ from runs import load_stats, run_config, stat  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEVICES = {
-    "mqsim": ("configs/aging/f2fs_mqsim.yaml", "MQSim-like SSD (configs/stacks/f2fs_ssd.yaml, 4 channels)"),
+    "mqsim": ("configs/aging/f2fs_mqsim.yaml", "MQSim-like SSD (the device of configs/stacks/*_ssd.yaml, 4 channels)"),
     "sdcard": ("configs/aging/f2fs_sdcard.yaml", "SD-card-like device (configs/devices/sdcard.yaml, 1 channel)"),
 }
 BEGIN, END = "<!-- aging-table begin -->", "<!-- aging-table end -->"
