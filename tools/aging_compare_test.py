@@ -56,9 +56,9 @@ def main():
         cmd = [sys.executable, TOOL, out, "--bin", bin_path, "--trace", trace, "--grep-every", "2", "--doc", doc]
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert r.returncode == 0, r.stderr
-        # memfs reads nothing from the device: only f2fs is compared.
+        # memfs reads nothing from the device: only ext4 and f2fs are compared.
         dirs = sorted(d for d in os.listdir(out) if os.path.isdir(os.path.join(out, d)) and d != "probe")
-        assert dirs == ["f2fs-mqsim", "f2fs-sdcard"], dirs
+        assert dirs == ["ext4-mqsim", "ext4-sdcard", "f2fs-mqsim", "f2fs-sdcard"], dirs
         assert os.path.isdir(os.path.join(out, "probe", "memfs-mqsim")), os.listdir(os.path.join(out, "probe"))
         # Grep points after pulls 0, 2 and 4 (the last): 1, 3, 5 pulls replayed; a clean run for each.
         for d in dirs:
@@ -66,7 +66,7 @@ def main():
             runs = [x for x in runs if not x.endswith(".log")]
             assert runs == ["aged", "clean-1", "clean-3", "clean-5"], runs
         rows = list(csv.DictReader(open(os.path.join(out, "aging.csv"))))
-        assert len(rows) == 6, rows
+        assert len(rows) == 12, rows
         for row in rows:
             d = os.path.join(out, f"{row['fs']}-{row['device']}")
             aged = stats(os.path.join(d, "aged"))
@@ -82,8 +82,9 @@ def main():
             assert int(row["bytes"]) == clean["workload.aging.grep.0.bytes"]["value"] > 0
             assert clean["workload.aging.grep.0.pulls"]["value"] == int(row["pulls"])
         table = open(os.path.join(out, "table.md")).read()
-        assert "**f2fs on the MQSim-like SSD" in table and "**f2fs on the SD-card-like device" in table, table
-        assert table.count("\n| 5 |") == 2 and "| pulls | bytes | aged s/GiB | clean s/GiB | aged/clean |" in table
+        for fs in ("ext4", "f2fs"):
+            assert f"**{fs} on the MQSim-like SSD" in table and f"**{fs} on the SD-card-like device" in table, table
+        assert table.count("\n| 5 |") == 4 and "| pulls | bytes | aged s/GiB | clean s/GiB | aged/clean |" in table
         text = open(doc).read()
         assert text.startswith("# Aging\n\nprose\n\n<!-- aging-table begin -->\n") and "old table" not in text
         assert text.endswith("<!-- aging-table end -->\n\nafter\n") and table in text
