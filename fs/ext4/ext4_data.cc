@@ -187,11 +187,14 @@ uint32_t Ext4::FindFree(uint32_t goal, uint32_t len, uint32_t minlen, uint32_t* 
   const uint32_t g0 = layout_.GroupOf(goal);
   for (int pass = 0; pass < 2; ++pass) {
     const uint32_t need = pass == 0 ? len : minlen;
-    for (uint32_t k = 0; k < layout_.groups; ++k) {
+    // The goal's group is scanned from the goal first and, after every
+    // other group, once more from its start (k == groups).
+    for (uint32_t k = 0; k <= layout_.groups; ++k) {
       const uint32_t g = (g0 + k) % layout_.groups;
       if (gd_[g].free_blocks < need) continue;
-      stats_.groups_scanned.Inc();
       const uint32_t first = layout_.GroupFirst(g), n = layout_.GroupBlocks(g);
+      if (k == layout_.groups && goal <= first) break;  // already scanned whole
+      stats_.groups_scanned.Inc();
       // In the goal's group, start at the goal.
       uint32_t i = (k == 0 && goal > first) ? goal - first : 0;
       uint32_t best = 0, best_len = 0;

@@ -309,5 +309,39 @@ TEST(Ext4Test, FillingTheVolumeIsEnospcNotACrash) {
   s.ExpectCheck();
 }
 
+TEST(Ext4Test, AnAppendFindsFreeBlocksBeforeItsGoalInTheSameGroup) {
+  // A 64 MiB volume is one group. /x's next blocks would follow its last
+  // extent, where the volume is full to its end; the only free space is
+  // /a's, before that goal. Writeback must find it there.
+  Stack s(64ull << 20);
+  s.FormatAndMount();
+  Ext4* fs = s.fs_ptr();
+  ASSERT_TRUE(s.Run(WriteFile(fs, "/a", Pattern(16 << 20, 1), true)));
+  ASSERT_TRUE(s.Run(WriteFile(fs, "/x", Pattern(64 << 10, 2), true)));
+  FsResult<Fd> fill = s.Run(fs->Open("/fill", kCreat | kRdWr));
+  uint64_t off = 0;
+  while (s.Run(fs->Pwrite(fill.value, off, {}, 1 << 20)).ok()) off += 1 << 20;
+  ASSERT_TRUE(s.Run(fs->Fsync(fill.value)).ok());
+  ASSERT_TRUE(s.Run(fs->Unlink("/a")).ok());
+  ASSERT_TRUE(s.Run(fs->Sync()).ok());
+  // /fill grows over the last free blocks at the volume's end and wraps
+  // to /a's, so nothing after /x's goal is free.
+  ASSERT_TRUE(s.Run(fs->Pwrite(fill.value, off, {}, 1 << 20)).ok());
+  ASSERT_TRUE(s.Run(fs->Fsync(fill.value)).ok());
+  s.Run(fs->Close(fill.value));
+  FsResult<Fd> x = s.Run(fs->Open("/x", kRdWr));
+  const auto more = Pattern(1 << 20, 3);
+  ASSERT_TRUE(s.Run(fs->Pwrite(x.value, 64 << 10, more, more.size())).ok());
+  ASSERT_TRUE(s.Run(fs->Fsync(x.value)).ok());
+  s.Run(fs->Close(x.value));
+  std::vector<uint8_t> want = Pattern(64 << 10, 2);
+  want.insert(want.end(), more.begin(), more.end());
+  EXPECT_EQ(s.Run(ReadAll(fs, "/x")), want);
+  s.ExpectCheck();
+  s.Remount();
+  s.ExpectCheck();
+  EXPECT_EQ(s.Run(ReadAll(s.fs_ptr(), "/x")), want);
+}
+
 }  // namespace
 }  // namespace fs::ext4
