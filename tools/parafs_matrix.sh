@@ -10,7 +10,8 @@
 #              F2FS older than the fsync IPU policy writes), f2fs_block
 #              (block stripe), f2fs_superblock (superblock allocation),
 #              f2fs_sb (F2FS_SB: 16 MiB sections = superblocks, superblock
-#              allocation), parafs_base (2-D allocation + coordinated GC on
+#              allocation), ext4 (the ext4 model, ordered journal, on the
+#              page FTL with page stripe), parafs_base (2-D allocation + coordinated GC on
 #              the S-FTL), parafs_mgc (+ one cleaning thread per region),
 #              parafs (+ least-busy dispatch and the parafs die scheduler)
 #   workloads  randwrite, fileserver, postmark, mobibench, ycsb
@@ -19,7 +20,7 @@
 #              counts scale with the channels)
 #   traffic    heavy (the configs as they are), light (fewer operations;
 #              each parts/wl_*.yaml names its light setting)
-# --quick: 8 channels, heavy traffic only (40 runs, a few minutes).
+# --quick: 8 channels, heavy traffic only (45 runs, a few minutes).
 # Each run's folder OUT/<workload>-<traffic>-<N>ch/<system>/ holds its
 # stats.json and series.csv; a run whose folder is complete is kept (rerun
 # after an interruption continues), so delete OUT to start over.
@@ -47,7 +48,7 @@ done
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "--jobs takes a positive number, got '$jobs'" >&2; exit 2; }
 [ -x "$bin" ] || { echo "no flashstack binary at $bin (build first, or --bin)" >&2; exit 2; }
 
-systems=(f2fs_page f2fs_noipu f2fs_block f2fs_superblock f2fs_sb parafs_base parafs_mgc parafs)
+systems=(f2fs_page f2fs_noipu f2fs_block f2fs_superblock f2fs_sb ext4 parafs_base parafs_mgc parafs)
 workloads=(randwrite fileserver postmark mobibench ycsb)
 if [ $quick = 1 ]; then channels=(8); traffics=(heavy); else channels=(8 16 32); traffics=(heavy light); fi
 
@@ -97,6 +98,7 @@ system_args() {  # system workload ch
     f2fs_block) echo "$dir/f2fs.yaml --set ftl.allocation=block_stripe" ;;
     f2fs_superblock) echo "$dir/f2fs.yaml --set ftl.allocation=superblock" ;;
     f2fs_sb) echo "$dir/f2fs_sb.yaml --set fs.f2fs.mkfs.segs_per_sec=$3" ;;
+    ext4) echo "$dir/ext4.yaml" ;;
     parafs_base) echo "$dir/parafs.yaml $area" ;;
     parafs_mgc) echo "$dir/parafs.yaml $area --set fs.f2fs.parafs_2d.gc_threads=per_region" ;;
     parafs) echo "$dir/parafs.yaml $area" \

@@ -66,6 +66,7 @@ class ParafsTableTest(unittest.TestCase):
                 g = os.path.join(out, f"{wl}-heavy-8ch")
                 make_run(os.path.join(g, "f2fs_page"), 100, 1000, gc_copies=300)
                 make_run(os.path.join(g, "f2fs_sb"), 100, 900)
+                make_run(os.path.join(g, "ext4"), 125 if wl == "fileserver" else 80, 900)
                 make_run(os.path.join(g, "parafs_base"), para, 800)
                 make_run(os.path.join(g, "parafs_mgc"), para, 800)
                 make_run(os.path.join(g, "parafs"), para, 800, key="workload.txn_per_s")
@@ -79,6 +80,13 @@ class ParafsTableTest(unittest.TestCase):
             line = next(l for l in text.splitlines() if l.startswith("| heavy: ParaFS 1.6x-3.1x F2FS throughput"))
             self.assertIn("0.80x .. 2.50x", line)
             self.assertIn("mixed (1 of 2 ahead)", line)
+            line = next(l for l in text.splitlines() if l.startswith("| heavy: ParaFS 1.0x-2.5x Ext4 throughput"))
+            self.assertIn("1.00x .. 2.00x", line)  # 250/125 and 80/80
+            self.assertIn("mixed (1 of 2 ahead)", line)
+            line = next(l for l in text.splitlines() if l.startswith("| observation, heavy YCSB"))
+            self.assertIn("not run", line)  # no ycsb group
+            summary = next(l for l in text.splitlines() if l.startswith("| fileserver | heavy |"))
+            self.assertIn("2.50x / 2.50x / - / 2.00x; writes", summary)
             line = next(l for l in text.splitlines() if "fewer flash page writes" in l)
             self.assertIn("best 38.5 %", line)  # 800 of 1300 pages
             with open(doc) as f:
@@ -87,6 +95,20 @@ class ParafsTableTest(unittest.TestCase):
             self.assertTrue(new.endswith("<!-- parafs_matrix:end -->\ntail\n"))
             self.assertNotIn("\nold\n", new)
             self.assertIn(text.strip(), new)
+
+    def test_observation_f2fs_below_ext4_on_heavy_ycsb(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "out")
+            for ch, ext4 in ((8, 150), (16, 90)):
+                g = os.path.join(out, f"ycsb-heavy-{ch}ch")
+                make_run(os.path.join(g, "f2fs_page"), 100, 1000)
+                make_run(os.path.join(g, "ext4"), ext4, 1000)
+                make_run(os.path.join(g, "parafs"), 200, 800)
+            code, text, err = run("--matrix", out)
+            self.assertEqual(code, 0, err)
+            line = next(l for l in text.splitlines() if l.startswith("| observation, heavy YCSB"))
+            self.assertIn("F2FS/Ext4 0.67x .. 1.11x", line)
+            self.assertIn("mixed (1 of 2 below)", line)
 
     def test_bad_input_exits_2(self):
         with tempfile.TemporaryDirectory() as tmp:
