@@ -130,6 +130,19 @@ class FileSystem {
   // that caches nothing returns ok.
   virtual FsStatus DropCaches() { return FsStatus{false, Errno::kNotSup}; }
 
+  // Checkpointing: the file system's global persistence step that can hold
+  // operations back (F2FS: the checkpoint, with F2FS-J's apply before it).
+  // `begun` counts the checkpoints started so far (skipped ones, with
+  // nothing to write, not counted); `running` says one runs now. A caller
+  // that samples this at a call's start and end knows whether the call
+  // overlapped checkpointing (MeteredFs: the latency of calls during
+  // checkpointing). The default: a file system that never checkpoints.
+  struct CheckpointActivity {
+    uint64_t begun = 0;
+    bool running = false;
+  };
+  virtual CheckpointActivity checkpoint_activity() const { return {}; }
+
   // ---- Multi-file transactions (exF2FS's ADD / START / COMMIT / END
   // ioctls on a set key) and the single-file atomic write they generalize
   // (F2FS_IOC_START/COMMIT_ATOMIC_WRITE, ABORT_VOLATILE_WRITE).

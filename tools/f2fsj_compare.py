@@ -26,12 +26,16 @@ def run(bin_path, cfg, mode, out, max_time, sets):
     run_config(bin_path, cfg, out, [f"fs.f2fs.durability={mode}", f"run.max_time={max_time}"] + list(sets))
 
 
+# The calls of every kind that overlapped checkpointing (MeteredFs).
+DURING_CP = "workload.fs.during_checkpoint.lat"
+
+
 def op_latency(s):
     """Mean and the p99 of the most frequent operation, over workload.fs.*."""
     total_n = total_ns = 0.0
     top = (0, None)
     for k, v in s.items():
-        if not (k.startswith("workload.fs.") and k.endswith(".lat")):
+        if not (k.startswith("workload.fs.") and k.endswith(".lat")) or k == DURING_CP:
             continue
         n = v.get("count", 0) or 0
         if n == 0:
@@ -56,6 +60,8 @@ def row(s):
         "cp_time": cps * cp_mean / 1e9,
         "cp_p90": stat(s, "fs.cp.duration", "p90") / 1e6,
         "stall": stat(s, "fs.cp.stall_total") / 1e9,
+        "cp_calls": stat(s, DURING_CP, "count"),
+        "cp_call_p90": stat(s, DURING_CP, "p90") / 1e6,
         "lat_mean": mean / 1e3,
         "lat_p99": p99 / 1e3,
         "top": top,
@@ -107,15 +113,16 @@ def main():
                  + "".join(f" --set {s}" for s in a.sets) + ".")
     lines.append("")
     lines.append("| workload | mode | ops/s | checkpoints | checkpoint time (s) | checkpoint p90 (ms) | "
-                 "stalled (s) | op mean (us) | p99 of top op (us) | fsyncs (checkpointing) | journal MiB (commits) "
-                 "| FS WA |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+                 "stalled (s) | calls during checkpoints: p90 (ms) (calls) | op mean (us) | p99 of top op (us) | "
+                 "fsyncs (checkpointing) | journal MiB (commits) | FS WA |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, r in rows:
         for mode in MODES:
             x = r[mode]
             lines.append(
                 f"| {name} | {mode} | {x['ops_s']:.0f} | {x['cps']:.0f} | {x['cp_time']:.2f} | {x['cp_p90']:.1f} | "
-                f"{x['stall']:.2f} | {x['lat_mean']:.1f} | {x['lat_p99']:.1f} ({x['top']}) | "
+                f"{x['stall']:.2f} | {x['cp_call_p90']:.1f} ({x['cp_calls']:.0f}) | {x['lat_mean']:.1f} | "
+                f"{x['lat_p99']:.1f} ({x['top']}) | "
                 f"{x['fsyncs']:.0f} ({x['fsync_cps']:.0f}) | {x['j_mib']:.1f} ({x['commits']:.0f}) | {x['wa']:.2f} |")
     # Headlines, over the workloads where F2FS spent at least 0.1 s in
     # checkpoints (elsewhere there is nothing for the journal to save).
@@ -144,12 +151,36 @@ def main():
         v = "reproduced" if best[0] >= 0.3 else "direction only" if best[0] > 0.02 else "not reproduced"
         lines.append(f"| operation latency up to 35 % lower | from {100 * worst[0]:.1f} % ({worst[1]}) to "
                      f"{100 * best[0]:.1f} % ({best[1]}) lower (mean over all operations) | {v} |")
+    # The paper's measure: the P90 latency of operations during
+    # checkpointing, over the workloads whose F2FS run had calls overlap its
+    # checkpoints (the *_f2fsj runs that only create their filesets have
+    # none: setup is not measured).
+    cp_call_rows = sorted((r["checkpoint"]["cp_call_p90"], r["journal"]["cp_call_p90"], n) for n, r in rows
+                          if r["checkpoint"]["cp_calls"] > 0)
+    if cp_call_rows:
+        over = [(f2, j, n) for f2, j, n in cp_call_rows if f2 > 240]
+        lower = sum(1 for f2, j, _ in cp_call_rows if j < f2)
+        worst = max(cp_call_rows, key=lambda t: t[1])
+        if over:
+            gone = sum(1 for f2, j, _ in over if j <= 240)
+            v = ("reproduced" if gone == len(over) else "direction only" if gone > 0 else "not reproduced")
+            seen = (f"F2FS above 240 ms in {len(over)} of {len(cp_call_rows)} workloads "
+                    f"({', '.join(n for _, _, n in over)}), F2FS-J at or below it in {gone} of those")
+        else:
+            v = "not comparable (F2FS's P90 stays below 240 ms here)"
+            seen = f"F2FS at most {max(f2 for f2, _, _ in cp_call_rows):.0f} ms"
+        lines.append(f"| F2FS: P90 latency > 240 ms during checkpointing; gone with F2FS-J | P90 of the calls "
+                     f"overlapping checkpoints: {seen}; lower with F2FS-J in {lower} of {len(cp_call_rows)}; "
+                     f"F2FS-J's longest {worst[1]:.0f} ms vs {worst[0]:.0f} ms with F2FS ({worst[2]}) | {v} |")
+    else:
+        lines.append("| F2FS: P90 latency > 240 ms during checkpointing; gone with F2FS-J | no call overlapped a "
+                     "checkpoint | not run |")
     if stall_rows:
         gone = sum(1 for f2, j, _ in stall_rows if j < 0.5 * f2)
         worst = max(stall_rows, key=lambda t: t[1])
-        lines.append(f"| F2FS checkpoint stalls (P90 > 240 ms) gone | checkpoint p90 shorter with F2FS-J in {gone} "
+        lines.append(f"| (the checkpoint itself) checkpoint p90 duration | shorter with F2FS-J in {gone} "
                      f"of {len(stall_rows)} workloads; the longest: {worst[1]:.0f} ms with F2FS-J vs {worst[0]:.0f} ms "
-                     f"with F2FS ({worst[2]}) | {'reproduced' if gone == len(stall_rows) else 'not reproduced'} |")
+                     f"with F2FS ({worst[2]}) | {'shorter' if gone == len(stall_rows) else 'not shorter'} |")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write(text)

@@ -289,6 +289,9 @@ class F2fs final : public FileSystem,
   // echo 3 > drop_caches: drops every clean, unused page and every clean
   // NAT cache entry (FileSystem::DropCaches). Always ok.
   FsStatus DropCaches() override;
+  // A checkpoint is running from its apply (journal mode) or block
+  // operations to its commit; skipped checkpoints do not count.
+  CheckpointActivity checkpoint_activity() const override { return {cp_begun_, cp_active_}; }
   // fsck: verifies NAT <-> nodes, SIT counts <-> valid blocks, SSA <->
   // owners, no double allocation, directory structure, link counts and
   // space accounting, on the current state (cached pages win over flash).
@@ -968,6 +971,8 @@ class F2fs final : public FileSystem,
   uint64_t mounted_cp_ver_ = 0;
   bool mounted_clean_ = false;  // the loaded checkpoint was written by umount
   bool cp_running_ = false;
+  bool cp_active_ = false;   // DoCheckpoint past its skip test (checkpoint_activity)
+  uint64_t cp_begun_ = 0;    // checkpoints past their skip test
   uint64_t cp_started_ = 0;
   uint64_t cp_completed_ = 0;
   vfs::WaitQueue cp_wq_;

@@ -484,6 +484,37 @@ TEST_F(F2fsApiTest, CheckpointLetsTheImageForgetWhatItFreed) {
   }
 }
 
+// checkpoint_activity: a checkpoint that writes something counts as begun
+// and reports running from its start to its commit; one with nothing to
+// write (skipped) does not count.
+TEST_F(F2fsApiTest, CheckpointActivityReportsCheckpointsThatRun) {
+  const Fd fd = OpenOk("/a", kCreat | kRdWr);
+  WriteAt(fd, 0, Pattern(64 * kBlockSize, 3));
+  Run(fs().Close(fd));
+  Run(fs().Sync());  // whatever mount and the write left dirty
+  const FileSystem::CheckpointActivity a0 = fs().checkpoint_activity();
+  EXPECT_FALSE(a0.running);
+  Run(fs().Sync());  // nothing dirty: skipped
+  EXPECT_EQ(fs().checkpoint_activity().begun, a0.begun);
+  ASSERT_TRUE(Run(fs().Mkdir("/d")).ok());
+  // Sample every microsecond while the next sync runs.
+  bool seen_running = false;
+  bool sampling = true;
+  sim::FunctionEvent* self = nullptr;
+  sim::FunctionEvent sample([&] {
+    seen_running |= fs().checkpoint_activity().running;
+    if (sampling) s_.q().ScheduleIn(self, sim::Us(1));
+  });
+  self = &sample;
+  s_.q().ScheduleIn(&sample, sim::Us(1));
+  Run(fs().Sync());
+  sampling = false;
+  s_.q().Run(s_.q().now() + sim::Us(2));  // the last sample
+  EXPECT_TRUE(seen_running);
+  EXPECT_EQ(fs().checkpoint_activity().begun, a0.begun + 1);
+  EXPECT_FALSE(fs().checkpoint_activity().running);
+}
+
 TEST_F(F2fsApiTest, StatsAreRegistered) {
   const Fd fd = OpenOk("/w", kCreat | kRdWr);
   WriteAt(fd, 0, Pattern(40000, 8));

@@ -41,6 +41,7 @@ sim::Task<void> F2fs::Checkpoint(CpReason reason) {
       co_await DoCheckpoint(reason);
       ++cp_completed_;
       cp_running_ = false;
+      cp_active_ = false;
       cp_wq_.NotifyAll();
     } else {
       co_await cp_wq_.Wait();
@@ -109,6 +110,8 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   const bool umount = reason == CpReason::kUmount;
   const bool skip = !umount && reason != CpReason::kRecovery && !FsDirty() && orphans_.empty();
   if (skip) co_return;
+  cp_active_ = true;
+  ++cp_begun_;
   // Not for a checkpoint cleaning asks for: free segments are short then,
   // and a page dirtied again after its apply would be written twice.
   if (ApplyCommittedMode() &&

@@ -60,6 +60,37 @@ TEST(MeteredFsTest, CountsCallsErrorsLatencyAndBytes) {
   EXPECT_EQ(MeteredFs::CallName(MeteredFs::kFdatasync), "fdatasync");
 }
 
+// Calls that overlap the file system's checkpointing (one running at their
+// start or end, or one begun while they ran) are measured apart as well.
+TEST(MeteredFsTest, MeasuresTheCallsThatOverlapCheckpointing) {
+  Rig rig;
+  testing::RecordingFs inner(&rig.memfs);
+  MeteredFs m(&rig.q, &inner);
+  sim::StatsRegistry reg;
+  m.Register(reg.Root().Group("fs"));
+  fs::testing::SyncFs s(&rig.q, &m);
+  const fs::Fd fd = s.Open("/f", fs::kRdWr | fs::kCreat).value;
+  s.Fsync(fd);  // no checkpoint
+  EXPECT_EQ(reg.Value("fs.during_checkpoint.calls"), 0);
+  inner.activity = {1, true};
+  s.Fsync(fd);  // one running throughout
+  inner.activity = {1, false};
+  s.Fsync(fd);  // none running, none begun
+  // One begins and ends inside a 20 us fsync.
+  sim::FunctionEvent begin([&] { inner.activity = {2, true}; });
+  sim::FunctionEvent end([&] { inner.activity = {2, false}; });
+  rig.q.ScheduleIn(&begin, sim::Us(5));
+  rig.q.ScheduleIn(&end, sim::Us(10));
+  s.Fsync(fd);
+  EXPECT_EQ(reg.Value("fs.during_checkpoint.calls"), 2);
+  const sim::Histogram* h = reg.FindHistogram("fs.during_checkpoint.lat");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->count(), 2u);
+  EXPECT_EQ(h->min(), sim::Us(20).ns());
+  EXPECT_EQ(m.call(MeteredFs::kFsync).calls.value(), 4u);
+  s.Close(fd);
+}
+
 // ---------------------------------------------------------------------------
 // FsWorkload life cycle, with a small workload.
 

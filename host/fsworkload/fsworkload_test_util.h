@@ -58,6 +58,9 @@ class RecordingFs final : public fs::FileSystem {
     return in_->Readdir(p);
   }
   sim::Task<fs::FsStatus> Sync() override { return in_->Sync(); }
+  // What checkpoint_activity() reports: set by the test.
+  CheckpointActivity activity;
+  CheckpointActivity checkpoint_activity() const override { return activity; }
 
  private:
   fs::FileSystem* in_;

@@ -19,6 +19,11 @@ void MeteredFs::Register(const sim::StatGroup& g) const {
     // series.csv: the calls that carry a file workload's data and its durability.
     if (c == kRead || c == kWrite || c == kFsync) cg.AddIntervalPercentiles(&calls_[c].lat, "lat", "ns");
   }
+  const sim::StatGroup cp = g.Group("during_checkpoint");
+  cp.Add(&during_cp_calls_, "calls", "calls",
+         "Calls of any kind that overlapped the file system's checkpointing (a checkpoint running at their start "
+         "or end, or begun during them)");
+  cp.Add(&during_cp_lat_, "lat", "ns", "Latency of the calls that overlapped checkpointing (issue to completion)");
 }
 
 uint64_t MeteredFs::calls_total() const {

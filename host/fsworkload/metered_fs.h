@@ -54,10 +54,13 @@ class MeteredFs final : public fs::FileSystem {
   // `inner` must outlive this object.
   MeteredFs(sim::EventQueue* q, fs::FileSystem* inner) : q_(q), inner_(inner) {}
 
-  // Registers "<g>.<call>.{calls,errors,lat}" for every call kind.
+  // Registers "<g>.<call>.{calls,errors,lat}" for every call kind, and
+  // "<g>.during_checkpoint.{calls,lat}": the calls of any kind that
+  // overlapped the file system's checkpointing.
   void Register(const sim::StatGroup& g) const;
 
   const CallStats& call(Call c) const { return calls_[c]; }
+  const sim::Histogram& during_checkpoint_lat() const { return during_cp_lat_; }
   uint64_t calls_total() const;
   uint64_t bytes_read() const { return bytes_read_.value(); }
   uint64_t bytes_written() const { return bytes_written_.value(); }
@@ -108,8 +111,14 @@ class MeteredFs final : public fs::FileSystem {
   template <class R>
   sim::Task<R> Timed(Call c, sim::Task<R> inner, sim::Counter* bytes = nullptr) {
     const sim::SimTime t0 = q_->now();
+    const fs::FileSystem::CheckpointActivity cp0 = inner_->checkpoint_activity();
     R r = co_await inner;
     Note(c, t0, r.ok());
+    const fs::FileSystem::CheckpointActivity cp1 = inner_->checkpoint_activity();
+    if (cp0.running || cp1.running || cp1.begun != cp0.begun) {
+      during_cp_calls_.Inc();
+      during_cp_lat_.Record((q_->now() - t0).ns());
+    }
     if constexpr (std::is_same_v<R, fs::FsResult<uint64_t>>) {
       if (bytes != nullptr && r.ok()) bytes->Inc(r.value);
     }
@@ -128,6 +137,10 @@ class MeteredFs final : public fs::FileSystem {
   bool IsSync(fs::Fd fd) const { return fd >= 0 && static_cast<size_t>(fd) < sync_fd_.size() && sync_fd_[fd]; }
 
   std::array<CallStats, kNumCalls> calls_;
+  // Calls of every kind that overlapped a checkpoint of the file system
+  // (FileSystem::checkpoint_activity), and their latency.
+  sim::Counter during_cp_calls_;
+  sim::Histogram during_cp_lat_;  // ns
   sim::Counter bytes_read_;
   sim::Counter bytes_written_;
   sim::Counter sync_writes_;
