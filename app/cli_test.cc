@@ -377,6 +377,23 @@ TEST_F(CliTest, ProgressLinesInALog) {
   }
 }
 
+// bench: wall-clock figures of a device run (host I/Os) and of a
+// file-system stack (file-system operations), with flash commands per
+// wall-second, and no results folder.
+TEST_F(CliTest, BenchReportsDeviceAndFileSystemStackFigures) {
+  Outcome o = Cli("bench " + Tiny());
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, ::testing::ContainsRegex(R"(: setup [0-9.]+ s \| run [0-9.]+ s wall, [^|]+ simulated \| [0-9]+ )"
+                                              R"(host I/Os -> [0-9]+ host I/Os per wall-second \| [0-9.]+ M events/s )"
+                                              R"(\| [0-9.]+ M flash commands/s \| peak RSS [0-9.]+ MiB)"));
+  EXPECT_THAT(o.out, Not(HasSubstr(" 0.0 M flash commands/s")));
+  const std::string f2fs = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/varmail_f2fs.yaml";
+  o = Cli("bench " + f2fs + " --set run.max_time=1s");
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, ::testing::ContainsRegex(R"([1-9][0-9]* file-system operations -> [0-9]+ file-system )"
+                                              R"(operations per wall-second)"));
+}
+
 // A ratio with nothing under it is n/a, never 0.000.
 TEST_F(CliTest, WriteAmplificationWithoutWritesIsNotApplicable) {
   const std::string f2fs = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/varmail_f2fs.yaml";

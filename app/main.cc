@@ -59,8 +59,9 @@ Usage:
       Validate CONFIG (and overrides) without running it.
   flashstack bench CONFIG [--set key=value]...
       Run CONFIG without writing results and report wall-clock figures:
-      set-up time, simulated host I/Os per wall-second, events per second,
-      peak memory (see configs/bench/).
+      set-up time (formatting, preconditioning), simulated host I/Os (or,
+      on a file system, file-system operations) per wall-second, events and
+      flash commands per wall-second, peak memory (see configs/bench/).
   flashstack explain [KEY-PREFIX]
       List every configuration key with its type, unit, default and meaning.
   flashstack trace-info FILE [--format NAME] [--on_error skip] [--set key=value]...
