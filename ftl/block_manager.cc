@@ -167,6 +167,59 @@ void BlockManager::Erase(UnitId u) {
   erased_pages_ += unit_pages_;
 }
 
+void BlockManager::CopyGroup(const BlockManager& src, uint32_t src_group, uint32_t dst, uint64_t seq_scale) {
+  const uint32_t upg = units_per_group();
+  CHECK_EQ(src.units_per_group(), upg);
+  CHECK_EQ(src.unit_pages(), unit_pages_);
+  CHECK_EQ(free_count_[dst], upg) << "group " << dst << " is not fresh";
+  const uint64_t s0 = static_cast<uint64_t>(src_group) * upg;
+  const uint64_t d0 = static_cast<uint64_t>(dst) * upg;
+  for (uint32_t k = 0; k < upg; ++k) {
+    const uint64_t su = s0 + k, du = d0 + k;
+    CHECK_EQ(src.pending_[su], 0u) << "source unit " << su << " has programs in flight";
+    const auto st = static_cast<UnitState>(src.state_[su]);
+    CHECK(st == UnitState::kFree || st == UnitState::kOpen || st == UnitState::kFull)
+        << "source unit " << su << " is closing or a victim";
+    CHECK_EQ(state_[du], static_cast<uint8_t>(UnitState::kFree));
+    valid_[du] = src.valid_[su];
+    erase_count_[du] = src.erase_count_[su];
+    close_seq_[du] = src.close_seq_[su] * seq_scale;
+    state_[du] = src.state_[su];
+    stream_[du] = src.stream_[su];
+    free_ring_[d0 + k] = static_cast<UnitId>(d0 + (src.free_ring_[s0 + k] - s0));
+  }
+  free_head_[dst] = src.free_head_[src_group];
+  free_count_[dst] = src.free_count_[src_group];
+  total_free_ -= upg;
+  total_free_ += free_count_[dst];
+  for (uint32_t s = 0; s < kNumStreams; ++s) {
+    const OpenSlot& from = src.open_[Slot(src_group, static_cast<Stream>(s))];
+    OpenSlot& to = open_[Slot(dst, static_cast<Stream>(s))];
+    to.wp = from.wp;
+    to.unit = from.unit == kNoUnit ? kNoUnit : static_cast<UnitId>(d0 + (from.unit - s0));
+  }
+  max_erase_[dst] = src.max_erase_[src_group];
+  // Erased pages of the group: its free units and the rest of its open units.
+  erased_pages_ -= static_cast<uint64_t>(upg) * unit_pages_;
+  erased_pages_ += static_cast<uint64_t>(free_count_[dst]) * unit_pages_;
+  for (uint32_t s = 0; s < kNumStreams; ++s) {
+    const OpenSlot& slot = open_[Slot(dst, static_cast<Stream>(s))];
+    if (slot.unit != kNoUnit) erased_pages_ += unit_pages_ - slot.wp;
+  }
+}
+
+void BlockManager::AnnounceFull(uint32_t group) {
+  if (policy_ == nullptr) return;
+  const uint32_t upg = units_per_group();
+  std::vector<UnitId> full;
+  for (uint32_t k = 0; k < upg; ++k) {
+    const UnitId u = group * upg + k;
+    if (state_[u] == static_cast<uint8_t>(UnitState::kFull)) full.push_back(u);
+  }
+  std::stable_sort(full.begin(), full.end(), [&](UnitId a, UnitId b) { return close_seq_[a] < close_seq_[b]; });
+  for (const UnitId u : full) policy_->OnUnitFull(u);
+}
+
 uint64_t BlockManager::MemoryBytes() const {
   return valid_.capacity() * sizeof(uint32_t) + erase_count_.capacity() * sizeof(uint32_t) +
          pending_.capacity() * sizeof(uint32_t) + close_seq_.capacity() * sizeof(uint64_t) +

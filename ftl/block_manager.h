@@ -166,6 +166,20 @@ class BlockManager {
   // free pool (tail) and counts the erase.
   void Erase(UnitId u);
 
+  // Replication (functional preconditioning, FtlCore::Precondition): makes
+  // group `dst` of this manager a copy of group `src_group` of `src` (same
+  // units per group and unit pages): states, valid and erase counts, streams,
+  // free-pool order and open units, with unit k of the source group becoming
+  // unit k of dst. close_seq is multiplied by `seq_scale` (the source saw
+  // 1/seq_scale of this device's page allocations). The policy is not told:
+  // call AnnounceFull once every group is copied. REQUIRES: dst untouched
+  // since construction; src idle (no unit closing or a victim).
+  void CopyGroup(const BlockManager& src, uint32_t src_group, uint32_t dst, uint64_t seq_scale);
+  // Tells the policy about every full unit of `group`, in close_seq order
+  // (ties by unit id).
+  void AnnounceFull(uint32_t group);
+  void set_write_seq(uint64_t seq) { write_seq_ = seq; }
+
   // Pages in free units plus unallocated pages of open units.
   uint64_t erased_pages() const { return erased_pages_; }
   uint64_t write_seq() const { return write_seq_; }

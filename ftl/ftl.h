@@ -80,6 +80,10 @@ struct PreconditionSpec {
   double fill_fraction = 1.0;      // of the logical space, written sequentially first
   double random_overwrites = 2.0;  // then this many times the logical space in uniform random page writes
   uint64_t seed = 1;
+  // Precondition one group with its share of the logical space and copy its
+  // state to every group (FtlCore::Precondition), instead of writing the
+  // whole device; only where FtlConfig validates it (page_stripe, ...).
+  bool replicate = false;
 };
 
 class Ftl {

@@ -24,6 +24,12 @@ void PreconditionConfig::Describe(sim::Schema<PreconditionConfig>& s) {
           "Then uniform random page overwrites of the filled space, in multiples of the logical space")
       .Range(0, 1000);
   s.Param("seed", &PreconditionConfig::seed, "1", "Seed of the random overwrites");
+  s.Param("method", &PreconditionConfig::method, "exact",
+          "exact: write the whole device. replicate: precondition one group (plane) with its share of the logical "
+          "space and copy its state to every group, logical pages interleaved (group of stripe position s holds "
+          "pages x*groups+s): the same sequential fill, and the same per-group steady state of uniform overwrites "
+          "(each group takes every groups-th host page under page_stripe), groups times faster. Needs "
+          "allocation page_stripe, no map_cache, no static wear leveling, no gc_threshold_stagger");
 }
 
 void MapCacheConfig::Describe(sim::Schema<MapCacheConfig>& s) {
@@ -246,6 +252,25 @@ sim::Status FtlConfig::ValidatePageMapped(const flash::Geometry& g) const {
         std::to_string(held) +
         " pages that GC thresholds (gc_threshold, gc_fg_threshold) and open units keep erased; raise op or "
         "lower the thresholds");
+  }
+  if (precondition.method != "exact" && precondition.method != "replicate") {
+    return sim::Status::InvalidInput("ftl.precondition.method: unknown method '" + precondition.method +
+                                     "'; choices: exact, replicate");
+  }
+  if (precondition.method == "replicate") {
+    // Replication copies one group's state to every group: it is the state
+    // the whole device reaches only where every group sees the same kind of
+    // traffic with the same thresholds (see FtlCore::Precondition).
+    auto refuse = [](const std::string& why) {
+      return sim::Status::InvalidInput("ftl.precondition.method: replicate " + why + "; use method: exact");
+    };
+    if (allocation != "page_stripe") {
+      return refuse("needs allocation page_stripe (each group takes every groups-th host page), not '" +
+                    allocation + "'");
+    }
+    if (map_cache.enabled()) return refuse("does not copy translation pages (ftl.map_cache is on)");
+    if (wear_leveling.static_gap != 0) return refuse("does not model static wear leveling (static_gap > 0)");
+    if (gc_threshold_stagger != 0) return refuse("needs the same GC threshold in every group (gc_threshold_stagger)");
   }
   return sim::Status::Ok();
 }

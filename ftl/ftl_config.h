@@ -28,8 +28,11 @@ struct PreconditionConfig {
   double fill_fraction = 1.0;
   double random_overwrites = 2.0;
   uint64_t seed = 1;
+  std::string method = "exact";  // exact | replicate (see PreconditionSpec::replicate)
 
-  PreconditionSpec spec() const { return PreconditionSpec{fill_fraction, random_overwrites, seed}; }
+  PreconditionSpec spec() const {
+    return PreconditionSpec{fill_fraction, random_overwrites, seed, method == "replicate"};
+  }
   static void Describe(sim::Schema<PreconditionConfig>& s);
 };
 

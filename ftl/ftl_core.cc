@@ -363,10 +363,15 @@ void FtlCore::Precondition(const PreconditionSpec& spec) {
   CHECK_GE(spec.fill_fraction, 0.0);
   CHECK_LE(spec.fill_fraction, 1.0);
   const auto fill = static_cast<uint64_t>(spec.fill_fraction * static_cast<double>(logical_pages_));
+  const auto overwrites = static_cast<uint64_t>(spec.random_overwrites * static_cast<double>(logical_pages_));
+  if (spec.replicate && fill > 0 && Replicate(fill, overwrites, spec.seed)) return;
+  FillAndOverwrite(fill, overwrites, spec.seed);
+}
+
+void FtlCore::FillAndOverwrite(uint64_t fill, uint64_t overwrites, uint64_t seed) {
   for (uint64_t l = 0; l < fill; ++l) Write(Lpn{l});
   if (fill == 0) return;
-  const auto overwrites = static_cast<uint64_t>(spec.random_overwrites * static_cast<double>(logical_pages_));
-  sim::Rng rng(spec.seed, "ftl.precondition");
+  sim::Rng rng(seed, "ftl.precondition");
   // Draw lpns kAhead writes ahead so their L2P entries are fetched before
   // use; kUnitAhead writes ahead, read the (by then cached) entry and fetch
   // what retiring the old copy touches: its unit's counters and victim-list
@@ -387,6 +392,62 @@ void FtlCore::Precondition(const PreconditionSpec& spec) {
     if (soon != kNoBlock) blocks_.PrefetchUnit(blocks_.UnitOfBlock(soon));
     Write(l);
   }
+}
+
+bool FtlCore::Replicate(uint64_t fill, uint64_t overwrites, uint64_t seed) {
+  const uint32_t groups = blocks_.groups();
+  if (groups < 2 || blocks_.group_planes() != 1 || cache_ != nullptr || blocks_.write_seq() != 0) return false;
+  // One group of the same blocks: a single plane.
+  flash::Geometry one = geometry_;
+  one.channels = one.chips_per_channel = one.dies_per_chip = one.planes_per_die = 1;
+  FtlConfig c = cfg_;
+  c.precondition.method = "exact";
+  if (!c.Validate(one).ok()) return false;
+  FtlCore small(c, one);
+  if (small.group_data_cap_ != group_data_cap_ || small.bg_threshold_ != bg_threshold_) return false;
+  // Group of stripe position s holds Lpns x * groups + s, x < share: the
+  // sequential fill puts Lpn l at stripe position l mod groups, and each
+  // group takes every groups-th host page, so each sees a share of the
+  // fill and of the uniform overwrites (drawn over its own share).
+  const uint64_t share = std::min(fill / groups, small.logical_pages());
+  small.FillAndOverwrite(share, overwrites / groups, seed);
+
+  const std::vector<uint32_t> stripe = StripeSequence(geometry_, cfg_.stripe_order).value();
+  const uint32_t upg = blocks_.units_per_group();
+  const uint32_t unit_pages = blocks_.unit_pages();
+  std::vector<uint32_t> dst(groups);
+  for (uint32_t s = 0; s < groups; ++s) {
+    dst[s] = blocks_.GroupOfPlane(stripe[s]);
+    blocks_.CopyGroup(small.blocks_, 0, dst[s], groups);
+    group_valid_[dst[s]] = small.group_valid_[0];
+  }
+  for (UnitId k = 0; k < upg; ++k) {
+    if (small.blocks_.valid(k) == 0) continue;
+    for (uint32_t i = 0; i < unit_pages; ++i) {
+      const flash::Ppn sp = small.blocks_.PpnOf(k, i);
+      if (!small.mapping_.IsValid(sp)) continue;
+      const uint64_t x = small.mapping_.LpnAt(sp).v;
+      for (uint32_t s = 0; s < groups; ++s) {
+        mapping_.Map(Lpn{x * groups + s}, blocks_.PpnOf(dst[s] * upg + k, i));
+      }
+    }
+  }
+  blocks_.set_write_seq(small.blocks_.write_seq() * groups);
+  for (uint32_t g = 0; g < groups; ++g) blocks_.AnnounceFull(g);
+  const FtlCounters& sc = small.counters();
+  counters_.host_writes.Inc(sc.host_writes.value() * groups);
+  counters_.gc_copies.Inc(sc.gc_copies.value() * groups);
+  counters_.gc_runs.Inc(sc.gc_runs.value() * groups);
+  counters_.unit_erases.Inc(sc.unit_erases.value() * groups);
+  counters_.block_erases.Inc(sc.block_erases.value() * groups);
+  counters_.redirected_writes.Inc(sc.redirected_writes.value() * groups);
+
+  // The rest of the fill (fewer than `groups` pages unless the small
+  // device's logical space was the limit) and of the overwrites.
+  for (uint64_t l = share * groups; l < fill; ++l) Write(Lpn{l});
+  sim::Rng rng(seed, "ftl.precondition.rest");
+  for (uint64_t i = overwrites / groups * groups; i < overwrites; ++i) Write(Lpn{rng.Uniform(fill)});
+  return true;
 }
 
 std::string FtlCore::CheckConsistency() const {

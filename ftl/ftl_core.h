@@ -152,6 +152,17 @@ class FtlCore {
   void FlushMapUpdates();
   flash::Ppn Lookup(Lpn l) const { return mapping_.Lookup(l); }
   // Sequential fill, then uniform random overwrites of the filled range.
+  // With spec.replicate (and page_stripe on per-plane groups, as
+  // FtlConfig::Validate requires for it) on a fresh FTL: the same on one
+  // group of the same blocks with 1/groups of the fill and overwrites, its
+  // state copied to every group (the group of stripe position s holds Lpns
+  // x * groups + s), then the remainders written as above. The fill alone
+  // places every page where the exact method does; with overwrites each
+  // group reaches the steady state of its share of uniform writes, which is
+  // what the whole device reaches (each group takes every groups-th host
+  // page and sees its share of invalidations), groups times faster. Falls
+  // back to the exact method where a group alone would differ (thresholds
+  // or data caps that depend on the device size).
   void Precondition(const PreconditionSpec& spec);
   // One functional GC: selects a victim of `group`, copies its valid pages
   // and erases it. Returns the pages copied, or -1 if there was no candidate.
@@ -253,6 +264,11 @@ class FtlCore {
 
  private:
   void Invalidate(Lpn l);
+  // Precondition's two methods: writes Lpns [0, fill) in order, then
+  // `overwrites` uniform random pages of that range; or (Replicate) the
+  // same through one group and copies, false if it does not apply.
+  void FillAndOverwrite(uint64_t fill, uint64_t overwrites, uint64_t seed);
+  bool Replicate(uint64_t fill, uint64_t overwrites, uint64_t seed);
   void EnsureHostRoom(uint32_t group, Stream s);
   // Functional background GC of g while it is below the threshold, then
   // one static wear-leveling move if due.

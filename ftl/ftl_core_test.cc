@@ -328,6 +328,86 @@ TEST(FtlCore, PreconditionIsDeterministic) {
   EXPECT_FALSE(a.Lookup(Lpn{a.logical_pages() - 1}).valid()) << "beyond the fill fraction stays unmapped";
 }
 
+// precondition.method replicate: a sequential fill through one group and
+// copies places every page exactly where writing the whole device does
+// (both mappings, fill fractions that leave a remainder, stripe orders).
+TEST(FtlCore, ReplicatedFillPlacesEveryPageWhereTheWholeFillDoes) {
+  for (const std::string mapping : {"page", "block"}) {
+    for (const double fill : {1.0, 0.61}) {
+      for (const std::string order : {"CWDP", "PDWC"}) {
+        FtlConfig c = Config("greedy", "page_stripe", mapping);
+        c.stripe_order = order;
+        FtlCore exact(c, Geo());
+        FtlCore copied(c, Geo());
+        exact.Precondition(PreconditionSpec{fill, 0, 3, false});
+        copied.Precondition(PreconditionSpec{fill, 0, 3, true});
+        ASSERT_EQ(copied.CheckConsistency(), "");
+        EXPECT_EQ(copied.counters().host_writes.value(), exact.counters().host_writes.value());
+        for (uint64_t l = 0; l < exact.logical_pages(); ++l) {
+          ASSERT_EQ(copied.Lookup(Lpn{l}), exact.Lookup(Lpn{l})) << mapping << " fill " << fill << " " << order
+                                                                 << " lpn " << l;
+        }
+      }
+    }
+  }
+}
+
+// With random overwrites, replication reaches the steady state writing the
+// whole device reaches: the write amplification of the same random writes
+// afterwards agrees within 1 % (every victim policy whose state the copy
+// keeps: greedy's counts, fifo's and cost-benefit's close order and age).
+TEST(FtlCore, ReplicatedPreconditionReachesTheSameSteadyState) {
+  flash::Geometry g = Geo(256, 64);  // 8 planes, 131,072 pages
+  for (const std::string victim : {"greedy", "fifo", "cost_benefit", "random"}) {
+    FtlConfig c = Config(victim);
+    c.op = sim::Ratio{0.12};
+    auto measure = [&](bool replicate, double* pre_wa) {
+      FtlCore core(c, g);
+      core.Precondition(PreconditionSpec{1.0, 2.0, 5, replicate});
+      EXPECT_EQ(core.CheckConsistency(), "") << victim << " replicate " << replicate;
+      const auto& k = core.counters();
+      EXPECT_EQ(k.host_writes.value(), core.logical_pages() * 3) << "fill plus two overwrites";
+      *pre_wa = static_cast<double>(k.host_writes.value() + k.gc_copies.value()) /
+                static_cast<double>(k.host_writes.value());
+      core.ResetCounters();
+      sim::Rng rng(8, "measure");
+      const uint64_t u = core.logical_pages();
+      for (uint64_t i = 0; i < 6 * u; ++i) core.Write(Lpn{rng.Uniform(u)});
+      EXPECT_EQ(core.CheckConsistency(), "");
+      return static_cast<double>(k.host_writes.value() + k.gc_copies.value()) /
+             static_cast<double>(k.host_writes.value());
+    };
+    double pre_exact = 0, pre_copied = 0;
+    const double exact = measure(false, &pre_exact);
+    const double copied = measure(true, &pre_copied);
+    std::printf("%s: steady WA after exact %.4f, after replicate %.4f (preconditioning WA %.4f / %.4f)\n",
+                victim.c_str(), exact, copied, pre_exact, pre_copied);
+    EXPECT_NEAR(copied / exact, 1.0, 0.01) << victim;
+    EXPECT_NEAR(pre_copied / pre_exact, 1.0, 0.02) << victim;
+    EXPECT_GT(exact, 1.5) << "the window is in steady state with GC";
+  }
+}
+
+TEST(FtlCore, ReplicationIsRefusedWhereOneGroupIsNotEveryGroup) {
+  auto refused = [](FtlConfig c) {
+    c.precondition.method = "replicate";
+    const sim::Status st = c.Validate(Geo(128));
+    return st.ok() ? std::string() : st.message();
+  };
+  EXPECT_EQ(refused(Config()), "");
+  EXPECT_NE(refused(Config("greedy", "block_stripe")).find("needs allocation page_stripe"), std::string::npos);
+  FtlConfig stagger = Config();
+  stagger.gc_threshold_stagger = 2;
+  EXPECT_NE(refused(stagger).find("gc_threshold_stagger"), std::string::npos);
+  FtlConfig cached = Config();
+  cached.map_cache.entries = 1000;
+  EXPECT_NE(refused(cached).find("map_cache"), std::string::npos);
+  FtlConfig unknown = Config();
+  unknown.precondition.method = "fast";
+  EXPECT_EQ(unknown.Validate(Geo()).message(),
+            "ftl.precondition.method: unknown method 'fast'; choices: exact, replicate");
+}
+
 // Regression: a skewed stream used to fill one group with valid data (its
 // GC then found only fully valid victims and aborted) while the device as a
 // whole had spare space. Randomized: tiny geometries x op near the smallest

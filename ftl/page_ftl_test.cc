@@ -620,16 +620,18 @@ TEST(PageFtl, PreemptibleGcStillCompletesForegroundGc) {
 
 TEST(PageFtl, PreconditionMatchesLongTimedWarmup) {
   // WA over the same measured window after (a) functional preconditioning
-  // and (b) a timed sequential fill plus a long timed random warm-up.
+  // (writing the whole device, and replicating one group's state) and (b) a
+  // timed sequential fill plus a long timed random warm-up.
   FtlConfig c = Config();
   c.op = sim::Ratio{0.2};
   const flash::Geometry g = Geo(128, 32);
-  auto measure = [&](bool precondition) {
+  enum Warmup { kTimed, kExact, kReplicate };
+  auto measure = [&](Warmup how) {
     Fixture f(c, g);
     const uint64_t u = f.ftl.logical_pages();
     sim::Rng rng(9, "warm");
-    if (precondition) {
-      f.Precondition(PreconditionSpec{1.0, 3.0, 5});
+    if (how != kTimed) {
+      f.Precondition(PreconditionSpec{1.0, 3.0, 5, how == kReplicate});
     } else {
       uint64_t next = 0;
       Driver fill(&f.ftl, &f.q, 16, u, [] { return FtlOp::Kind::kWrite; }, [&] { return Lpn{next++}; });
@@ -648,10 +650,13 @@ TEST(PageFtl, PreconditionMatchesLongTimedWarmup) {
     const double h = static_cast<double>(f.ftl.host_writes() - h0);
     return (h + static_cast<double>(f.ftl.gc_copies() - g0)) / h;
   };
-  const double pre = measure(true);
-  const double warm = measure(false);
-  std::printf("WA after functional precondition %.4f, after timed warm-up %.4f\n", pre, warm);
+  const double pre = measure(kExact);
+  const double copied = measure(kReplicate);
+  const double warm = measure(kTimed);
+  std::printf("WA after functional precondition %.4f (replicated %.4f), after timed warm-up %.4f\n", pre, copied,
+              warm);
   EXPECT_NEAR(pre / warm, 1.0, 0.03) << "preconditioned " << pre << " vs timed warm-up " << warm;
+  EXPECT_NEAR(copied / warm, 1.0, 0.03) << "replicated " << copied << " vs timed warm-up " << warm;
 }
 
 TEST(PageFtl, MakeFtlValidatesAndPreconditions) {

@@ -187,6 +187,9 @@ sim::Status StaticBlockFtl::Validate(const FtlConfig& cfg, const flash::Geometry
                     "preconditioned by a sequential fill (pages are written in order, never overwritten); set 0",
                     cfg.precondition.random_overwrites));
   }
+  if (cfg.precondition.method != d.precondition.method) {
+    return unused("precondition.method", "it preconditions by a sequential fill of the logical blocks");
+  }
   return sim::Status::Ok();
 }
 

@@ -408,6 +408,11 @@ TEST(StaticBlockFtlTest, ValidateRefusesKeysThatMeanNothingHere) {
                 c.precondition.enabled = true;
                 c.precondition.random_overwrites = 0;
               }).empty());
+  EXPECT_NE(message([](FtlConfig& c) {
+              c.precondition.random_overwrites = 0;
+              c.precondition.method = "replicate";
+            }).find("ftl.precondition.method: not used by ftl.kind static_block"),
+            std::string::npos);
   EXPECT_EQ(Config(0.5).Validate(Geo(4, 2, 1, 8)).message(),
             "ftl.static_block.spare: 1 spare blocks per plane leave none of the 1 blocks of a plane for data");
   EXPECT_TRUE(Config(0.5).Validate(g).ok());
