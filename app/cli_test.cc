@@ -485,6 +485,27 @@ std::string StatValue(const std::string& json, const std::string& name) {
   return std::regex_search(json, m, re) ? m[1].str() : "<absent>";
 }
 
+// F2FS-J combines with ParaFS on the S-FTL: mkfs puts the journal ring at
+// the head of the volume, in the FTL's page-mapped area (`check` names the
+// size that covers it), and a run commits and wraps the ring there with
+// every main-area write whole flash pages in order.
+TEST_F(CliTest, JournalRunsOnParafsInThePageMappedHead) {
+  const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/parafs/randwrite/parafs.yaml";
+  const std::string journal = " --set fs.f2fs.durability=journal --set fs.f2fs.journal.size=8MiB";
+  Outcome o = Cli("check " + cfg + journal);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("(the 15 flash blocks before its main area, its journal area included)"));
+  EXPECT_THAT(o.out, HasSubstr("set page_mapped: 30MiB"));
+  const fs::path out = dir_ / "parafs_journal";
+  o = Cli("run " + cfg + journal + " --set ftl.static_block.page_mapped=30MiB --set workload.fio_files.total_ios=20000" +
+          " --quiet --noprogress --out " + out.string());
+  ASSERT_EQ(o.code, 0) << o.out;
+  const std::string stats = Slurp(out / "stats.json");
+  EXPECT_GT(std::stod(StatValue(stats, "fs.journal.commits")), 100) << "fsync every 64 writes commits";
+  EXPECT_GT(std::stod(StatValue(stats, "fs.journal.blocks")), 2048) << "more than the ring: it wrapped";
+  EXPECT_EQ(StatValue(stats, "ftl.gc_copies"), "0") << "coordinated GC: the S-FTL copies nothing";
+}
+
 // Points run in separate processes give the results of a run alone: every
 // point's files are byte-identical to those of a one-job sweep, and so is
 // the table.

@@ -902,8 +902,10 @@ class F2fs final : public FileSystem,
   // fsync with a journal: the file's data written and waited for, an
   // fsync record (size, inline data), then the journal committed.
   sim::Task<Errno> JournalFsync(Inode* inode);
-  // The CPU time of appending one record.
+  // The CPU time of appending one record, and of the records whose time
+  // is owed (journal_cpu_owed_, see WriteDataPage).
   sim::Task<void> JournalCpu();
+  uint64_t journal_cpu_owed_ = 0;
   // At mount: replays the committed records after the checkpoint's
   // position; `*applied` counts the records applied.
   sim::Task<sim::Status> ReplayJournal(const JournalPosition& cp, uint64_t* applied);

@@ -607,6 +607,16 @@ TEST(CrashTest, RandomCutsParafs2dLowSpaceCleaning) {
   RunCrashIterations(c, 20, 8, /*big_writes=*/true, testing::FixedLayout(2, 8192, &placement));
 }
 
+// F2FS-J on ParaFS: the journal ring at the head of the volume, in the
+// S-FTL's page-mapped area, beside the 2-D allocation's logs.
+TEST(CrashTest, RandomCutsParafs2dJournal) {
+  F2fsConfig c = JournalCrashConfig(sim::Ms(3), sim::MiB(1));
+  c.mode = "lfs";
+  c.allocation = "parafs_2d";
+  testing::RoundRobinPlacement placement(2, testing::MetaFlashBlocks(96ull << 20, c));
+  RunCrashIterations(c, 30, 37, /*big_writes=*/false, testing::FixedLayout(2, 8192, &placement));
+}
+
 // ParaFS's multi-threaded GC: one cleaning task per region migrating at
 // the same time, the manager's checkpoint after each pass; cuts land
 // inside concurrent migrations too.

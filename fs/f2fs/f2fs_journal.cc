@@ -10,7 +10,11 @@
 
 namespace fs::f2fs {
 
-sim::Task<void> F2fs::JournalCpu() { co_await Cpu(durability_->RecordCpu()); }
+sim::Task<void> F2fs::JournalCpu() {
+  const int64_t records = 1 + static_cast<int64_t>(journal_cpu_owed_);
+  journal_cpu_owed_ = 0;
+  co_await Cpu(durability_->RecordCpu() * records);
+}
 
 sim::Task<void> F2fs::JournalCommitThread() {
   ++threads_running_;

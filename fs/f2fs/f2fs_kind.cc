@@ -100,14 +100,11 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, co
     if (jb < 2 || jb > UINT32_MAX)
       return sim::Status::InvalidInput(fmt::format(
           "fs.f2fs.journal.size: {} blocks of 4 KiB; the journal needs at least 2 and at most 2^32 - 1", jb));
-    // The journal area is a ring rewritten in place; on the static
-    // block-mapped FTL only the page-mapped head of the device may be.
-    if (device.fixed_placement)
-      return sim::Status::InvalidInput(
-          "fs.f2fs.durability: journal on a device of fixed placement (the static block-mapped FTL) is not "
-          "supported: the journal area at the end of the volume is rewritten in place, which the S-FTL allows "
-          "only in its page-mapped area; use ftl.kind: page");
     lp.journal_blocks = static_cast<uint32_t>(jb);
+    // The journal area is a ring rewritten in place; on the static
+    // block-mapped FTL only the page-mapped head of the device may be, so
+    // mkfs puts it there (before the checkpoint area).
+    lp.journal_at_head = device.fixed_placement;
   }
   sim::Result<Layout> layout = ComputeLayout(lp);
   if (!layout.ok()) {

@@ -55,6 +55,7 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
       return sim::Status::InvalidInput(fmt::format(
           "fs.f2fs.journal.size: {} blocks of 4 KiB; the journal needs at least 2 and at most 2^32 - 1", jb));
     lp.journal_blocks = static_cast<uint32_t>(jb);
+    lp.journal_at_head = device != nullptr && device->fixed != nullptr;
   }
   FS_ASSIGN_OR_RETURN(Layout l, ComputeLayout(lp));
   uint32_t regions = 1;
@@ -84,6 +85,7 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
   sb->overprovision_pct = l.overprovision_pct;
   sb->regions = l.regions;
   sb->journal_blocks = l.journal_blocks;
+  sb->journal_at_head = l.journal_at_head;
   sb->cold_extensions = cfg.mkfs.cold_extensions;
   sb->hot_extensions = cfg.mkfs.hot_extensions;
   image->WriteDurable(BlockAddr{0}, sb);
@@ -205,12 +207,13 @@ sim::Task<sim::Result<std::unique_ptr<F2fs>>> F2fs::Mount(const F2fsConfig& cfg,
   const SuperBlock* sb = As<SuperBlock>(env.image->Read(BlockAddr{0}), BlockData::Type::kSuper);
   if (!sb) co_return sim::Status::InvalidInput("no F2FS superblock on the device (format it first)");
   LayoutParams lp;
-  lp.device_bytes = (sb->block_count + sb->journal_blocks) * kBlockSize;
+  lp.device_bytes = (sb->block_count + (sb->journal_at_head ? 0 : sb->journal_blocks)) * kBlockSize;
   lp.segs_per_sec = sb->segs_per_sec;
   lp.secs_per_zone = sb->secs_per_zone;
   lp.overprovision_pct = sb->overprovision_pct;
   lp.regions = sb->regions;
   lp.journal_blocks = sb->journal_blocks;
+  lp.journal_at_head = sb->journal_at_head;
   sim::Result<Layout> layout = ComputeLayout(lp);
   if (!layout.ok()) co_return layout.status();
   if (env.device->capacity() < layout->total_blocks() * kBlockSize)

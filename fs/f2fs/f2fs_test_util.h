@@ -17,6 +17,7 @@
 #include "fs/f2fs/f2fs_config.h"
 #include "tests/fakes/fixed_latency_device.h"
 #include "fs/f2fs/image.h"
+#include "fs/f2fs/journal.h"
 #include "sim/config.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
@@ -98,7 +99,11 @@ class Stack {
       const BlockPtr& p = image_->Read(BlockAddr{0});
       CHECK(p && p->type == BlockData::Type::kSuper);
       const auto* sb = static_cast<const SuperBlock*>(p.get());
-      LayoutParams lp{sb->block_count * kBlockSize, sb->segs_per_sec, sb->secs_per_zone, sb->overprovision_pct};
+      LayoutParams lp{(sb->block_count + (sb->journal_at_head ? 0 : sb->journal_blocks)) * kBlockSize,
+                      sb->segs_per_sec, sb->secs_per_zone, sb->overprovision_pct};
+      lp.regions = sb->regions;
+      lp.journal_blocks = sb->journal_blocks;
+      lp.journal_at_head = sb->journal_at_head;
       const Layout l = ComputeLayout(lp).value();
       sequential_.from = uint64_t{l.main_blkaddr} * kBlockSize;
       // What mkfs wrote into the main area (the root directory) was
@@ -218,9 +223,12 @@ inline void FillHalfValidBallast(Stack& s, uint64_t percent) {
 // The 2 MiB flash blocks before the main area of an F2FS volume of `bytes`
 // formatted with `cfg` (its metadata area, updated in place).
 inline uint64_t MetaFlashBlocks(uint64_t bytes, const F2fsConfig& cfg) {
-  const Layout l =
-      ComputeLayout(LayoutParams{bytes, cfg.mkfs.segs_per_sec, cfg.mkfs.secs_per_zone, cfg.mkfs.overprovision})
-          .value();
+  LayoutParams p{bytes, cfg.mkfs.segs_per_sec, cfg.mkfs.secs_per_zone, cfg.mkfs.overprovision};
+  if (cfg.durability == "journal") {
+    p.journal_blocks = static_cast<uint32_t>(JournalAreaBlocks(cfg));
+    p.journal_at_head = true;  // as Format puts it on a device of fixed placement
+  }
+  const Layout l = ComputeLayout(p).value();
   return uint64_t{l.main_blkaddr} * kBlockSize / (2u << 20);
 }
 

@@ -61,13 +61,22 @@ sim::Result<Layout> ComputeLayout(const LayoutParams& p) {
   Layout l;
   l.segs_per_sec = p.segs_per_sec;
   l.secs_per_zone = p.secs_per_zone;
-  const uint64_t device_bytes = p.device_bytes - uint64_t{p.journal_blocks} * kBlockSize;
+  const bool head = p.journal_at_head && p.journal_blocks > 0;
+  const uint64_t device_bytes = head ? p.device_bytes : p.device_bytes - uint64_t{p.journal_blocks} * kBlockSize;
   l.block_count = device_bytes / kBlockSize;
   l.journal_blocks = p.journal_blocks;
+  l.journal_at_head = head;
+  l.journal_start = l.block_count;
   const uint64_t seg_bytes = uint64_t{kBlockSize} * kBlocksPerSeg;
   const uint64_t zone_bytes = seg_bytes * p.segs_per_sec * p.secs_per_zone;
-  // The two superblocks occupy the start; segment 0 begins at the next zone.
-  const uint64_t zone_align_start = (2 * kBlockSize + zone_bytes - 1) / zone_bytes * zone_bytes;
+  auto zone_align = [&](uint64_t bytes) { return (bytes + zone_bytes - 1) / zone_bytes * zone_bytes; };
+  // The two superblocks occupy the start; segment 0 begins at the next zone
+  // (after the journal area, if it is at the head).
+  uint64_t zone_align_start = zone_align(2 * kBlockSize);
+  if (head) {
+    l.journal_start = zone_align_start / kBlockSize;
+    zone_align_start = zone_align(zone_align_start + uint64_t{p.journal_blocks} * kBlockSize);
+  }
   if (device_bytes <= zone_align_start)
     return sim::Status::InvalidInput(fmt::format("device of {} bytes is too small for F2FS", device_bytes));
   l.segment_count = static_cast<uint32_t>((device_bytes - zone_align_start) / seg_bytes);

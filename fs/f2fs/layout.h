@@ -42,11 +42,21 @@ struct LayoutParams {
   // A metadata journal area (durability mode `journal`) at the end of the
   // device, in 4 KiB blocks; F2FS lays itself out on the blocks before it.
   uint32_t journal_blocks = 0;
+  // The journal area at the head instead: from the first zone boundary
+  // after the superblocks, segment 0 at the next zone boundary after it. On
+  // a device of fixed placement (the static block-mapped FTL) only the
+  // head, the FTL's page-mapped area, may be rewritten in place, as the
+  // journal ring is.
+  bool journal_at_head = false;
 };
 
 struct Layout {
-  uint64_t block_count = 0;   // device blocks F2FS uses (the journal area follows them)
+  // Device blocks F2FS uses: every block with the journal at the head; the
+  // journal area follows them otherwise.
+  uint64_t block_count = 0;
   uint32_t journal_blocks = 0;  // LayoutParams::journal_blocks, from block journal_blkaddr()
+  bool journal_at_head = false;  // LayoutParams::journal_at_head
+  uint64_t journal_start = 0;    // first block of the journal area
   uint32_t segs_per_sec = 1;
   uint32_t secs_per_zone = 1;
   uint32_t segment0_blkaddr = 0;  // = cp_blkaddr
@@ -72,8 +82,8 @@ struct Layout {
   uint64_t user_block_count = 0;
   std::array<SegNo, kNumPersistentLogs> init_curseg{};  // by LogType
 
-  uint64_t journal_blkaddr() const { return block_count; }
-  uint64_t total_blocks() const { return block_count + journal_blocks; }
+  uint64_t journal_blkaddr() const { return journal_start; }
+  uint64_t total_blocks() const { return journal_at_head ? block_count : block_count + journal_blocks; }
   uint32_t blocks_per_sec() const { return segs_per_sec * kBlocksPerSeg; }
   uint32_t main_blocks() const { return segment_count_main * kBlocksPerSeg; }
   uint32_t reserved_sections() const { return reserved_segments / segs_per_sec; }

@@ -57,6 +57,33 @@ TEST(LayoutTest, SectionsAndZonesAlignMain) {
   EXPECT_EQ(l->init_curseg[static_cast<int>(LogType::kWarmNode)].v, 8u);
 }
 
+// The journal area at the head (a device of fixed placement): from the
+// first zone after the superblocks, F2FS's segment 0 at the next zone
+// boundary after it, every block of the device F2FS's; at the end
+// otherwise, after F2FS's blocks.
+TEST(LayoutTest, JournalAreaAtTheHeadOrTheEnd) {
+  LayoutParams p{256ull << 20, 2, 1, 0};
+  p.journal_blocks = 1000;
+  const Layout end = ComputeLayout(p).value();
+  EXPECT_FALSE(end.journal_at_head);
+  EXPECT_EQ(end.journal_blkaddr(), end.block_count);
+  EXPECT_EQ(end.total_blocks(), (256ull << 20) / kBlockSize);
+  EXPECT_EQ(end.segment0_blkaddr, 1024u);
+  p.journal_at_head = true;
+  const Layout head = ComputeLayout(p).value();
+  EXPECT_TRUE(head.journal_at_head);
+  EXPECT_EQ(head.block_count, (256ull << 20) / kBlockSize);
+  EXPECT_EQ(head.total_blocks(), head.block_count);
+  EXPECT_EQ(head.journal_blkaddr(), 1024u) << "the first zone (2 segments) after the superblocks";
+  EXPECT_EQ(head.segment0_blkaddr, 2048u) << "1024 + 1000 blocks, aligned up to a zone of 1024 blocks";
+  EXPECT_EQ(head.main_blkaddr % 1024, 0u);
+  EXPECT_LT(head.journal_blkaddr() + head.journal_blocks, uint64_t{head.cp_blkaddr} + 1);
+  EXPECT_EQ(head.segment_count, (65536u - 2048) / 512);
+  EXPECT_EQ(end.segment_count, (65536u - 1000 - 1024) / 512);
+  p.journal_blocks = 0;
+  EXPECT_FALSE(ComputeLayout(p).value().journal_at_head) << "no journal, nothing at the head";
+}
+
 TEST(NodePathTest, LevelsAndOffsets) {
   EXPECT_EQ(GetNodePath(0).level, 0);
   EXPECT_EQ(GetNodePath(872).level, 0);

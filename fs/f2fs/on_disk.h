@@ -394,7 +394,8 @@ struct SuperBlock final : BlockData {
   uint32_t secs_per_zone = 1;
   double overprovision_pct = 0;
   uint32_t regions = 1;  // of the allocation policy at mkfs (LayoutParams::regions)
-  uint32_t journal_blocks = 0;  // the journal area at the end (LayoutParams::journal_blocks)
+  uint32_t journal_blocks = 0;  // the journal area (LayoutParams::journal_blocks)
+  bool journal_at_head = false;  // LayoutParams::journal_at_head (else at the end)
   std::vector<std::string> cold_extensions;
   std::vector<std::string> hot_extensions;
 };

@@ -182,10 +182,11 @@ sim::Result<std::unique_ptr<AllocationPolicy>> Make(const AllocationPolicyContex
   const uint64_t main_block = uint64_t{l.main_blkaddr} * kBlockSize / flash_block;
   if (d.fixed->fixed_from() != main_block)
     return sim::Status::InvalidInput(fmt::format(
-        "ftl.static_block.page_mapped: F2FS updates its metadata area (the {} flash blocks before its main area) "
-        "in place and writes the main area block by block, so the device's page-mapped area must be exactly "
-        "those blocks; it is {} blocks: set page_mapped: {}",
-        main_block, d.fixed->fixed_from(), sim::internal::FormatBytes(sim::Bytes{main_block * flash_block})));
+        "ftl.static_block.page_mapped: F2FS updates its metadata area (the {} flash blocks before its main "
+        "area{}) in place and writes the main area block by block, so the device's page-mapped area must be "
+        "exactly those blocks; it is {} blocks: set page_mapped: {}",
+        main_block, l.journal_at_head ? ", its journal area included" : "", d.fixed->fixed_from(),
+        sim::internal::FormatBytes(sim::Bytes{main_block * flash_block})));
   if (d.channels < 1 || d.channels > kMaxRegions)
     return sim::Status::InvalidInput(fmt::format(
         "fs.f2fs.allocation: parafs_2d takes one region per flash channel, at most {}; the device has {}",
