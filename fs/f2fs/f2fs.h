@@ -947,6 +947,19 @@ class F2fs final : public FileSystem,
   // Nodes and inodes.
   NodeCache node_cache_;  // node pages, the global dirty set and the per-file dirty lists
   std::unordered_map<uint32_t, std::unique_ptr<Inode>> inodes_;
+  // Inodes whose time_dirty / trans_dir flag was set since the checkpoint
+  // last cleared them (a superset of those that still have it), so the
+  // checkpoint does not walk every inode in memory (issue 15).
+  std::vector<uint32_t> time_dirty_inos_;
+  std::vector<uint32_t> trans_dir_inos_;
+  void MarkTimeDirty(Inode* in) {
+    if (!in->time_dirty) time_dirty_inos_.push_back(in->ino.v);
+    in->time_dirty = true;
+  }
+  void MarkTransDir(Inode* dir) {
+    if (!dir->trans_dir) trans_dir_inos_.push_back(dir->ino.v);
+    dir->trans_dir = true;
+  }
   std::set<uint32_t> orphans_;
   vfs::FdTable<OpenFile> fds_;
 

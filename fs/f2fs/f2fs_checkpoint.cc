@@ -153,12 +153,19 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   // 2. Inode metadata (f2fs_sync_inode_meta): lazily kept times go to the
   //    inode pages. The kernel also does this with cp_rwsem released and
   //    retries; here it takes no simulated time, so it is done under the lock.
-  for (auto& [ino, in] : inodes_) {
+  //    The inodes are those of time_dirty_inos_ (a superset: every inode
+  //    whose flag was set since the last pass); the node pages they dirty
+  //    are written in nid order below, so the order here does not matter.
+  for (const uint32_t ino : time_dirty_inos_) {
+    auto it = inodes_.find(ino);
+    if (it == inodes_.end()) continue;
+    Inode* in = it->second.get();
     if (in->time_dirty && !in->freed) {
-      MutI(in.get()).mtime = q_->now();
+      MutI(in).mtime = q_->now();
       in->time_dirty = false;
     }
   }
+  time_dirty_inos_.clear();
   // 3. All dirty node pages (f2fs_sync_node_pages): indirect nodes, directory
   //    dnodes, file dnodes; fsync/dentry marks cleared.
   {
@@ -259,7 +266,11 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
     for (const auto& r : d) dq_->Add(r.start, r.len);
     WakeDiscardThread();
   }
-  for (auto& [ino, in] : inodes_) in->trans_dir = false;
+  for (const uint32_t ino : trans_dir_inos_) {
+    auto it = inodes_.find(ino);
+    if (it != inodes_.end()) it->second->trans_dir = false;
+  }
+  trans_dir_inos_.clear();
   stats_.cp_count.Inc();
   stats_.cp_by_reason[static_cast<int>(reason)].Inc();
   stats_.cp_duration.Record((q_->now() - t0).ns());

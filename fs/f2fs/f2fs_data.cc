@@ -342,7 +342,7 @@ sim::Task<Errno> F2fs::DoWrite(Inode* inode, uint64_t offset, std::span<const ui
       f.size = offset + written;
       f.mtime = q_->now();
     } else {
-      inode->time_dirty = true;
+      MarkTimeDirty(inode);
     }
   }
   // A commit hands over pages the transaction already copied in: one step

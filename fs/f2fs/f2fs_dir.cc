@@ -100,7 +100,7 @@ void F2fs::TouchDir(Inode* dir) {
   InodeFields& f = MutI(dir);
   f.mtime = q_->now();
   f.ctime = q_->now();
-  dir->trans_dir = true;
+  MarkTransDir(dir);
 }
 
 // ---- Lookup.
@@ -284,7 +284,7 @@ sim::Task<Errno> F2fs::ConvertInlineDir(Inode* dir) {
 sim::Task<Errno> F2fs::AddLink(Inode* dir, std::string_view name, Nid ino, FileType type) {
   const uint32_t hash = DentryHash(name);
   const uint32_t slots = DentryArray::SlotsFor(name.size());
-  dir->trans_dir = true;
+  MarkTransDir(dir);
   if (I(dir).inline_dentry) {
     co_await Cpu(cfg_.cpu.dentry_block_search);
     const int s = dir->ipage->blk->inline_dents->FindRoom(slots);
@@ -319,7 +319,7 @@ sim::Task<Errno> F2fs::AddLink(Inode* dir, std::string_view name, Nid ino, FileT
 }
 
 sim::Task<Errno> F2fs::RemoveLink(Inode* dir, const DentryLoc& loc) {
-  dir->trans_dir = true;
+  MarkTransDir(dir);
   if (loc.block < 0) {
     MutInodeBlock(dir).inline_dents->Remove(loc.slot);
     TouchDir(dir);
@@ -343,7 +343,7 @@ sim::Task<Errno> F2fs::RemoveLink(Inode* dir, const DentryLoc& loc) {
 }
 
 sim::Task<Errno> F2fs::SetLink(Inode* dir, const DentryLoc& loc, Nid ino, FileType type) {
-  dir->trans_dir = true;
+  MarkTransDir(dir);
   if (loc.block < 0) {
     Dentry& d = MutInodeBlock(dir).inline_dents->dentries[loc.slot];
     d.ino = ino;
