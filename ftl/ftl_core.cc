@@ -409,7 +409,10 @@ bool FtlCore::Replicate(uint64_t fill, uint64_t overwrites, uint64_t seed) {
   // sequential fill puts Lpn l at stripe position l mod groups, and each
   // group takes every groups-th host page, so each sees a share of the
   // fill and of the uniform overwrites (drawn over its own share).
-  const uint64_t share = std::min(fill / groups, small.logical_pages());
+  const uint64_t share = fill / groups;
+  // A fill smaller than the groups, or a share the single group cannot
+  // hold, is left to the exact method.
+  if (share == 0 || share > small.logical_pages()) return false;
   small.FillAndOverwrite(share, overwrites / groups, seed);
 
   const std::vector<uint32_t> stripe = StripeSequence(geometry_, cfg_.stripe_order).value();

@@ -162,7 +162,8 @@ class FtlCore {
   // what the whole device reaches (each group takes every groups-th host
   // page and sees its share of invalidations), groups times faster. Falls
   // back to the exact method where a group alone would differ (thresholds
-  // or data caps that depend on the device size).
+  // or data caps that depend on the device size) or the fill is smaller
+  // than the groups.
   void Precondition(const PreconditionSpec& spec);
   // One functional GC: selects a victim of `group`, copies its valid pages
   // and erases it. Returns the pages copied, or -1 if there was no candidate.

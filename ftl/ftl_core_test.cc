@@ -388,6 +388,17 @@ TEST(FtlCore, ReplicatedPreconditionReachesTheSameSteadyState) {
   }
 }
 
+// A fill smaller than the groups is written the exact way: the same state.
+TEST(FtlCore, ReplicationOfAFillSmallerThanTheGroupsIsTheExactMethod) {
+  FtlCore exact(Config(), Geo());
+  FtlCore copied(Config(), Geo());
+  const double tiny = 5.0 / static_cast<double>(exact.logical_pages());  // 5 pages, 8 groups
+  exact.Precondition(PreconditionSpec{tiny, 3.0, 2, false});
+  copied.Precondition(PreconditionSpec{tiny, 3.0, 2, true});
+  EXPECT_EQ(copied.counters().host_writes.value(), exact.counters().host_writes.value());
+  for (uint64_t l = 0; l < exact.logical_pages(); ++l) ASSERT_EQ(copied.Lookup(Lpn{l}), exact.Lookup(Lpn{l}));
+}
+
 TEST(FtlCore, ReplicationIsRefusedWhereOneGroupIsNotEveryGroup) {
   auto refused = [](FtlConfig c) {
     c.precondition.method = "replicate";
