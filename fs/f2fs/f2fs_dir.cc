@@ -79,10 +79,13 @@ sim::Task<F2fs::Inode*> F2fs::GetInode(Nid ino) {
 }
 
 void F2fs::MaybeEvictInode(Inode* in) {
-  if (in->ino == kRootIno || in->refs > 0 || in->unlinked || in->freed || I(in).lost_pino) return;
+  // Side-effect-free tests, the in-memory inode's own fields first: the
+  // checkpoint asks this of every idle inode, and most keep cached pages,
+  // so the inode page (two loads away) is read only for the few left.
+  if (in->ino == kRootIno || in->refs > 0 || in->unlinked || in->freed) return;
   if (!in->pages.empty() || in->dirty_nodes.count > 0 || in->time_dirty || !in->lock.idle() || in->wb_writes > 0)
     return;
-  if (in->ipage->dirty || in->ipage->writeback > 0) return;
+  if (in->ipage->dirty || in->ipage->writeback > 0 || I(in).lost_pino) return;
   NodePage* ip = in->ipage;
   inodes_.erase(in->ino.v);
   cache_.Unpin(ip);
