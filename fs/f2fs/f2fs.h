@@ -603,6 +603,11 @@ class F2fs final : public FileSystem,
   // PadStripe; zero-filled blocks, never valid, counted in
   // fs.io.pad_blocks), and a node written last, whose footer chained to
   // the padded slot, is re-chained to where its log continues.
+  // Block `a` is in the main area and not the last block of its flash
+  // page (a device whose pages hold several blocks).
+  bool EndsInsideFlashPage(BlockAddr a) const {
+    return blocks_per_page_ > 1 && layout_.InMain(a) && (a.v + 1 - layout_.main_blkaddr) % blocks_per_page_ != 0;
+  }
   void PadToFlashPage(BlockAddr start, std::vector<BlockPtr>& contents, std::vector<Page*>& pages,
                       std::vector<uint32_t>& inos, std::vector<uint64_t>& seqs);
   // On a device of fixed placement (DeviceLayout::fixed: a flash block is

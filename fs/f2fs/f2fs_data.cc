@@ -606,7 +606,7 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, bool s
     // page half taken would let another writer allocate its rest, and the
     // halves would reach the device as two sub-page writes. So inside a
     // page the time is owed, and paid with the next record's.
-    if (blocks_per_page_ > 1 && layout_.InMain(addr) && (addr.v + 1 - layout_.main_blkaddr) % blocks_per_page_ != 0) {
+    if (EndsInsideFlashPage(addr)) {
       ++journal_cpu_owed_;
     } else {
       co_await JournalCpu();

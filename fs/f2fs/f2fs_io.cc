@@ -64,9 +64,8 @@ void F2fs::CountByRegion(BlockAddr start, uint32_t n, int64_t delta, std::vector
 void F2fs::PadToFlashPage(BlockAddr start, std::vector<BlockPtr>& contents, std::vector<Page*>& pages,
                           std::vector<uint32_t>& inos, std::vector<uint64_t>& seqs) {
   const BlockAddr last{start.v + static_cast<uint32_t>(contents.size()) - 1};
-  if (!layout_.InMain(last)) return;
+  if (!EndsInsideFlashPage(last)) return;
   const BlockAddr end{last.v + 1};
-  if ((end.v - layout_.main_blkaddr) % blocks_per_page_ == 0) return;
   LogType t;
   uint32_t region;
   if (!sm_->LogOf(layout_.SegOf(last), &t, &region) || sm_->stripe(t).region != region ||

@@ -206,15 +206,7 @@ sim::Task<sim::Result<std::unique_ptr<F2fs>>> F2fs::Mount(const F2fsConfig& cfg,
   }
   const SuperBlock* sb = As<SuperBlock>(env.image->Read(BlockAddr{0}), BlockData::Type::kSuper);
   if (!sb) co_return sim::Status::InvalidInput("no F2FS superblock on the device (format it first)");
-  LayoutParams lp;
-  lp.device_bytes = (sb->block_count + (sb->journal_at_head ? 0 : sb->journal_blocks)) * kBlockSize;
-  lp.segs_per_sec = sb->segs_per_sec;
-  lp.secs_per_zone = sb->secs_per_zone;
-  lp.overprovision_pct = sb->overprovision_pct;
-  lp.regions = sb->regions;
-  lp.journal_blocks = sb->journal_blocks;
-  lp.journal_at_head = sb->journal_at_head;
-  sim::Result<Layout> layout = ComputeLayout(lp);
+  sim::Result<Layout> layout = ComputeLayout(LayoutParamsOf(*sb));
   if (!layout.ok()) co_return layout.status();
   if (env.device->capacity() < layout->total_blocks() * kBlockSize)
     co_return sim::Status::InvalidInput("device smaller than the formatted volume");

@@ -99,12 +99,7 @@ class Stack {
       const BlockPtr& p = image_->Read(BlockAddr{0});
       CHECK(p && p->type == BlockData::Type::kSuper);
       const auto* sb = static_cast<const SuperBlock*>(p.get());
-      LayoutParams lp{(sb->block_count + (sb->journal_at_head ? 0 : sb->journal_blocks)) * kBlockSize,
-                      sb->segs_per_sec, sb->secs_per_zone, sb->overprovision_pct};
-      lp.regions = sb->regions;
-      lp.journal_blocks = sb->journal_blocks;
-      lp.journal_at_head = sb->journal_at_head;
-      const Layout l = ComputeLayout(lp).value();
+      const Layout l = ComputeLayout(LayoutParamsOf(*sb)).value();
       sequential_.from = uint64_t{l.main_blkaddr} * kBlockSize;
       // What mkfs wrote into the main area (the root directory) was
       // programmed in order from its blocks' starts.

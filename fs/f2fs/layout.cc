@@ -49,6 +49,18 @@ double BestOverprovision(uint32_t main_segs, uint32_t segs_per_sec, uint32_t reg
 
 }  // namespace
 
+LayoutParams LayoutParamsOf(const SuperBlock& sb) {
+  LayoutParams lp;
+  lp.device_bytes = (sb.block_count + (sb.journal_at_head ? 0 : sb.journal_blocks)) * kBlockSize;
+  lp.segs_per_sec = sb.segs_per_sec;
+  lp.secs_per_zone = sb.secs_per_zone;
+  lp.overprovision_pct = sb.overprovision_pct;
+  lp.regions = sb.regions;
+  lp.journal_blocks = sb.journal_blocks;
+  lp.journal_at_head = sb.journal_at_head;
+  return lp;
+}
+
 sim::Result<Layout> ComputeLayout(const LayoutParams& p) {
   if (p.segs_per_sec == 0 || p.secs_per_zone == 0)
     return sim::Status::InvalidInput("segs_per_sec and secs_per_zone must be >= 1");

@@ -109,5 +109,7 @@ struct Layout {
 // InvalidInput when the device is too small (fewer than 7 zones, or main
 // segments cannot hold the reserved segments), or parameters are out of range.
 sim::Result<Layout> ComputeLayout(const LayoutParams& params);
+// The parameters mkfs laid out the volume of superblock `sb` with.
+LayoutParams LayoutParamsOf(const SuperBlock& sb);
 
 }  // namespace fs::f2fs
