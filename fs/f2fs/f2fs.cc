@@ -26,13 +26,10 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       node_cache_(&cache_),
       cache_(this, std::max<uint64_t>(64, cfg.page_cache.memory.value / kBlockSize)),
       wb_(env.events, cfg_.page_cache, &cache_),
-      wb_wq_(env.events),
       cp_lock_(env.events),
       gc_write_lock_(env.events),
       cp_wq_(env.events),
       discard_wq_(env.events),
-      cp_io_wq_(env.events),
-      io_wq_(env.events),
       discard_timer_(env.events),
       commit_timer_(env.events),
       journal_wq_(env.events),
@@ -43,7 +40,6 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   CHECK(alloc.ok()) << "allocation policy checked by Mount: " << alloc.status().message();
   alloc_ = std::move(alloc).value();
   erase_before_reuse_ = dev_ && dev_->layout().fixed != nullptr;
-  if (erase_before_reuse_) blocks_per_page_ = std::max<uint32_t>(1, dev_->layout().page_size / kBlockSize);
   sm_ = std::make_unique<SegmentManager>(layout_, alloc_.get());
   // On a device of fixed placement a merged command could cover a whole
   // flash block a log is writing (the freed rest of its segment joined to
@@ -54,10 +50,6 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   dopt.max_ordered = cfg_.discard.max_ordered;
   dq_ = std::make_unique<DiscardQueue>(dopt, &stats_.discard);
   sm_->set_allocation_observer(dq_.get());
-  if (sm_->regions() > 1) {
-    region_reads_.assign(sm_->regions(), 0);
-    region_writes_done_.assign(sm_->regions(), 0);
-  }
   nat_ = std::make_unique<NatTable>(layout_.max_nid, layout_.nat_blocks);
   auto durability = MakeDurability(cfg_.durability, DurabilityContext{&cfg_, &layout_, nat_.get(), sm_.get(), this});
   CHECK(durability.ok()) << "durability mode validated by the config schema: " << durability.status().message();
@@ -71,6 +63,20 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   auto cleaner = Cleaner::Create(q_, cfg_, layout_, sm_.get(), this, &stats_.cleaner);
   CHECK(cleaner.ok()) << "victim policies validated by the config schema: " << cleaner.status().message();
   cleaner_ = std::move(cleaner).value();
+  IoManager::Deps io;
+  io.cfg = &cfg_;
+  io.layout = &layout_;
+  io.events = q_;
+  io.device = dev_;
+  io.image = image_;
+  io.sm = sm_.get();
+  io.dq = dq_.get();
+  io.cache = &cache_;
+  io.host = this;
+  io.discard_write_waits = &stats_.discard.write_waits;
+  io.ordered = journal_ != nullptr;
+  if (erase_before_reuse_) io.blocks_per_page = std::max<uint32_t>(1, dev_->layout().page_size / kBlockSize);
+  io_ = std::make_unique<IoManager>(io);
   RegisterStats();
 }
 
@@ -85,15 +91,13 @@ F2fs::~F2fs() {
 
 void F2fs::PowerCut() {
   dead_ = true;
+  io_->Kill();
   cp_lock_.Kill();
   gc_write_lock_.Kill();
   cleaner_->Kill();
   wb_.Kill();
-  wb_wq_.Kill();
   cp_wq_.Kill();
   discard_wq_.Kill();
-  io_wq_.Kill();
-  cp_io_wq_.Kill();
   threads_wq_.Kill();
   journal_wq_.Kill();
   tx_wq_.Kill();
@@ -137,16 +141,16 @@ void F2fs::RegisterStats() {
   sim::StatGroup io = g.Group("io");
   for (int i = 0; i < static_cast<int>(Io::kCount); ++i) {
     if (!journal_ && i == static_cast<int>(Io::kJournal)) continue;
-    io.Add(&stats_.blocks_written[i], std::string("written.") + kIoNames[i], "blocks",
+    io.Add(&io_->stats().blocks_written[i], std::string("written.") + kIoNames[i], "blocks",
            std::string("4 KiB blocks written: ") + kIoNames[i]);
-    io.Add(&stats_.blocks_read[i], std::string("read.") + kIoNames[i], "blocks",
+    io.Add(&io_->stats().blocks_read[i], std::string("read.") + kIoNames[i], "blocks",
            std::string("4 KiB blocks read: ") + kIoNames[i]);
   }
-  io.Add(&stats_.flushes, "flushes", "count", "device cache flushes");
-  io.Add(&stats_.fua_writes, "fua_writes", "count", "FUA writes");
-  io.Add(&stats_.discards, "discards", "count",
+  io.Add(&io_->stats().flushes, "flushes", "count", "device cache flushes");
+  io.Add(&io_->stats().fua_writes, "fua_writes", "count", "FUA writes");
+  io.Add(&io_->stats().discards, "discards", "count",
          "trim requests sent to the device (discard commands and whole-section trims)");
-  io.Add(&stats_.discard_blocks, "discard_blocks", "blocks", "blocks in the trim requests sent to the device");
+  io.Add(&io_->stats().discard_blocks, "discard_blocks", "blocks", "blocks in the trim requests sent to the device");
   io.Add(&stats_.nat_reads, "nat_reads", "blocks",
          "NAT blocks read by node lookups whose NAT entry was not cached (f2fs_get_node_info)");
   if (erase_before_reuse_) {
@@ -154,10 +158,10 @@ void F2fs::RegisterStats() {
            "whole sections trimmed so the fixed-placement device erases their flash blocks before reuse");
     io.Add(&stats_.logs_moved_at_mount, "logs_moved_at_mount", "count",
            "logs moved to a fresh section at mount because the device had programmed past them");
-    if (blocks_per_page_ > 1) {
-      io.Add(&stats_.pad_blocks, "pad_blocks", "blocks",
+    if (io_->blocks_per_page() > 1) {
+      io.Add(&io_->stats().pad_blocks, "pad_blocks", "blocks",
              "zero blocks written to fill a flash page a write ended inside (fixed-placement device)");
-      io.Add(&stats_.unpadded_page_ends, "unpadded_page_ends", "count",
+      io.Add(&io_->stats().unpadded_page_ends, "unpadded_page_ends", "count",
              "writes that ended inside a flash page whose rest another write had already taken");
     }
   }
@@ -279,7 +283,7 @@ void F2fs::RegisterStats() {
 
 uint64_t F2fs::blocks_written() const {
   uint64_t n = 0;
-  for (const auto& c : stats_.blocks_written) n += c.value();
+  for (const auto& c : io_->stats().blocks_written) n += c.value();
   return n;
 }
 
@@ -296,13 +300,11 @@ sim::Task<void> F2fs::Cpu(sim::SimTime d) {
 }
 
 bool F2fs::IsIdle(sim::SimTime interval) const {
-  return ios_in_flight_ == 0 && q_->now() - last_op_time_ >= interval;
+  return !io_->AnyInFlight() && q_->now() - last_op_time_ >= interval;
 }
 
 bool F2fs::InflightIo(bool count_queued_discards) const {
-  if (reads_in_flight_ > 0 || !plain_writes_.empty()) return true;
-  if (flush_inflight_ || !flush_waiters_next_.empty()) return true;
-  return count_queued_discards && trims_in_flight_ > 0;
+  return io_->InflightIo(count_queued_discards);
 }
 
 sim::Task<vfs::SharedLock> F2fs::LockOp() {
@@ -852,7 +854,7 @@ sim::Task<FsStatus> F2fs::Sync() {
   }
   // Data writes others started (the flusher) complete too: the checkpoint
   // does not wait for plain data.
-  co_await WaitPlainWrites();
+  co_await io_->WaitPlainWrites();
   co_await Checkpoint(CpReason::kSync);
   co_return FsStatus{true, Errno::kOk};
 }
@@ -874,10 +876,10 @@ sim::Task<FsStatus> F2fs::Unmount() {
     InodeRef ref(this, in);
     co_await WritebackInode(in, UINT64_MAX, true);
   }
-  co_await WaitPlainWrites();
+  co_await io_->WaitPlainWrites();
   co_await Checkpoint(CpReason::kUmount);
   if (cfg_.discard.enabled) co_await IssueDiscardsAtUmount();
-  co_await WaitAllWrites();
+  co_await io_->WaitAllWrites();
   co_return FsStatus{true, Errno::kOk};
 }
 

@@ -152,6 +152,7 @@
 #include "fs/f2fs/durability.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/image.h"
+#include "fs/f2fs/io_manager.h"
 #include "fs/f2fs/journal.h"
 #include "fs/f2fs/layout.h"
 #include "fs/f2fs/nat_table.h"
@@ -173,7 +174,7 @@
 namespace fs::f2fs {
 
 class F2fs final : public FileSystem,
-                   private ssd::BlockClient,
+                   private IoManager::Host,
                    private DurabilityHost,
                    private CleanerHost,
                    private RegionLoad,
@@ -345,8 +346,6 @@ class F2fs final : public FileSystem,
     kOpen, kClose, kRead, kWrite, kPread, kPwrite, kFtruncate, kTruncate, kFsync, kFdatasync, kFstat,
     kStat, kUnlink, kMkdir, kRmdir, kRename, kReaddir, kSync, kLink, kCount
   };
-  // Block I/O categories for statistics.
-  enum class Io : uint8_t { kData, kDentry, kNode, kMeta, kCp, kGcData, kGcNode, kJournal, kCount };
 
   // A member file's part of a transaction (f2fs_tx.cc): while the set's
   // transaction runs, the file's writes are held here (the inmem pages),
@@ -412,59 +411,6 @@ class F2fs final : public FileSystem,
     uint32_t flags = 0;
   };
 
-  // ---- I/O.
-  struct IoBatch {
-    explicit IoBatch(sim::EventQueue* q) : done(q) {}
-    uint32_t pending = 0;
-    bool waiting = false;
-    sim::Completion<bool> done;
-  };
-  struct IoReq : ssd::BlockRequest {
-    Io kind = Io::kData;
-    IoBatch* batch = nullptr;
-    uint64_t flush_marker = 0;
-    uint64_t trim_first_id = 0;  // a trim: the Image's write id of its first block
-    bool discard_cmd = false;    // a trim: a DiscardQueue command (Done at completion)
-    std::vector<BlockPtr> held;  // a write held for an issued discard: its contents
-    std::vector<uint64_t> write_ids;
-    std::vector<Page*> pages;
-    std::vector<uint32_t> inos;       // per block: file whose data it is (0: none)
-    std::vector<uint64_t> node_seqs;  // warm-node writes: their sequence numbers
-    uint64_t plain_seq = 0;           // plain data writes: the key in plain_writes_
-    uint64_t ordered_seq = 0;         // with a journal, data writes: the key in ordered_writes_
-    IoReq* next_free = nullptr;
-  };
-  // Merges contiguous block writes into requests of at most max_io bytes.
-  class WriteBatcher {
-   public:
-    WriteBatcher(F2fs* fs, Io kind, IoBatch* batch) : fs_(fs), kind_(kind), batch_(batch) {}
-    ~WriteBatcher() { Flush(); }
-    // `ino`: the file whose data block this is; `node_seq`: a warm-node
-    // write's sequence number (0: neither).
-    void Add(BlockAddr a, BlockPtr content, Page* page, Nid ino = kNullNid, uint64_t node_seq = 0);
-    void Flush();
-    void set_kind(Io k) {
-      if (k != kind_) Flush();
-      kind_ = k;
-    }
-    // Blocks added from now on are cleaning's (a page dirtied by background
-    // cleaning): counted as kGcData until set back.
-    void set_gc(bool gc) {
-      if (gc != gc_) Flush();
-      gc_ = gc;
-    }
-
-   private:
-    F2fs* fs_;
-    Io kind_;
-    bool gc_ = false;
-    IoBatch* batch_;
-    BlockAddr start_;
-    std::vector<BlockPtr> contents_;
-    std::vector<Page*> pages_;
-    std::vector<uint32_t> inos_;
-    std::vector<uint64_t> seqs_;
-  };
 
   struct DnodeRef {
     NodePage* np = nullptr;  // null: no dnode (hole) or error
@@ -523,9 +469,7 @@ class F2fs final : public FileSystem,
     std::array<sim::Counter, static_cast<int>(CpReason::kCount)> cp_by_reason;
     sim::Histogram cp_duration, cp_stall;
     sim::Counter cp_stall_ns, cp_blocks;
-    std::array<sim::Counter, static_cast<int>(Io::kCount)> blocks_written, blocks_read;
-    sim::Counter flushes, fua_writes, discards, discard_blocks, section_trims, pad_blocks, unpadded_page_ends,
-        logs_moved_at_mount, nat_reads;
+    sim::Counter section_trims, logs_moved_at_mount, nat_reads;
     DiscardStats discard;
     sim::Counter app_bytes_written, app_bytes_read, direct_bytes_written, direct_bytes_read;
     sim::Counter ipu_blocks, opu_blocks, ssr_blocks;
@@ -566,50 +510,23 @@ class F2fs final : public FileSystem,
   bool InflightIo(bool count_queued_discards) const override;
   bool CheckpointLockHeld() const override { return !cp_lock_.idle(); }
   uint64_t DirtyNodePages() const override { return node_cache_.dirty().size(); }
-  bool AnyIoInFlight() const override { return ios_in_flight_ > 0; }
+  bool AnyIoInFlight() const override { return io_->AnyInFlight(); }
   bool HasUncheckpointedChanges() const override { return FsDirty(); }
 
-  // ---- Device I/O (f2fs_io.cc).
-  IoReq* AllocReq();
-  void FreeReq(IoReq* r);
-  void SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::vector<Page*>& pages, Io kind,
-                   IoBatch* batch, bool fua, const std::vector<uint32_t>* inos = nullptr,
-                   const std::vector<uint64_t>* node_seqs = nullptr);
-  // Waits until every warm-node write submitted up to now has completed
-  // (f2fs_wait_on_node_pages_writeback): the roll-forward chain has no hole.
-  sim::Task<void> WaitWarmNodeWrites();
-  void SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch);
-  // `discard_cmd`: the trim of a DiscardQueue command (reported Done when
-  // it completes).
-  void SubmitTrim(BlockAddr start, uint32_t count, bool discard_cmd = false);
-  // Sends a write to the Image and the device.
-  void SendWrite(IoReq* r, const std::vector<BlockPtr>& contents);
-  // Sends the held writes no issued discard covers any more (in order).
-  void ReleaseHeldWrites();
+  // ---- Device I/O (io_manager.h).
+  // IoManager::Host: a file's data block written; a discard completed.
+  void FileBlockWritten(uint32_t ino) override {
+    Inode* in = FindInode(Nid{ino});
+    if (in && in->wb_writes > 0) --in->wb_writes;
+  }
+  void DiscardDone() override { discard_wq_.NotifyAll(); }
   // RegionLoad (with regions): blocks allocated minus writes completed, and
   // reads in flight, per region.
-  uint64_t ReadBytes(uint32_t region) const override { return region_reads_[region] * kBlockSize; }
+  uint64_t ReadBytes(uint32_t region) const override { return io_->region_reads(region) * kBlockSize; }
   uint64_t WriteBytes(uint32_t region) const override {
-    const uint64_t a = sm_->allocated_blocks(region), d = region_writes_done_[region];
+    const uint64_t a = sm_->allocated_blocks(region), d = io_->region_writes_done(region);
     return a > d ? (a - d) * kBlockSize : 0;
   }
-  // Adds `delta` per block of [start, start + n) in the main area to
-  // counts[region of the block].
-  void CountByRegion(BlockAddr start, uint32_t n, int64_t delta, std::vector<uint64_t>& counts) const;
-  // On a device that programs whole flash pages only (fixed placement, a
-  // flash page of several 4 KiB blocks): a batch of main-area blocks
-  // [start, start + contents.size()) that ends inside a page its log has
-  // not allocated further is padded to the page end (SegmentManager::
-  // PadStripe; zero-filled blocks, never valid, counted in
-  // fs.io.pad_blocks), and a node written last, whose footer chained to
-  // the padded slot, is re-chained to where its log continues.
-  // Block `a` is in the main area and not the last block of its flash
-  // page (a device whose pages hold several blocks).
-  bool EndsInsideFlashPage(BlockAddr a) const {
-    return blocks_per_page_ > 1 && layout_.InMain(a) && (a.v + 1 - layout_.main_blkaddr) % blocks_per_page_ != 0;
-  }
-  void PadToFlashPage(BlockAddr start, std::vector<BlockPtr>& contents, std::vector<Page*>& pages,
-                      std::vector<uint32_t>& inos, std::vector<uint64_t>& seqs);
   // On a device of fixed placement (DeviceLayout::fixed: a flash block is
   // erased only when trimmed whole, and must be erased before it is
   // written again): trims every section of `freed` (CommitCheckpoint's
@@ -630,28 +547,6 @@ class F2fs final : public FileSystem,
   // (f2fs_fix_curseg_write_pointer). InvalidInput when too few sections
   // are free for the moves (a nearly full volume after a crash).
   sim::Status MoveLogsPastUncheckpointedWrites(bool all);
-  // Reads `addrs` (merging contiguous runs) and waits.
-  sim::Task<void> ReadBlocks(const std::vector<BlockAddr>& addrs, Io kind);
-  sim::Task<void> ReadBlock(BlockAddr a, Io kind);
-  sim::Task<void> WaitBatch(IoBatch& b);
-  sim::Task<void> IssueFlush();  // merged cache flush (flush_merge)
-  sim::Task<void> WaitAllWrites();
-  // Waits until every plain data write submitted up to now has completed,
-  // whoever submitted it (sync_inodes_sb waiting on pages under writeback).
-  sim::Task<void> WaitPlainWrites();
-  // With a journal: waits until the data block of every DATA_WRITE record
-  // below `key` is submitted, then until every file-data write (plain or
-  // cleaning's) submitted up to then has completed (ordered mode).
-  sim::Task<void> WaitOrderedWrites(uint64_t key);
-  // The writes a checkpoint guarantees (f2fs_is_cp_guaranteed): node, meta
-  // and checkpoint blocks, directory data (dentries) and data moved by
-  // cleaning; not plain file data, which only fsync makes durable.
-  static bool CpGuaranteed(Io kind) { return kind != Io::kData; }
-  // Waits until every CpGuaranteed write in flight now has completed, and
-  // every plain data write in flight to a block no longer valid (the page
-  // was rewritten elsewhere or truncated since; see DoCheckpoint).
-  sim::Task<void> WaitCheckpointWrites();
-  void OnBlockComplete(ssd::BlockRequest* req) override;
 
   // ---- Page cache (f2fs_data.cc).
   // vfs::PageCache::Owner: unlinks an evicted page from its inode or the node cache.
@@ -929,9 +824,6 @@ class F2fs final : public FileSystem,
   std::function<double()> device_wa_;
   bool dead_ = false;
   bool erase_before_reuse_ = false;  // the device has fixed placement (see TrimFreedSections)
-  std::vector<uint64_t> region_reads_;        // with regions: blocks read in flight per region
-  std::vector<uint64_t> region_writes_done_;  // with regions: blocks written and completed per region
-  uint32_t blocks_per_page_ = 1;     // on such a device: 4 KiB blocks per flash page (see PadToFlashPage)
   bool stopping_ = false;
 
   std::unique_ptr<AllocationPolicy> alloc_;  // before sm_, which uses it
@@ -974,7 +866,6 @@ class F2fs final : public FileSystem,
   uint64_t dirty_dentry_pages_ = 0;
   std::set<uint32_t> dirty_dirs_;  // directories with dirty dentry pages
   std::vector<std::unique_ptr<Inode>> freed_inodes_;  // freed, still referenced
-  vfs::WaitQueue wb_wq_;          // page writeback completions
 
   // Space accounting (total_valid_block_count: data + NEW reservations + nodes).
   uint64_t valid_block_count_ = 0;
@@ -1000,34 +891,10 @@ class F2fs final : public FileSystem,
 
   // Discard.
   std::unique_ptr<DiscardQueue> dq_;
-  std::deque<IoReq*> held_writes_;  // writes waiting for an issued discard of their blocks
   vfs::WaitQueue discard_wq_;            // issued discards completing
 
-  // I/O.
-  IoReq* free_reqs_ = nullptr;
-  std::vector<std::unique_ptr<IoReq>> all_reqs_;
-  uint64_t writes_in_flight_ = 0;
-  uint64_t cp_writes_in_flight_ = 0;  // of the kinds CpGuaranteed (F2FS_WB_CP_DATA)
-  // Plain data writes in flight (Io::kData: F2FS_WB_DATA), by submission number.
-  std::map<uint64_t, const IoReq*> plain_writes_;
-  uint64_t plain_write_seq_ = 0;
-  std::set<uint64_t> cp_awaited_plain_;  // the plain writes WaitCheckpointWrites waits for
-  uint64_t ordered_write_seq_ = 0;
-  std::set<uint64_t> ordered_writes_;  // with a journal: data writes in flight, by ordered_seq
-  // With a journal: pages whose DATA_WRITE record is appended and whose
-  // write is not submitted yet (in a WriteBatcher), and their record seqs.
-  std::unordered_map<const Page*, uint64_t> ordered_unsubmitted_;
-  std::multiset<uint64_t> ordered_unsubmitted_seqs_;
-  vfs::WaitQueue cp_io_wq_;                   // WaitCheckpointWrites' waiter
-  uint64_t reads_in_flight_ = 0;
-  uint64_t trims_in_flight_ = 0;
-  uint64_t warm_node_seq_ = 0;
-  std::set<uint64_t> warm_node_inflight_;
-  uint64_t ios_in_flight_ = 0;
-  vfs::WaitQueue io_wq_;  // WaitAllWrites' and WaitPlainWrites' waiters
-  bool flush_inflight_ = false;
-  std::vector<sim::Completion<bool>*> flush_waiters_cur_;
-  std::vector<sim::Completion<bool>*> flush_waiters_next_;
+  // I/O (after the page cache, sm_ and dq_, which it uses).
+  std::unique_ptr<IoManager> io_;
 
   // Cleaning (policy and pacing; the migration is MigrateSection).
   std::unique_ptr<Cleaner> cleaner_;

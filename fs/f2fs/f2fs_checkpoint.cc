@@ -52,7 +52,7 @@ sim::Task<void> F2fs::Checkpoint(CpReason reason) {
 sim::Task<void> F2fs::WriteMetaBlocks(std::vector<std::pair<BlockAddr, BlockPtr>>& blocks, Io kind,
                                       IoBatch* batch) {
   std::sort(blocks.begin(), blocks.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  WriteBatcher wb(this, kind, batch);
+  WriteBatcher wb(io_.get(), kind, batch);
   for (auto& [a, c] : blocks) wb.Add(a, std::move(c), nullptr);
   wb.Flush();
   stats_.cp_blocks.Inc(blocks.size());
@@ -95,14 +95,14 @@ sim::Task<void> F2fs::ApplyCommitted() {
         ++held;
       }
     }
-    WriteBatcher wb(this, Io::kNode, &batch);
+    WriteBatcher wb(io_.get(), Io::kNode, &batch);
     for (NodePage* np : pages) WriteNodePage(np, false, false, wb);
     wb.Flush();
     stats_.j_applies.Inc();
     stats_.j_apply_blocks.Inc(pages.size());
     stats_.j_apply_held.Inc(held);
   }
-  co_await WaitBatch(batch);
+  co_await io_->WaitBatch(batch);
   stats_.j_apply_lat.Record((q_->now() - t0).ns());
 }
 
@@ -169,7 +169,7 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   // 3. All dirty node pages (f2fs_sync_node_pages): indirect nodes, directory
   //    dnodes, file dnodes; fsync/dentry marks cleared.
   {
-    WriteBatcher wb(this, Io::kNode, &batch);
+    WriteBatcher wb(io_.get(), Io::kNode, &batch);
     for (int step = 0; step < 3; ++step) {
       std::vector<NodePage*> pages;
       for (uint32_t nid : node_cache_.dirty()) {
@@ -196,8 +196,8 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   // f2fs_wait_on_page_writeback); the model does not make writers wait, so
   // the checkpoint that would let such a block be reused or discarded waits
   // for that write instead.
-  co_await WaitBatch(batch);
-  co_await WaitCheckpointWrites();
+  co_await io_->WaitBatch(batch);
+  co_await io_->WaitCheckpointWrites();
   if (dead_) co_return;
 
   // 4–5. NAT and SIT (to their journals or blocks), SSA blocks.
@@ -230,17 +230,17 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   CheckpointWriter::Pack pack = cpw_->BuildPack(facts);
   std::shared_ptr<CheckpointBlock> cp = pack.cp;
   co_await WriteMetaBlocks(pack.blocks, Io::kCp, &meta_batch);
-  co_await WaitBatch(meta_batch);
+  co_await io_->WaitBatch(meta_batch);
   if (dead_) co_return;
   // commit_checkpoint: cache flush, then the second CP block with FUA.
-  co_await IssueFlush();
+  co_await io_->IssueFlush();
   {
     IoBatch commit(q_);
     std::vector<BlockPtr> c = {cp};
     std::vector<Page*> none = {nullptr};
-    SubmitWrite(pack.commit, c, none, Io::kCp, &commit, /*fua=*/true);
+    io_->SubmitWrite(pack.commit, c, none, Io::kCp, &commit, /*fua=*/true);
     stats_.cp_blocks.Inc();
-    co_await WaitBatch(commit);
+    co_await io_->WaitBatch(commit);
   }
   if (dead_) co_return;
 
@@ -321,7 +321,7 @@ void F2fs::TrimFreedSections(std::vector<SegmentManager::DiscardRange>* freed) {
     trimmed.push_back(sec);
     // What earlier checkpoints queued in the section goes with this trim.
     dq_->DropPending(layout_.SegStart(SegNo{sec * layout_.segs_per_sec}), layout_.blocks_per_sec());
-    SubmitTrim(layout_.SegStart(SegNo{sec * layout_.segs_per_sec}), layout_.blocks_per_sec());
+    io_->SubmitTrim(layout_.SegStart(SegNo{sec * layout_.segs_per_sec}), layout_.blocks_per_sec());
     stats_.section_trims.Inc();
   }
   *freed = std::move(rest);
@@ -341,7 +341,7 @@ void F2fs::TrimAllFreeSections() {
     for (uint64_t b = start / flash_block; b * flash_block < start + sec_bytes && !written; ++b)
       written = d.fixed->WrittenPages(b) != 0;  // -1 (unknown) counts as written
     if (!written) continue;
-    SubmitTrim(layout_.SegStart(SegNo{sec * layout_.segs_per_sec}), layout_.blocks_per_sec());
+    io_->SubmitTrim(layout_.SegStart(SegNo{sec * layout_.segs_per_sec}), layout_.blocks_per_sec());
     stats_.section_trims.Inc();
   }
 }
@@ -408,7 +408,7 @@ void F2fs::SubmitDiscard(BlockAddr start, uint32_t count) {
   // the old discard thread made on every block is now an invariant).
   for (uint32_t i = 0; i < count; ++i)
     CHECK(!sm_->BlockValid(BlockAddr{start.v + i})) << "discard of valid block " << start.v + i;
-  SubmitTrim(start, count, /*discard_cmd=*/true);
+  io_->SubmitTrim(start, count, /*discard_cmd=*/true);
 }
 
 sim::Task<void> F2fs::WaitIssuedDiscards() {

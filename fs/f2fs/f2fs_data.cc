@@ -143,7 +143,7 @@ sim::Task<Errno> F2fs::ReadPages(Inode* inode, uint64_t first, uint64_t last, st
   if (todo.empty()) co_return Errno::kOk;
   std::vector<BlockAddr> addrs;
   for (const auto& t : todo) addrs.push_back(t.second);
-  co_await ReadBlocks(addrs, Io::kData);
+  co_await io_->ReadBlocks(addrs, Io::kData);
   for (const auto& [idx, a] : todo) {
     if (DataPage* p = FindDataPage(inode, idx)) {
       take(idx, p);
@@ -247,7 +247,7 @@ sim::Task<Errno> F2fs::ConvertInlineData(Inode* inode) {
     cache_.Pin(p);
     IoBatch batch(q_);
     {
-      WriteBatcher wb(this, Io::kData, &batch);
+      WriteBatcher wb(io_.get(), Io::kData, &batch);
       const Errno we = co_await WriteDataPage(inode, p, /*hot=*/true, /*sync=*/true, wb);
       wb.Flush();
       if (we != Errno::kOk) {
@@ -255,7 +255,7 @@ sim::Task<Errno> F2fs::ConvertInlineData(Inode* inode) {
         co_return we;
       }
     }
-    co_await WaitBatch(batch);
+    co_await io_->WaitBatch(batch);
     cache_.Unpin(p);
   }
   NodeBlock& ib = MutInodeBlock(inode);
@@ -371,7 +371,7 @@ sim::Task<void> F2fs::SyncCachedRange(Inode* inode, uint64_t first, uint64_t las
     IoBatch batch(q_);
     {
       vfs::SharedLock cp = co_await LockOp();
-      WriteBatcher wb(this, Io::kData, &batch);
+      WriteBatcher wb(io_.get(), Io::kData, &batch);
       for (DataPage* p : mine) {
         if (!p->dirty || p->zombie) continue;
         p->direct = direct;
@@ -380,7 +380,7 @@ sim::Task<void> F2fs::SyncCachedRange(Inode* inode, uint64_t first, uint64_t las
       }
       wb.Flush();
     }
-    co_await WaitBatch(batch);
+    co_await io_->WaitBatch(batch);
   }
   // Writes of these pages others started (the flusher) complete too.
   auto busy = [&] {
@@ -388,7 +388,7 @@ sim::Task<void> F2fs::SyncCachedRange(Inode* inode, uint64_t first, uint64_t las
       if (p->writeback > 0) return true;
     return false;
   };
-  while (busy() && !dead_) co_await wb_wq_.Wait();
+  while (busy() && !dead_) co_await io_->write_done_wq().Wait();
   for (DataPage* p : mine) cache_.Unpin(p);
   if (drop) {
     for (uint64_t idx = first; idx <= last; ++idx) {
@@ -439,7 +439,7 @@ sim::Task<Errno> F2fs::DoDirectRead(Inode* inode, uint64_t offset, std::span<uin
     addrs[idx - first] = a;
     if (IsValidBlkaddr(a)) to_read.push_back(a);
   }
-  if (!to_read.empty()) co_await ReadBlocks(to_read, Io::kData);
+  if (!to_read.empty()) co_await io_->ReadBlocks(to_read, Io::kData);
   for (uint64_t pos = offset; pos < offset + n;) {
     const BlockAddr a = addrs[pos / kBlockSize - first];
     const uint64_t in_page = pos % kBlockSize;
@@ -585,8 +585,7 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, bool s
     recorded = journal_ && !is_dir;
     if (recorded) {
       const uint64_t seq = journal_->head_position().record_seq - 1;
-      ordered_unsubmitted_[p] = seq;
-      ordered_unsubmitted_seqs_.insert(seq);
+      io_->OrderedUnsubmitted(p, seq);
     }
     inode->append_write = true;
     if (!gc) stats_.opu_blocks.Inc();
@@ -606,7 +605,7 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, bool s
     // page half taken would let another writer allocate its rest, and the
     // halves would reach the device as two sub-page writes. So inside a
     // page the time is owed, and paid with the next record's.
-    if (EndsInsideFlashPage(addr)) {
+    if (io_->EndsInsideFlashPage(addr)) {
       ++journal_cpu_owed_;
     } else {
       co_await JournalCpu();
@@ -623,7 +622,7 @@ sim::Task<void> F2fs::WritebackInode(Inode* inode, uint64_t max_pages, bool wait
     vfs::SharedLock cp;
     if (!from_cp) cp = co_await LockOp();
     const bool hot = inode->dirty_pages <= cfg_.min_hot_blocks;
-    WriteBatcher wb(this, I(inode).is_dir ? Io::kDentry : Io::kData, wait ? &batch : nullptr);
+    WriteBatcher wb(io_.get(), I(inode).is_dir ? Io::kDentry : Io::kData, wait ? &batch : nullptr);
     std::vector<uint64_t> idxs;
     for (uint64_t idx : inode->dirty_index) {
       if (idxs.size() >= max_pages) break;
@@ -637,7 +636,7 @@ sim::Task<void> F2fs::WritebackInode(Inode* inode, uint64_t max_pages, bool wait
     }
     wb.Flush();
   }
-  if (wait) co_await WaitBatch(batch);
+  if (wait) co_await io_->WaitBatch(batch);
 }
 
 sim::Task<void> F2fs::BalanceDirtyPages() {

@@ -222,7 +222,7 @@ sim::Task<DataPage*> F2fs::GetDentryPage(Inode* dir, uint64_t index, bool create
     p->dents = std::make_shared<DentryBlock>();
     co_return p;
   }
-  co_await ReadBlock(a, Io::kDentry);
+  co_await io_->ReadBlock(a, Io::kDentry);
   if (DataPage* p = FindDataPage(dir, index)) co_return p;
   const BlockPtr& c = image_->Read(a);
   CHECK(c && c->type == BlockData::Type::kDentry) << "dentry block " << a.v << " of dir " << dir->ino.v

@@ -39,7 +39,7 @@ sim::Task<uint32_t> F2fs::FsyncNodePages(Inode* inode, IoBatch* batch) {
   }
   // Written in nid order, as the scan of the node mapping finds them.
   std::sort(todo.begin(), todo.end(), [](const NodePage* a, const NodePage* b) { return a->nid < b->nid; });
-  WriteBatcher wb(this, Io::kNode, batch);
+  WriteBatcher wb(io_.get(), Io::kNode, batch);
   for (NodePage* np : todo) {
     const bool dent = np->blk->IsInode() && NeedDentryMark(inode->ino);
     WriteNodePage(np, /*fsync_mark=*/true, dent, wb);
@@ -86,7 +86,7 @@ sim::Task<Errno> F2fs::SyncFile(Inode* inode, bool datasync) {
     co_await WritebackInode(inode, UINT64_MAX, /*wait=*/true);
     // filemap_fdatawait: data writes of this file submitted by others (the
     // flusher, cleaning) complete too before the nodes point at them durably.
-    while (inode->wb_writes > 0 && !dead_) co_await wb_wq_.Wait();
+    while (inode->wb_writes > 0 && !dead_) co_await io_->write_done_wq().Wait();
     inode->need_ipu = false;
     t_data = q_->now();
     stats_.fsync_data.Record((t_data - t0).ns());
@@ -141,8 +141,8 @@ sim::Task<Errno> F2fs::SyncFile(Inode* inode, bool datasync) {
     const sim::SimTime tn0 = q_->now();
     IoBatch batch(q_);
     co_await FsyncNodePages(inode, &batch);
-    co_await WaitBatch(batch);
-    co_await WaitWarmNodeWrites();
+    co_await io_->WaitBatch(batch);
+    co_await io_->WaitWarmNodeWrites();
     inode->append_write = false;
     t_node = q_->now();
     stats_.fsync_node.Record((t_node - tn0).ns());
@@ -150,7 +150,7 @@ sim::Task<Errno> F2fs::SyncFile(Inode* inode, bool datasync) {
 flush_out:
   if (cfg_.fsync_mode != "nobarrier") {
     const sim::SimTime tf = q_->now();
-    co_await IssueFlush();
+    co_await io_->IssueFlush();
     stats_.fsync_flush.Record((q_->now() - tf).ns());
   }
   inode->update_write = false;

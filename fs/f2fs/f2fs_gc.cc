@@ -28,7 +28,7 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
     if (node_seg) {
       co_await gc_write_lock_.LockExclusive();
       vfs::ExclusiveLock wl(&gc_write_lock_);
-      WriteBatcher wb(this, Io::kGcNode, &batch);
+      WriteBatcher wb(io_.get(), Io::kGcNode, &batch);
       for (BlockAddr a : blocks) {
         const Nid nid = sm_->SummaryOf(a).nid;
         if (!nat_->Valid(nid) || nat_->Get(nid).addr != a) continue;
@@ -74,10 +74,10 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
       Inode* in = FindInode(m.ino);
       if (!in || !in->pages.count(m.index)) reads.push_back(m.addr);
     }
-    co_await ReadBlocks(reads, Io::kGcData);
+    co_await io_->ReadBlocks(reads, Io::kGcData);
     co_await gc_write_lock_.LockExclusive();
     vfs::ExclusiveLock wl(&gc_write_lock_);
-    WriteBatcher wb(this, Io::kGcData, &batch);
+    WriteBatcher wb(io_.get(), Io::kGcData, &batch);
     // Shadow GC: a stolen block moves at once, foreground or background
     // (it has no page to dirty), and stays the transaction's: no dnode
     // names it, so nothing of the transaction becomes durable.
@@ -122,7 +122,7 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
   co_await Cpu(cfg_.cpu.gc_block * static_cast<int64_t>(examined + moved));
   if (fg) stats_.gc_moved_fg.Inc(moved); else stats_.gc_moved_bg.Inc(moved);
   cp.Release();
-  if (wrote) co_await WaitBatch(batch);
+  if (wrote) co_await io_->WaitBatch(batch);
   co_return moved;
 }
 

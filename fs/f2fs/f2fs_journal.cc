@@ -47,7 +47,7 @@ sim::Task<void> F2fs::CommitJournal() {
   // Ordered mode: the data the records describe is durable before them —
   // every data write submitted so far completes; the flush before the
   // commit block makes it durable with the records.
-  co_await WaitOrderedWrites(key);
+  co_await io_->WaitOrderedWrites(key);
   std::vector<std::pair<uint32_t, std::shared_ptr<JournalBlock>>> blocks;
   uint64_t covered = 0;  // records dropped below this: durable once that checkpoint commits
   while (!dead_) {
@@ -78,25 +78,25 @@ sim::Task<void> F2fs::CommitJournal() {
           contents.push_back(blocks[k].second);
           pages.push_back(nullptr);
         }
-        SubmitWrite(BlockAddr{static_cast<uint32_t>(layout_.journal_blkaddr() + blocks[i].first)}, contents, pages,
+        io_->SubmitWrite(BlockAddr{static_cast<uint32_t>(layout_.journal_blkaddr() + blocks[i].first)}, contents, pages,
                     Io::kJournal, &batch, fua);
         i = j;
       }
     };
     submit(0, body, false);
-    co_await WaitBatch(batch);
+    co_await io_->WaitBatch(batch);
     if (dead_) co_return;
     if (jc.barrier) {
       // The commit block: after a cache flush (records and data durable),
       // with FUA (itself durable when acknowledged).
-      co_await IssueFlush();
+      co_await io_->IssueFlush();
       if (dead_) co_return;
       IoBatch commit(q_);
       std::vector<BlockPtr> c = {blocks.back().second};
       std::vector<Page*> none = {nullptr};
-      SubmitWrite(BlockAddr{static_cast<uint32_t>(layout_.journal_blkaddr() + blocks.back().first)}, c, none,
+      io_->SubmitWrite(BlockAddr{static_cast<uint32_t>(layout_.journal_blkaddr() + blocks.back().first)}, c, none,
                   Io::kJournal, &commit, /*fua=*/true);
-      co_await WaitBatch(commit);
+      co_await io_->WaitBatch(commit);
       if (dead_) co_return;
     }
     stats_.j_commits.Inc();
@@ -135,7 +135,7 @@ sim::Task<Errno> F2fs::JournalFsync(Inode* inode) {
   if (!I(inode).is_dir) {
     co_await WritebackInode(inode, UINT64_MAX, /*wait=*/true);
     // Data writes of this file others submitted complete too.
-    while (inode->wb_writes > 0 && !dead_) co_await wb_wq_.Wait();
+    while (inode->wb_writes > 0 && !dead_) co_await io_->write_done_wq().Wait();
     stats_.fsync_data.Record((q_->now() - t0).ns());
     // The file's size (and inline data) as of now, after its blocks'
     // DATA_WRITE records.
@@ -175,7 +175,7 @@ sim::Task<sim::Status> F2fs::ReplayJournal(const JournalPosition& cp, uint64_t* 
   std::string corrupt;
   for (uint32_t k = 0; k < n; ++k) {
     const BlockAddr a{static_cast<uint32_t>(layout_.journal_blkaddr() + off)};
-    co_await ReadBlock(a, Io::kJournal);
+    co_await io_->ReadBlock(a, Io::kJournal);
     const BlockPtr ptr = image_->Read(a);
     const auto* jb =
         ptr && ptr->type == BlockData::Type::kJournal ? static_cast<const JournalBlock*>(ptr.get()) : nullptr;

@@ -231,8 +231,8 @@ sim::Task<sim::Result<std::unique_ptr<F2fs>>> F2fs::Mount(const F2fsConfig& cfg,
 
 sim::Task<sim::Status> F2fs::LoadCheckpoint() {
   // ---- Pick the newest valid checkpoint pack.
-  co_await ReadBlock(layout_.CpPackAddr(0), Io::kCp);
-  co_await ReadBlock(layout_.CpPackAddr(1), Io::kCp);
+  co_await io_->ReadBlock(layout_.CpPackAddr(0), Io::kCp);
+  co_await io_->ReadBlock(layout_.CpPackAddr(1), Io::kCp);
   std::shared_ptr<const CheckpointBlock> best;
   int best_pack = -1;
   for (int pack = 0; pack < 2; ++pack) {
@@ -242,7 +242,7 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
     if (!first || first->checksum != first->Checksum()) continue;
     if (first->cp_pack_total_block_count < 2 || first->cp_pack_total_block_count > kBlocksPerSeg) continue;
     const BlockAddr last_addr{base.v + first->cp_pack_total_block_count - 1};
-    co_await ReadBlock(last_addr, Io::kCp);
+    co_await io_->ReadBlock(last_addr, Io::kCp);
     const auto* last = As<CheckpointBlock>(image_->Read(last_addr), BlockData::Type::kCheckpoint);
     if (!last || last->cp_ver != first->cp_ver || last->checksum != last->Checksum() ||
         last->checksum != first->checksum)
@@ -258,7 +258,7 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
   {
     std::vector<BlockAddr> rest;
     for (uint32_t i = 1; i + 1 < cp.cp_pack_total_block_count; ++i) rest.push_back(BlockAddr{base.v + i});
-    co_await ReadBlocks(rest, Io::kCp);
+    co_await io_->ReadBlocks(rest, Io::kCp);
   }
   std::vector<Nid> orphans;
   for (uint32_t i = 0; i < cp.orphan_blocks; ++i) {
@@ -295,7 +295,7 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
       addrs.push_back(layout_.NatBlockAddr(i, cp.nat_bitmap[i]));
       nat_->MarkPageCached(i);
     }
-    co_await ReadBlocks(addrs, Io::kMeta);
+    co_await io_->ReadBlocks(addrs, Io::kMeta);
     for (uint32_t i = 0; i < layout_.nat_blocks; ++i) {
       const auto* nb = As<NatBlock>(image_->Read(layout_.NatBlockAddr(i, cp.nat_bitmap[i])), BlockData::Type::kNat);
       if (!nb) continue;
@@ -313,7 +313,7 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
   {
     std::vector<BlockAddr> addrs;
     for (uint32_t i = 0; i < layout_.sit_blocks; ++i) addrs.push_back(layout_.SitBlockAddr(i, cp.sit_bitmap[i]));
-    co_await ReadBlocks(addrs, Io::kMeta);
+    co_await io_->ReadBlocks(addrs, Io::kMeta);
     for (uint32_t i = 0; i < layout_.sit_blocks; ++i) {
       const auto* b = As<SitBlock>(image_->Read(addrs[i]), BlockData::Type::kSit);
       if (!b) continue;
@@ -331,7 +331,7 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
   {
     std::vector<BlockAddr> addrs;
     for (uint32_t s = 0; s < layout_.segment_count_main; ++s) addrs.push_back(layout_.SsaBlockAddr(SegNo{s}));
-    co_await ReadBlocks(addrs, Io::kMeta);
+    co_await io_->ReadBlocks(addrs, Io::kMeta);
     for (uint32_t s = 0; s < layout_.segment_count_main; ++s) {
       const auto* b = As<SummaryBlock>(image_->Read(addrs[s]), BlockData::Type::kSummary);
       if (!b) continue;
@@ -398,7 +398,7 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
         if (!sm_->seg(c.segno).cur_map.test(k)) continue;
         addrs.push_back(BlockAddr{start.v + k});
       }
-      co_await ReadBlocks(addrs, Io::kNode);
+      co_await io_->ReadBlocks(addrs, Io::kNode);
       for (BlockAddr a : addrs) {
         const auto* nb = As<NodeBlock>(image_->Read(a), BlockData::Type::kNode);
         if (nb) sm_->SetSummary(a, Summary{nb->footer.nid, 0, 0});
@@ -486,7 +486,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
   //      checkpoint's write position while the cp_ver matches.
   BlockAddr blk = sm_->NextAddr(LogType::kWarmNode);
   while (layout_.InMain(blk) && !visited.count(blk.v)) {
-    co_await ReadBlock(blk, Io::kNode);
+    co_await io_->ReadBlock(blk, Io::kNode);
     const BlockPtr ptr = image_->Read(blk);
     const auto* node = As<NodeBlock>(ptr, BlockData::Type::kNode);
     if (!node || node->footer.cp_ver != cp_ver_) break;

@@ -14,13 +14,13 @@ sim::Task<NodePage*> F2fs::LoadNode(Nid nid) {
   if (nat_->LookupNeedsRead(nid)) {
     const uint32_t b = nid.v / kNatEntriesPerBlock;
     stats_.nat_reads.Inc();
-    co_await ReadBlock(layout_.NatBlockAddr(b, nat_->BitmapBit(b)), Io::kMeta);
+    co_await io_->ReadBlock(layout_.NatBlockAddr(b, nat_->BitmapBit(b)), Io::kMeta);
     if (NodePage* np = FindNode(nid)) co_return np;  // loaded meanwhile
   }
   nat_->MarkLookedUp(nid);
   const BlockAddr addr = nat_->Get(nid).addr;
   if (!IsValidBlkaddr(addr)) co_return nullptr;
-  co_await ReadBlock(addr, Io::kNode);
+  co_await io_->ReadBlock(addr, Io::kNode);
   if (NodePage* np = FindNode(nid)) co_return np;  // loaded meanwhile
   const BlockAddr now_addr = nat_->Get(nid).addr;
   if (!IsValidBlkaddr(now_addr)) co_return nullptr;  // freed meanwhile
@@ -154,8 +154,7 @@ void F2fs::WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBat
   ++np->writeback;
   uint64_t seq = 0;
   if (t == LogType::kWarmNode) {
-    seq = ++warm_node_seq_;
-    warm_node_inflight_.insert(seq);
+    seq = io_->NextWarmNodeSeq();
   }
   wb.Add(addr, np->blk, np, kNullNid, seq);
 }

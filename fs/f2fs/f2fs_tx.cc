@@ -111,7 +111,7 @@ sim::Task<Errno> F2fs::TxAddInode(TxSet* set, Inode* in) {
   co_await in->lock.LockExclusive();
   vfs::ExclusiveLock g(&in->lock);
   co_await WritebackInode(in, UINT64_MAX, /*wait=*/true);
-  while (in->wb_writes > 0 && !dead_) co_await wb_wq_.Wait();
+  while (in->wb_writes > 0 && !dead_) co_await io_->write_done_wq().Wait();
   if (in->tx && in->tx->key == key) {
     in->tx->running = true;
     in->tx->size = I(in).size;
@@ -153,7 +153,7 @@ sim::Task<Errno> F2fs::TxStartSet(TxSet* set) {
     // f2fs_ioc_start_atomic_write: the file's dirty data is written back
     // and waited for; the transaction starts from what the file holds.
     co_await WritebackInode(in, UINT64_MAX, /*wait=*/true);
-    while (in->wb_writes > 0 && !dead_) co_await wb_wq_.Wait();
+    while (in->wb_writes > 0 && !dead_) co_await io_->write_done_wq().Wait();
     TxFile& t = *in->tx;
     t.running = true;
     t.pages.clear();
@@ -232,7 +232,7 @@ void F2fs::ReleaseStolen(BlockAddr a) {
 }
 
 sim::Task<std::shared_ptr<DataBlock>> F2fs::ReadStolen(Inode* in, uint64_t idx) {
-  co_await ReadBlock(in->tx->stolen.at(idx), Io::kData);
+  co_await io_->ReadBlock(in->tx->stolen.at(idx), Io::kData);
   // Cleaning may have moved it meanwhile: the content is the same.
   auto b = std::make_shared<DataBlock>();
   auto it = in->tx->stolen.find(idx);
@@ -256,7 +256,7 @@ sim::Task<void> F2fs::StealPages(Inode* in) {
   {
     vfs::SharedLock cp = co_await LockOp();
     if (dead_) co_return;
-    WriteBatcher wb(this, Io::kData, &batch);
+    WriteBatcher wb(io_.get(), Io::kData, &batch);
     std::vector<uint64_t> idxs;
     for (const auto& [idx, b] : t.pages) idxs.push_back(idx);
     for (uint64_t idx : idxs) {
@@ -275,7 +275,7 @@ sim::Task<void> F2fs::StealPages(Inode* in) {
     }
     wb.Flush();
   }
-  co_await WaitBatch(batch);
+  co_await io_->WaitBatch(batch);
 }
 
 bool F2fs::MoveStolen(BlockAddr a, WriteBatcher& wb) {
@@ -519,8 +519,7 @@ void F2fs::WriteMasterNode(const std::vector<Nid>& members, WriteBatcher& wb) {
   live_masters_.push_back(addr);
   uint64_t seq = 0;
   if (t == LogType::kWarmNode) {
-    seq = ++warm_node_seq_;
-    warm_node_inflight_.insert(seq);
+    seq = io_->NextWarmNodeSeq();
   }
   stats_.tx_master_nodes.Inc();
   wb.Add(addr, std::move(mn), nullptr, kNullNid, seq);
@@ -642,7 +641,7 @@ sim::Task<Errno> F2fs::TxCommitSet(TxSet* set) {
     // The data, in one batch, out of place.
     IoBatch data_batch(q_);
     {
-      WriteBatcher wb(this, Io::kData, &data_batch);
+      WriteBatcher wb(io_.get(), Io::kData, &data_batch);
       for (Inode* in : live) {
         const std::vector<uint64_t> idxs(in->dirty_index.begin(), in->dirty_index.end());
         for (uint64_t idx : idxs) {
@@ -654,17 +653,17 @@ sim::Task<Errno> F2fs::TxCommitSet(TxSet* set) {
       }
       wb.Flush();
     }
-    co_await WaitBatch(data_batch);
+    co_await io_->WaitBatch(data_batch);
     // Writes of these files others started (the flusher) complete too.
     for (Inode* in : live)
-      while (in->wb_writes > 0 && !dead_) co_await wb_wq_.Wait();
+      while (in->wb_writes > 0 && !dead_) co_await io_->write_done_wq().Wait();
     if (dead_) co_return Errno::kIo;
     if (!need_cp && !live.empty()) {
       // The members' nodes, without fsync marks (a single file's inode
       // page is its commit record, written below).
       IoBatch node_batch(q_);
       {
-        WriteBatcher wb(this, Io::kNode, &node_batch);
+        WriteBatcher wb(io_.get(), Io::kNode, &node_batch);
         for (Inode* in : live) {
           std::vector<NodePage*> todo;
           for (NodePage* np = in->dirty_nodes.head; np; np = np->dnext)
@@ -678,14 +677,14 @@ sim::Task<Errno> F2fs::TxCommitSet(TxSet* set) {
         }
         wb.Flush();
       }
-      co_await WaitBatch(node_batch);
-      co_await WaitWarmNodeWrites();
+      co_await io_->WaitBatch(node_batch);
+      co_await io_->WaitWarmNodeWrites();
       // Everything the record makes reachable is durable before it.
-      co_await IssueFlush();
+      co_await io_->IssueFlush();
       if (dead_) co_return Errno::kIo;
       IoBatch rec_batch(q_);
       {
-        WriteBatcher wb(this, Io::kNode, &rec_batch);
+        WriteBatcher wb(io_.get(), Io::kNode, &rec_batch);
         if (set->single) {
           Inode* in = live.front();
           MutInodeBlock(in);
@@ -697,12 +696,12 @@ sim::Task<Errno> F2fs::TxCommitSet(TxSet* set) {
         }
         wb.Flush();
       }
-      co_await WaitBatch(rec_batch);
+      co_await io_->WaitBatch(rec_batch);
       // Other files' nodes (fsyncs) may sit in the chain between the
       // members' nodes and the record: they, and the record, are waited
       // for and flushed, else a lost one would hide the record.
-      co_await WaitWarmNodeWrites();
-      co_await IssueFlush();
+      co_await io_->WaitWarmNodeWrites();
+      co_await io_->IssueFlush();
       if (dead_) co_return Errno::kIo;
     }
     // Delayed invalidation: the replaced blocks go now (with a checkpoint

@@ -1,12 +1,59 @@
-// Device I/O of the F2FS model: request pool, merged writes, reads, trims,
-// merged cache flushes, completions feeding the Image.
+// IoManager: request pool, merged writes, reads, trims, merged cache
+// flushes, completions feeding the Image (see io_manager.h).
+#include "fs/f2fs/io_manager.h"
+
 #include <algorithm>
 
-#include "fs/f2fs/f2fs.h"
+#include <glog/logging.h>
 
 namespace fs::f2fs {
 
-F2fs::IoReq* F2fs::AllocReq() {
+IoManager::IoManager(const Deps& d)
+    : cfg_(*d.cfg),
+      layout_(*d.layout),
+      q_(d.events),
+      dev_(d.device),
+      image_(d.image),
+      sm_(d.sm),
+      dq_(d.dq),
+      cache_(d.cache),
+      host_(d.host),
+      discard_write_waits_(d.discard_write_waits),
+      ordered_(d.ordered),
+      blocks_per_page_(d.blocks_per_page),
+      cp_io_wq_(d.events),
+      io_wq_(d.events),
+      wb_wq_(d.events) {
+  if (sm_->regions() > 1) {
+    region_reads_.assign(sm_->regions(), 0);
+    region_writes_done_.assign(sm_->regions(), 0);
+  }
+}
+
+void IoManager::Kill() {
+  dead_ = true;
+  wb_wq_.Kill();
+  io_wq_.Kill();
+  cp_io_wq_.Kill();
+}
+
+void IoManager::StartFlush() {
+  flush_inflight_ = true;
+  IoReq* r = AllocReq();
+  r->op = ssd::BlockOp::kFlush;
+  r->offset = 0;
+  r->length = 0;
+  r->queue = cfg_.io_queue;
+  r->client = this;
+  r->kind = Io::kMeta;
+  r->flush_marker = image_->FlushBegin();
+  ++ios_in_flight_;
+  stats_.flushes.Inc();
+  dev_->Submit(r);
+}
+
+
+IoReq* IoManager::AllocReq() {
   if (!free_reqs_) {
     all_reqs_.push_back(std::make_unique<IoReq>());
     return all_reqs_.back().get();
@@ -16,7 +63,7 @@ F2fs::IoReq* F2fs::AllocReq() {
   return r;
 }
 
-void F2fs::FreeReq(IoReq* r) {
+void IoManager::FreeReq(IoReq* r) {
   r->write_ids.clear();
   r->pages.clear();
   r->inos.clear();
@@ -31,9 +78,9 @@ void F2fs::FreeReq(IoReq* r) {
   free_reqs_ = r;
 }
 
-void F2fs::WriteBatcher::Add(BlockAddr a, BlockPtr content, Page* page, Nid ino, uint64_t node_seq) {
+void WriteBatcher::Add(BlockAddr a, BlockPtr content, Page* page, Nid ino, uint64_t node_seq) {
   if (!contents_.empty() &&
-      (a.v != start_.v + contents_.size() || (contents_.size() + 1) * kBlockSize > fs_->cfg_.max_io.value)) {
+      (a.v != start_.v + contents_.size() || (contents_.size() + 1) * kBlockSize > io_->max_io())) {
     Flush();
   }
   if (contents_.empty()) start_ = a;
@@ -43,17 +90,17 @@ void F2fs::WriteBatcher::Add(BlockAddr a, BlockPtr content, Page* page, Nid ino,
   seqs_.push_back(node_seq);
 }
 
-void F2fs::WriteBatcher::Flush() {
+void WriteBatcher::Flush() {
   if (contents_.empty()) return;
-  if (fs_->blocks_per_page_ > 1) fs_->PadToFlashPage(start_, contents_, pages_, inos_, seqs_);
-  fs_->SubmitWrite(start_, contents_, pages_, gc_ ? Io::kGcData : kind_, batch_, false, &inos_, &seqs_);
+  if (io_->blocks_per_page() > 1) io_->PadToFlashPage(start_, contents_, pages_, inos_, seqs_);
+  io_->SubmitWrite(start_, contents_, pages_, gc_ ? Io::kGcData : kind_, batch_, false, &inos_, &seqs_);
   contents_.clear();
   pages_.clear();
   inos_.clear();
   seqs_.clear();
 }
 
-void F2fs::CountByRegion(BlockAddr start, uint32_t n, int64_t delta, std::vector<uint64_t>& counts) const {
+void IoManager::CountByRegion(BlockAddr start, uint32_t n, int64_t delta, std::vector<uint64_t>& counts) const {
   for (uint32_t i = 0; i < n; ++i) {
     const BlockAddr a{start.v + i};
     if (!layout_.InMain(a)) continue;
@@ -61,7 +108,7 @@ void F2fs::CountByRegion(BlockAddr start, uint32_t n, int64_t delta, std::vector
   }
 }
 
-void F2fs::PadToFlashPage(BlockAddr start, std::vector<BlockPtr>& contents, std::vector<Page*>& pages,
+void IoManager::PadToFlashPage(BlockAddr start, std::vector<BlockPtr>& contents, std::vector<Page*>& pages,
                           std::vector<uint32_t>& inos, std::vector<uint64_t>& seqs) {
   const BlockAddr last{start.v + static_cast<uint32_t>(contents.size()) - 1};
   if (!EndsInsideFlashPage(last)) return;
@@ -102,11 +149,11 @@ void F2fs::PadToFlashPage(BlockAddr start, std::vector<BlockPtr>& contents, std:
   }
   auto* np = static_cast<NodePage*>(pages[k]);
   if (np->blk != contents[k] || np->blk->footer.next_blkaddr != end) return;
-  MutNode(np).footer.next_blkaddr = sm_->NextAddr(t);
+  NodeCache::Mut(np).footer.next_blkaddr = sm_->NextAddr(t);
   contents[k] = np->blk;
 }
 
-void F2fs::SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::vector<Page*>& pages, Io kind,
+void IoManager::SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::vector<Page*>& pages, Io kind,
                        IoBatch* batch, bool fua, const std::vector<uint32_t>* inos,
                        const std::vector<uint64_t>* node_seqs) {
   if (dead_) return;
@@ -137,7 +184,7 @@ void F2fs::SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::ve
     r->plain_seq = ++plain_write_seq_;
     plain_writes_.emplace(r->plain_seq, r);
   }
-  if (journal_ && (kind == Io::kData || kind == Io::kGcData)) {
+  if (ordered_ && (kind == Io::kData || kind == Io::kGcData)) {
     r->ordered_seq = ++ordered_write_seq_;
     ordered_writes_.insert(r->ordered_seq);
     bool submitted = false;
@@ -159,20 +206,20 @@ void F2fs::SubmitWrite(BlockAddr start, std::vector<BlockPtr>& contents, std::ve
   if (dq_->issued_commands() > 0 && dq_->IssuedOverlaps(start, n)) {
     r->held.assign(contents.begin(), contents.end());
     held_writes_.push_back(r);
-    stats_.discard.write_waits.Inc();
+    discard_write_waits_->Inc();
     return;
   }
   SendWrite(r, contents);
 }
 
-void F2fs::SendWrite(IoReq* r, const std::vector<BlockPtr>& contents) {
+void IoManager::SendWrite(IoReq* r, const std::vector<BlockPtr>& contents) {
   const BlockAddr start{static_cast<uint32_t>(r->offset / kBlockSize)};
   for (size_t i = 0; i < contents.size(); ++i)
     r->write_ids.push_back(image_->Submit(BlockAddr{start.v + static_cast<uint32_t>(i)}, contents[i]));
   dev_->Submit(r);
 }
 
-void F2fs::ReleaseHeldWrites() {
+void IoManager::ReleaseHeldWrites() {
   for (size_t i = 0; i < held_writes_.size();) {
     IoReq* r = held_writes_[i];
     const BlockAddr start{static_cast<uint32_t>(r->offset / kBlockSize)};
@@ -187,7 +234,7 @@ void F2fs::ReleaseHeldWrites() {
   }
 }
 
-void F2fs::SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch) {
+void IoManager::SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch) {
   if (dead_) return;
   IoReq* r = AllocReq();
   r->op = ssd::BlockOp::kRead;
@@ -205,7 +252,7 @@ void F2fs::SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch) 
   dev_->Submit(r);
 }
 
-void F2fs::SubmitTrim(BlockAddr start, uint32_t count, bool discard_cmd) {
+void IoManager::SubmitTrim(BlockAddr start, uint32_t count, bool discard_cmd) {
   if (dead_) return;
   IoReq* r = AllocReq();
   r->op = ssd::BlockOp::kTrim;
@@ -223,13 +270,13 @@ void F2fs::SubmitTrim(BlockAddr start, uint32_t count, bool discard_cmd) {
   dev_->Submit(r);
 }
 
-sim::Task<void> F2fs::WaitBatch(IoBatch& b) {
+sim::Task<void> IoManager::WaitBatch(IoBatch& b) {
   if (b.pending == 0) co_return;
   b.waiting = true;
   co_await b.done;
 }
 
-sim::Task<void> F2fs::ReadBlocks(const std::vector<BlockAddr>& addrs, Io kind) {
+sim::Task<void> IoManager::ReadBlocks(const std::vector<BlockAddr>& addrs, Io kind) {
   if (addrs.empty()) co_return;
   IoBatch b(q_);
   const uint32_t max_blocks = static_cast<uint32_t>(cfg_.max_io.value / kBlockSize);
@@ -243,59 +290,45 @@ sim::Task<void> F2fs::ReadBlocks(const std::vector<BlockAddr>& addrs, Io kind) {
   co_await WaitBatch(b);
 }
 
-sim::Task<void> F2fs::ReadBlock(BlockAddr a, Io kind) {
+sim::Task<void> IoManager::ReadBlock(BlockAddr a, Io kind) {
   const std::vector<BlockAddr> v(1, a);
   co_await ReadBlocks(v, kind);
 }
 
-sim::Task<void> F2fs::IssueFlush() {
+sim::Task<void> IoManager::IssueFlush() {
   sim::Completion<bool> c(q_);
-  auto start = [this] {
-    flush_inflight_ = true;
-    IoReq* r = AllocReq();
-    r->op = ssd::BlockOp::kFlush;
-    r->offset = 0;
-    r->length = 0;
-    r->queue = cfg_.io_queue;
-    r->client = this;
-    r->kind = Io::kMeta;
-    r->flush_marker = image_->FlushBegin();
-    ++ios_in_flight_;
-    stats_.flushes.Inc();
-    dev_->Submit(r);
-  };
   if (dead_) co_return;
   if (!flush_inflight_) {
     flush_waiters_cur_.push_back(&c);
-    start();
+    StartFlush();
   } else {
     flush_waiters_next_.push_back(&c);
   }
   co_await c;
 }
 
-sim::Task<void> F2fs::WaitWarmNodeWrites() {
+sim::Task<void> IoManager::WaitWarmNodeWrites() {
   const uint64_t mine = warm_node_seq_;
   while (!dead_ && !warm_node_inflight_.empty() && *warm_node_inflight_.begin() <= mine) co_await wb_wq_.Wait();
 }
 
-sim::Task<void> F2fs::WaitAllWrites() {
+sim::Task<void> IoManager::WaitAllWrites() {
   while (writes_in_flight_ > 0 && !dead_) co_await io_wq_.Wait();
 }
 
-sim::Task<void> F2fs::WaitOrderedWrites(uint64_t key) {
+sim::Task<void> IoManager::WaitOrderedWrites(uint64_t key) {
   while (!dead_ && !ordered_unsubmitted_seqs_.empty() && *ordered_unsubmitted_seqs_.begin() < key)
     co_await io_wq_.Wait();
   const uint64_t mine = ordered_write_seq_;
   while (!dead_ && !ordered_writes_.empty() && *ordered_writes_.begin() <= mine) co_await io_wq_.Wait();
 }
 
-sim::Task<void> F2fs::WaitPlainWrites() {
+sim::Task<void> IoManager::WaitPlainWrites() {
   const uint64_t mine = plain_write_seq_;
   while (!dead_ && !plain_writes_.empty() && plain_writes_.begin()->first <= mine) co_await io_wq_.Wait();
 }
 
-sim::Task<void> F2fs::WaitCheckpointWrites() {
+sim::Task<void> IoManager::WaitCheckpointWrites() {
   CHECK(cp_awaited_plain_.empty()) << "two checkpoints waiting at once";
   for (const auto& [seq, r] : plain_writes_) {
     const uint32_t first = static_cast<uint32_t>(r->offset / kBlockSize);
@@ -311,7 +344,7 @@ sim::Task<void> F2fs::WaitCheckpointWrites() {
   cp_awaited_plain_.clear();
 }
 
-void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
+void IoManager::OnBlockComplete(ssd::BlockRequest* req) {
   IoReq* r = static_cast<IoReq*>(req);
   --ios_in_flight_;
   if (dead_) return;
@@ -319,11 +352,8 @@ void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
     case ssd::BlockOp::kWrite: {
       for (uint64_t id : r->write_ids) image_->Complete(id, r->fua);
       for (Page* p : r->pages)
-        if (p) cache_.WritebackDone(p);
-      for (uint32_t ino : r->inos) {
-        Inode* in = FindInode(Nid{ino});
-        if (in && in->wb_writes > 0) --in->wb_writes;
-      }
+        if (p) cache_->WritebackDone(p);
+      for (uint32_t ino : r->inos) host_->FileBlockWritten(ino);
       for (uint64_t q : r->node_seqs) warm_node_inflight_.erase(q);
       if (r->plain_seq) {
         plain_writes_.erase(r->plain_seq);
@@ -349,18 +379,7 @@ void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
       flush_inflight_ = false;
       if (!flush_waiters_next_.empty()) {
         flush_waiters_cur_.swap(flush_waiters_next_);
-        flush_inflight_ = true;
-        IoReq* f = AllocReq();
-        f->op = ssd::BlockOp::kFlush;
-        f->offset = 0;
-        f->length = 0;
-        f->queue = cfg_.io_queue;
-        f->client = this;
-        f->kind = Io::kMeta;
-        f->flush_marker = image_->FlushBegin();
-        ++ios_in_flight_;
-        stats_.flushes.Inc();
-        dev_->Submit(f);
+        StartFlush();
       }
       break;
     }
@@ -377,7 +396,7 @@ void F2fs::OnBlockComplete(ssd::BlockRequest* req) {
       if (r->discard_cmd) {
         dq_->Done(BlockAddr{static_cast<uint32_t>(r->offset / kBlockSize)});
         if (!held_writes_.empty()) ReleaseHeldWrites();
-        discard_wq_.NotifyAll();
+        host_->DiscardDone();
       }
       break;
     }
