@@ -29,8 +29,6 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       cp_lock_(env.events),
       gc_write_lock_(env.events),
       cp_wq_(env.events),
-      discard_wq_(env.events),
-      discard_timer_(env.events),
       commit_timer_(env.events),
       journal_wq_(env.events),
       threads_wq_(env.events),
@@ -77,6 +75,18 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   io.ordered = journal_ != nullptr;
   if (erase_before_reuse_) io.blocks_per_page = std::max<uint32_t>(1, dev_->layout().page_size / kBlockSize);
   io_ = std::make_unique<IoManager>(io);
+  DiscardManager::Deps dm;
+  dm.cfg = &cfg_;
+  dm.layout = &layout_;
+  dm.events = q_;
+  dm.device = dev_;
+  dm.sm = sm_.get();
+  dm.dq = dq_.get();
+  dm.stats = &stats_.discard;
+  dm.section_trims = &stats_.section_trims;
+  dm.io = io_.get();
+  dm.host = this;
+  dm_ = std::make_unique<DiscardManager>(dm);
   RegisterStats();
 }
 
@@ -97,13 +107,12 @@ void F2fs::PowerCut() {
   cleaner_->Kill();
   wb_.Kill();
   cp_wq_.Kill();
-  discard_wq_.Kill();
+  dm_->Kill();
   threads_wq_.Kill();
   journal_wq_.Kill();
   tx_wq_.Kill();
   for (auto& [ino, in] : inodes_) in->lock.Kill();
   for (auto& in : freed_inodes_) in->lock.Kill();
-  discard_timer_.Cancel();
   commit_timer_.Cancel();
 }
 
@@ -863,7 +872,7 @@ sim::Task<FsStatus> F2fs::Unmount() {
   stopping_ = true;
   wb_.Kick();
   cleaner_->Kick();
-  discard_timer_.Kick();
+  dm_->Kick();
   commit_timer_.Kick();
   while (threads_running_ > 0 && !dead_) co_await threads_wq_.Wait();
   std::vector<Nid> inos;
@@ -878,7 +887,7 @@ sim::Task<FsStatus> F2fs::Unmount() {
   }
   co_await io_->WaitPlainWrites();
   co_await Checkpoint(CpReason::kUmount);
-  if (cfg_.discard.enabled) co_await IssueDiscardsAtUmount();
+  if (cfg_.discard.enabled) co_await dm_->IssueAtUmount();
   co_await io_->WaitAllWrites();
   co_return FsStatus{true, Errno::kOk};
 }

@@ -73,7 +73,7 @@
 //   (f2fs_wait_discard_bio). Unmount issues everything pending for up to
 //   umount_timeout (DPOLICY_UMOUNT) and waits. On a device of fixed
 //   placement whole freed sections are trimmed at once instead (see
-//   TrimFreedSections) and pending discards do not merge.
+//   DiscardManager::TrimFreedSections) and pending discards do not merge.
 // - Durability mode journal (F2FS-J, journal.h, f2fs_journal.cc): mkfs
 //   carves a journal area out of the end of the volume; metadata changes
 //   append records to per-inode lists in global epochs; the commit thread
@@ -148,6 +148,7 @@
 #include "fs/f2fs/allocation_policy.h"
 #include "fs/f2fs/checkpoint_writer.h"
 #include "fs/f2fs/cleaner.h"
+#include "fs/f2fs/discard_manager.h"
 #include "fs/f2fs/discard_queue.h"
 #include "fs/f2fs/durability.h"
 #include "fs/f2fs/f2fs_config.h"
@@ -177,6 +178,7 @@ class F2fs final : public FileSystem,
                    private IoManager::Host,
                    private DurabilityHost,
                    private CleanerHost,
+                   private DiscardManager::Host,
                    private RegionLoad,
                    private vfs::PageCache::Owner,
                    private vfs::WritebackHost {
@@ -519,7 +521,7 @@ class F2fs final : public FileSystem,
     Inode* in = FindInode(Nid{ino});
     if (in && in->wb_writes > 0) --in->wb_writes;
   }
-  void DiscardDone() override { discard_wq_.NotifyAll(); }
+  void DiscardDone() override { dm_->OnDiscardDone(); }
   // RegionLoad (with regions): blocks allocated minus writes completed, and
   // reads in flight, per region.
   uint64_t ReadBytes(uint32_t region) const override { return io_->region_reads(region) * kBlockSize; }
@@ -527,15 +529,6 @@ class F2fs final : public FileSystem,
     const uint64_t a = sm_->allocated_blocks(region), d = io_->region_writes_done(region);
     return a > d ? (a - d) * kBlockSize : 0;
   }
-  // On a device of fixed placement (DeviceLayout::fixed: a flash block is
-  // erased only when trimmed whole, and must be erased before it is
-  // written again): trims every section of `freed` (CommitCheckpoint's
-  // ranges) that is now free, whole, at once (not I/O-aware), drops those
-  // ranges from `freed` and any pending discard from those sections.
-  void TrimFreedSections(std::vector<SegmentManager::DiscardRange>* freed);
-  // At mount on such a device: trims every free section (a crash may have
-  // lost the trims of the sections the last checkpoint freed).
-  void TrimAllFreeSections();
   // At mount after roll-forward recovery (or none), on such a device: free
   // sections may have been programmed after the checkpoint (by a session
   // that crashed), so they are trimmed; and unless the checkpoint was
@@ -757,17 +750,8 @@ class F2fs final : public FileSystem,
   // Durability mode journal with apply: committed.
   bool ApplyCommittedMode() const;
 
-  // ---- Discard (f2fs_checkpoint.cc).
-  sim::Task<void> DiscardThread();  // issue_discard_thread
-  // The background policy now (__init_discard_policy(DPOLICY_BG)) and its
-  // sleep with nothing to issue.
-  DiscardQueue::Policy BackgroundDiscardPolicy(sim::SimTime* max_interval) const;
-  bool IdleForDiscard() const;          // is_idle(DISCARD_TIME)
-  sim::SimTime DiscardIdleWait() const; // f2fs_time_to_wait(DISCARD_TIME)
-  void WakeDiscardThread();             // wake_up_discard_thread(sbi, false)
-  void SubmitDiscard(BlockAddr start, uint32_t count);
-  sim::Task<void> WaitIssuedDiscards();
-  sim::Task<void> IssueDiscardsAtUmount();  // f2fs_issue_discard_timeout
+  // ---- Discard (discard_manager.h).
+  sim::Task<void> DiscardThread();  // the discard manager's thread, counted in threads_running_
   sim::Task<void> WriteMetaBlocks(std::vector<std::pair<BlockAddr, BlockPtr>>& blocks, Io kind, IoBatch* batch);
 
   // ---- Cleaning (f2fs_gc.cc).
@@ -823,7 +807,7 @@ class F2fs final : public FileSystem,
   Listener* listener_ = nullptr;
   std::function<double()> device_wa_;
   bool dead_ = false;
-  bool erase_before_reuse_ = false;  // the device has fixed placement (see TrimFreedSections)
+  bool erase_before_reuse_ = false;  // the device has fixed placement (see DiscardManager::TrimFreedSections)
   bool stopping_ = false;
 
   std::unique_ptr<AllocationPolicy> alloc_;  // before sm_, which uses it
@@ -890,17 +874,16 @@ class F2fs final : public FileSystem,
   sim::SimTime last_op_time_;
 
   // Discard.
-  std::unique_ptr<DiscardQueue> dq_;
-  vfs::WaitQueue discard_wq_;            // issued discards completing
+  std::unique_ptr<DiscardQueue> dq_;  // shared by io_ (held writes) and dm_ (when to issue)
 
   // I/O (after the page cache, sm_ and dq_, which it uses).
   std::unique_ptr<IoManager> io_;
+  std::unique_ptr<DiscardManager> dm_;  // after io_, which it uses
 
   // Cleaning (policy and pacing; the migration is MigrateSection).
   std::unique_ptr<Cleaner> cleaner_;
 
   // Background threads.
-  vfs::DaemonTimer discard_timer_;
   vfs::DaemonTimer commit_timer_;
   vfs::WaitQueue journal_wq_;  // journal commits finishing
   vfs::OwnedThread commit_thread_;

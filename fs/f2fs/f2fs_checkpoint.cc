@@ -261,11 +261,8 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   // of an older cp_ver, and the marker is no node block): the image lets the
   // old versions go (issue 15's memory budget).
   for (const auto& r : d) image_->Forget(r.start, r.len);
-  if (erase_before_reuse_) TrimFreedSections(&d);
-  if (cfg_.discard.enabled) {
-    for (const auto& r : d) dq_->Add(r.start, r.len);
-    WakeDiscardThread();
-  }
+  if (erase_before_reuse_) dm_->TrimFreedSections(&d);
+  if (cfg_.discard.enabled) dm_->Queue(d);
   for (const uint32_t ino : trans_dir_inos_) {
     auto it = inodes_.find(ino);
     if (it != inodes_.end()) it->second->trans_dir = false;
@@ -307,47 +304,8 @@ sim::Task<void> F2fs::BalanceFsBg(bool after_commit) {
   co_await Checkpoint(CpReason::kBackground);
 }
 
-void F2fs::TrimFreedSections(std::vector<SegmentManager::DiscardRange>* freed) {
-  std::vector<SegmentManager::DiscardRange> rest;
-  std::vector<uint32_t> trimmed;
-  for (const SegmentManager::DiscardRange& r : *freed) {
-    const SegNo s = layout_.SegOf(r.start);
-    const uint32_t sec = layout_.SecOf(s);
-    if (r.len != kBlocksPerSeg || !sm_->SectionFree(sec)) {
-      rest.push_back(r);
-      continue;
-    }
-    if (std::find(trimmed.begin(), trimmed.end(), sec) != trimmed.end()) continue;
-    trimmed.push_back(sec);
-    // What earlier checkpoints queued in the section goes with this trim.
-    dq_->DropPending(layout_.SegStart(SegNo{sec * layout_.segs_per_sec}), layout_.blocks_per_sec());
-    io_->SubmitTrim(layout_.SegStart(SegNo{sec * layout_.segs_per_sec}), layout_.blocks_per_sec());
-    stats_.section_trims.Inc();
-  }
-  *freed = std::move(rest);
-}
-
-void F2fs::TrimAllFreeSections() {
-  // Sections whose flash blocks the device reports unwritten since their
-  // erase need no trim (a large volume would otherwise send one trim per
-  // free section at every mount).
-  const ssd::DeviceLayout& d = dev_->layout();
-  const uint64_t flash_block = uint64_t{d.page_size} * d.pages_per_block;
-  const uint64_t sec_bytes = uint64_t{layout_.blocks_per_sec()} * kBlockSize;
-  for (uint32_t sec = 0; sec < layout_.section_count; ++sec) {
-    if (!sm_->SectionFree(sec)) continue;
-    const uint64_t start = uint64_t{layout_.SegStart(SegNo{sec * layout_.segs_per_sec}).v} * kBlockSize;
-    bool written = false;
-    for (uint64_t b = start / flash_block; b * flash_block < start + sec_bytes && !written; ++b)
-      written = d.fixed->WrittenPages(b) != 0;  // -1 (unknown) counts as written
-    if (!written) continue;
-    io_->SubmitTrim(layout_.SegStart(SegNo{sec * layout_.segs_per_sec}), layout_.blocks_per_sec());
-    stats_.section_trims.Inc();
-  }
-}
-
 sim::Status F2fs::MoveLogsPastUncheckpointedWrites(bool all) {
-  TrimAllFreeSections();
+  dm_->TrimAllFreeSections();
   if (mounted_clean_ && !all) return sim::Status::Ok();
   const ssd::DeviceLayout& d = dev_->layout();
   const uint64_t flash_block = uint64_t{d.page_size} * d.pages_per_block;
@@ -373,98 +331,6 @@ sim::Status F2fs::MoveLogsPastUncheckpointedWrites(bool all) {
   for (const auto& [t, r] : moves) sm_->MoveLogToNewSegment(t, r);
   stats_.logs_moved_at_mount.Inc(moves.size());
   return sim::Status::Ok();
-}
-
-DiscardQueue::Policy F2fs::BackgroundDiscardPolicy(sim::SimTime* max_interval) const {
-  DiscardQueue::Policy p;
-  p.granularity = cfg_.discard.granularity;
-  p.max_requests = cfg_.discard.max_requests;
-  p.ordered = true;
-  *max_interval = cfg_.discard.max_interval;
-  // utilization(): valid blocks (data and nodes) per user block, in whole percent.
-  const uint64_t util = valid_block_count_ * 100 / std::max<uint64_t>(1, layout_.user_block_count);
-  if (static_cast<double>(util) > cfg_.discard.urgent_util.value * 100) {
-    p.granularity = 1;
-    if (dq_->commands() > 0) *max_interval = cfg_.discard.min_interval;
-  }
-  return p;
-}
-
-bool F2fs::IdleForDiscard() const {
-  return !InflightIo(/*count_queued_discards=*/false) && q_->now() - last_op_time_ >= cfg_.discard.idle_interval;
-}
-
-sim::SimTime F2fs::DiscardIdleWait() const {
-  const sim::SimTime at = last_op_time_ + cfg_.discard.idle_interval;
-  return at > q_->now() ? at - q_->now() : sim::SimTime::Zero();
-}
-
-void F2fs::WakeDiscardThread() {
-  if (dq_->HasPendingAtLeast(cfg_.discard.granularity) && IdleForDiscard()) discard_timer_.Kick();
-}
-
-void F2fs::SubmitDiscard(BlockAddr start, uint32_t count) {
-  // No block of a command is in use: allocations punched it (the check
-  // the old discard thread made on every block is now an invariant).
-  for (uint32_t i = 0; i < count; ++i)
-    CHECK(!sm_->BlockValid(BlockAddr{start.v + i})) << "discard of valid block " << start.v + i;
-  io_->SubmitTrim(start, count, /*discard_cmd=*/true);
-}
-
-sim::Task<void> F2fs::WaitIssuedDiscards() {
-  while (dq_->issued_commands() > 0 && !dead_) co_await discard_wq_.Wait();
-}
-
-sim::Task<void> F2fs::DiscardThread() {
-  ++threads_running_;
-  const auto submit = [this](BlockAddr a, uint32_t n) { SubmitDiscard(a, n); };
-  sim::SimTime wait = cfg_.discard.min_interval;
-  while (!stopping_ && !dead_) {
-    sim::SimTime max_interval;
-    const DiscardQueue::Policy p = BackgroundDiscardPolicy(&max_interval);
-    if (dq_->commands() == 0) wait = max_interval;
-    co_await discard_timer_.Sleep(wait);
-    if (stopping_ || dead_) break;
-    co_await WaitIssuedDiscards();  // the previous round's stragglers
-    if (stopping_ || dead_) break;
-    if (dq_->commands() == 0) continue;
-    const DiscardQueue::Round r = dq_->Issue(p, [this] { return IdleForDiscard(); }, submit);
-    stats_.discard.rounds.Inc();
-    if (r.interrupted) stats_.discard.interrupted_rounds.Inc();
-    if (r.issued > 0) {
-      co_await WaitIssuedDiscards();
-      wait = cfg_.discard.min_interval;
-    } else if (r.interrupted) {
-      // Not idle: sleep until the idle interval could have passed, or
-      // mid_interval when I/O in flight was the reason.
-      wait = DiscardIdleWait();
-      if (wait == sim::SimTime::Zero()) wait = cfg_.discard.mid_interval;
-    } else {
-      wait = max_interval;
-    }
-  }
-  --threads_running_;
-  threads_wq_.NotifyAll();
-}
-
-sim::Task<void> F2fs::IssueDiscardsAtUmount() {
-  // DPOLICY_UMOUNT: every length, not I/O-aware, max_requests at a time
-  // and waited for, until nothing is left or umount_timeout passed; the
-  // rest is dropped.
-  DiscardQueue::Policy p;
-  p.granularity = 1;
-  p.max_requests = cfg_.discard.max_requests;
-  p.ordered = false;
-  const sim::SimTime deadline = q_->now() + cfg_.discard.umount_timeout;
-  const auto in_time = [&] { return q_->now() <= deadline; };
-  const auto submit = [this](BlockAddr a, uint32_t n) { SubmitDiscard(a, n); };
-  while (!dead_) {
-    const DiscardQueue::Round r = dq_->Issue(p, in_time, submit);
-    if (r.submitted == 0) break;
-    co_await WaitIssuedDiscards();
-  }
-  dq_->DropAllPending();
-  co_await WaitIssuedDiscards();
 }
 
 }  // namespace fs::f2fs

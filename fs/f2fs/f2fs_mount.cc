@@ -704,6 +704,13 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
   co_return sim::Status::Ok();
 }
 
+sim::Task<void> F2fs::DiscardThread() {
+  ++threads_running_;
+  co_await dm_->Thread();
+  --threads_running_;
+  threads_wq_.NotifyAll();
+}
+
 void F2fs::StartThreads() {
   flusher_thread_.Start(q_, FlusherThread());
   if (journal_) commit_thread_.Start(q_, JournalCommitThread());
