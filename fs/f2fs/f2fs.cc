@@ -111,8 +111,7 @@ void F2fs::PowerCut() {
   threads_wq_.Kill();
   journal_wq_.Kill();
   tx_wq_.Kill();
-  for (auto& [ino, in] : inodes_) in->lock.Kill();
-  for (auto& in : freed_inodes_) in->lock.Kill();
+  itab_.KillLocks();
   commit_timer_.Cancel();
 }
 
@@ -852,7 +851,7 @@ sim::Task<FsStatus> F2fs::Sync() {
   OpScope scope(this, Op::kSync);
   co_await Cpu(cfg_.cpu.syscall);
   std::vector<Nid> inos;
-  for (const auto& [ino, in] : inodes_)
+  for (const auto& [ino, in] : itab_.all())
     if (in->dirty_pages > 0 && !I(in.get()).is_dir) inos.push_back(in->ino);
   std::sort(inos.begin(), inos.end());
   for (Nid ino : inos) {
@@ -876,7 +875,7 @@ sim::Task<FsStatus> F2fs::Unmount() {
   commit_timer_.Kick();
   while (threads_running_ > 0 && !dead_) co_await threads_wq_.Wait();
   std::vector<Nid> inos;
-  for (const auto& [ino, in] : inodes_)
+  for (const auto& [ino, in] : itab_.all())
     if (in->dirty_pages > 0 && !I(in.get()).is_dir) inos.push_back(in->ino);
   std::sort(inos.begin(), inos.end());
   for (Nid ino : inos) {

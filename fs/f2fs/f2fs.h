@@ -153,6 +153,7 @@
 #include "fs/f2fs/durability.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/image.h"
+#include "fs/f2fs/inode_table.h"
 #include "fs/f2fs/io_manager.h"
 #include "fs/f2fs/journal.h"
 #include "fs/f2fs/layout.h"
@@ -349,63 +350,9 @@ class F2fs final : public FileSystem,
     kStat, kUnlink, kMkdir, kRmdir, kRename, kReaddir, kSync, kLink, kCount
   };
 
-  // A member file's part of a transaction (f2fs_tx.cc): while the set's
-  // transaction runs, the file's writes are held here (the inmem pages),
-  // not in the page cache, so nothing of them reaches the device before
-  // the commit.
-  struct TxFile {
-    uint64_t key = 0;      // the set
-    bool running = false;  // the set's transaction is running
-    // Page index -> content written by the transaction (null: zeros).
-    std::map<uint64_t, std::shared_ptr<DataBlock>> pages;
-    uint64_t size = 0;  // the file's size as the transaction left it
-    // The smallest size a truncate of the transaction left: past it, a page
-    // the transaction did not write reads as zeros.
-    uint64_t cut = UINT64_MAX;
-    // Pages written early under memory pressure (stolen): page index ->
-    // the block holding the content, valid, owned by (ino, kStolenOfs) in
-    // the SSA, in no dnode until the commit takes it. A page is in `pages`
-    // or here, not both.
-    std::map<uint64_t, BlockAddr> stolen;
-  };
-
-  // ---- In-memory inodes (f2fs_inode_info).
-  struct Inode {
-    explicit Inode(sim::EventQueue* q) : lock(q) {}
-    Nid ino;
-    NodePage* ipage = nullptr;  // pinned while the Inode exists
-    vfs::RwLock lock;                // i_rwsem
-    uint32_t refs = 0;          // open files + operations in progress
-    bool unlinked = false;      // no link left; freed at the last reference (orphan)
-    bool freed = false;         // blocks and nodes released; deleted at the last reference
-    std::map<uint64_t, std::unique_ptr<DataPage>> pages;
-    std::set<uint64_t> dirty_index;  // indices of dirty pages
-    uint64_t dirty_pages = 0;
-    // Flusher list (inodes with dirty data pages, oldest first).
-    vfs::WritebackState wb;
-    // Per-file dirty node list.
-    DirtyNodeList dirty_nodes;
-    // FI_* flags.
-    bool append_write = false;
-    bool update_write = false;
-    bool need_ipu = false;
-    bool time_dirty = false;
-    bool trans_dir = false;  // directory entries changed since the last checkpoint
-    uint64_t ra_next = UINT64_MAX;  // next page of a sequential read stream
-    // Where a renamed file now lives (i_pino/i_name are fixed by the next
-    // fsync's checkpoint, like try_to_fix_pino).
-    Nid cur_pino;
-    std::string cur_name;
-    uint32_t fsyncs_in_flight = 0;
-    uint32_t wb_writes = 0;  // data block writes of this file in flight (any writer)
-    // Transactions (f2fs_tx.cc): membership and the running writes; while
-    // a commit applies them, every data write of the file goes out of
-    // place (tx_commit) and the blocks it replaces are collected in
-    // tx_revoke, invalidated once the commit is durable.
-    std::unique_ptr<TxFile> tx;
-    bool tx_commit = false;
-    std::vector<BlockAddr>* tx_revoke = nullptr;
-  };
+  // In-memory inodes and their transaction state (inode_table.h).
+  using Inode = ::fs::f2fs::Inode;
+  using TxFile = ::fs::f2fs::TxFile;
 
   struct OpenFile {
     Inode* inode = nullptr;
@@ -827,21 +774,7 @@ class F2fs final : public FileSystem,
 
   // Nodes and inodes.
   NodeCache node_cache_;  // node pages, the global dirty set and the per-file dirty lists
-  std::unordered_map<uint32_t, std::unique_ptr<Inode>> inodes_;
-  // Inodes whose time_dirty / trans_dir flag was set since the checkpoint
-  // last cleared them (a superset of those that still have it), so the
-  // checkpoint does not walk every inode in memory (issue 15).
-  std::vector<uint32_t> time_dirty_inos_;
-  std::vector<uint32_t> trans_dir_inos_;
-  void MarkTimeDirty(Inode* in) {
-    if (!in->time_dirty) time_dirty_inos_.push_back(in->ino.v);
-    in->time_dirty = true;
-  }
-  void MarkTransDir(Inode* dir) {
-    if (!dir->trans_dir) trans_dir_inos_.push_back(dir->ino.v);
-    dir->trans_dir = true;
-  }
-  std::set<uint32_t> orphans_;
+  InodeTable itab_;  // the in-memory inodes, orphans, the lists a checkpoint clears
   vfs::FdTable<OpenFile> fds_;
 
   // Page cache.
@@ -849,7 +782,6 @@ class F2fs final : public FileSystem,
   vfs::Writeback wb_;  // file data (dentry pages are counted below)
   uint64_t dirty_dentry_pages_ = 0;
   std::set<uint32_t> dirty_dirs_;  // directories with dirty dentry pages
-  std::vector<std::unique_ptr<Inode>> freed_inodes_;  // freed, still referenced
 
   // Space accounting (total_valid_block_count: data + NEW reservations + nodes).
   uint64_t valid_block_count_ = 0;

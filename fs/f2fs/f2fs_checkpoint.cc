@@ -108,7 +108,7 @@ sim::Task<void> F2fs::ApplyCommitted() {
 
 sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   const bool umount = reason == CpReason::kUmount;
-  const bool skip = !umount && reason != CpReason::kRecovery && !FsDirty() && orphans_.empty();
+  const bool skip = !umount && reason != CpReason::kRecovery && !FsDirty() && itab_.orphans().empty();
   if (skip) co_return;
   cp_active_ = true;
   ++cp_begun_;
@@ -153,19 +153,15 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   // 2. Inode metadata (f2fs_sync_inode_meta): lazily kept times go to the
   //    inode pages. The kernel also does this with cp_rwsem released and
   //    retries; here it takes no simulated time, so it is done under the lock.
-  //    The inodes are those of time_dirty_inos_ (a superset: every inode
+  //    The inodes are those of the time_dirty list (a superset: every inode
   //    whose flag was set since the last pass); the node pages they dirty
   //    are written in nid order below, so the order here does not matter.
-  for (const uint32_t ino : time_dirty_inos_) {
-    auto it = inodes_.find(ino);
-    if (it == inodes_.end()) continue;
-    Inode* in = it->second.get();
+  itab_.SyncTimeDirty([this](Inode* in) {
     if (in->time_dirty && !in->freed) {
       MutI(in).mtime = q_->now();
       in->time_dirty = false;
     }
-  }
-  time_dirty_inos_.clear();
+  });
   // 3. All dirty node pages (f2fs_sync_node_pages): indirect nodes, directory
   //    dnodes, file dnodes; fsync/dentry marks cleared.
   {
@@ -221,7 +217,7 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   for (const auto& [a, owner] : stolen_owner_) facts.stolen.push_back(a);
   std::sort(facts.stolen.begin(), facts.stolen.end());  // unordered_map order: sorted for a deterministic pack
   facts.valid_inode_count = valid_inode_count_;
-  for (uint32_t o : orphans_) facts.orphans.push_back(Nid{o});
+  for (uint32_t o : itab_.orphans()) facts.orphans.push_back(Nid{o});
   if (journal_) {
     facts.journal_head = jpos.head;
     facts.journal_block_seq = jpos.block_seq;
@@ -263,11 +259,7 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   for (const auto& r : d) image_->Forget(r.start, r.len);
   if (erase_before_reuse_) dm_->TrimFreedSections(&d);
   if (cfg_.discard.enabled) dm_->Queue(d);
-  for (const uint32_t ino : trans_dir_inos_) {
-    auto it = inodes_.find(ino);
-    if (it != inodes_.end()) it->second->trans_dir = false;
-  }
-  trans_dir_inos_.clear();
+  itab_.ClearTransDir();
   stats_.cp_count.Inc();
   stats_.cp_by_reason[static_cast<int>(reason)].Inc();
   stats_.cp_duration.Record((q_->now() - t0).ns());
@@ -275,7 +267,7 @@ sim::Task<void> F2fs::DoCheckpoint(CpReason reason) {
   all.Release();
   // Idle clean inodes may leave memory now.
   std::vector<Inode*> idle;
-  for (auto& [ino, in] : inodes_)
+  for (auto& [ino, in] : itab_.all())
     if (in->refs == 0) idle.push_back(in.get());
   for (Inode* in : idle) MaybeEvictInode(in);
 }
@@ -287,7 +279,7 @@ bool F2fs::ApplyCommittedMode() const {
 sim::Task<void> F2fs::BalanceFsBg(bool after_commit) {
   // Unlinked inodes nobody references any more are released first.
   std::vector<Nid> orphans;
-  for (uint32_t o : orphans_) orphans.push_back(Nid{o});
+  for (uint32_t o : itab_.orphans()) orphans.push_back(Nid{o});
   for (Nid o : orphans) {
     Inode* in = FindInode(o);
     if (in && in->refs == 0 && in->unlinked && !in->freed) co_await ReleaseInode(in);

@@ -27,7 +27,7 @@ FsStatus F2fs::DropCaches() {
   nat_->DropClean();  // clean NAT entries (the shrinker) and NAT pages
   cache_.EvictAll();
   std::vector<Inode*> idle;
-  for (auto& [ino, in] : inodes_) idle.push_back(in.get());
+  for (auto& [ino, in] : itab_.all()) idle.push_back(in.get());
   for (Inode* in : idle) MaybeEvictInode(in);
   // Inode pages unpinned by the inode eviction above are now evictable too.
   cache_.EvictAll();
@@ -342,7 +342,7 @@ sim::Task<Errno> F2fs::DoWrite(Inode* inode, uint64_t offset, std::span<const ui
       f.size = offset + written;
       f.mtime = q_->now();
     } else {
-      MarkTimeDirty(inode);
+      itab_.MarkTimeDirty(inode);
     }
   }
   // A commit hands over pages the transaction already copied in: one step

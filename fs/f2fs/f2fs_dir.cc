@@ -48,20 +48,12 @@ F2fs::InodeRef::~InodeRef() {
   i_ = nullptr;
   CHECK_GT(in->refs, 0u);
   if (--in->refs > 0 || fs_->dead_) return;
-  if (in->freed) {
-    auto& v = fs_->freed_inodes_;
-    auto it = std::find_if(v.begin(), v.end(), [&](const auto& p) { return p.get() == in; });
-    CHECK(it != v.end());
-    v.erase(it);
-  }
+  if (in->freed) fs_->itab_.DropRetired(in);
   // An unlinked inode without references stays an orphan until a later
   // sweep (or mount) frees it; a clean idle inode may leave memory.
 }
 
-F2fs::Inode* F2fs::FindInode(Nid ino) {
-  auto it = inodes_.find(ino.v);
-  return it == inodes_.end() ? nullptr : it->second.get();
-}
+F2fs::Inode* F2fs::FindInode(Nid ino) { return itab_.Find(ino); }
 
 sim::Task<F2fs::Inode*> F2fs::GetInode(Nid ino) {
   if (Inode* in = FindInode(ino)) co_return in;
@@ -73,9 +65,7 @@ sim::Task<F2fs::Inode*> F2fs::GetInode(Nid ino) {
   in->ino = ino;
   in->ipage = np;
   cache_.Pin(np);
-  Inode* raw = in.get();
-  inodes_[ino.v] = std::move(in);
-  co_return raw;
+  co_return itab_.Insert(std::move(in));
 }
 
 void F2fs::MaybeEvictInode(Inode* in) {
@@ -87,7 +77,7 @@ void F2fs::MaybeEvictInode(Inode* in) {
     return;
   if (in->ipage->dirty || in->ipage->writeback > 0 || I(in).lost_pino) return;
   NodePage* ip = in->ipage;
-  inodes_.erase(in->ino.v);
+  itab_.Evict(in);
   cache_.Unpin(ip);
 }
 
@@ -103,7 +93,7 @@ void F2fs::TouchDir(Inode* dir) {
   InodeFields& f = MutI(dir);
   f.mtime = q_->now();
   f.ctime = q_->now();
-  MarkTransDir(dir);
+  itab_.MarkTransDir(dir);
 }
 
 // ---- Lookup.
@@ -287,7 +277,7 @@ sim::Task<Errno> F2fs::ConvertInlineDir(Inode* dir) {
 sim::Task<Errno> F2fs::AddLink(Inode* dir, std::string_view name, Nid ino, FileType type) {
   const uint32_t hash = DentryHash(name);
   const uint32_t slots = DentryArray::SlotsFor(name.size());
-  MarkTransDir(dir);
+  itab_.MarkTransDir(dir);
   if (I(dir).inline_dentry) {
     co_await Cpu(cfg_.cpu.dentry_block_search);
     const int s = dir->ipage->blk->inline_dents->FindRoom(slots);
@@ -322,7 +312,7 @@ sim::Task<Errno> F2fs::AddLink(Inode* dir, std::string_view name, Nid ino, FileT
 }
 
 sim::Task<Errno> F2fs::RemoveLink(Inode* dir, const DentryLoc& loc) {
-  MarkTransDir(dir);
+  itab_.MarkTransDir(dir);
   if (loc.block < 0) {
     MutInodeBlock(dir).inline_dents->Remove(loc.slot);
     TouchDir(dir);
@@ -346,7 +336,7 @@ sim::Task<Errno> F2fs::RemoveLink(Inode* dir, const DentryLoc& loc) {
 }
 
 sim::Task<Errno> F2fs::SetLink(Inode* dir, const DentryLoc& loc, Nid ino, FileType type) {
-  MarkTransDir(dir);
+  itab_.MarkTransDir(dir);
   if (loc.block < 0) {
     Dentry& d = MutInodeBlock(dir).inline_dents->dentries[loc.slot];
     d.ino = ino;
@@ -408,8 +398,7 @@ sim::Task<FsResult<F2fs::Inode*>> F2fs::NewInode(Inode* dir, std::string_view na
   in->ino = *nid;
   in->ipage = np;
   cache_.Pin(np);
-  Inode* raw = in.get();
-  inodes_[nid->v] = std::move(in);
+  Inode* raw = itab_.Insert(std::move(in));
   SetNodeDirty(np, raw);
   ++valid_inode_count_;
   if (is_dir && !cfg_.inline_dentry) {
@@ -466,7 +455,7 @@ sim::Task<Errno> F2fs::DropLink(Inode* inode) {
   }
   if (f.links == 0) {
     inode->unlinked = true;
-    orphans_.insert(inode->ino.v);
+    itab_.AddOrphan(inode->ino);
   }
   co_return Errno::kOk;
 }
@@ -485,16 +474,13 @@ sim::Task<void> F2fs::FreeInode(Inode* inode) {
   CHECK_EQ(dblocks, 0u) << "inode " << inode->ino.v << " still owns data blocks";
   // Remaining dirty nodes of this inode are the inode page only.
   inode->freed = true;
-  orphans_.erase(inode->ino.v);
+  itab_.RemoveOrphan(inode->ino);
   dirty_dirs_.erase(inode->ino.v);
   --valid_inode_count_;
   ip->pin = ip->pin - 1;  // the Inode's pin; RemoveNodePage decides about zombies
   FreeNode(ip);
   inode->ipage = nullptr;
-  auto it = inodes_.find(inode->ino.v);
-  CHECK(it != inodes_.end());
-  freed_inodes_.push_back(std::move(it->second));
-  inodes_.erase(it);
+  itab_.Retire(inode);
   stats_.orphans_freed.Inc();
 }
 

@@ -133,7 +133,7 @@ sim::Status F2fs::Check() const {
 
   std::deque<std::pair<Nid, Nid>> todo;  // (inode, parent)
   todo.emplace_back(kRootIno, kRootIno);
-  for (uint32_t o : orphans_) todo.emplace_back(Nid{o}, kNullNid);
+  for (uint32_t o : itab_.orphans()) todo.emplace_back(Nid{o}, kNullNid);
   std::set<uint32_t> visited;
   std::map<uint32_t, std::pair<bool, uint32_t>> inode_info;  // ino -> (is_dir, links)
   while (!todo.empty() && c.err.empty()) {
@@ -229,8 +229,7 @@ sim::Status F2fs::Check() const {
       if (!b->inline_dents) c.Fail(what + ": inline directory without dentries");
       else check_array(*b->inline_dents, true, 0);
     } else {
-      auto in_it = inodes_.find(ino.v);
-      const Inode* in = in_it == inodes_.end() ? nullptr : in_it->second.get();
+      const Inode* in = itab_.Find(ino);
       const uint64_t nblocks = (f.size + kBlockSize - 1) / kBlockSize;
       for (uint64_t blk = 0; blk < nblocks && c.err.empty(); ++blk) {
         std::shared_ptr<const DentryBlock> db;
@@ -274,8 +273,8 @@ sim::Status F2fs::Check() const {
   }
   // Blocks running transactions stole: owned by their files' TxFile.
   for (const auto& [a, owner] : stolen_owner_) {
-    auto it = inodes_.find(owner.first.v);
-    const TxFile* t = it == inodes_.end() ? nullptr : it->second->tx.get();
+    const Inode* owner_in = itab_.Find(owner.first);
+    const TxFile* t = owner_in ? owner_in->tx.get() : nullptr;
     auto st = t ? t->stolen.find(owner.second) : std::map<uint64_t, BlockAddr>::const_iterator();
     if (!t || !t->running || st == t->stolen.end() || st->second != BlockAddr{a}) {
       c.Fail(fmt::format("stolen block {} not held by inode {} page {}", a, owner.first.v, owner.second));
@@ -288,7 +287,7 @@ sim::Status F2fs::Check() const {
   // Link counts.
   for (const auto& [ino, info] : inode_info) {
     const auto [is_dir, nlink] = info;
-    if (orphans_.count(ino)) {
+    if (itab_.IsOrphan(Nid{ino})) {
       if (nlink != 0) return sim::Status::InvalidInput(fmt::format("fsck: orphan {} has {} links", ino, nlink));
       continue;
     }
@@ -349,7 +348,7 @@ sim::Status F2fs::Check() const {
   if (valid_inode_count_ != inodes)
     return sim::Status::InvalidInput(fmt::format("fsck: {} inodes counted, {} reachable", valid_inode_count_, inodes));
   // Dirty node bookkeeping.
-  for (const auto& [ino, in] : inodes_) {
+  for (const auto& [ino, in] : itab_.all()) {
     uint32_t n = 0;
     for (const NodePage* np = in->dirty_nodes.head; np; np = np->dnext) {
       ++n;

@@ -467,7 +467,7 @@ sim::Task<void> F2fs::RecoverOrphans(const std::vector<Nid>& orphans) {
     Inode* in = co_await GetInode(ino);
     if (!in) continue;
     in->unlinked = true;
-    orphans_.insert(ino.v);
+    itab_.AddOrphan(ino);
     vfs::SharedLock cp = co_await LockOp();
     co_await FreeInode(in);
   }
@@ -538,8 +538,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
           in->ino = ino;
           in->ipage = np;
           cache_.Pin(np);
-          Inode* raw = in.get();
-          inodes_[ino.v] = std::move(in);
+          Inode* raw = itab_.Insert(std::move(in));
           SetNodeDirty(np, raw);
           ++valid_inode_count_;
           created.insert(ino.v);
