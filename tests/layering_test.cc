@@ -83,6 +83,61 @@ std::string Violation(const std::string& from, const std::string& target) {
   return "sibling include: " + ff + " may not include " + ft;
 }
 
+// A project path's file name without extensions ("fs/f2fs/cleaner.h" -> "cleaner").
+std::string StemOf(const std::string& path) {
+  const std::string base = path.substr(path.rfind('/') + 1);
+  return base.substr(0, base.find('.'));
+}
+
+// The F2FS model's managers (docs/DESIGN.md, "The F2FS model's
+// managers"), ranked: a manager's files include only the headers of
+// managers ranked below it, so state flows one way — the cleaner never
+// reaches the I/O layer or the namespace, the I/O layer never the discard
+// policy — and only the assembling F2fs (f2fs.h, f2fs_*.cc) sees them all.
+// -1: not a manager (formats, configs, policy interfaces a manager uses).
+// The manager a file belongs to: its stem, or for the implementations of a
+// manager's interface (one file each) the interface's.
+std::string F2fsManagerOf(const std::string& path) {
+  static const std::map<std::string, std::string> kImplementationOf = {
+      {"checkpoint_durability", "durability"}, {"journal_durability", "durability"}};
+  const std::string stem = StemOf(path);
+  auto it = kImplementationOf.find(stem);
+  return it == kImplementationOf.end() ? stem : it->second;
+}
+
+int F2fsManagerRank(const std::string& path) {
+  if (!StartsWith(path, "fs/f2fs/") || IsTestCode(path)) return -1;
+  const std::string base = F2fsManagerOf(path);
+  static const std::map<std::string, int> kRank = {
+      // Tables: the SIT/SSA and logs, the NAT, node pages, the in-memory
+      // inodes, the journal's log.
+      {"segment_manager", 0}, {"nat_table", 0}, {"node_cache", 0}, {"inode_table", 0}, {"journal", 0},
+      // Over the tables: pending discards, the CP pack, durability modes
+      // (with their implementations), cleaning control.
+      {"discard_queue", 1}, {"checkpoint_writer", 1}, {"durability", 1}, {"cleaner", 1},
+      // Block I/O, then the discard policy that issues through it.
+      {"io_manager", 2}, {"discard_manager", 3}};
+  auto it = kRank.find(base);
+  if (it != kRank.end()) return it->second;
+  if (base == "f2fs" || (StartsWith(base, "f2fs_") && base != "f2fs_config")) return 100;  // the assembly
+  return -1;
+}
+
+// Why F2FS file `from` may not include F2FS header `target`, or "".
+std::string F2fsManagerViolation(const std::string& from, const std::string& target) {
+  const int rf = F2fsManagerRank(from), rt = F2fsManagerRank(target);
+  if (rf < 0 || rt < 0 || rf == 100 || F2fsManagerOf(from) == F2fsManagerOf(target)) return "";
+  if (rt == 100) {
+    return "a manager includes the assembling F2fs (f2fs.h): it gets what it needs through its constructor and "
+           "host interface";
+  }
+  if (rt >= rf) {
+    return "F2FS manager " + F2fsManagerOf(from) + " may include only managers ranked below it, not " +
+           F2fsManagerOf(target);
+  }
+  return "";
+}
+
 struct Finding {
   std::string file;
   int line;
@@ -107,7 +162,8 @@ std::vector<Finding> CheckTree(const stdfs::path& root) {
         ++n;
         std::smatch m;
         if (!std::regex_search(text, m, kInclude)) continue;
-        const std::string why = Violation(rel, m[1]);
+        std::string why = Violation(rel, m[1]);
+        if (why.empty()) why = F2fsManagerViolation(rel, m[1]);
         if (!why.empty()) out.push_back({rel, n, m[1], why});
       }
     }
@@ -141,6 +197,27 @@ TEST(LayeringTest, RuleRejectsUpwardSidewaysAndAroundIncludes) {
   EXPECT_EQ(Violation("host/replay/x.cc", "host/trace/block_record.h"), "");
   EXPECT_EQ(Violation("app/experiment.cc", "fs/f2fs/f2fs.h"), "");
   EXPECT_EQ(Violation("tests/presets_test.cc", "app/experiment.h"), "");
+}
+
+TEST(LayeringTest, F2fsManagersUseOnlyManagersBelowThem) {
+  // Downward: allowed.
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/discard_manager.h", "fs/f2fs/io_manager.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/io_manager.cc", "fs/f2fs/segment_manager.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/cleaner.h", "fs/f2fs/segment_manager.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/io_manager.cc", "fs/f2fs/io_manager.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/f2fs.h", "fs/f2fs/discard_manager.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/f2fs_gc.cc", "fs/f2fs/f2fs.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/io_manager.h", "fs/f2fs/f2fs_config.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/journal_durability.cc", "fs/f2fs/durability.h"), "");
+  // Upward, sideways, or into the assembly: refused.
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/io_manager.h", "fs/f2fs/discard_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/cleaner.cc", "fs/f2fs/io_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/cleaner.h", "fs/f2fs/checkpoint_writer.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/segment_manager.cc", "fs/f2fs/nat_table.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/inode_table.h", "fs/f2fs/io_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/discard_manager.cc", "fs/f2fs/f2fs.h"), "");
+  // Tests may include anything of their folder.
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/cleaner_test.cc", "fs/f2fs/f2fs.h"), "");
 }
 
 TEST(LayeringTest, CheckerFindsAnUpwardIncludeInATree) {

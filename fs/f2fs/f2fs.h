@@ -12,6 +12,18 @@
 // Unmount() returned or after EventQueue::Clear() (a power cut): its device
 // requests must not complete after it is gone.
 //
+// Structure (docs/DESIGN.md, "F2FS parts and their seams"): F2fs assembles
+// managers that own their state behind narrow interfaces, each header
+// stating its contract, the state it owns and what guards it, and calling
+// back only through a host interface F2fs implements: IoManager
+// (io_manager.h: block I/O, in-flight classes, merged flushes),
+// DiscardManager (discard_manager.h: when freed blocks are trimmed),
+// InodeTable (inode_table.h: in-memory inodes, orphans), Cleaner,
+// Durability and Journal, CheckpointWriter, SegmentManager, NatTable,
+// NodeCache. Still here, to be carved the same way: the namespace, node
+// and data paths, fsync, the checkpoint's orchestration, mount and
+// recovery, the journal's commit and replay, and transactions.
+//
 // What is modelled (kernel names in parentheses; Linux 5.15 behaviour):
 // - Layout and mkfs formulas (layout.h); NAT/SIT with two copies and
 //   version bitmaps, NAT/SIT journals in the current-segment summaries,
