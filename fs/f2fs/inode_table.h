@@ -71,7 +71,7 @@ struct TxFile {
 // change (guarded by `lock`, i_rwsem, as f2fs.h says); the InodeTable owns
 // the object.
 struct Inode {
-  explicit Inode(sim::EventQueue* q) : lock(q) {}
+  Inode(sim::EventQueue* q, vfs::LockClass* i_rwsem) : lock(q, i_rwsem) {}
   Nid ino;
   NodePage* ipage = nullptr;  // pinned while the Inode exists
   vfs::RwLock lock;                // i_rwsem
