@@ -285,6 +285,10 @@ class Ext4 final : public FileSystem,
   void SubmitWrite(uint32_t start, std::vector<BlockPtr> contents, IoKind kind, bool fua,
                    std::function<void()> done);
   void SubmitRead(uint32_t start, uint32_t count, IoKind kind, std::function<void()> done);
+  // Requests come from a pool the Ext4 owns, so those in flight at a power
+  // cut (never completed) are freed with it.
+  IoReq* AllocReq();
+  void FreeReq(IoReq* r);
   void OnBlockComplete(ssd::BlockRequest* req) override;
   sim::Task<void> Cpu(sim::SimTime d);
   sim::Task<sim::Status> Recover();
@@ -362,6 +366,8 @@ class Ext4 final : public FileSystem,
   std::unordered_map<uint32_t, std::unique_ptr<MetaPage>> meta_pages_;
 
   // I/O.
+  std::vector<std::unique_ptr<IoReq>> all_reqs_;
+  IoReq* free_reqs_ = nullptr;
   uint64_t ios_in_flight_ = 0;
   uint64_t committing_ordered_ = 0;        // ordered data writes the commit in progress waits for
   std::set<uint32_t> committing_blocks_;   // blocks the commit in progress logs

@@ -592,7 +592,7 @@ sim::Task<void> Ext4::AfterWritebackPass() {
 sim::Task<void> Ext4::Flush() {
   if (dead_) co_return;
   stats_.flushes.Inc();
-  auto* r = new IoReq();
+  IoReq* r = AllocReq();
   r->op = ssd::BlockOp::kFlush;
   r->queue = cfg_.io_queue;
   r->client = this;
@@ -607,7 +607,7 @@ sim::Task<void> Ext4::Flush() {
 void Ext4::SubmitWrite(uint32_t start, std::vector<BlockPtr> contents, IoKind kind, bool fua,
                        std::function<void()> done) {
   if (dead_) return;
-  auto* r = new IoReq();
+  IoReq* r = AllocReq();
   r->op = ssd::BlockOp::kWrite;
   r->offset = uint64_t{start} * kBlockSize;
   r->length = uint64_t{contents.size()} * kBlockSize;
@@ -625,7 +625,7 @@ void Ext4::SubmitWrite(uint32_t start, std::vector<BlockPtr> contents, IoKind ki
 
 void Ext4::SubmitRead(uint32_t start, uint32_t count, IoKind kind, std::function<void()> done) {
   if (dead_) return;
-  auto* r = new IoReq();
+  IoReq* r = AllocReq();
   r->op = ssd::BlockOp::kRead;
   r->offset = uint64_t{start} * kBlockSize;
   r->length = uint64_t{count} * kBlockSize;
@@ -638,16 +638,39 @@ void Ext4::SubmitRead(uint32_t start, uint32_t count, IoKind kind, std::function
   dev_->Submit(r);
 }
 
+Ext4::IoReq* Ext4::AllocReq() {
+  if (free_reqs_ == nullptr) {
+    all_reqs_.push_back(std::make_unique<IoReq>());
+    return all_reqs_.back().get();
+  }
+  IoReq* r = free_reqs_;
+  free_reqs_ = r->next_free;
+  r->next_free = nullptr;
+  return r;
+}
+
+void Ext4::FreeReq(IoReq* r) {
+  *static_cast<ssd::BlockRequest*>(r) = ssd::BlockRequest{};
+  r->kind = IoKind::kData;
+  r->write_ids.clear();
+  r->done = nullptr;
+  r->flush_marker = 0;
+  r->next_free = free_reqs_;
+  free_reqs_ = r;
+}
+
 void Ext4::OnBlockComplete(ssd::BlockRequest* req) {
-  std::unique_ptr<IoReq> r(static_cast<IoReq*>(req));
-  if (dead_) return;
+  auto* r = static_cast<IoReq*>(req);
+  if (dead_) return;  // the pool frees it with the Ext4
   --ios_in_flight_;
   if (r->op == ssd::BlockOp::kWrite) {
     for (uint64_t id : r->write_ids) image_->Complete(id, r->fua);
   } else if (r->op == ssd::BlockOp::kFlush) {
     image_->FlushEnd(r->flush_marker);
   }
-  if (r->done) r->done();
+  std::function<void()> done = std::move(r->done);
+  FreeReq(r);
+  if (done) done();
   io_wq_.NotifyAll();
 }
 
