@@ -234,6 +234,7 @@ class Ext4 final : public FileSystem,
   sim::Task<void> ReadPages(Inode* in, uint64_t first, uint64_t last);
   sim::Task<Errno> DoTruncate(Inode* in, uint64_t size);
   sim::Task<FsStatus> DoFsync(Inode* in, bool datasync);
+  sim::Task<FsStatus> DoDirFsync();
   // Writes back up to max_pages dirty pages of `in` (allocating delayed
   // blocks); returns the pages submitted.
   uint64_t WritebackPages(Inode* in, uint64_t max_pages);
@@ -290,7 +291,23 @@ class Ext4 final : public FileSystem,
   IoReq* AllocReq();
   void FreeReq(IoReq* r);
   void OnBlockComplete(ssd::BlockRequest* req) override;
+  // The block layer's plug: writes submitted at one instant wait in plug_
+  // and merge with the one before when adjacent on the volume (back or
+  // front merge, up to max_io, never FUA writes) — adjacent writes of
+  // different files or of single metadata blocks go out as one request,
+  // as blk_attempt_plug_merge makes them. Unplug dispatches them once
+  // everything due at that instant ran (the submitter sleeps).
+  void Unplug();
   sim::Task<void> Cpu(sim::SimTime d);
+  // The coarse clock (current_time): now, down to timestamp_granularity.
+  sim::SimTime Stamp() const;
+  // file_update_time: mtime and ctime move, and the inode is logged, only
+  // when the coarse clock ticked since their last stamp.
+  void UpdateTimes(Inode* in);
+  // touch_atime under the atime mount option.
+  void TouchAtime(Inode* in);
+  // ext4_alloc_da_blocks: start writeback of the file's delayed blocks.
+  void AllocDaBlocks(Inode* in);
   sim::Task<sim::Status> Recover();
   sim::Task<void> ResetLog(uint32_t seq);
   sim::Status Load();
@@ -368,6 +385,8 @@ class Ext4 final : public FileSystem,
   // I/O.
   std::vector<std::unique_ptr<IoReq>> all_reqs_;
   IoReq* free_reqs_ = nullptr;
+  std::vector<IoReq*> plug_;
+  sim::MemberEvent<Ext4, &Ext4::Unplug> unplug_event_{this, sim::Priority::kIssue};
   uint64_t ios_in_flight_ = 0;
   uint64_t committing_ordered_ = 0;        // ordered data writes the commit in progress waits for
   std::set<uint32_t> committing_blocks_;   // blocks the commit in progress logs

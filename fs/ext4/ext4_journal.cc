@@ -607,10 +607,31 @@ sim::Task<void> Ext4::Flush() {
 void Ext4::SubmitWrite(uint32_t start, std::vector<BlockPtr> contents, IoKind kind, bool fua,
                        std::function<void()> done) {
   if (dead_) return;
+  stats_.blocks_written[static_cast<int>(kind)].Inc(contents.size());
+  const uint64_t offset = uint64_t{start} * kBlockSize, length = uint64_t{contents.size()} * kBlockSize;
+  if (!fua && !plug_.empty()) {
+    IoReq* last = plug_.back();
+    const bool back = last->offset + last->length == offset;
+    const bool front = offset + length == last->offset;
+    if (!last->fua && (back || front) && last->length + length <= cfg_.max_io.value) {
+      std::vector<uint64_t> ids;
+      for (size_t i = 0; i < contents.size(); ++i)
+        ids.push_back(image_->Submit(BlockNo{start + static_cast<uint32_t>(i)}, contents[i]));
+      if (back) {
+        last->write_ids.insert(last->write_ids.end(), ids.begin(), ids.end());
+      } else {
+        last->write_ids.insert(last->write_ids.begin(), ids.begin(), ids.end());
+        last->offset = offset;
+      }
+      last->length += length;
+      if (done) last->merged_done.push_back(std::move(done));
+      return;
+    }
+  }
   IoReq* r = AllocReq();
   r->op = ssd::BlockOp::kWrite;
-  r->offset = uint64_t{start} * kBlockSize;
-  r->length = uint64_t{contents.size()} * kBlockSize;
+  r->offset = offset;
+  r->length = length;
   r->fua = fua;
   r->queue = cfg_.io_queue;
   r->client = this;
@@ -618,9 +639,16 @@ void Ext4::SubmitWrite(uint32_t start, std::vector<BlockPtr> contents, IoKind ki
   r->done = std::move(done);
   for (size_t i = 0; i < contents.size(); ++i)
     r->write_ids.push_back(image_->Submit(BlockNo{start + static_cast<uint32_t>(i)}, contents[i]));
-  stats_.blocks_written[static_cast<int>(kind)].Inc(contents.size());
   ++ios_in_flight_;
-  dev_->Submit(r);
+  plug_.push_back(r);
+  if (!unplug_event_.scheduled()) q_->Schedule(&unplug_event_, q_->now());
+}
+
+void Ext4::Unplug() {
+  if (dead_) return;  // the pool frees the requests with the Ext4
+  std::vector<IoReq*> out;
+  out.swap(plug_);
+  for (IoReq* r : out) dev_->Submit(r);
 }
 
 void Ext4::SubmitRead(uint32_t start, uint32_t count, IoKind kind, std::function<void()> done) {
@@ -654,6 +682,7 @@ void Ext4::FreeReq(IoReq* r) {
   r->kind = IoKind::kData;
   r->write_ids.clear();
   r->done = nullptr;
+  r->merged_done.clear();
   r->flush_marker = 0;
   r->next_free = free_reqs_;
   free_reqs_ = r;
@@ -669,8 +698,10 @@ void Ext4::OnBlockComplete(ssd::BlockRequest* req) {
     image_->FlushEnd(r->flush_marker);
   }
   std::function<void()> done = std::move(r->done);
+  std::vector<std::function<void()>> merged = std::move(r->merged_done);
   FreeReq(r);
   if (done) done();
+  for (auto& d : merged) d();
   io_wq_.NotifyAll();
 }
 
@@ -836,7 +867,7 @@ sim::Status Ext4::Load() {
       n->ino = ino;
       n->is_dir = d.mode == 2;
       n->size = n->disksize = d.size;
-      n->mtime = sim::SimTime::FromNs(d.mtime_ns);
+      n->mtime = n->ctime = n->atime = sim::SimTime::FromNs(d.mtime_ns);  // one stamp on disk
       n->group = g;
       n->depth = d.depth;
       n->parent = d.parent;
