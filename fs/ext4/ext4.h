@@ -185,6 +185,8 @@ class Ext4 final : public FileSystem,
   // hole or not allocated yet), for tests.
   uint32_t BlockOf(uint32_t ino, uint64_t index) const;
   size_t cached_pages() const { return cache_.pages(); }
+  // Whether the running transaction logs metadata block `blk` (tests).
+  bool RunningLogs(uint32_t blk) const;
 
  private:
   struct Inode;

@@ -28,6 +28,8 @@ Ext4::Tx& Ext4::Running() {
   return *running_;
 }
 
+bool Ext4::RunningLogs(uint32_t blk) const { return running_ && running_->blocks.count(blk) > 0; }
+
 void Ext4::Dirty(uint32_t blk) {
   if (dead_) return;
   Tx& t = Running();
