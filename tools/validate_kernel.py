@@ -50,8 +50,8 @@ WORKLOADS = [
      "300 files of 1-24 KiB created, written, fsynced and closed one after another, every third an older one "
      "unlinked, every tenth a directory fsync; 2 ms apart"),
     ("random overwrites + fsync", "traces/validation/overwrite_fsync.mobigen", False,
-     "a 16 MiB file written and fsynced, then 4,096 random 4 KiB overwrites 100 us apart with an fsync after "
-     "every 32nd"),
+     "a 16 MiB file written and fsynced, then 2,000 random 4 KiB overwrites 2.5 ms apart, each followed by "
+     "fsync"),
     ("random overwrites + fdatasync", "traces/validation/overwrite_fdatasync.mobigen", False,
      "the same with fdatasync"),
     ("large sequential write", "traces/validation/seqwrite.mobigen", False,
@@ -190,8 +190,12 @@ def unescape(s):
 # and aging_workload.cc)
 
 
-def replay_mobigen(trace, mnt, prepare, replay_dir="/mobigen"):
+def replay_mobigen(trace, mnt, prepare, issued_trace=None, replay_dir="/mobigen"):
+    """Replays a one-thread MobiGen trace at its times; returns (calls that
+    failed, calls issued over 1 ms late). With issued_trace, writes the
+    trace again with the times the calls were actually issued."""
     recs = read_mobigen(trace)
+    issued = []
     P = lambda p: mnt + p  # noqa: E731
     dirs, files = plan_preparation(recs) if prepare else ([], [])
     dirs = sorted(set(dirs + [replay_dir]))
@@ -211,8 +215,9 @@ def replay_mobigen(trace, mnt, prepare, replay_dir="/mobigen"):
     fdmap, temp_n, implicit_n = {}, {}, {}
     buf = bytes(max([1] + [max(0, int(r[3][-1])) for r in recs if r[2] in ("write", "pwrite")]))
     first = min(r[0] for r in recs)
+    set_timer_slack()
     start = time.perf_counter()
-    failed = 0
+    failed = late = 0
 
     def lookup(tid, fd):
         if fd in fdmap:
@@ -230,6 +235,9 @@ def replay_mobigen(trace, mnt, prepare, replay_dir="/mobigen"):
         now = time.perf_counter()
         if due > now:
             time.sleep(due - now)
+        elif now - due > 1e-3:
+            late += 1
+        issued.append(max(0, int((time.perf_counter() - start) * 1e6)))
         try:
             if call == "open":
                 path, flags, tfd = a[0], a[1], int(a[2])
@@ -271,7 +279,20 @@ def replay_mobigen(trace, mnt, prepare, replay_dir="/mobigen"):
             failed += 1
     for f in fdmap.values():
         os.close(f)
-    return failed
+    if issued_trace:
+        with open(issued_trace, "w", encoding="utf-8") as f:
+            for (t, tid, call, a, _n), u in zip(recs, issued):
+                f.write(" ".join([str(tid), str(u), call] + a) + "\n")
+    return failed, late
+
+
+def set_timer_slack():
+    """Sleeps end within a microsecond, not the default 50 us timer slack."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(29, 1, 0, 0, 0)  # PR_SET_TIMERSLACK
+    except (OSError, AttributeError):
+        pass
 
 
 def drop_caches():
@@ -352,6 +373,7 @@ def get(stats, name):
 def run_model(flashstack, config, trace, prepare, workdir, fs):
     aging = is_aging(trace)
     cfg = os.path.join(workdir, "model.yaml")
+    shutil.rmtree(os.path.join(workdir, "model_out"), ignore_errors=True)
     with open(cfg, "w", encoding="utf-8") as f:
         f.write(f"name: validate\ninclude: {json.dumps(os.path.abspath(config))}\nworkload:\n")
         if aging:
@@ -376,6 +398,8 @@ def run_model(flashstack, config, trace, prepare, workdir, fs):
         "commits": commits,
         "read_requests": get(s, "ssd.ops.read"),
         "bytes_read": get(s, "ssd.bytes.read"),
+        "failed": get(s, "workload.mobigen.failed") or 0,
+        "late": get(s, "workload.mobigen.late_ops") or 0,
     }
     return m, d["config"]
 
@@ -466,11 +490,11 @@ class BlockTrace:
         self.w("events/block/block_bio_queue/enable", "1")
 
     def stop(self):
-        """(flush bios, FUA bios), or (None, None) without tracefs."""
+        """(flush bios, FUA bios, empty flush bios), or Nones without tracefs."""
         if not self.ok:
-            return None, None
+            return None, None, None
         self.w("events/block/block_bio_queue/enable", "0")
-        flush = fua = 0
+        flush = fua = empty = 0
         lost = False
         with open(os.path.join(self.t, "trace"), encoding="utf-8", errors="replace") as f:
             for line in f:
@@ -479,17 +503,20 @@ class BlockTrace:
                     lost = a != b
                 if "block_bio_queue:" not in line:
                     continue
-                rwbs = line.split("block_bio_queue:")[1].split()[1]
+                fields = line.split("block_bio_queue:")[1].split()
+                rwbs = fields[1]
                 if rwbs.startswith("F"):
                     flush += 1
                     rwbs = rwbs[1:]
+                    if len(fields) > 4 and fields[3] == "+" and fields[4] == "0":
+                        empty += 1
                 if "F" in rwbs[1:]:
                     fua += 1
         self.w("events/block/block_bio_queue/filter", "0")
         self.w("trace", "")
         if lost:
             raise RuntimeError("the trace buffer overflowed: flush/FUA counts incomplete")
-        return flush, fua
+        return flush, fua, empty
 
 
 def disk_stat(dev):
@@ -497,6 +524,25 @@ def disk_stat(dev):
         v = [int(x) for x in f.read().split()]
     return {"reads": v[0], "read_sectors": v[2], "writes": v[4], "write_sectors": v[6],
             "flushes": v[14] if len(v) > 14 else 0}
+
+
+def boost(dev):
+    """The replay and the file system's journal thread run at nice -20, so a
+    busy machine delays the timed calls less (late calls are counted)."""
+    pids = [0]
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                with open(f"/proc/{p}/comm", encoding="utf-8") as f:
+                    if f.read().strip() == f"jbd2/{dev}-8":
+                        pids.append(int(p))
+            except OSError:
+                pass
+    for pid in pids:
+        try:
+            os.setpriority(os.PRIO_PROCESS, pid, -20)
+        except OSError:
+            pass
 
 
 def jbd2_transactions(dev):
@@ -510,7 +556,7 @@ def jbd2_transactions(dev):
     return None
 
 
-def run_real(fs, config, trace, prepare, workdir):
+def run_real(fs, config, trace, prepare, workdir, issued_trace=None):
     img = os.path.join(workdir, "real.img")
     mnt = os.path.join(workdir, "mnt")
     os.makedirs(mnt, exist_ok=True)
@@ -535,13 +581,15 @@ def run_real(fs, config, trace, prepare, workdir):
         sh("mount", "-t", fs, "-o", ",".join(opts) if opts else "defaults", loop, mnt)
         mounted = True
         tx0 = jbd2_transactions(dev)
+        boost(dev)
+        failed = late = 0
         if is_aging(trace):
             replay_aging(trace, mnt, AGING_GREP_EVERY)
         else:
-            replay_mobigen(trace, mnt, prepare)
+            failed, late = replay_mobigen(trace, mnt, prepare, issued_trace)
         after = disk_stat(dev)
         tx1 = jbd2_transactions(dev)
-        flush, fua = bt.stop()
+        flush, fua, empty = bt.stop()
     finally:
         if mounted:
             sh("umount", mnt, check=False)
@@ -549,7 +597,9 @@ def run_real(fs, config, trace, prepare, workdir):
         os.unlink(img)
     return {
         "bytes_written": (after["write_sectors"] - before["write_sectors"]) * 512,
-        "write_requests": after["writes"] - before["writes"],
+        # /sys/block/*/stat counts an empty flush bio as a write I/O of 0
+        # sectors: those are flushes, not writes.
+        "write_requests": after["writes"] - before["writes"] - (empty or 0),
         "flushes": flush if flush is not None else after["flushes"] - before["flushes"],
         "fua": fua,
         # The mount's own (replayed) transactions are not counted: jbd2
@@ -557,6 +607,8 @@ def run_real(fs, config, trace, prepare, workdir):
         "commits": (tx1 - (tx0 or 0)) if tx1 is not None else None,
         "read_requests": after["reads"] - before["reads"],
         "bytes_read": (after["read_sectors"] - before["read_sectors"]) * 512,
+        "failed": failed,
+        "late": late,
     }
 
 
@@ -590,7 +642,9 @@ def make_traces(out_dir):
     lines.append(f"0 {t + 2000} close 9 0")
     write("smallfile_fsync.mobigen", lines)
 
-    # Random overwrites with fsync / fdatasync.
+    # Random overwrites, each followed by fsync / fdatasync, 2.5 ms apart:
+    # longer than either side's fsync (no line is late), shorter than the
+    # 4 ms tick (the coarse clock decides which fsyncs commit).
     for call in ("fsync", "fdatasync"):
         r = random.Random(3632)
         lines, t = ["0 0 open data/data O_RDWR|O_CREAT 3"], 100
@@ -599,12 +653,10 @@ def make_traces(out_dir):
             t += 2000
         lines.append(f"0 {t} fsync 3 0")
         t += 200000
-        for k in range(4096):
+        for k in range(2000):
             lines.append(f"0 {t} pwrite 3 {r.randrange(4096) * 4096} 4096")
-            t += 100
-            if k % 32 == 31:
-                lines.append(f"0 {t} {call} 3 0")
-                t += 2300
+            lines.append(f"0 {t + 20} {call} 3 0")
+            t += 2500
         lines.append(f"0 {t} close 3 0")
         write(f"overwrite_{call}.mobigen", lines)
 
@@ -641,9 +693,18 @@ def validate(trace, prepare, args, fs, skip_reason):
         if not is_aging(trace):
             derived = os.path.join(workdir, "one_thread.mobigen")
             one_thread(trace, derived, args.quiesce_us)
-        model, config = run_model(args.flashstack, args.config or os.path.join(ROOT, MODEL_CONFIG[fs]), derived,
-                                  prepare, workdir, fs)
-        real = None if skip_reason else run_real(fs, config, derived, prepare, workdir)
+        config_path = args.config or os.path.join(ROOT, MODEL_CONFIG[fs])
+        model, config = run_model(args.flashstack, config_path, derived, prepare, workdir, fs)
+        if skip_reason:
+            return model, None, config
+        issued = None if is_aging(trace) else os.path.join(workdir, "issued.mobigen")
+        real = run_real(fs, config, derived, prepare, workdir, issued)
+        if issued:
+            # The model replays the calls at the times the kernel side issued
+            # them: a late call (a busy machine) is late on both sides.
+            late_model = model["late"]
+            model, config = run_model(args.flashstack, config_path, issued, prepare, workdir, fs)
+            model["late_as_recorded"] = late_model
         return model, real, config
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -655,6 +716,8 @@ def table(model, real):
         r = None if real is None else real[key]
         q = ratio(model[key], r)
         rows.append(f"| {label} | {fmt_num(model[key])} | {fmt_num(r)} | {'n/a' if q is None else f'{q:.2f}'} |")
+    rows.append(f"| (calls failed / issued over 1 ms late) | {model['failed']} / {model['late']} | "
+                f"{'n/a' if real is None else str(real['failed']) + ' / ' + str(real['late'])} | |")
     return "\n".join(rows)
 
 
@@ -674,7 +737,9 @@ def main(argv=None):
     ap.add_argument("--model-only", action="store_true", help="run only the flashstack side")
     ap.add_argument("--doc", help="run the project's workloads and write this markdown file")
     ap.add_argument("--make-traces", metavar="DIR", help="write the validation traces into DIR and stop")
-    ap.add_argument("--workdir", default=None, help="where images and runs go (default: the system's temp dir)")
+    ap.add_argument("--workdir", default="/dev/shm" if os.path.isdir("/dev/shm") else None,
+                    help="where images and runs go (default /dev/shm: the loop device's flushes then cost no "
+                         "host disk time)")
     ap.add_argument("--quiesce-us", type=int, default=6_000_000,
                     help="MobiGen: a stat of / this long after the last line, past the last timed commit")
     args = ap.parse_args(argv)
