@@ -39,6 +39,7 @@ METRICS = [  # (key, label)
     ("flushes", "flushes"),
     ("fua", "FUA writes"),
     ("commits", "journal commits"),
+    ("journal_blocks", "journal blocks written"),
     ("read_requests", "read requests"),
     ("bytes_read", "bytes read"),
 ]
@@ -301,7 +302,7 @@ def drop_caches():
         f.write("3")
 
 
-def replay_aging(trace, mnt, grep_every, read_size=32 * 1024):
+def replay_aging(trace, mnt, grep_every, read_size=32 * 1024, drop=True):
     ops = read_aging(trace)
     pulls = [i for i, o in enumerate(ops) if o[0] == "pull"]
     last_pull = len(pulls) - 1
@@ -335,7 +336,8 @@ def replay_aging(trace, mnt, grep_every, read_size=32 * 1024):
             os.close(f)
 
     def grep():
-        drop_caches()
+        if drop:
+            drop_caches()
         walk(mnt)
 
     p = -1
@@ -396,6 +398,7 @@ def run_model(flashstack, config, trace, prepare, workdir, fs):
         "flushes": get(s, "ssd.ops.flush"),
         "fua": get(s, "ssd.ops.fua"),
         "commits": commits,
+        "journal_blocks": get(s, "fs.journal.blocks") if fs == "ext4" else None,
         "read_requests": get(s, "ssd.ops.read"),
         "bytes_read": get(s, "ssd.bytes.read"),
         "failed": get(s, "workload.mobigen.failed") or 0,
@@ -408,12 +411,13 @@ def run_model(flashstack, config, trace, prepare, workdir, fs):
 # The real side
 
 
-def real_unavailable(fs):
+def real_unavailable(fs, proc_filesystems="/proc/filesystems"):
+    """Why the real side cannot run here, or None."""
     if os.geteuid() != 0:
         return "not root (the real side needs mkfs, losetup and mount)"
     if not os.path.exists("/dev/loop-control") or shutil.which("losetup") is None:
         return "no loop devices (/dev/loop-control or losetup missing)"
-    with open("/proc/filesystems", encoding="utf-8") as f:
+    with open(proc_filesystems, encoding="utf-8") as f:
         kinds = {line.split()[-1] for line in f if line.strip()}
     if fs not in kinds:
         return f"the host kernel has no {fs} (not in /proc/filesystems)"
@@ -545,15 +549,23 @@ def boost(dev):
             pass
 
 
-def jbd2_transactions(dev):
+def jbd2_info(dev):
+    """(transactions, log blocks written) since the mount, from
+    /proc/fs/jbd2/<dev>-8/info; the log blocks are transactions x its
+    (integer) average of logged blocks per transaction, so up to one block
+    per transaction short."""
     base = "/proc/fs/jbd2"
     if not os.path.isdir(base):
-        return None
+        return None, None
     for name in os.listdir(base):
         if name.startswith(dev + "-"):
             with open(os.path.join(base, name, "info"), encoding="utf-8") as f:
-                return int(f.readline().split()[0])
-    return None
+                lines = f.read().splitlines()
+            tx = int(lines[0].split()[0])
+            logged = next((int(x.split()[0]) for x in lines if x.strip().endswith("logged blocks per transaction")),
+                          None)
+            return tx, None if logged is None else tx * logged
+    return None, None
 
 
 def run_real(fs, config, trace, prepare, workdir, issued_trace=None):
@@ -580,7 +592,7 @@ def run_real(fs, config, trace, prepare, workdir, issued_trace=None):
         bt.start()
         sh("mount", "-t", fs, "-o", ",".join(opts) if opts else "defaults", loop, mnt)
         mounted = True
-        tx0 = jbd2_transactions(dev)
+        tx0, _ = jbd2_info(dev)
         boost(dev)
         failed = late = 0
         if is_aging(trace):
@@ -588,7 +600,7 @@ def run_real(fs, config, trace, prepare, workdir, issued_trace=None):
         else:
             failed, late = replay_mobigen(trace, mnt, prepare, issued_trace)
         after = disk_stat(dev)
-        tx1 = jbd2_transactions(dev)
+        tx1, logged = jbd2_info(dev)
         flush, fua, empty = bt.stop()
     finally:
         if mounted:
@@ -605,6 +617,7 @@ def run_real(fs, config, trace, prepare, workdir, issued_trace=None):
         # The mount's own (replayed) transactions are not counted: jbd2
         # starts counting at the mount.
         "commits": (tx1 - (tx0 or 0)) if tx1 is not None else None,
+        "journal_blocks": logged,
         "read_requests": after["reads"] - before["reads"],
         "bytes_read": (after["read_sectors"] - before["read_sectors"]) * 512,
         "failed": failed,

@@ -377,6 +377,11 @@ class Ext4 final : public FileSystem,
     uint32_t writing_tid = 0;  // a home write of that version is in flight
   };
   std::map<uint32_t, Ckpt> ckpt_;  // committed metadata not yet written home
+  // Written home since the last commit began: still on jbd2's checkpoint
+  // list (cleaned by __jbd2_journal_clean_checkpoint_list at each
+  // commit), whose buffer_head references keep drop_caches from freeing
+  // the pages.
+  std::set<uint32_t> ckpt_written_;
   bool checkpointing_ = false;
 
   // Cache.

@@ -70,6 +70,7 @@ void Ext4::Revoke(uint32_t blk) {
     if (tl != tx_log_.end() && tl->second.live > 0) --tl->second.live;
     ckpt_.erase(c);
   }
+  ckpt_written_.erase(blk);
   auto m = meta_pages_.find(blk);
   if (m != meta_pages_.end() && m->second->writeback == 0 && m->second->pin == 0) {
     cache_.Detach(std::move(m->second));
@@ -315,7 +316,16 @@ std::unique_ptr<vfs::CachedPage> Ext4::Evict(vfs::CachedPage* p) {
 }
 
 FsStatus Ext4::DropCaches() {
+  // Pages jbd2 still references (the checkpoint list) stay.
+  std::vector<MetaPage*> held;
+  for (uint32_t b : ckpt_written_) {
+    auto m = meta_pages_.find(b);
+    if (m == meta_pages_.end()) continue;
+    cache_.Pin(m->second.get());
+    held.push_back(m->second.get());
+  }
   cache_.EvictAll();
+  for (MetaPage* p : held) cache_.Unpin(p);
   for (auto& [ino, n] : inodes_) n->ra_next = UINT64_MAX;
   return FsStatus{true, Errno::kOk};
 }
@@ -359,6 +369,7 @@ sim::Task<void> Ext4::Commit() {
   const uint32_t tid = t->tid;
   committing_tid_ = tid;
   commit_flush_sent_ = false;
+  ckpt_written_.clear();  // __jbd2_journal_clean_checkpoint_list
   committing_ordered_ += t->ordered;
   // The state the transaction persists: its blocks as they are now.
   std::vector<std::pair<uint32_t, BlockPtr>> copies;
@@ -536,6 +547,7 @@ void Ext4::WriteHome(uint32_t blk) {
     auto tl = tx_log_.find(tid);
     if (tl != tx_log_.end() && tl->second.live > 0) --tl->second.live;
     ckpt_.erase(c);
+    ckpt_written_.insert(blk);
     UpdateMetaPage(blk);
   });
 }
