@@ -889,7 +889,13 @@ vfs::WritebackState* Ext4::FindWritebackState(uint64_t id, uint64_t* dirty_pages
 sim::Task<bool> Ext4::WritebackFile(uint64_t id, uint64_t max_pages) {
   auto it = inodes_.find(static_cast<uint32_t>(id));
   if (it == inodes_.end()) co_return false;
-  WritebackPages(it->second.get(), max_pages);
+  // The flusher writes a file whole, not max_pages of it: the kernel's
+  // chunk is at least MIN_WRITEBACK_PAGES (16 MiB; writeback_chunk_size),
+  // and an inode left with dirty pages is requeued (requeue_io) and written
+  // again in the same wb_writeback pass, so an expired file goes out at
+  // once rather than a chunk per 5 s wake-up behind files not yet expired.
+  (void)max_pages;
+  WritebackPages(it->second.get(), 0);
   it = inodes_.find(static_cast<uint32_t>(id));
   co_return it != inodes_.end() && it->second->dirty_pages > 0 && it->second->wb.on_list;
 }
