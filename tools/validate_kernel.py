@@ -711,6 +711,19 @@ def validate(trace, prepare, args, fs, skip_reason):
         if skip_reason:
             return model, None, config
         issued = None if is_aging(trace) else os.path.join(workdir, "issued.mobigen")
+        if issued is None and args.repeat > 1:
+            # As fast as possible: the kernel's figures vary from run to run
+            # (what the flusher and the plug find queued); the median of
+            # several runs, with their range.
+            runs = [run_real(fs, config, derived, prepare, workdir) for _ in range(args.repeat)]
+            real = {}
+            for k in runs[0]:
+                vals = sorted(r[k] for r in runs if r[k] is not None)
+                real[k] = vals[len(vals) // 2] if vals else None
+                if vals and vals[0] != vals[-1]:
+                    real.setdefault("range", {})[k] = (vals[0], vals[-1])
+            real["runs"] = len(runs)
+            return model, real, config
         real = run_real(fs, config, derived, prepare, workdir, issued)
         if issued:
             # The model replays the calls at the times the kernel side issued
@@ -728,7 +741,11 @@ def table(model, real):
     for key, label in METRICS:
         r = None if real is None else real[key]
         q = ratio(model[key], r)
-        rows.append(f"| {label} | {fmt_num(model[key])} | {fmt_num(r)} | {'n/a' if q is None else f'{q:.2f}'} |")
+        cell = fmt_num(r)
+        rng = (real or {}).get("range", {}).get(key)
+        if rng:
+            cell += f" ({fmt_num(rng[0])}–{fmt_num(rng[1])})"
+        rows.append(f"| {label} | {fmt_num(model[key])} | {cell} | {'n/a' if q is None else f'{q:.2f}'} |")
     rows.append(f"| (calls failed / issued over 1 ms late) | {model['failed']} / {model['late']} | "
                 f"{'n/a' if real is None else str(real['failed']) + ' / ' + str(real['late'])} | |")
     return "\n".join(rows)
@@ -753,6 +770,8 @@ def main(argv=None):
     ap.add_argument("--workdir", default="/dev/shm" if os.path.isdir("/dev/shm") else None,
                     help="where images and runs go (default /dev/shm: the loop device's flushes then cost no "
                          "host disk time)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="as-fast-as-possible (git-aging) traces: real runs whose median is reported")
     ap.add_argument("--quiesce-us", type=int, default=6_000_000,
                     help="MobiGen: a stat of / this long after the last line, past the last timed commit")
     args = ap.parse_args(argv)
@@ -794,7 +813,8 @@ def main(argv=None):
 def write_doc(path, sections, config, fs):
     text = DOC_HEAD.format(kernel=kernel_line(), config=MODEL_CONFIG[fs])
     for name, trace, what, model, real in sections:
-        text += f"\n### {name}\n\n`{trace}`: {what}.\n\n{table(model, real)}\n"
+        runs = "" if not real or real.get("runs", 1) == 1 else f" Real: the median of {real['runs']} runs (range)."
+        text += f"\n### {name}\n\n`{trace}`: {what}.{runs}\n\n{table(model, real)}\n"
         note = NOTES.get(name)
         if note:
             text += f"\n{note}\n"
@@ -849,7 +869,26 @@ last line, so both sides run past the last timed commit (commit=5) before counti
 ## Results
 """
 
-NOTES = {}
+# Why a row cannot be held to 10 % (the same for every MobiGen workload).
+READS_NOTE = ("Reads: these workloads read nothing back from the device, so the rows count what the mount and the "
+              "first allocations read: the kernel reads the superblock (a 1 KiB read and the first block), the group "
+              "descriptors, the journal superblock, the root directory's inode and block and the block and inode "
+              "bitmaps it allocates from; the model reads the superblock with the descriptors in one request, the "
+              "journal superblock and what a lookup needs, and keeps bitmaps it changes without reading them "
+              "(a deviation ext4.h documents). A handful of requests either way.")
+NOTES = {
+    "small-file fsync mix": READS_NOTE,
+    "random overwrites + fsync": READS_NOTE,
+    "random overwrites + fdatasync": READS_NOTE,
+    "large sequential write": READS_NOTE,
+    "MobiGen app trace, one thread": READS_NOTE + (" Journal blocks: the kernel's figure is transactions x an "
+                                                   "integer average, up to one block per transaction low."),
+    "git-history aging": ("Flushes: sync(2) calls ext4_sync_fs twice, without and then with waiting; when the commit "
+                          "the first call started has already finished by the second, jbd2_trans_will_send_data_barrier "
+                          "is false and the second flushes on its own. That race of the kernel's (one of the two grep "
+                          "tests' syncs here) has no counterpart in the model, whose sync is one call. Journal "
+                          "blocks: see above (a lower bound)."),
+}
 
 DOC_TAIL = ""
 
