@@ -51,7 +51,7 @@ WORKLOADS = [
      "300 files of 1-24 KiB created, written, fsynced and closed one after another, every third an older one "
      "unlinked, every tenth a directory fsync; 2 ms apart"),
     ("random overwrites + fsync", "traces/validation/overwrite_fsync.mobigen", False,
-     "a 16 MiB file written and fsynced, then 2,000 random 4 KiB overwrites 2.5 ms apart, each followed by "
+     "a 16 MiB file written and fsynced, then 1,800 random 4 KiB overwrites 2.5 ms apart, each followed by "
      "fsync"),
     ("random overwrites + fdatasync", "traces/validation/overwrite_fdatasync.mobigen", False,
      "the same with fdatasync"),
@@ -657,7 +657,9 @@ def make_traces(out_dir):
 
     # Random overwrites, each followed by fsync / fdatasync, 2.5 ms apart:
     # longer than either side's fsync (no line is late), shorter than the
-    # 4 ms tick (the coarse clock decides which fsyncs commit).
+    # 4 ms tick (the coarse clock decides which fsyncs commit). They end
+    # 0.7 s before the first timed commit (commit=5) could come, so that
+    # commit takes the last of them on both sides.
     for call in ("fsync", "fdatasync"):
         r = random.Random(3632)
         lines, t = ["0 0 open data/data O_RDWR|O_CREAT 3"], 100
@@ -666,7 +668,7 @@ def make_traces(out_dir):
             t += 2000
         lines.append(f"0 {t} fsync 3 0")
         t += 200000
-        for k in range(2000):
+        for k in range(1800):
             lines.append(f"0 {t} pwrite 3 {r.randrange(4096) * 4096} 4096")
             lines.append(f"0 {t + 20} {call} 3 0")
             t += 2500
@@ -845,6 +847,9 @@ For each workload the tool replays the same file-system calls twice:
   model; the same figures from `stats.json`: `ssd.bytes.write`, `ssd.ops.write`, `ssd.ops.flush`, `ssd.ops.fua`,
   `fs.journal.commits`, `ssd.ops.read`, `ssd.bytes.read`.
 
+The kernel's journal blocks are its transactions times the integer average of logged blocks per transaction that
+jbd2 reports: up to one block per transaction low (a lower bound).
+
 MobiGen traces are first rewritten with every line on thread 0 in time order, and a `stat64 "/"` 6 s after the
 last line, so both sides run past the last timed commit (commit=5) before counting stops.
 
@@ -881,13 +886,11 @@ NOTES = {
     "random overwrites + fsync": READS_NOTE,
     "random overwrites + fdatasync": READS_NOTE,
     "large sequential write": READS_NOTE,
-    "MobiGen app trace, one thread": READS_NOTE + (" Journal blocks: the kernel's figure is transactions x an "
-                                                   "integer average, up to one block per transaction low."),
+    "MobiGen app trace, one thread": READS_NOTE,
     "git-history aging": ("Flushes: sync(2) calls ext4_sync_fs twice, without and then with waiting; when the commit "
                           "the first call started has already finished by the second, jbd2_trans_will_send_data_barrier "
                           "is false and the second flushes on its own. That race of the kernel's (one of the two grep "
-                          "tests' syncs here) has no counterpart in the model, whose sync is one call. Journal "
-                          "blocks: see above (a lower bound)."),
+                          "tests' syncs here) has no counterpart in the model, whose sync is one call."),
 }
 
 DOC_TAIL = ""

@@ -63,6 +63,19 @@
 //   inode_readahead_blks blocks of the table around it, as far as inodes
 //   are in use; a new inode-table block none of whose other inodes is in
 //   use is not read (EXT4_STATE_NEW).
+// - Linux 6.x besides: auto_da_alloc (ext4_alloc_da_blocks when a file
+//   replaces another by rename, and at close after a truncate to 0); the
+//   block layer's plug (writes submitted at one instant merge with the one
+//   before when adjacent, up to max_io, FUA writes never); mtime/ctime/
+//   atime from a coarse clock of timestamp_granularity (a write logs the
+//   inode only when the tick moved: inode_needs_update_time); atime under
+//   relatime, strictatime or noatime (reads and readdir); the superblock's
+//   orphan list (s_last_orphan) logged by an unlink that frees an inode and
+//   by a shrinking truncate; fsync of a directory as ext4_force_commit;
+//   sync(2) flushing only when no commit sends the flush (ext4_sync_fs);
+//   the flusher writing an expired file whole; drop_caches keeping the
+//   metadata jbd2's checkpoint list references (written home since the
+//   last commit began).
 //
 // Documented deviations: the file system's state lives in memory whole;
 // what is cached is tracked per block, so a cold lookup, readdir, stat,
@@ -72,6 +85,10 @@
 // its blocks' content at the instant the commit takes it (operations never
 // span that instant, so no handle has to be waited for); read-ahead is
 // synchronous; the dentry hash is the model's own (seeded) string hash;
+// the inode on disk keeps one timestamp (mtime; ctime and atime start
+// from it after a mount); sync(2) is one call (the kernel's nowait-then-
+// wait pair may flush once more when the first call's commit ended before
+// the second); allocation changes a group's bitmaps without reading them;
 // no lost+found, xattrs, quota, inline data, fallocate, or resize inode;
 // mballoc scans block bitmaps first-fit instead of keeping buddies; the
 // locality group is one (the kernel has one per CPU).
