@@ -889,8 +889,9 @@ NOTES = {
     "MobiGen app trace, one thread": READS_NOTE,
     "git-history aging": ("Flushes: sync(2) calls ext4_sync_fs twice, without and then with waiting; when the commit "
                           "the first call started has already finished by the second, jbd2_trans_will_send_data_barrier "
-                          "is false and the second flushes on its own. That race of the kernel's (one of the two grep "
-                          "tests' syncs here) has no counterpart in the model, whose sync is one call."),
+                          "is false and the second flushes on its own. That race of the kernel's (at either grep test's "
+                          "sync here, or both, as the range shows) has no counterpart in the model, whose sync is one "
+                          "call: the model sends the first flush of each sync, the kernel sometimes a second."),
 }
 
 DOC_TAIL = ""
