@@ -539,6 +539,7 @@ Ext4::Inode* Ext4::NewInode(bool is_dir, Inode* parent) {
   if (ino == 0) return nullptr;
   auto n = std::make_unique<Inode>();
   n->ino = ino;
+  n->gen = next_gen_++;
   n->is_dir = is_dir;
   n->group = layout_.InodeGroup(ino);
   n->mtime = n->ctime = n->atime = Stamp();

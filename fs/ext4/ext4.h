@@ -366,6 +366,7 @@ class Ext4 final : public FileSystem,
   uint32_t lg_pblk_ = 0, lg_len_ = 0;  // locality-group preallocation
 
   std::unordered_map<uint32_t, std::unique_ptr<Inode>> inodes_;
+  uint64_t next_gen_ = 1;  // Inode::gen
   std::set<uint32_t> orphans_;
   vfs::FdTable<OpenFile> fds_;
   // What each dynamic metadata block holds: (ino, kind, index).

@@ -853,11 +853,13 @@ uint64_t Ext4::WritebackPages(Inode* in, uint64_t max_pages) {
     writeback_pages_ += pages.size();
     if (allocated) ++t.ordered;
     const bool ordered = allocated;
-    SubmitWrite(b0, std::move(contents), IoKind::kData, false, [this, pages, ino, ordered, tid] {
+    const uint64_t gen = in->gen;
+    SubmitWrite(b0, std::move(contents), IoKind::kData, false, [this, pages, ino, gen, ordered, tid] {
       for (DataPage* p : pages) cache_.WritebackDone(p);
       writeback_pages_ -= pages.size();
+      // The inode may have been freed meanwhile and its number reused.
       auto it = inodes_.find(ino);
-      if (it != inodes_.end()) --it->second->writes_in_flight;
+      if (it != inodes_.end() && it->second->gen == gen) --it->second->writes_in_flight;
       if (ordered) {
         if (running_ && running_->tid == tid) {
           --running_->ordered;

@@ -26,6 +26,7 @@ struct Ext4::MetaPage final : vfs::CachedPage {
 
 struct Ext4::Inode {
   uint32_t ino = 0;
+  uint64_t gen = 0;       // unique per in-memory inode: tells a reused inode number apart
   bool is_dir = false;
   uint64_t size = 0;      // i_size
   uint64_t disksize = 0;  // i_disksize: what the on-disk inode says

@@ -879,6 +879,7 @@ sim::Status Ext4::Load() {
       if (d.mode == 0) return sim::Status::InvalidInput(fmt::format("ext4: inode {} in use but free", ino));
       auto n = std::make_unique<Inode>();
       n->ino = ino;
+      n->gen = next_gen_++;
       n->is_dir = d.mode == 2;
       n->size = n->disksize = d.size;
       n->mtime = n->ctime = n->atime = sim::SimTime::FromNs(d.mtime_ns);  // one stamp on disk
