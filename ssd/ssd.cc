@@ -484,6 +484,7 @@ void Ssd::Complete(Request* r) {
   if (r->status != ssd::IoStatus::kOk) failed_requests_.Inc();
   const int k = OpIndex(req->op);
   ops_[k].Inc();
+  if (req->op == ssd::BlockOp::kWrite && req->fua) fua_writes_.Inc();
   bytes_[k].Inc(req->length);
   latency_[k].Record((now - req->submit_time).ns());
   if (r->flash_used && k <= OpIndex(ssd::BlockOp::kWrite)) {
@@ -572,6 +573,7 @@ void Ssd::RegisterStats(sim::StatGroup& stats) {
     stats.Add(&flash_latency_[k], fmt::format("flash_latency.{}", kOps[k]), "ns",
               fmt::format("Device-level {} latency: first FTL submission to last FTL completion", kOps[k]));
   }
+  stats.Add(&fua_writes_, "ops.fua", "requests", "Completed write requests with FUA (among ops.write)");
   stats.Add(&queue_wait_, "queue_wait", "ns", "Time a request waited for a submission-queue slot");
   stats.Add(&buffer_read_hits_, "buffer.read_hits", "pages", "Read pages served from the write buffer");
   stats.Add(&buffer_destaged_, "buffer.destaged", "pages", "Buffered pages programmed through the FTL");

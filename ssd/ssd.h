@@ -177,6 +177,7 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
   // Stats.
   uint64_t completed_ = 0;
   sim::Counter ops_[4];    // [BlockOp]
+  sim::Counter fua_writes_;
   sim::Counter bytes_[4];
   sim::Histogram latency_[4];        // submit -> complete
   sim::Histogram flash_latency_[2];  // first FTL submit -> last FTL done (read, write)
