@@ -312,6 +312,10 @@ void Ssd::SetupQueue(uint32_t q, const ssd::QueueSetup& setup) {
           fmt::format("Device {} latency of the flow: fetch by the controller to completion", kOps[k]));
   }
   g.Add(&f.queue_wait, "queue_wait", "ns", "Time the flow's requests waited from submission to fetch");
+  // series.csv: each interval's own values (SetupQueue runs before sampling starts).
+  g.AddIntervalPercentiles(&f.queue_wait, "queue_wait", "ns");
+  g.AddIntervalPercentiles(&f.device_latency[0], "device_latency.read", "ns");
+  g.AddIntervalPercentiles(&f.device_latency[1], "device_latency.write", "ns");
 }
 
 void Ssd::Admit(ssd::BlockRequest* req) {

@@ -106,6 +106,8 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
   // The observer sees each request at the top of Submit(), after its
   // submit_time is set.
   void SetObserver(ssd::RequestObserver* observer) override { observer_ = observer; }
+  // Before sampling starts (it registers per-flow series) and before the
+  // queue is used.
   void SetupQueue(uint32_t q, const ssd::QueueSetup& setup) override;
   // The FTL's mapping (Ftl::Locate) of the page holding `offset`, false
   // while the write buffer holds that page (dirty or being destaged).
