@@ -6,12 +6,14 @@ slowdown, and each point's fairness; optionally a PNG figure.
 
   tools/flows_table.py OUT [--bin build/app/flashstack]
                        [--config configs/examples/interference.yaml]
-                       [--set key=value ...] [--doc docs/FLOWS.md] [--plot docs/flows.png]
+                       [--set key=value ...] [--doc docs/FLOWS.md [--marker NAME]]
+                       [--plot docs/flows.png]
 
 The run goes to OUT (a complete earlier run there is reused; delete OUT to
 rerun). The table is printed and written to OUT/table.md; with --doc also
 into that file between its "<!-- flows-table begin -->" and
-"<!-- flows-table end -->" lines. --plot needs matplotlib (Debian's
+"<!-- flows-table end -->" lines ("<!-- flows-table NAME begin -->" ... with
+--marker NAME). --plot needs matplotlib (Debian's
 python3-matplotlib; /usr/bin/python3 has it).
 """
 import argparse
@@ -72,12 +74,14 @@ def main_op(s, name):
 
 
 def label(cfg):
-    arb = cfg.get("device", {}).get("ssd", {}).get("arbitration", {})
+    dev = cfg.get("device", {})
+    arb = dev.get("ssd", {}).get("arbitration", {})
+    sched = dev.get("flash", {}).get("scheduler", "?")
     pol = arb.get("policy", "?")
     if pol == "wrr":
         return f"wrr (weights {arb.get('high_weight')}/{arb.get('medium_weight')}/{arb.get('low_weight')}, " \
-               f"burst {arb.get('burst')})"
-    return f"{pol} (burst {arb.get('burst')})"
+               f"burst {arb.get('burst')}), {sched} dies"
+    return f"{pol} (burst {arb.get('burst')}), {sched} dies"
 
 
 def us(ns):
@@ -91,6 +95,7 @@ def main():
     ap.add_argument("--config", default="configs/examples/interference.yaml")
     ap.add_argument("--set", action="append", default=[], dest="sets")
     ap.add_argument("--doc")
+    ap.add_argument("--marker", default="")
     ap.add_argument("--plot")
     a = ap.parse_args()
     run(a.bin, a.config, a.out, a.sets)
@@ -122,7 +127,7 @@ def main():
                 "alone": field(s, f"flows.{n}.alone_latency"),
                 "slow": field(s, f"flows.{n}.slowdown"),
             }
-            plot.append((lab.split(" ")[0], n, row))
+            plot.append((lab.split(" ")[0] + "\n" + lab.split(", ")[-1], n, row))
             lines.append(f"| {lab} | {n} | {prio} | {row['iops']:.0f} | {row['mbps']:.1f} | {op} | {us(row['mean'])} | "
                          f"{us(row['p99'])} | {us(row['wait'])} | {us(row['dev'])} | {us(row['alone'])} | "
                          f"{row['slow']:.2f} |")
@@ -136,7 +141,8 @@ def main():
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write(text)
     if a.doc:
-        begin, end = "<!-- flows-table begin -->", "<!-- flows-table end -->"
+        tag = f"flows-table {a.marker}" if a.marker else "flows-table"
+        begin, end = f"<!-- {tag} begin -->", f"<!-- {tag} end -->"
         with open(a.doc) as f:
             doc = f.read()
         if begin not in doc or end not in doc:
@@ -153,26 +159,21 @@ def main():
         except ImportError:
             sys.exit("--plot needs matplotlib (Debian: python3-matplotlib; run with /usr/bin/python3)")
         names = sorted({n for _, n, _ in plot})
-        pols = []
-        for p, _, _ in plot:
-            if p not in pols:
-                pols.append(p)
-        fig, axes = plt.subplots(1, len(names), figsize=(4.5 * len(names), 3.6))
+        fig, axes = plt.subplots(1, len(names), figsize=(5.5 * len(names), 3.8))
         if len(names) == 1:
             axes = [axes]
         for ax, n in zip(axes, names):
             rows = [(p, r) for p, m, r in plot if m == n]
-            xs = ["alone"] + [p for p, _ in rows]
-            means = [rows[0][1]["alone"]] + [r["mean"] for _, r in rows]
-            p99s = [float("nan")] + [r["p99"] for _, r in rows]
-            pos = range(len(xs))
-            ax.bar([x - 0.2 for x in pos], [m / 1e3 for m in means], 0.4, label="mean")
-            ax.bar([x + 0.2 for x in pos], [m / 1e3 for m in p99s], 0.4, label="p99")
-            ax.set_xticks(list(pos))
-            ax.set_xticklabels(xs)
-            ax.set_ylabel("latency (us)")
+            pos = list(range(len(rows)))
+            ax.bar([x - 0.27 for x in pos], [r["alone"] / 1e3 for _, r in rows], 0.27, label="alone: mean")
+            ax.bar(pos, [r["mean"] / 1e3 for _, r in rows], 0.27, label="shared: mean")
+            ax.bar([x + 0.27 for x in pos], [r["p99"] / 1e3 for _, r in rows], 0.27, label="shared: p99")
+            ax.set_xticks(pos)
+            ax.set_xticklabels([p for p, _ in rows], fontsize=8)
+            ax.set_yscale("log")
+            ax.set_ylabel("end-to-end latency (us)")
             ax.set_title(f"flow {n}")
-            ax.legend()
+            ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(a.plot, dpi=110)
     sys.stdout.write(text)
