@@ -75,10 +75,29 @@ sim::Result<std::vector<NamedFlow>> FlowsOf(const ExperimentConfig& cfg) {
       out.push_back(std::move(f));
     }
   }
-  uint32_t next = 0;
+  // Flows without a queue take, in flow order, the lowest run of queues that
+  // no flow with an explicit queue and no earlier flow uses.
+  std::vector<std::pair<uint64_t, uint64_t>> taken;  // [first, end)
   for (NamedFlow& f : out) {
-    f.first_queue = f.cfg.queue >= 0 ? static_cast<uint32_t>(f.cfg.queue) : next;
-    next = f.first_queue + f.cfg.queues;
+    if (f.cfg.queue >= 0) {
+      f.first_queue = static_cast<uint32_t>(f.cfg.queue);
+      taken.emplace_back(f.first_queue, uint64_t{f.first_queue} + f.cfg.queues);
+    }
+  }
+  for (NamedFlow& f : out) {
+    if (f.cfg.queue >= 0) continue;
+    uint64_t first = 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (const auto& [lo, hi] : taken) {
+        if (first < hi && lo < first + f.cfg.queues) {
+          first = hi;
+          moved = true;
+        }
+      }
+    }
+    f.first_queue = static_cast<uint32_t>(std::min<uint64_t>(first, UINT32_MAX - 65536));
+    taken.emplace_back(first, first + f.cfg.queues);
   }
   return out;
 }

@@ -174,6 +174,33 @@ TEST_F(FlowsCliTest, FioJobFileRunsEachJobAsAFlow) {
   EXPECT_THAT(bad.out, HasSubstr(job + ":6: stonewall: jobs that wait"));
 }
 
+// A trace flow beside a fio flow; the trace path is relative to the config
+// file that names it, as for workload.trace.path.
+TEST_F(FlowsCliTest, TraceFlowBesideAFioFlow) {
+  std::string trace;
+  for (int i = 0; i < 200; ++i) {
+    trace += std::to_string(128166372003061629LL + 1000LL * i) + ",web,0," + (i % 3 == 0 ? "Write" : "Read") + "," +
+             std::to_string(4096 * ((i * 37) % 500)) + ",4096,100\n";
+  }
+  Write("t.msr.csv", trace);
+  const std::string cfg = Write("flows.yaml", "include: " + Src("configs/examples/tiny.yaml") +
+                                                  "\ndevice.ssd.queues: 3\n"
+                                                  "workload:\n  flows:\n"
+                                                  "    replay:\n      kind: trace\n      queues: 2\n"
+                                                  "      trace: {path: t.msr.csv, reader: {format: msr}}\n"
+                                                  "    reader:\n      kind: fio\n      queue: 2\n"
+                                                  "      fio: {rw: randread, iodepth: 2, total_ios: 300}\n");
+  const std::string a = (dir_ / "a").string();
+  const Outcome o = Cli("run " + cfg + " --quiet --out " + a);
+  ASSERT_EQ(o.code, 0) << o.out;
+  const std::string s = Slurp(fs::path(a) / "stats.json");
+  EXPECT_EQ(StatField(s, "flows.replay.ios_total", "value"), 200);
+  EXPECT_EQ(StatField(s, "ssd.flow.replay.ops.write", "value") + StatField(s, "ssd.flow.replay.ops.read", "value"),
+            200);
+  EXPECT_EQ(StatField(s, "ssd.flow.reader.ops.read", "value"), 300);
+  EXPECT_EQ(StatField(s, "ssd.ops.read", "value") + StatField(s, "ssd.ops.write", "value"), 500);
+}
+
 TEST_F(FlowsCliTest, FlowConfigurationErrorsAreExitCode2) {
   const std::string base = "include: " + Src("configs/examples/tiny.yaml") + "\n";
   struct Case {
@@ -181,9 +208,9 @@ TEST_F(FlowsCliTest, FlowConfigurationErrorsAreExitCode2) {
     std::string want;
   };
   const Case cases[] = {
-      {"workload:\n  flows:\n    a: {fio: {total_ios: 10}}\n    b: {queue: 0, fio: {total_ios: 10}}\n"
+      {"workload:\n  flows:\n    a: {queue: 1, fio: {total_ios: 10}}\n    b: {queue: 0, queues: 2, fio: {total_ios: 10}}\n"
        "device.ssd.queues: 2\n",
-       "workload.flows.b.queue: submission queue 0 is also a's"},
+       "workload.flows.b.queue: submission queue 1 is also a's"},
       {"workload:\n  flows:\n    a: {fio: {total_ios: 10}}\n    b: {fio: {total_ios: 10}}\n",
        "workload.flows.b.queues: the flow needs submission queues 1..1, but the device has 1"},
       {"workload:\n  flows:\n    a: {kind: postmark}\n", "workload.flows.a.kind: 'postmark' is a file workload"},

@@ -10,7 +10,8 @@ void FlowConfig::Describe(sim::Schema<FlowConfig>& s) {
            "workload.flows.<name>.fio.rw)");
   s.Param("start", &FlowConfig::start, "0s", "Simulated time after the run's start at which the flow starts");
   s.Param("queue", &FlowConfig::queue, "-1",
-          "First NVMe submission queue of the flow; -1 = the next queue after the flows before it (by name)")
+          "First NVMe submission queue of the flow; -1 = the lowest queues no other flow uses (flows taken in name "
+          "order)")
       .Range(-1, 65534);
   s.Param("queues", &FlowConfig::queues, "1",
           "Submission queues of the flow (job or slot i submits on queue + i % queues)")

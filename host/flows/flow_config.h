@@ -36,7 +36,7 @@ namespace host {
 struct FlowConfig {
   std::string kind;        // a registered block workload kind; its section is <kind>
   sim::SimTime start;      // the flow starts this long after the run starts
-  int32_t queue;           // first submission queue; -1 = the next free one in name order
+  int32_t queue;           // first submission queue; -1 = the lowest free ones (flows in name order)
   uint32_t queues;         // submission queues, queue .. queue + queues - 1
   uint32_t queue_depth;    // depth of each of them; 0 = device.ssd.queue_depth
   std::string priority;    // urgent | high | medium | low (NVMe QPRIO, used by wrr arbitration)
