@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "sim/config.h"
+#include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/registry.h"
 #include "sim/stats.h"
@@ -39,6 +40,7 @@ struct WorkloadEnv {
   uint64_t seed = 1;                  // run seed
   uint32_t device_queues = 1;         // submission queues the workload spreads its requests over
   uint32_t first_queue = 0;           // ... starting at this one (block workloads)
+  sim::CpuScheduler* cpu = nullptr;   // the host's CPUs (null: no CPU model)
 };
 
 // A built workload, as the experiment runs it.
