@@ -77,6 +77,12 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   cp_rwsem_class_ = std::make_unique<vfs::LockClass>("cp_rwsem", Kind::kSleeping, cpu_, locks.Group("cp_rwsem"));
   gc_lock_class_ = std::make_unique<vfs::LockClass>("gc_lock", Kind::kSleeping, cpu_, locks.Group("gc_lock"));
   i_rwsem_class_ = std::make_unique<vfs::LockClass>("i_rwsem", Kind::kSleeping, cpu_, locks.Group("i_rwsem"));
+  if (journal_ != nullptr) {
+    journal_list_class_ =
+        std::make_unique<vfs::LockClass>("journal_list", Kind::kSpinning, cpu_, locks.Group("journal_list"));
+    if (cfg_.impl_configs.Get<JournalConfig>("journal").list_lock == "global")
+      journal_list_lock_ = std::make_unique<vfs::SpinLock>(q_, journal_list_class_.get());
+  }
   cp_lock_.set_lock_class(cp_rwsem_class_.get());
   gc_write_lock_.set_lock_class(gc_lock_class_.get());
   if (cpu_ != nullptr) {
@@ -101,6 +107,7 @@ void F2fs::PowerCut() {
   dead_ = true;
   cp_lock_.Kill();
   gc_write_lock_.Kill();
+  if (journal_list_lock_ != nullptr) journal_list_lock_->Kill();
   cleaner_->Kill();
   wb_.Kill();
   wb_wq_.Kill();

@@ -1064,6 +1064,8 @@ class F2fs final : public FileSystem,
   std::unique_ptr<vfs::LockClass> cp_rwsem_class_;
   std::unique_ptr<vfs::LockClass> gc_lock_class_;
   std::unique_ptr<vfs::LockClass> i_rwsem_class_;
+  std::unique_ptr<vfs::LockClass> journal_list_class_;  // with a journal
+  std::unique_ptr<vfs::SpinLock> journal_list_lock_;    // list_lock: global
   uint16_t owner_flusher_ = 0;
   uint16_t owner_gc_ = 0;
   uint16_t owner_discard_ = 0;
