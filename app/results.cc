@@ -23,6 +23,12 @@ void WriteConfigJson(sim::JsonWriter& w, const sim::SchemaNode& node, const void
     w.Key(c.key);
     WriteConfigJson(w, *c.node, c.caccess(obj));
   }
+  if (const auto* n = node.named(); n != nullptr) {
+    for (const std::string& name : n->names(obj)) {
+      w.Key(name);
+      WriteConfigJson(w, *n->entry.node, n->cget(obj, name));
+    }
+  }
   w.EndObject();
 }
 

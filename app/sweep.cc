@@ -32,6 +32,11 @@ const std::vector<std::string>& DefaultSweepStats() {
       "workload.read.lat.p99",  "workload.write.lat.p50",
       "workload.write.lat.p99", "fs.write_amplification",
       "ftl.write_amplification", "fs.write_amplification_end_to_end",
+      // Multi-flow runs (workload.flows): each flow's figures.
+      "flows.*.iops",           "flows.*.bw",
+      "flows.*.read.lat.p99",   "flows.*.write.lat.p99",
+      "ssd.flow.*.queue_wait.mean", "flows.*.slowdown",
+      "flows.fairness",
   };
   return kStats;
 }
