@@ -602,6 +602,7 @@ sim::Task<FsResult<uint64_t>> Ext4::DoRead(OpenFile* f, uint64_t offset, uint8_t
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::Read(Fd fd, std::span<uint8_t> out) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kRead, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -611,6 +612,7 @@ sim::Task<FsResult<uint64_t>> Ext4::Read(Fd fd, std::span<uint8_t> out) {
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::Pread(Fd fd, uint64_t offset, std::span<uint8_t> out) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kPread, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -618,6 +620,7 @@ sim::Task<FsResult<uint64_t>> Ext4::Pread(Fd fd, uint64_t offset, std::span<uint
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::ReadDiscard(Fd fd, uint64_t length) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kRead, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -627,6 +630,7 @@ sim::Task<FsResult<uint64_t>> Ext4::ReadDiscard(Fd fd, uint64_t length) {
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::PreadDiscard(Fd fd, uint64_t offset, uint64_t length) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kPread, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -757,6 +761,7 @@ sim::Task<FsResult<uint64_t>> Ext4::DoWrite(OpenFile* f, uint64_t offset, std::s
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::Write(Fd fd, std::span<const uint8_t> data, uint64_t length) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kWrite, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -770,6 +775,7 @@ sim::Task<FsResult<uint64_t>> Ext4::Write(Fd fd, std::span<const uint8_t> data, 
 
 sim::Task<FsResult<uint64_t>> Ext4::Pwrite(Fd fd, uint64_t offset, std::span<const uint8_t> data,
                                            uint64_t length) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kPwrite, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -951,6 +957,7 @@ sim::Task<Errno> Ext4::DoTruncate(Inode* in, uint64_t size) {
 }
 
 sim::Task<FsStatus> Ext4::Ftruncate(Fd fd, uint64_t size) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFtruncate, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsStatus{false, Errno::kBadF};
@@ -966,6 +973,7 @@ sim::Task<FsStatus> Ext4::Ftruncate(Fd fd, uint64_t size) {
 }
 
 sim::Task<FsStatus> Ext4::Truncate(std::string_view path, uint64_t size) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kTruncate, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   const Lookup l = Resolve(path);
@@ -1008,6 +1016,7 @@ sim::Task<FsStatus> Ext4::DoFsync(Inode* in, bool datasync) {
 }
 
 sim::Task<FsStatus> Ext4::Fsync(Fd fd) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFsync, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsStatus{false, Errno::kBadF};
@@ -1015,6 +1024,7 @@ sim::Task<FsStatus> Ext4::Fsync(Fd fd) {
 }
 
 sim::Task<FsStatus> Ext4::Fdatasync(Fd fd) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFdatasync, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsStatus{false, Errno::kBadF};
@@ -1022,6 +1032,7 @@ sim::Task<FsStatus> Ext4::Fdatasync(Fd fd) {
 }
 
 sim::Task<FsStatus> Ext4::Sync() {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kSync, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   std::vector<uint32_t> inos;
   for (auto& [ino, n] : inodes_)
