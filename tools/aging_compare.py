@@ -37,7 +37,11 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pydeps import need  # noqa: E402
 from runs import load_stats, run_config, stat, write_figures  # noqa: E402
+
+if __name__ == "__main__":
+    need("aging_compare.py", ["matplotlib"])  # for aging.png; reruns under /usr/bin/python3 if that has it
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEVICES = {
@@ -148,9 +152,13 @@ def figures(results):
     devices = {d for _, d in results}
     for d in devices:
         if ("f2fs", d) in results and ("ext4", d) in results and results[("f2fs", d)] and results[("ext4", d)]:
-            # clean grep cost, F2FS / ext4, at the first grep point
-            out[f"clean_f2fs_over_ext4_{d}"] = ratio(results[("f2fs", d)][0][1]["s_per_GiB"],
-                                                      results[("ext4", d)][0][1]["s_per_GiB"])
+            # clean grep cost, F2FS / ext4, at each common grep point and at the last
+            ext4 = {a["pulls"]: c["s_per_GiB"] for a, c in results[("ext4", d)]}
+            pairs = [[f"{int(a['pulls'])} pulls", ratio(c["s_per_GiB"], ext4[a["pulls"]])]
+                     for a, c in results[("f2fs", d)] if a["pulls"] in ext4]
+            out[f"clean_f2fs_over_ext4_{d}"] = pairs
+            if pairs:
+                out[f"clean_f2fs_over_ext4_last_{d}"] = pairs[-1][1]
     return out
 
 

@@ -15,6 +15,8 @@ set of its own runs, the configs it runs:
   sizes:                          # optional; full is what runs without --quick
     quick: {set: {KEY: VALUE}, args: [...], only: [RUN, ...], wall: "..."}
     full: {set: {...}, args: [...], wall: "..."}
+  notes: ...                      # optional markdown shown under the table
+                                  # (how to run the set at another scale)
   checks:                         # one table row each
     - figure: "Table 1 (fio): node pages visited per fsync"
       source: "Table 1"           # where in the paper (slide, table, figure)
@@ -239,8 +241,8 @@ def measure(m, out, where):
     """A number, or [[label, number], ...] for a figure over groups."""
     if "figure" in m:
         figs = read_figures(out)
-        if m["figure"] not in figs:
-            raise SetError(f"{where}: no figure '{m['figure']}' in {os.path.join(out, 'figures.json')}")
+        if m["figure"] not in figs:  # the driver did not measure it at this size
+            return None
         v = figs[m["figure"]]
         if isinstance(v, list):
             return [[str(label), math.nan if x is None else float(x)] for label, x in v]
@@ -375,6 +377,11 @@ def rows(folder, spec, out, partial=False):
             result.append(row)
             continue
         value = measure(m, out, where)
+        if value is None:
+            row.update({"flashstack": "not measured at this size", "verdict": "n/a",
+                        "note": " ".join(str(c.get("note", "")).split())})
+            result.append(row)
+            continue
         values = [v for _, v in value] if isinstance(value, list) else [value]
         note = " ".join(str(c.get("note", "")).split())
         row.update({"flashstack": shown_measure(value, paper, c.get("best")),
@@ -399,12 +406,18 @@ def table_md(doc, heading="**"):
     lines += ["| figure | paper | flashstack | verdict | note |", "|---|---|---|---|---|"]
     for r in doc["rows"]:
         lines.append(f"| {figure_cell(r)} | {r['paper']} | {r['flashstack']} | {r['verdict']} | {r['note']} |")
+    if doc.get("sizes"):
+        lines += [""] + [f"- {k} size: {v}" for k, v in doc["sizes"].items() if v]
+    if doc.get("notes"):
+        lines += ["", doc["notes"]]
     return "\n".join(lines) + "\n"
 
 
 def verdicts_doc(folder, spec, out, partial=False, size=None, wall=None):
     return {"set": os.path.basename(os.path.normpath(folder)), "title": spec["title"],
             "source": " ".join(str(spec.get("source", "")).split()), "size": size, "wall_seconds": wall,
+            "sizes": {k: str(v.get("wall", "")) for k, v in (spec.get("sizes") or {}).items()},
+            "notes": str(spec.get("notes", "")).strip(),
             "rows": rows(folder, spec, out, partial)}
 
 
