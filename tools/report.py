@@ -19,7 +19,8 @@ asks, each as .png/.svg/.pdf and its data as .csv:
   series_<question>.*     how does it evolve: series.csv over time, one
                           figure per question (throughput, bandwidth,
                           latency, dirty pages, write amplification,
-                          cleaning, and one for the other columns),
+                          cleaning — left out when no run cleaned —,
+                          and one for the other columns),
                           resampled to at most 200 points per line
                           (--resample), the chosen latency percentiles
                           (--percentiles) on a log axis; the *.lat.count
@@ -115,6 +116,9 @@ SERIES_LATENCY = "*.lat.p*"
 # In series.csv but not drawn: how many values each interval's percentiles
 # describe (the throughput figure shows the same).
 SERIES_HIDDEN = ["*.lat.count"]
+# Cleaning columns that are zero throughout every run (no GC happened) are
+# not drawn: an empty panel answers nothing.
+SERIES_ZERO_HIDDEN = ["ftl.gc_copies", "ftl.erases", "fs.gc.moved", "ftl.gc_copy_rate"]
 # Points per line at most when --resample is auto.
 SERIES_POINTS = 200
 
@@ -392,6 +396,9 @@ def series_columns(with_series, percentiles):
             if c == "time_s" or c in columns or any(fnmatch.fnmatchcase(c, p) for p in SERIES_HIDDEN):
                 continue
             if fnmatch.fnmatchcase(c, SERIES_LATENCY) and percentiles and c.rsplit(".", 1)[-1] not in percentiles:
+                continue
+            if c in SERIES_ZERO_HIDDEN and not any(c in x.series.columns and (x.series[c].fillna(0) != 0).any()
+                                                   for x in with_series):
                 continue
             columns.append(c)
     return columns

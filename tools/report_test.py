@@ -166,6 +166,10 @@ class ReportTest(unittest.TestCase):
                 out.update(read_csv(os.path.join(report, f)))
         return out
 
+    def series_rows(self, run):
+        with open(os.path.join(run, "series.csv"), newline="") as f:
+            return list(csv.DictReader(f))
+
     def test_series_over_time(self):
         for report, runs, prefix in ((self.single, [self.quick], [""]),
                                      (self.multi, [self.mail_a, self.mail_b], ["base: ", "lfs: "]),
@@ -183,6 +187,11 @@ class ReportTest(unittest.TestCase):
                     # Not drawn: the sample counts, and percentiles other than p50 and p99 by default.
                     if column.endswith(".lat.count") or (".lat.p" in column and
                                                          not column.endswith((".p50", ".p99"))):
+                        self.assertIsNone(pts, column)
+                        continue
+                    # A cleaning column zero throughout every run of the report is not drawn.
+                    if column in ("ftl.gc_copies", "ftl.erases", "fs.gc.moved", "ftl.gc_copy_rate") and all(
+                            all(float(r.get(column) or 0) == 0 for r in self.series_rows(x)) for x in runs):
                         self.assertIsNone(pts, column)
                         continue
                     # Every non-empty cell, in the column's own unit (a column
@@ -205,6 +214,10 @@ class ReportTest(unittest.TestCase):
         checked = 0
         for column in rows[0]:
             if column == "time_s" or column.endswith(".lat.count"):
+                continue
+            if column in ("ftl.gc_copies", "ftl.erases", "fs.gc.moved", "ftl.gc_copy_rate") and all(
+                    float(r[column] or 0) == 0 for r in rows):
+                self.assertNotIn(column, got)  # no cleaning: not drawn
                 continue
             if column.endswith(".lat.p50"):  # --percentiles p99 leaves it out
                 self.assertNotIn(column, got)
