@@ -82,6 +82,7 @@ import math  # noqa: E402
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
+import matplotlib.lines  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -236,7 +237,9 @@ def label_log_axis(axis, lo, hi):
     """A log axis spanning less than a decade has no major tick to label:
     label its minor ticks (2, 3, ... x 10^k) instead."""
     if lo > 0 and hi > 0 and hi / lo < 10:
-        axis.set_minor_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        # matplotlib's own choice: every minor tick under 0.4 decades, 2, 3, 5 x 10^k up to one.
+        axis.set_minor_formatter(matplotlib.ticker.LogFormatterSciNotation(labelOnlyBase=False,
+                                                                           minor_thresholds=(1, 0.4)))
     else:
         axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
@@ -246,6 +249,12 @@ def finish_log_axes(ax):
         label_log_axis(ax.xaxis, *ax.get_xlim())
     if ax.get_yscale() == "log":
         label_log_axis(ax.yaxis, *ax.get_ylim())
+
+
+def run_style(runs, run):
+    """The colour and dash of a run in figures with a panel per statistic."""
+    styles = list(STYLES)
+    return styles[runs.index(run) % len(styles)]
 
 
 class Writer:
@@ -330,8 +339,10 @@ def plot_cdfs(w, runs):
                 start = max((y for x, y in pts if x <= 0), default=None)
                 if start is not None:
                     shown_pts.insert(0, (shown_pts[0][0], start))
+                # One style per run in every panel (several runs), so a run keeps its colour.
+                style = {} if len(runs) == 1 else run_style(runs, run)
                 ax.step([x / div for x, _ in shown_pts], [y for _, y in shown_pts], where="post",
-                        label=n if len(runs) == 1 else run.label)
+                        label=n if len(runs) == 1 else run.label, **style)
             if len(runs) > 1:
                 ax.set_title(n, fontsize=9)
         for i, ax in enumerate(set(axes.values())):
@@ -340,8 +351,12 @@ def plot_cdfs(w, runs):
             ax.set_xlabel(f"value ({shown})" if shown else "value")
             ax.set_ylabel("cumulative fraction")
             ax.grid(True, which="both", alpha=0.3)
-            if len(runs) == 1 or ax is axes[names[0]]:
+            if len(runs) == 1:
                 legend(ax)
+            elif ax is axes[names[0]]:  # every run, whichever panels it has a line in
+                handles = [matplotlib.lines.Line2D([], [], **run_style(runs, r)) for r in runs]
+                ax.legend(handles, [r.label for r in runs], fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                          borderaxespad=0.0, frameon=False)
         w.save(fig, f"cdf_{key}", f"CDF: {titles.get(key, key.replace('_', ' '))}", rows)
     return skipped
 

@@ -290,7 +290,7 @@ class ReportTest(unittest.TestCase):
         ax.set_xscale("log")
         ax.set_xlim(2000, 9000)
         report.finish_log_axes(ax)
-        self.assertIsInstance(ax.xaxis.get_minor_formatter(), report.matplotlib.ticker.FuncFormatter)
+        self.assertIsInstance(ax.xaxis.get_minor_formatter(), report.matplotlib.ticker.LogFormatterSciNotation)
         ax.set_xlim(10, 100000)
         report.finish_log_axes(ax)
         self.assertIsInstance(ax.xaxis.get_minor_formatter(), report.matplotlib.ticker.NullFormatter)

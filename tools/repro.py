@@ -51,8 +51,9 @@ paper's widened by `within` (percentage points for a change, default 10; a
 factor for a ratio, default 1.5); with `best`, the most favourable value
 must reach it. Otherwise "direction only (smaller|larger)", "mixed (K of
 N)", "opposite", or "no effect" (every value within 1 % of no change). A
-paper figure of no change ("1.0x", "0%") is "reproduced" when every value
-lies within the tolerance of it.
+paper figure of no change ("1.0x", "0%", or within 1 % of it) is
+"reproduced" when every value lies within the tolerance of it, else
+"differs".
 
 Usage:
   tools/repro.py run SET OUT [--quick] [--bin BIN] [--set KEY=VALUE ...] [--only RUN,...] [--resume]
@@ -313,7 +314,7 @@ def judge(paper, values, within, best=False):
         flat = lambda x: abs(x - 1) < NO_EFFECT / 100
     inside = lambda x: window[0] <= x <= window[1]
     mid = (d(paper.lo) + d(paper.hi)) / 2
-    if d(paper.lo) == 0 == d(paper.hi):  # the paper: no change
+    if flat(paper.lo) and flat(paper.hi):  # the paper: no change (within 1 %)
         return "reproduced" if all(inside(v) for v in values) else "differs"
     if all(flat(v) for v in values):
         return "no effect"

@@ -144,6 +144,7 @@ checks:
         self.assertEqual(judge("-35%", [-20.0, -40.0], best=True), "reproduced")
         self.assertEqual(judge("1.0x", [1.05], within=1.1), "reproduced")
         self.assertEqual(judge("1.0x", [1.3], within=1.1), "differs")
+        self.assertEqual(judge("1.004x", [1.01], within=1.1), "reproduced")
         self.assertEqual(judge(">240", [300, 100]), "differs (1 of 2)")
         self.assertEqual(judge(">240", [300, 100], best=True), "matches")
         self.assertEqual(judge("<1x", [0.5, 0.9]), "matches")
