@@ -538,6 +538,9 @@ def write_doc(out, path, command):
             docs.append(d)
     if not docs:
         raise SetError(f"{out}: no set results (OUT/SET/verdicts.json); run tools/repro.py all {out} first")
+    if command.startswith("doc "):
+        quick = all(d.get("size") == "quick" for d in docs)
+        command += f"` from the results of `tools/repro.py all OUT{' --quick' if quick else ''}"
     parts = [DOC_HEAD.format(command=command)]
     parts.append("| set | size | wall time | verdicts |\n|---|---|---|---|\n")
     for d in docs:
@@ -639,7 +642,7 @@ def main(argv):
         if cmd == "all":
             return run_all(os.path.abspath(argv[1]), binary, quick, jobs, doc)
         if cmd == "doc":
-            write_doc(argv[1], argv[2], "doc OUT FILE")
+            write_doc(argv[1], argv[2], f"doc OUT {os.path.relpath(os.path.abspath(argv[2]), ROOT)}")
             return 0
         folder, spec = load_set(argv[1])
         out = argv[2]
