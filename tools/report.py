@@ -3,7 +3,7 @@
 
     tools/report.py OUT RUN [RUN ...] [--name LABEL ...] [--format png,svg] [--repro SETOUT ...]
                     [--resample auto|SECONDS|none] [--agg mean|max|median|min] [--smooth N]
-                    [--percentiles p50,p99] [--size WxH]
+                    [--percentiles p50,p99] [--only PATTERN,...] [--size WxH]
 
 Each RUN is a result folder (stats.json, and series.csv, config.yaml,
 run_info.json when present). OUT receives a figure per question a reader
@@ -53,6 +53,8 @@ latencies) and y the fraction of samples at or below x, one row per
 non-empty bucket at its upper edge (clamped to the histogram's max) after a
 first row (min, 0). Series rows have x the simulated time (s) at the end
 of a resampled interval and y the column's own unit (series.units.csv):
+--only PATTERN,... (fnmatch, e.g. "fs.op.*,workload.fs.fsync.*") keeps only
+the histograms (CDFs) and series.csv columns whose names match.
 --resample auto joins ceil(rows / 200) consecutive intervals of series.csv
 (SECONDS: as many as make that span; none: every interval), each joined
 value the --agg of the intervals' non-empty values (default mean), then a
@@ -294,11 +296,18 @@ def series_name(runs, run, name):
     return name if len(runs) == 1 else f"{run.label}: {name}"
 
 
-def plot_cdfs(w, runs):
+def chosen(name, only):
+    """--only: no patterns keep everything."""
+    return not only or any(fnmatch.fnmatchcase(name, p) for p in only)
+
+
+def plot_cdfs(w, runs, only=()):
     layers = {}  # layer -> {hist name: unit}
     skipped = []
     for run in runs:
         for name, h in sorted(run.histograms().items()):
+            if not chosen(name, only):
+                continue
             if "buckets" not in h:
                 skipped.append(f"{run.label}: {name}")
                 continue
@@ -404,11 +413,13 @@ class Resample:
         return list(zip(out["t"].tolist(), out["v"].tolist()))
 
 
-def series_columns(with_series, percentiles):
+def series_columns(with_series, percentiles, only=()):
     columns = []
     for r in with_series:
         for c in r.series.columns:
             if c == "time_s" or c in columns or any(fnmatch.fnmatchcase(c, p) for p in SERIES_HIDDEN):
+                continue
+            if not chosen(c, only):
                 continue
             if fnmatch.fnmatchcase(c, SERIES_LATENCY) and percentiles and c.rsplit(".", 1)[-1] not in percentiles:
                 continue
@@ -419,13 +430,13 @@ def series_columns(with_series, percentiles):
     return columns
 
 
-def plot_series(w, runs, resample, percentiles):
+def plot_series(w, runs, resample, percentiles, only=()):
     """One figure per question of SERIES_GROUPS, then one of the other
     columns (a panel each)."""
     with_series = [r for r in runs if r.series is not None and "time_s" in r.series.columns]
     if not with_series:
         return
-    columns = series_columns(with_series, percentiles)
+    columns = series_columns(with_series, percentiles, only)
     figures = []
     grouped = set()
     for key, title, members in SERIES_GROUPS:
@@ -756,6 +767,7 @@ def main(argv=None):
     p.add_argument("--percentiles", default="p50,p99",
                    help="series: the per-interval latency percentiles drawn (comma separated; 'all')")
     p.add_argument("--size", default="6.4x3.6", help="inches of one panel, WIDTHxHEIGHT")
+    p.add_argument("--only", default="", help="CDFs and series: only statistics matching these fnmatch patterns")
     a = p.parse_args(argv)
     formats = [f for f in a.format.split(",") if f]
     try:
@@ -772,8 +784,9 @@ def main(argv=None):
         os.makedirs(a.out, exist_ok=True)
         plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "flashstack"})
         w = Writer(a.out, formats, size)
-        skipped = plot_cdfs(w, runs)
-        plot_series(w, runs, resample, percentiles)
+        only = [x for x in a.only.split(",") if x]
+        skipped = plot_cdfs(w, runs, only)
+        plot_series(w, runs, resample, percentiles, only)
         plot_write_amplification(w, runs)
         plot_activity(w, runs)
         if len(runs) > 1:

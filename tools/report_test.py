@@ -83,7 +83,8 @@ class ReportTest(unittest.TestCase):
         for args in ([cls.single, cls.quick], [cls.multi, cls.mail_a, cls.mail_b, "--name", "base", "--name", "lfs"],
                      [cls.pair, cls.mail_a, cls.mail_ext4, "--name", "f2fs", "--name", "ext4", "--format", "png"],
                      [cls.coarse, cls.mail_a, "--resample", "0.05", "--agg", "max", "--percentiles", "p99",
-                      "--format", "png", "--size", "5x3"]):
+                      "--format", "png", "--size", "5x3"],
+                     [os.path.join(t, "report_only"), cls.mail_a, "--only", "fs.op.*,workload.ops", "--format", "png"]):
             p = subprocess.run([sys.executable, REPORT] + args, capture_output=True, text=True)
             if p.returncode != 0:
                 raise AssertionError(f"report.py {args} exited {p.returncode}: {p.stderr}")
@@ -282,6 +283,13 @@ class ReportTest(unittest.TestCase):
         for name, pts in activity.items():
             self.assertTrue(any(float(y) != 0 for _, y in pts), name)
         self.assertTrue(activity)
+
+    def test_only_keeps_the_chosen_statistics(self):
+        out = os.path.join(self.tmp.name, "report_only")
+        cdfs = self.cdf_series(out)
+        self.assertTrue(cdfs)
+        self.assertTrue(all(n.startswith("fs.op.") for n in cdfs), sorted(cdfs))
+        self.assertEqual(set(self.series_figures(out)), {"workload.ops"})
 
     def test_small_range_log_axis_gets_labels(self):
         sys.path.insert(0, HERE)

@@ -163,8 +163,8 @@ def load_set(arg):
         if not isinstance(runs, dict) or not runs:
             raise SetError(f"{path}: runs: a mapping of run names to {{config, set}}")
         for name, r in runs.items():
-            if not isinstance(r, dict) or "config" not in r:
-                raise SetError(f"{path}: runs.{name}: needs 'config'")
+            if not isinstance(r, dict) or not isinstance(r.get("config"), str) or not r["config"]:
+                raise SetError(f"{path}: runs.{name}: needs 'config' (a file name)")
             if not os.path.isfile(os.path.join(folder, r["config"])):
                 raise SetError(f"{path}: runs.{name}.config: no file {r['config']} in {folder}")
             if not isinstance(r.get("set", {}), dict):
@@ -185,6 +185,8 @@ def load_set(arg):
             raise SetError(f"{path}: sizes.{name}: a mapping of set, args, only, wall")
         if not isinstance(size.get("set", {}), dict) or not isinstance(size.get("args", []), list):
             raise SetError(f"{path}: sizes.{name}: set is a mapping, args a list")
+        if not isinstance(size.get("only", []), list) or not all(isinstance(r, str) for r in size.get("only", [])):
+            raise SetError(f"{path}: sizes.{name}.only: a list of run names")
         unknown = [r for r in size.get("only", []) if r not in runs]
         if unknown:
             raise SetError(f"{path}: sizes.{name}.only: names runs the set does not have: {unknown}")
@@ -198,12 +200,15 @@ def load_set(arg):
         kinds = [k for k in ("run", "change", "figure") if isinstance(m, dict) and k in m]
         if len(kinds) != 1 or ("figure" not in m and "stat" not in m):
             raise SetError(f"{where}.measure: {{run, stat[, per]}} or {{change: [FROM, TO], stat}} or {{figure}}")
+        if not all(isinstance(m[k], str) for k in ("run", "stat", "per", "figure") if k in m):
+            raise SetError(f"{where}.measure: run, stat, per and figure are names")
         if "figure" in m:
             if "driver" not in spec:
                 raise SetError(f"{where}.measure: a figure needs a driver")
         else:
             named = [m["run"]] if "run" in m else m["change"]
-            if not isinstance(named, list) or not all(n in runs for n in named) or len(named) not in (1, 2):
+            if not isinstance(named, list) or not all(isinstance(n, str) and n in runs for n in named) \
+                    or len(named) not in (1, 2):
                 raise SetError(f"{where}.measure: names a run the set does not have: {named}")
         parse_paper(c["paper"], where, "change" in m)
     return folder, spec

@@ -154,6 +154,33 @@ checks:
         with self.assertRaises(repro.SetError):
             P("fast", "t", False)
 
+    def test_random_paper_figures_and_set_files_never_crash(self):
+        # Any text as a paper figure or a set file: a value or SetError, never another exception.
+        import random
+        rng = random.Random(37)
+        alphabet = "0123456789.+-%x<> ..eE-abc:{}[],'\"\n"
+        for _ in range(3000):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 9)))
+            for is_change in (False, True):
+                try:
+                    p = repro.parse_paper(text, "t", is_change)
+                    repro.judge(p, [rng.uniform(-5, 5), rng.uniform(0.1, 5)], rng.choice([None, 1.5]),
+                                rng.random() < 0.5)
+                except repro.SetError:
+                    pass
+        good = ("title: T\nruns: {a: {config: a.yaml, set: {x: 1}}}\nsizes: {quick: {set: {y: 2}, only: [a], wall: w}}\n"
+                "checks: [{figure: f, paper: '1.5x-2x', measure: {run: a, stat: s, per: n}}, "
+                "{figure: g, paper: '-3%', measure: {change: [a, a], stat: s}}]\n")
+        for _ in range(2000):
+            chars = list(good)
+            for _ in range(rng.randrange(1, 4)):
+                chars[rng.randrange(len(chars))] = rng.choice(alphabet)
+            self.expected("".join(chars))
+            try:
+                repro.load_set(self.set)
+            except repro.SetError:
+                pass
+
     def test_driver_set_sizes_all_and_doc(self):
         # A driver: a stand-in comparison tool that records its arguments and
         # writes figures.json into its OUT.
