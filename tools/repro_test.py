@@ -231,6 +231,16 @@ checks:
             repro.write_doc(os.path.join(self.tmp.name, "empty"), page, "all OUT")
         self.assertIn("no set results", str(e.exception))
 
+    def test_a_tool_says_in_one_line_what_python_it_needs(self):
+        import subprocess
+        code = ("import sys; sys.path.insert(0, %r); import pydeps; pydeps.need('tool.py', ['json']); "
+                "print('has json'); pydeps.need('tool.py', ['no_such_module_zz'])" % os.path.dirname(repro.__file__))
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stdout, "has json\n")
+        self.assertEqual(len(p.stderr.splitlines()), 1)
+        self.assertIn("tool.py: needs Python modules no_such_module_zz", p.stderr)
+
     def test_shipped_sets_load(self):
         root = os.path.join(repro.ROOT, "configs", "repro")
         names = sorted(n for n in os.listdir(root) if os.path.isdir(os.path.join(root, n)))
