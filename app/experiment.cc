@@ -11,6 +11,7 @@
 
 #include "flash/nand_array.h"
 #include "fs/file_system_kind.h"
+#include "fs/fs_stats.h"
 #include "ftl/ftl_factory.h"
 #include "app/flows.h"
 #include "host/flows/flows_driver.h"
@@ -262,6 +263,7 @@ sim::Result<std::unique_ptr<Experiment>> Experiment::Create(const ExperimentConf
     fs_env.device_write_amplification = [stats] { return stats->Value("ftl.write_amplification"); };
     fs_env.cpu = s.cpu.get();
     FS_ASSIGN_OR_RETURN(s.fs, s.fs_kind->mount(cfg.fs.kinds, fs_env));
+    fs::RegisterWritesByOrigin(fs_env.stats, s.fs->fs());  // fs.written_by.<origin>, the same for every kind
     env.fs = s.fs->fs();
   }
   if (HasFlows(cfg)) {

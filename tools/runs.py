@@ -43,3 +43,20 @@ def stat(s, k, field="value", default=0.0):
     if v is None:
         return default
     return v.get(field, default) or 0.0
+
+
+def write_figures(out, figures):
+    """OUT/figures.json: a comparison tool's measured headline figures by
+    name, for tools/repro.py (its expected.yaml names them with
+    measure: {figure: NAME}). A figure is a number, or a list of
+    [label, number] pairs (one per workload, group or point; repro.py
+    judges their range). NaN is written as null."""
+    def clean(v):
+        if isinstance(v, float) and v != v:
+            return None
+        if isinstance(v, (list, tuple)):
+            return [clean(x) for x in v]
+        return v
+    with open(os.path.join(out, "figures.json"), "w") as f:
+        json.dump({k: clean(v) for k, v in figures.items()}, f, indent=1, sort_keys=True)
+        f.write("\n")

@@ -663,11 +663,13 @@ sim::Task<FsResult<Fd>> Ext4::DoOpen(std::string_view path, uint32_t flags) {
 }
 
 sim::Task<FsResult<Fd>> Ext4::Open(std::string_view path, uint32_t flags) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kOpen, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_return co_await DoOpen(path, flags);
 }
 
 sim::Task<FsStatus> Ext4::Close(Fd fd) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kClose, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsStatus{false, Errno::kBadF};
@@ -695,6 +697,7 @@ sim::Task<FsStatus> Ext4::Close(Fd fd) {
 // Namespace operations
 
 sim::Task<FsResult<FileStat>> Ext4::Fstat(Fd fd) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFstat, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<FileStat>{{}, Errno::kBadF};
@@ -702,6 +705,7 @@ sim::Task<FsResult<FileStat>> Ext4::Fstat(Fd fd) {
 }
 
 sim::Task<FsResult<FileStat>> Ext4::Stat(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kStat, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   const Lookup l = Resolve(path);
@@ -712,6 +716,7 @@ sim::Task<FsResult<FileStat>> Ext4::Stat(std::string_view path) {
 }
 
 sim::Task<FsStatus> Ext4::Unlink(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kUnlink, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   if (dead_) co_return FsStatus{false, Errno::kIo};
@@ -728,6 +733,7 @@ sim::Task<FsStatus> Ext4::Unlink(std::string_view path) {
 }
 
 sim::Task<FsStatus> Ext4::Mkdir(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kMkdir, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   if (dead_) co_return FsStatus{false, Errno::kIo};
@@ -748,6 +754,7 @@ sim::Task<FsStatus> Ext4::Mkdir(std::string_view path) {
 }
 
 sim::Task<FsStatus> Ext4::Rmdir(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kRmdir, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   if (dead_) co_return FsStatus{false, Errno::kIo};
@@ -819,6 +826,7 @@ FsStatus Ext4::DoRename(std::string_view from, std::string_view to) {
 }
 
 sim::Task<FsStatus> Ext4::Rename(std::string_view from, std::string_view to) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kRename, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(from);
   co_await WarmPath(to);
@@ -829,6 +837,7 @@ sim::Task<FsStatus> Ext4::Rename(std::string_view from, std::string_view to) {
 }
 
 sim::Task<FsStatus> Ext4::Link(std::string_view existing, std::string_view new_path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kLink, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(existing);
   co_await WarmPath(new_path);
@@ -853,6 +862,7 @@ sim::Task<FsStatus> Ext4::Link(std::string_view existing, std::string_view new_p
 }
 
 sim::Task<FsResult<std::vector<std::string>>> Ext4::Readdir(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kReaddir, &dead_);
   using R = FsResult<std::vector<std::string>>;
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);

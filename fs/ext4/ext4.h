@@ -109,6 +109,7 @@
 #include "fs/ext4/ext4_config.h"
 #include "fs/ext4/on_disk.h"
 #include "fs/file_system.h"
+#include "fs/fs_stats.h"
 #include "fs/vfs/block_image.h"
 #include "fs/vfs/fd_table.h"
 #include "fs/vfs/page_cache.h"
@@ -194,6 +195,16 @@ class Ext4 final : public FileSystem,
   sim::Task<FsStatus> Sync() override;
   // echo 3 > drop_caches: every clean page and metadata block is evicted.
   FsStatus DropCaches() override;
+  // data: data blocks; metadata: metadata written to its home location
+  // (the journal's checkpoints, unjournaled superblock and bitmap updates);
+  // journal: jbd2's blocks. ext4 has no cleaning and no checkpoint pack.
+  WritesByOrigin writes_by_origin() const override {
+    WritesByOrigin w;
+    w[WriteOrigin::kData] = stats_.blocks_written[0].value();
+    w[WriteOrigin::kMetadata] = stats_.blocks_written[1].value();
+    w[WriteOrigin::kJournal] = stats_.blocks_written[2].value();
+    return w;
+  }
 
   const Layout& layout() const { return layout_; }
   uint32_t committed_tid() const { return committed_tid_; }
@@ -436,6 +447,7 @@ class Ext4 final : public FileSystem,
   bool stopping_ = false;
   bool commit_thread_done_ = false;
 
+  OpLatencies ops_;  // fs.op.<call>.lat
   struct Stats {
     sim::Counter commits, commit_blocks, journal_blocks, revokes, checkpoints, home_writes, jsb_writes;
     sim::Counter fsync_calls, fsync_commits, fsync_flushes, flushes;

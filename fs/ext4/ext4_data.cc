@@ -604,6 +604,7 @@ sim::Task<FsResult<uint64_t>> Ext4::DoRead(OpenFile* f, uint64_t offset, uint8_t
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::Read(Fd fd, std::span<uint8_t> out) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kRead, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -613,6 +614,7 @@ sim::Task<FsResult<uint64_t>> Ext4::Read(Fd fd, std::span<uint8_t> out) {
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::Pread(Fd fd, uint64_t offset, std::span<uint8_t> out) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kPread, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -620,6 +622,7 @@ sim::Task<FsResult<uint64_t>> Ext4::Pread(Fd fd, uint64_t offset, std::span<uint
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::ReadDiscard(Fd fd, uint64_t length) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kRead, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -629,6 +632,7 @@ sim::Task<FsResult<uint64_t>> Ext4::ReadDiscard(Fd fd, uint64_t length) {
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::PreadDiscard(Fd fd, uint64_t offset, uint64_t length) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kPread, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -758,6 +762,7 @@ sim::Task<FsResult<uint64_t>> Ext4::DoWrite(OpenFile* f, uint64_t offset, std::s
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::Write(Fd fd, std::span<const uint8_t> data, uint64_t length) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kWrite, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -771,6 +776,7 @@ sim::Task<FsResult<uint64_t>> Ext4::Write(Fd fd, std::span<const uint8_t> data, 
 
 sim::Task<FsResult<uint64_t>> Ext4::Pwrite(Fd fd, uint64_t offset, std::span<const uint8_t> data,
                                            uint64_t length) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kPwrite, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -965,6 +971,7 @@ sim::Task<Errno> Ext4::DoTruncate(Inode* in, uint64_t size) {
 }
 
 sim::Task<FsStatus> Ext4::Ftruncate(Fd fd, uint64_t size) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFtruncate, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsStatus{false, Errno::kBadF};
@@ -980,6 +987,7 @@ sim::Task<FsStatus> Ext4::Ftruncate(Fd fd, uint64_t size) {
 }
 
 sim::Task<FsStatus> Ext4::Truncate(std::string_view path, uint64_t size) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kTruncate, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   const Lookup l = Resolve(path);
@@ -1038,6 +1046,7 @@ sim::Task<FsStatus> Ext4::DoDirFsync() {
 }
 
 sim::Task<FsStatus> Ext4::Fsync(Fd fd) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFsync, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsStatus{false, Errno::kBadF};
@@ -1047,6 +1056,7 @@ sim::Task<FsStatus> Ext4::Fsync(Fd fd) {
 }
 
 sim::Task<FsStatus> Ext4::Fdatasync(Fd fd) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFdatasync, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsStatus{false, Errno::kBadF};
@@ -1056,6 +1066,7 @@ sim::Task<FsStatus> Ext4::Fdatasync(Fd fd) {
 }
 
 sim::Task<FsStatus> Ext4::Sync() {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kSync, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   std::vector<uint32_t> inos;
   for (auto& [ino, n] : inodes_)

@@ -965,6 +965,7 @@ sim::Status Ext4::Load() {
 void Ext4::RegisterStats() {
   const sim::StatGroup& g = stat_group_;
   if (g.prefix().empty()) return;
+  ops_.Register(g);
   static const char* kKinds[] = {"data", "meta", "journal"};
   for (int i = 0; i < 3; ++i) {
     g.Add(&stats_.blocks_written[i], std::string("blocks_written.") + kKinds[i], "blocks",
