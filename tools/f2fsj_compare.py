@@ -21,7 +21,7 @@ import argparse
 import os
 import sys
 
-from runs import load_stats, run_config, stat, write_figures
+from runs import load_stats, replace_marked_block, run_config, stat, write_figures
 
 MODES = ["checkpoint", "journal"]
 
@@ -212,15 +212,7 @@ def main():
         f.write(text)
     write_figures(a.out, figures(rows))
     if a.doc:
-        begin, end = "<!-- f2fsj-table begin -->", "<!-- f2fsj-table end -->"
-        with open(a.doc) as f:
-            doc = f.read()
-        if begin not in doc or end not in doc:
-            sys.exit(f"{a.doc}: no {begin} / {end} markers")
-        head, rest = doc.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        with open(a.doc, "w") as f:
-            f.write(head + begin + "\n" + text + end + tail)
+        replace_marked_block(a.doc, "f2fsj-table", text)
     sys.stdout.write(text)
 
 

@@ -22,6 +22,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runs import replace_marked_block  # noqa: E402
+
 
 def points(out):
     """(folder, stats, config) of each run below OUT (a sweep's points, or OUT itself)."""
@@ -141,16 +144,7 @@ def main():
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write(text)
     if a.doc:
-        tag = f"flows-table {a.marker}" if a.marker else "flows-table"
-        begin, end = f"<!-- {tag} begin -->", f"<!-- {tag} end -->"
-        with open(a.doc) as f:
-            doc = f.read()
-        if begin not in doc or end not in doc:
-            sys.exit(f"{a.doc}: no {begin} / {end} markers")
-        head, rest = doc.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        with open(a.doc, "w") as f:
-            f.write(head + begin + "\n" + text + end + tail)
+        replace_marked_block(a.doc, f"flows-table {a.marker}" if a.marker else "flows-table", text)
     if a.plot:
         try:
             import matplotlib

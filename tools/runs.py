@@ -7,6 +7,21 @@ import subprocess
 import sys
 
 
+def replace_marked_block(doc_path, tag, text):
+    """Replaces what stands between the "<!-- TAG begin -->" and
+    "<!-- TAG end -->" lines of doc_path with text; exits naming the file
+    when the markers are missing."""
+    begin, end = f"<!-- {tag} begin -->", f"<!-- {tag} end -->"
+    with open(doc_path) as f:
+        doc = f.read()
+    if begin not in doc or end not in doc:
+        sys.exit(f"{doc_path}: no {begin} / {end} markers")
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    with open(doc_path, "w") as f:
+        f.write(head + begin + "\n" + text + end + tail)
+
+
 def run_config(bin_path, cfg, out, sets):
     """`flashstack run cfg --out out --set s ...`, unless out already holds a
     complete run (run_info.json "complete"); an incomplete one is redone.
