@@ -25,9 +25,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       node_cache_(&cache_),
       cache_(this, std::max<uint64_t>(64, cfg.page_cache.memory.value / kBlockSize)),
       wb_(env.events, cfg_.page_cache, &cache_),
-      cp_lock_(env.events),
       gc_write_lock_(env.events),
-      cp_wq_(env.events),
       commit_timer_(env.events),
       journal_wq_(env.events),
       threads_wq_(env.events),
@@ -72,7 +70,6 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
     if (cfg_.impl_configs.Get<JournalConfig>("journal").list_lock == "global")
       journal_list_lock_ = std::make_unique<vfs::SpinLock>(q_, journal_list_class_.get());
   }
-  cp_lock_.set_lock_class(cp_rwsem_class_.get());
   gc_write_lock_.set_lock_class(gc_lock_class_.get());
   if (cpu_ != nullptr) {
     owner_flusher_ = cpu_->Owner("f2fs.flusher");
@@ -106,6 +103,22 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   dm.io = io_.get();
   dm.host = this;
   dm_ = std::make_unique<DiscardManager>(dm);
+  CheckpointManager::Deps cp;
+  cp.cfg = &cfg_;
+  cp.events = q_;
+  cp.image = image_;
+  cp.sm = sm_.get();
+  cp.nodes = &node_cache_;
+  cp.inodes = &itab_;
+  cp.writer = cpw_.get();
+  cp.durability = durability_.get();
+  cp.journal = journal_;
+  cp.io = io_.get();
+  cp.dm = dm_.get();
+  cp.erase_before_reuse = erase_before_reuse_;
+  cp.cp_rwsem = cp_rwsem_class_.get();
+  cp.host = this;
+  cpm_ = std::make_unique<CheckpointManager>(cp);
   RegisterStats();
 }
 
@@ -121,12 +134,12 @@ F2fs::~F2fs() {
 void F2fs::PowerCut() {
   dead_ = true;
   io_->Kill();
-  cp_lock_.Kill();
+  cpm_->KillLock();
   gc_write_lock_.Kill();
   if (journal_list_lock_ != nullptr) journal_list_lock_->Kill();
   cleaner_->Kill();
   wb_.Kill();
-  cp_wq_.Kill();
+  cpm_->KillWaiters();
   dm_->Kill();
   threads_wq_.Kill();
   journal_wq_.Kill();
@@ -158,17 +171,18 @@ void F2fs::RegisterStats() {
   fsync.Add(&stats_.fsync_checkpoints, "checkpoints", "count", "fsyncs that wrote a checkpoint");
   fsync.Add(&stats_.fsync_calls, "calls", "count", "fsync and fdatasync calls");
   sim::StatGroup cp = g.Group("cp");
-  cp.Add(&stats_.cp_count, "count", "count", "checkpoints written");
+  CheckpointStats& cps = cpm_->stats();
+  cp.Add(&cps.count, "count", "count", "checkpoints written");
   for (int i = 0; i < static_cast<int>(CpReason::kCount); ++i)
     if (journal_ || i != static_cast<int>(CpReason::kJournal))
-    cp.Add(&stats_.cp_by_reason[i], std::string("reason.") + kCpReasonNames[i], "count",
+    cp.Add(&cps.by_reason[i], std::string("reason.") + kCpReasonNames[i], "count",
            std::string("checkpoints triggered by ") + kCpReasonNames[i]);
-  cp.Add(&stats_.cp_duration, "duration", "ns",
+  cp.Add(&cps.duration, "duration", "ns",
          "checkpoint duration, from its start (cp_rwsem waits and the dentry writeback before the lock "
          "is held included) to its commit");
-  cp.Add(&stats_.cp_stall, "stall", "ns", "per operation: time waiting for cp_rwsem held or awaited by a checkpoint");
-  cp.Add(&stats_.cp_stall_ns, "stall_total", "ns", "total time operations stalled behind checkpoints");
-  cp.Add(&stats_.cp_blocks, "blocks", "blocks", "blocks written by checkpoints (nodes, dentries, meta, pack)");
+  cp.Add(&cps.stall, "stall", "ns", "per operation: time waiting for cp_rwsem held or awaited by a checkpoint");
+  cp.Add(&cps.stall_ns, "stall_total", "ns", "total time operations stalled behind checkpoints");
+  cp.Add(&cps.blocks, "blocks", "blocks", "blocks written by checkpoints (nodes, dentries, meta, pack)");
   sim::StatGroup io = g.Group("io");
   for (int i = 0; i < static_cast<int>(Io::kCount); ++i) {
     if (!journal_ && i == static_cast<int>(Io::kJournal)) continue;
@@ -351,17 +365,6 @@ bool F2fs::IsIdle(sim::SimTime interval) const {
 
 bool F2fs::InflightIo(bool count_queued_discards) const {
   return io_->InflightIo(count_queued_discards);
-}
-
-sim::Task<vfs::SharedLock> F2fs::LockOp() {
-  const sim::SimTime t0 = q_->now();
-  co_await cp_lock_.LockShared();
-  const sim::SimTime waited = q_->now() - t0;
-  if (waited > sim::SimTime::Zero()) {
-    stats_.cp_stall.Record(waited.ns());
-    stats_.cp_stall_ns.Inc(static_cast<uint64_t>(waited.ns()));
-  }
-  co_return vfs::SharedLock(&cp_lock_);
 }
 
 sim::Task<void> F2fs::BalanceFs() {

@@ -18,11 +18,12 @@
 // back only through a host interface F2fs implements: IoManager
 // (io_manager.h: block I/O, in-flight classes, merged flushes),
 // DiscardManager (discard_manager.h: when freed blocks are trimmed),
-// InodeTable (inode_table.h: in-memory inodes, orphans), Cleaner,
-// Durability and Journal, CheckpointWriter, SegmentManager, NatTable,
-// NodeCache. Still here, to be carved the same way: the namespace, node
-// and data paths, fsync, the checkpoint's orchestration, mount and
-// recovery, the journal's commit and replay, and transactions.
+// InodeTable (inode_table.h: in-memory inodes, orphans),
+// CheckpointManager (checkpoint_manager.h: the checkpoint and cp_rwsem),
+// Cleaner, Durability and Journal, CheckpointWriter, SegmentManager,
+// NatTable, NodeCache. Still here, to be carved the same way: the
+// namespace, node and data paths, fsync, mount and recovery, the journal's
+// commit and replay, and transactions.
 //
 // What is modelled (kernel names in parentheses; Linux 5.15 behaviour):
 // - Layout and mkfs formulas (layout.h); NAT/SIT with two copies and
@@ -158,6 +159,7 @@
 #include <vector>
 
 #include "fs/f2fs/allocation_policy.h"
+#include "fs/f2fs/checkpoint_manager.h"
 #include "fs/f2fs/checkpoint_writer.h"
 #include "fs/f2fs/cleaner.h"
 #include "fs/f2fs/discard_manager.h"
@@ -189,6 +191,7 @@ namespace fs::f2fs {
 
 class F2fs final : public FileSystem,
                    private IoManager::Host,
+                   private CheckpointManager::Host,
                    private DurabilityHost,
                    private CleanerHost,
                    private DiscardManager::Host,
@@ -208,23 +211,10 @@ class F2fs final : public FileSystem,
     sim::CpuScheduler* cpu = nullptr;
   };
 
-  // Why a checkpoint runs (stats and skip rules).
-  enum class CpReason : uint8_t { kSync, kUmount, kFsync, kGc, kBackground, kRecovery, kJournal, kCount };
-
-  // Observer of checkpoints (crash tests): Begin is called once the
-  // checkpoint holds cp_rwsem for good, after its dentry writeback rounds
-  // (the state it persists is fixed), Committed once its commit block is
-  // durable.
-  class Listener {
-   public:
-    virtual ~Listener() = default;
-    virtual void OnCheckpointBegin(uint64_t cp_ver) {}
-    virtual void OnCheckpointCommitted(uint64_t cp_ver) {}
-    // Durability mode journal: the running epoch closed; a replay that
-    // ends with its commit restores the state of this instant. `key`: the
-    // first record sequence number of the next epoch.
-    virtual void OnJournalSwitch(uint64_t key) {}
-  };
+  // Why a checkpoint runs, and the observer of checkpoints
+  // (checkpoint_manager.h).
+  using CpReason = ::fs::f2fs::CpReason;
+  using Listener = CheckpointListener;
 
   // mkfs.f2fs: writes a fresh volume of `device_bytes` into `image`
   // (durable, untimed). InvalidInput if the device is too small or the
@@ -300,7 +290,7 @@ class F2fs final : public FileSystem,
   // and writes an umount checkpoint. No call may follow.
   sim::Task<FsStatus> Unmount();
   // Runs a checkpoint now (F2FS_IOC_WRITE_CHECKPOINT).
-  sim::Task<void> WriteCheckpointNow() { return Checkpoint(CpReason::kSync); }
+  sim::Task<void> WriteCheckpointNow() { return cpm_->Checkpoint(CpReason::kSync); }
   // Runs one cleaning round (F2FS_IOC_GARBAGE_COLLECT); returns the number
   // of victim sections cleaned (0: no victim).
   sim::Task<uint32_t> GarbageCollect(bool foreground) { return cleaner_->Gc(foreground, /*from_thread=*/false); }
@@ -309,7 +299,7 @@ class F2fs final : public FileSystem,
   FsStatus DropCaches() override;
   // A checkpoint is running from its apply (journal mode) or block
   // operations to its commit; skipped checkpoints do not count.
-  CheckpointActivity checkpoint_activity() const override { return {cp_begun_, cp_active_}; }
+  CheckpointActivity checkpoint_activity() const override { return {cpm_->begun(), cpm_->active()}; }
   // data: data; metadata: node, dentry and meta (SIT/NAT/SSA) blocks;
   // journal: F2FS-J's journal; cleaning: GC moves; checkpoint: the pack.
   WritesByOrigin writes_by_origin() const override;
@@ -321,18 +311,18 @@ class F2fs final : public FileSystem,
   // Power cut: from now on nothing is scheduled or woken; the caller clears
   // the event queue and destroys this object (and the threads calling it).
   void PowerCut();
-  void set_listener(Listener* l) { listener_ = l; }
+  void set_listener(Listener* l) { cpm_->set_listener(l); }
 
   // ---- Introspection.
   const Layout& layout() const { return layout_; }
   const F2fsConfig& config() const { return cfg_; }
-  uint64_t checkpoint_version() const { return cp_ver_; }
+  uint64_t checkpoint_version() const { return cpm_->version(); }
   // Version of the checkpoint the mount loaded (before any recovery checkpoint).
   uint64_t mounted_checkpoint_version() const { return mounted_cp_ver_; }
   // Durability mode journal: the key (Listener::OnJournalSwitch) of the
   // last commit the mount replayed, 0 if the checkpoint's state stood.
   uint64_t journal_recovered_key() const { return journal_recovered_key_; }
-  uint64_t checkpoints() const { return stats_.cp_count.value(); }
+  uint64_t checkpoints() const { return cpm_->stats().count.value(); }
   const SegmentManager& segments() const { return *sm_; }
   const NatTable& nat() const { return *nat_; }
   uint64_t dirty_node_pages() const { return node_cache_.dirty().size(); }
@@ -431,10 +421,6 @@ class F2fs final : public FileSystem,
     std::array<sim::Histogram, static_cast<int>(Op::kCount)> op_lat;
     sim::Histogram fsync_total, fsync_data, fsync_node, fsync_flush, fsync_cp, fsync_visited;
     sim::Counter fsync_nodes_visited, fsync_nodes_written, fsync_checkpoints, fsync_calls;
-    sim::Counter cp_count;
-    std::array<sim::Counter, static_cast<int>(CpReason::kCount)> cp_by_reason;
-    sim::Histogram cp_duration, cp_stall;
-    sim::Counter cp_stall_ns, cp_blocks;
     sim::Counter section_trims, logs_moved_at_mount, nat_reads;
     DiscardStats discard;
     sim::Counter app_bytes_written, app_bytes_read, direct_bytes_written, direct_bytes_read;
@@ -461,7 +447,7 @@ class F2fs final : public FileSystem,
   static bool IsRegular(const NodeBlock& b) { return b.inode && !b.inode->is_dir; }
 
   // ---- CPU and time.
-  sim::Task<void> Cpu(sim::SimTime d);
+  sim::Task<void> Cpu(sim::SimTime d) override;  // also CheckpointManager::Host
 
   // ---- DurabilityHost.
   sim::SimTime Now() const override { return q_->now(); }
@@ -474,7 +460,7 @@ class F2fs final : public FileSystem,
   // direct I/O; the model has none (O_DIRECT goes through the page cache).
   // The one helper for every background thread's "I/O in flight" check.
   bool InflightIo(bool count_queued_discards) const override;
-  bool CheckpointLockHeld() const override { return !cp_lock_.idle(); }
+  bool CheckpointLockHeld() const override { return cpm_->LockHeld(); }
   uint64_t DirtyNodePages() const override { return node_cache_.dirty().size(); }
   bool AnyIoInFlight() const override { return io_->AnyInFlight(); }
   bool HasUncheckpointedChanges() const override { return FsDirty(); }
@@ -629,7 +615,7 @@ class F2fs final : public FileSystem,
   // `discard` > 0 (out empty): read that many bytes without handing them back.
   sim::Task<FsResult<uint64_t>> DoPread(Fd fd, int64_t offset, std::span<uint8_t> out, Op op, uint64_t discard = 0);
   FileStat StatOf(const Inode* inode) const;
-  sim::Task<vfs::SharedLock> LockOp();  // f2fs_lock_op (cp_rwsem shared), measuring stalls
+  sim::Task<vfs::SharedLock> LockOp() { return cpm_->LockOp(); }  // f2fs_lock_op (checkpoint_manager.h)
   sim::Task<void> BalanceFs();     // f2fs_balance_fs: foreground GC when space is short
 
   // ---- Transactions (f2fs_tx.cc).
@@ -697,26 +683,33 @@ class F2fs final : public FileSystem,
   // Writes the file's dirty dnodes with fsync marks; returns nodes written.
   sim::Task<uint32_t> FsyncNodePages(Inode* inode, IoBatch* batch);
 
-  // ---- Checkpoint (f2fs_checkpoint.cc).
-  sim::Task<void> Checkpoint(CpReason reason);
-  sim::Task<void> DoCheckpoint(CpReason reason);
-  // Durability mode journal, apply: committed — before a checkpoint takes
-  // cp_rwsem: write the dirty node pages no uncommitted record has touched,
-  // with operations going on.
-  sim::Task<void> ApplyCommitted();
-  // Writes back the dirty dentry pages of every directory (without taking
-  // cp_rwsem: a checkpoint calls it with the lock released or held).
-  sim::Task<void> SyncDirtyDirs();
+  // ---- Checkpoint (checkpoint_manager.h; the host side in f2fs_checkpoint.cc).
+  sim::Task<void> Checkpoint(CpReason reason) { return cpm_->Checkpoint(reason); }
   bool FsDirty() const;
   // f2fs_balance_fs_bg. `after_commit`: called by the journal's commit
   // thread right after a commit.
   sim::Task<void> BalanceFsBg(bool after_commit = false);
+  // ---- CheckpointManager::Host.
+  uint64_t DirtyDentryPages() const override { return dirty_dentry_pages_; }
+  // Writes back the dirty dentry pages of every directory (without taking
+  // cp_rwsem: a checkpoint calls it with the lock released or held).
+  sim::Task<void> SyncDirtyDirs() override;
   // Durability mode journal with apply: committed.
-  bool ApplyCommittedMode() const;
+  bool ApplyCommittedMode() const override;
+  // Durability mode journal, apply: committed — before a checkpoint takes
+  // cp_rwsem: write the dirty node pages no uncommitted record has touched,
+  // with operations going on.
+  sim::Task<void> ApplyCommitted() override;
+  void SyncInodeMeta() override;
+  void WriteNodePage(NodePage* np, WriteBatcher& wb) override { WriteNodePage(np, false, false, wb); }
+  void ReleaseCoveredMasterNodes() override;
+  void FillPackFacts(CheckpointWriter::PackFacts* facts) const override;
+  void CheckpointCommitted() override { alloc_since_cp_ = 0; }
+  void JournalCheckpointed(uint64_t record_seq) override;
+  void EvictIdleInodes() override;
 
   // ---- Discard (discard_manager.h).
   sim::Task<void> DiscardThread();  // the discard manager's thread, counted in threads_running_
-  sim::Task<void> WriteMetaBlocks(std::vector<std::pair<BlockAddr, BlockPtr>>& blocks, Io kind, IoBatch* batch);
 
   // ---- Cleaning (f2fs_gc.cc).
   // ---- CleanerHost.
@@ -727,7 +720,7 @@ class F2fs final : public FileSystem,
   uint64_t ValidBlocks() const override { return valid_block_count_; }
   // No operation for `interval` and no I/O of any kind in flight.
   bool IsIdle(sim::SimTime interval) const override;
-  sim::Task<void> CheckpointForCleaning() override { return Checkpoint(CpReason::kGc); }
+  sim::Task<void> CheckpointForCleaning() override { return cpm_->Checkpoint(CpReason::kGc); }
   sim::Task<uint32_t> MigrateSection(uint32_t sec, bool foreground) override;
   sim::Task<void> BackgroundBalance() override { return BalanceFsBg(); }
   sim::Task<void> GcThread();  // the cleaner's thread, counted in threads_running_
@@ -768,7 +761,6 @@ class F2fs final : public FileSystem,
   ssd::BlockDevice* dev_;
   Image* image_;
   sim::StatGroup stat_group_;
-  Listener* listener_ = nullptr;
   std::function<double()> device_wa_;
   bool dead_ = false;
   bool erase_before_reuse_ = false;  // the device has fixed placement (see DiscardManager::TrimFreedSections)
@@ -780,10 +772,8 @@ class F2fs final : public FileSystem,
   std::unique_ptr<Durability> durability_;  // after sm_ and nat_, which it reads
   Journal* journal_ = nullptr;              // durability_'s journal, if it has one
   JournalPosition mounted_journal_pos_;     // the loaded checkpoint's
-  uint64_t covered_record_seq_ = 0;
   uint64_t journal_recovered_key_ = 0;
   uint64_t journal_durable_seq_ = 0;  // records below it are durable (commit or checkpoint)
-  uint64_t cp_durable_record_seq_ = 0;  // records below it are in a committed checkpoint
   bool replaying_ = false;  // journal replay at mount: allocate no block        // records below it are in the last checkpoint
   bool journal_committing_ = false;
   std::unique_ptr<CheckpointWriter> cpw_;  // after sm_ and nat_; the SIT journal and version bitmap
@@ -805,21 +795,13 @@ class F2fs final : public FileSystem,
   uint32_t valid_inode_count_ = 0;
   uint64_t alloc_since_cp_ = 0;  // alloc_valid_block_count: new blocks and nodes since the checkpoint
 
-  // Checkpoint.
-  vfs::RwLock cp_lock_;  // cp_rwsem
   // Held by a cleaning migration while it allocates and submits its moved
   // blocks: concurrent migrations (per-region cleaning threads) write the
   // same logs, and a log's flash pages must reach the device in order.
   vfs::RwLock gc_write_lock_;
-  uint64_t cp_ver_ = 0;
+  // Mount.
   uint64_t mounted_cp_ver_ = 0;
   bool mounted_clean_ = false;  // the loaded checkpoint was written by umount
-  bool cp_running_ = false;
-  bool cp_active_ = false;   // DoCheckpoint past its skip test (checkpoint_activity)
-  uint64_t cp_begun_ = 0;    // checkpoints past their skip test
-  uint64_t cp_started_ = 0;
-  uint64_t cp_completed_ = 0;
-  vfs::WaitQueue cp_wq_;
   sim::SimTime last_op_time_;
 
   // Discard.
@@ -828,6 +810,7 @@ class F2fs final : public FileSystem,
   // I/O (after the page cache, sm_ and dq_, which it uses).
   std::unique_ptr<IoManager> io_;
   std::unique_ptr<DiscardManager> dm_;  // after io_, which it uses
+  std::unique_ptr<CheckpointManager> cpm_;  // after io_ and dm_, which it uses
 
   // Cleaning (policy and pacing; the migration is MigrateSection).
   std::unique_ptr<Cleaner> cleaner_;

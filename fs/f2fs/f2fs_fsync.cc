@@ -99,13 +99,12 @@ sim::Task<Errno> F2fs::SyncFile(Inode* inode, bool datasync) {
     // need_inode_page_update: the inode page is dirty, or its last write
     // was not an fsync's and no checkpoint has it.
     if (inode->ipage->dirty || NeedInodeBlockUpdate(inode->ino)) go_write = true;
-    if (!go_write && !inode->append_write && cp_running_) {
+    if (!go_write && !inode->append_write && cpm_->running()) {
       // Nothing of the file left to write, but a checkpoint in progress may
       // be what wrote it (its node pages are no longer dirty and the NAT
       // flags already read as checkpointed): the fsync is answered once
       // that checkpoint commits. The kernel returns at once here.
-      const uint64_t running = cp_started_;
-      while (cp_completed_ < running && !dead_) co_await cp_wq_.Wait();
+      co_await cpm_->WaitRunning();
     }
     if (!go_write && !inode->append_write) {
       if (inode->dirty_nodes.count > 0) {

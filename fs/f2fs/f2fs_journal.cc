@@ -49,7 +49,7 @@ sim::Task<void> F2fs::CommitJournal() {
   CHECK(journal_->SwitchEpoch()) << "one committer leaves an idle epoch";
   // The commit's key: every record of the closed epoch is below it.
   const uint64_t key = journal_->head_position().record_seq;
-  if (listener_) listener_->OnJournalSwitch(key);
+  if (cpm_->listener()) cpm_->listener()->OnJournalSwitch(key);
   int epoch = -1;
   std::vector<JournalRecord> records = journal_->TakeEpoch(&epoch);
   CHECK_GE(epoch, 0);
@@ -62,8 +62,8 @@ sim::Task<void> F2fs::CommitJournal() {
   while (!dead_) {
     // Records a checkpoint covered since need no commit.
     const size_t before = records.size();
-    std::erase_if(records, [this](const JournalRecord& r) { return r.seq < covered_record_seq_; });
-    if (records.size() < before) covered = covered_record_seq_;
+    std::erase_if(records, [this](const JournalRecord& r) { return r.seq < cpm_->covered_record_seq(); });
+    if (records.size() < before) covered = cpm_->covered_record_seq();
     if (records.empty()) break;
     if (journal_->Reserve(records, key, &blocks)) break;
     // Full: apply (checkpoint) first; never overwrite what replay needs.
@@ -114,7 +114,7 @@ sim::Task<void> F2fs::CommitJournal() {
     stats_.j_commit_lat.Record((q_->now() - t0).ns());
   }
   // Records a checkpoint in progress covered are durable when it commits.
-  while (!dead_ && cp_durable_record_seq_ < covered) co_await cp_wq_.Wait();
+  co_await cpm_->WaitRecordsCheckpointed(covered);
   if (dead_) co_return;
   journal_->FinishEpoch(epoch);
   journal_committing_ = false;
@@ -130,9 +130,9 @@ sim::Task<void> F2fs::JournalSync(uint64_t target) {
       const uint64_t before = stats_.j_commits.value();
       co_await CommitJournal();
       stats_.j_fsync_commits.Inc(stats_.j_commits.value() - before);
-    } else if (cp_running_) {
+    } else if (cpm_->running()) {
       // A checkpoint covers the records not yet committing.
-      co_await cp_wq_.Wait();
+      co_await cpm_->WaitEnd();
     } else {
       break;  // nothing below target is left uncommitted
     }
@@ -223,7 +223,7 @@ sim::Task<sim::Status> F2fs::ReplayJournal(const JournalPosition& cp, uint64_t* 
   // mount's checkpoint records the new position before any commit.
   journal_->Load(end_off, end_seq + n, next_record);
   journal_recovered_key_ = last_key > cp.record_seq ? last_key : 0;
-  covered_record_seq_ = cp_durable_record_seq_ = cp.record_seq;
+  cpm_->JournalLoaded(cp.record_seq);
   vfs::SharedLock lock = co_await LockOp();
   for (const JournalRecord& r : committed) {
     const bool ok = co_await ReplayRecord(r);

@@ -425,10 +425,9 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
     }
     valid_block_count_ -= freed;
   }
-  cp_ver_ = cp.cp_ver;
+  cpm_->Loaded(cp.cp_ver);
   mounted_cp_ver_ = cp.cp_ver;
   mounted_clean_ = cp.umount;
-  cp_completed_ = cp_started_ = 0;
   durability_->OnCheckpointCommitted(q_->now());
   last_op_time_ = q_->now();
   // ---- Orphans, roll-forward recovery, then a checkpoint if anything changed.
@@ -489,7 +488,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
     co_await io_->ReadBlock(blk, Io::kNode);
     const BlockPtr ptr = image_->Read(blk);
     const auto* node = As<NodeBlock>(ptr, BlockData::Type::kNode);
-    if (!node || node->footer.cp_ver != cp_ver_) break;
+    if (!node || node->footer.cp_ver != cpm_->version()) break;
     visited.insert(blk.v);
     chain.push_back(blk);
     if (node->master) {

@@ -142,7 +142,7 @@ void F2fs::WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBat
   if (sm_->curseg(t).ssr) stats_.ssr_blocks.Inc();
   if (IsValidBlkaddr(old)) sm_->RefreshMtime(old, q_->now());
   const BlockAddr addr = sm_->Allocate(t, Summary{nid, 0, nat_->Get(nid).version}, q_->now(), NeedSsr());
-  b.footer.cp_ver = cp_ver_;
+  b.footer.cp_ver = cpm_->version();
   b.footer.next_blkaddr = sm_->NextAddr(t);
   b.footer.fsync = fsync_mark;
   b.footer.dent = dent_mark;

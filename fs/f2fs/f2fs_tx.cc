@@ -512,7 +512,7 @@ void F2fs::WriteMasterNode(const std::vector<Nid>& members, WriteBatcher& wb) {
   mn->members = members;
   if (sm_->curseg(t).ssr) stats_.ssr_blocks.Inc();
   const BlockAddr addr = sm_->Allocate(t, Summary{kNullNid, 0, 0}, q_->now(), NeedSsr());
-  mn->footer.cp_ver = cp_ver_;
+  mn->footer.cp_ver = cpm_->version();
   mn->footer.next_blkaddr = sm_->NextAddr(t);
   mn->footer.fsync = true;
   ++valid_block_count_;  // room checked by the commit; see live_masters_
