@@ -115,8 +115,9 @@ int F2fsManagerRank(const std::string& path) {
       // holds its dirty node list), pending discards, the CP pack,
       // durability modes (with their implementations), cleaning control.
       {"inode_table", 1}, {"discard_queue", 1}, {"checkpoint_writer", 1}, {"durability", 1}, {"cleaner", 1},
-      // Block I/O, then the discard policy that issues through it.
-      {"io_manager", 2}, {"discard_manager", 3},
+      // Block I/O, then what issues through it: the discard policy and the
+      // node manager (NAT and node pages).
+      {"io_manager", 2}, {"discard_manager", 3}, {"node_manager", 3},
       // The checkpoint: cp_rwsem, what a checkpoint writes and frees.
       {"checkpoint_manager", 4}};
   auto it = kRank.find(base);
@@ -222,6 +223,9 @@ TEST(LayeringTest, F2fsManagersUseOnlyManagersBelowThem) {
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/checkpoint_manager.h", "fs/f2fs/discard_manager.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/io_manager.h", "fs/f2fs/checkpoint_manager.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/cleaner.cc", "fs/f2fs/checkpoint_manager.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/checkpoint_manager.h", "fs/f2fs/node_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/node_manager.cc", "fs/f2fs/checkpoint_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/node_manager.h", "fs/f2fs/discard_manager.h"), "");
   // Tests may include anything of their folder.
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/cleaner_test.cc", "fs/f2fs/f2fs.h"), "");
 }

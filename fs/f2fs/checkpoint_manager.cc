@@ -146,19 +146,19 @@ sim::Task<void> CheckpointManager::DoCheckpoint(CpReason reason) {
     WriteBatcher wb(io_, Io::kNode, &batch);
     for (int step = 0; step < 3; ++step) {
       std::vector<NodePage*> pages;
-      for (uint32_t nid : nodes_->dirty()) {
-        NodePage* np = nodes_->DirtyPage(nid);
+      for (uint32_t nid : nodes_->cache().dirty()) {
+        NodePage* np = nodes_->cache().DirtyPage(nid);
         const NodeBlock& b = *np->blk;
         const bool take = step == 0 ? !b.IsDnode() : step == 1 ? (b.IsDnode() && !b.footer.cold)
                                                                : (b.IsDnode() && b.footer.cold);
         if (take) pages.push_back(np);
       }
-      for (NodePage* np : pages) host_->WriteNodePage(np, wb);
+      for (NodePage* np : pages) nodes_->WriteNodePage(np, false, false, wb);
       stats_.blocks.Inc(pages.size());
     }
     wb.Flush();
   }
-  CHECK(nodes_->dirty().empty()) << "dirty nodes left after the checkpoint's node pass";
+  CHECK(nodes_->cache().dirty().empty()) << "dirty nodes left after the checkpoint's node pass";
   // The writes a checkpoint guarantees (nodes, meta, dentries, data moved by
   // cleaning) complete before the flush (f2fs_wait_on_all_pages(
   // F2FS_WB_CP_DATA)), so the checkpoint never points at such a block whose

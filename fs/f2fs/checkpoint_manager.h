@@ -18,7 +18,7 @@
 // - What a checkpoint may change: it writes the dirty dentry pages (through
 //   the host, with cp_rwsem released between rounds, at most
 //   kUnlockedDentryRounds of them), the inodes' lazily kept times
-//   (Host::SyncInodeMeta), every dirty node page (through Host::WriteNodePage,
+//   (Host::SyncInodeMeta), every dirty node page (NodeManager::WriteNodePage,
 //   non-dnodes first, then directory dnodes, then file dnodes), the NAT/SIT
 //   and SSA (CheckpointWriter::FlushMeta) and the CP pack; it waits for the
 //   writes a checkpoint guarantees (IoManager::WaitCheckpointWrites), then
@@ -47,7 +47,7 @@
 //
 // Who calls it: every modifying operation (LockOp), fsync, sync, umount,
 // mount, cleaning, the journal's commit, transactions and the background
-// checks (Checkpoint). It calls the NodeCache (which node pages are dirty),
+// checks (Checkpoint). It calls the NodeManager (the dirty node pages),
 // the CheckpointWriter, the SegmentManager, the InodeTable (orphans,
 // trans_dir), the Durability mode and its Journal, the IoManager, the
 // DiscardManager, the Image and, for what the file system's other parts
@@ -68,6 +68,7 @@
 #include "fs/f2fs/io_manager.h"
 #include "fs/f2fs/journal.h"
 #include "fs/f2fs/node_cache.h"
+#include "fs/f2fs/node_manager.h"
 #include "fs/f2fs/segment_manager.h"
 #include "fs/vfs/sync_primitives.h"
 #include "sim/event_queue.h"
@@ -122,8 +123,6 @@ class CheckpointManager {
     virtual sim::Task<void> Cpu(sim::SimTime d) = 0;  // a CPU burst of the caller
     // f2fs_sync_inode_meta: lazily kept times to the inode pages.
     virtual void SyncInodeMeta() = 0;
-    // __write_node_page without fsync or dentry marks.
-    virtual void WriteNodePage(NodePage* np, WriteBatcher& wb) = 0;
     // Transactions: master nodes this checkpoint covers become free.
     virtual void ReleaseCoveredMasterNodes() = 0;
     // The pack's space counts and stolen blocks.
@@ -139,7 +138,7 @@ class CheckpointManager {
     sim::EventQueue* events = nullptr;
     Image* image = nullptr;
     SegmentManager* sm = nullptr;
-    NodeCache* nodes = nullptr;
+    NodeManager* nodes = nullptr;
     InodeTable* inodes = nullptr;
     CheckpointWriter* writer = nullptr;
     Durability* durability = nullptr;
@@ -196,7 +195,7 @@ class CheckpointManager {
   sim::EventQueue* q_;
   Image* image_;
   SegmentManager* sm_;
-  NodeCache* nodes_;
+  NodeManager* nodes_;
   InodeTable* itab_;
   CheckpointWriter* cpw_;
   Durability* durability_;

@@ -22,7 +22,6 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       image_(env.image),
       stat_group_(env.stats),
       device_wa_(env.device_write_amplification),
-      node_cache_(&cache_),
       cache_(this, std::max<uint64_t>(64, cfg.page_cache.memory.value / kBlockSize)),
       wb_(env.events, cfg_.page_cache, &cache_),
       gc_write_lock_(env.events),
@@ -45,12 +44,13 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   dopt.max_ordered = cfg_.discard.max_ordered;
   dq_ = std::make_unique<DiscardQueue>(dopt, &stats_.discard);
   sm_->set_allocation_observer(dq_.get());
-  nat_ = std::make_unique<NatTable>(layout_.max_nid, layout_.nat_blocks);
-  auto durability = MakeDurability(cfg_.durability, DurabilityContext{&cfg_, &layout_, nat_.get(), sm_.get(), this});
+  auto nat = std::make_unique<NatTable>(layout_.max_nid, layout_.nat_blocks);
+  nat_ = nat.get();
+  auto durability = MakeDurability(cfg_.durability, DurabilityContext{&cfg_, &layout_, nat_, sm_.get(), this});
   CHECK(durability.ok()) << "durability mode validated by the config schema: " << durability.status().message();
   durability_ = std::move(durability).value();
   journal_ = durability_->journal();
-  cpw_ = std::make_unique<CheckpointWriter>(layout_, nat_.get(), sm_.get());
+  cpw_ = std::make_unique<CheckpointWriter>(layout_, nat_, sm_.get());
   static const char* kBits[] = {"force", "ssr", "util", "ssr_util", "fsync", "async"};
   for (const std::string& b : cfg_.ipu_policy)
     for (int i = 0; i < 6; ++i)
@@ -103,12 +103,28 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   dm.io = io_.get();
   dm.host = this;
   dm_ = std::make_unique<DiscardManager>(dm);
+  NodeManager::Deps nm;
+  nm.cfg = &cfg_;
+  nm.layout = &layout_;
+  nm.events = q_;
+  nm.image = image_;
+  nm.cache = &cache_;
+  nm.sm = sm_.get();
+  nm.alloc = alloc_.get();
+  nm.durability = durability_.get();
+  nm.journal = journal_;
+  nm.io = io_.get();
+  nm.inodes = &itab_;
+  nm.nat_reads = &stats_.nat_reads;
+  nm.ssr_blocks = &stats_.ssr_blocks;
+  nm.host = this;
+  nm_ = std::make_unique<NodeManager>(nm, std::move(nat));
   CheckpointManager::Deps cp;
   cp.cfg = &cfg_;
   cp.events = q_;
   cp.image = image_;
   cp.sm = sm_.get();
-  cp.nodes = &node_cache_;
+  cp.nodes = nm_.get();
   cp.inodes = &itab_;
   cp.writer = cpw_.get();
   cp.durability = durability_.get();
@@ -311,7 +327,7 @@ void F2fs::RegisterStats() {
         "write_amplification_end_to_end", "ratio",
         "end-to-end write amplification: FS-layer write amplification x the device's");
   }
-  g.AddSeries([this] { return static_cast<double>(node_cache_.dirty().size()); }, sim::StatGroup::SeriesKind::kValue,
+  g.AddSeries([this] { return static_cast<double>(nm_->cache().dirty().size()); }, sim::StatGroup::SeriesKind::kValue,
               "dirty_nodes", "pages", "dirty node pages");
   g.AddSeries([this] { return static_cast<double>(wb_.dirty_pages()); }, sim::StatGroup::SeriesKind::kValue,
               "dirty_data", "pages", "dirty data pages");

@@ -20,10 +20,11 @@
 // DiscardManager (discard_manager.h: when freed blocks are trimmed),
 // InodeTable (inode_table.h: in-memory inodes, orphans),
 // CheckpointManager (checkpoint_manager.h: the checkpoint and cp_rwsem),
-// Cleaner, Durability and Journal, CheckpointWriter, SegmentManager,
-// NatTable, NodeCache. Still here, to be carved the same way: the
-// namespace, node and data paths, fsync, mount and recovery, the journal's
-// commit and replay, and transactions.
+// NodeManager (node_manager.h: the NAT and node pages, node trees, node
+// writes, truncation), Cleaner, Durability and Journal, CheckpointWriter,
+// SegmentManager. Still here, to be carved the same way: the namespace,
+// the data path, fsync, mount and recovery, the journal's commit and
+// replay, and transactions.
 //
 // What is modelled (kernel names in parentheses; Linux 5.15 behaviour):
 // - Layout and mkfs formulas (layout.h); NAT/SIT with two copies and
@@ -173,6 +174,7 @@
 #include "fs/f2fs/layout.h"
 #include "fs/f2fs/nat_table.h"
 #include "fs/f2fs/node_cache.h"
+#include "fs/f2fs/node_manager.h"
 #include "fs/f2fs/on_disk.h"
 #include "fs/f2fs/segment_manager.h"
 #include "fs/vfs/sync_primitives.h"
@@ -192,6 +194,7 @@ namespace fs::f2fs {
 class F2fs final : public FileSystem,
                    private IoManager::Host,
                    private CheckpointManager::Host,
+                   private NodeManager::Host,
                    private DurabilityHost,
                    private CleanerHost,
                    private DiscardManager::Host,
@@ -324,8 +327,8 @@ class F2fs final : public FileSystem,
   uint64_t journal_recovered_key() const { return journal_recovered_key_; }
   uint64_t checkpoints() const { return cpm_->stats().count.value(); }
   const SegmentManager& segments() const { return *sm_; }
-  const NatTable& nat() const { return *nat_; }
-  uint64_t dirty_node_pages() const { return node_cache_.dirty().size(); }
+  const NatTable& nat() const { return nm_->nat(); }
+  uint64_t dirty_node_pages() const { return nm_->cache().dirty().size(); }
   uint64_t dirty_data_pages() const { return wb_.dirty_pages(); }
   uint64_t cached_pages() const { return cache_.pages(); }
   uint64_t valid_block_count() const { return valid_block_count_; }
@@ -368,11 +371,7 @@ class F2fs final : public FileSystem,
   };
 
 
-  struct DnodeRef {
-    NodePage* np = nullptr;  // null: no dnode (hole) or error
-    uint32_t ofs = 0;
-    Errno err = Errno::kOk;
-  };
+  using DnodeRef = ::fs::f2fs::DnodeRef;
   class InodeRef;
   struct ParentRef;
   struct DentryLoc {
@@ -461,7 +460,7 @@ class F2fs final : public FileSystem,
   // The one helper for every background thread's "I/O in flight" check.
   bool InflightIo(bool count_queued_discards) const override;
   bool CheckpointLockHeld() const override { return cpm_->LockHeld(); }
-  uint64_t DirtyNodePages() const override { return node_cache_.dirty().size(); }
+  uint64_t DirtyNodePages() const override { return nm_->cache().dirty().size(); }
   bool AnyIoInFlight() const override { return io_->AnyInFlight(); }
   bool HasUncheckpointedChanges() const override { return FsDirty(); }
 
@@ -548,50 +547,49 @@ class F2fs final : public FileSystem,
   // Reserves a block (NEW_ADDR) for page `index` if it has none.
   sim::Task<Errno> ReserveBlock(Inode* inode, uint64_t index);
 
-  // ---- Nodes (f2fs_node.cc).
-  NodePage* FindNode(Nid nid) { return node_cache_.Find(nid); }
-  sim::Task<NodePage*> LoadNode(Nid nid);  // cache or device; null if the NAT has no address
-  NodePage* InsertNode(Nid nid, std::shared_ptr<NodeBlock> blk) { return node_cache_.Insert(nid, std::move(blk)); }
-  static NodeBlock& MutNode(NodePage* np) { return NodeCache::Mut(np); }
-  void SetNodeDirty(NodePage* np, Inode* owner) {
-    if (journal_) np->dirty_seq = journal_->head_position().record_seq;
-    node_cache_.SetDirty(np, owner ? &owner->dirty_nodes : nullptr);
+  // ---- Nodes (node_manager.h).
+  NodePage* FindNode(Nid nid) { return nm_->Find(nid); }
+  sim::Task<NodePage*> LoadNode(Nid nid) { return nm_->Load(nid); }
+  NodePage* InsertNode(Nid nid, std::shared_ptr<NodeBlock> blk) { return nm_->Insert(nid, std::move(blk)); }
+  static NodeBlock& MutNode(NodePage* np) { return NodeManager::Mut(np); }
+  void SetNodeDirty(NodePage* np, Inode* owner) { nm_->SetDirty(np, owner); }
+  void ClearNodeDirty(NodePage* np) { nm_->ClearDirty(np); }
+  DirtyNodeList* DirtyListOf(const NodePage* np) { return nm_->DirtyListOf(np); }
+  std::unique_ptr<NodePage> UnlinkNodePage(NodePage* np) { return nm_->Unlink(np); }
+  void RemoveNodePage(NodePage* np) { nm_->Remove(np); }
+  Inode* OwnerOf(const NodePage* np) { return nm_->OwnerOf(np); }
+  NodePage* NewNode(Inode* inode, NodeKind kind, uint32_t ofs, Errno* err) {
+    return nm_->NewNode(inode, kind, ofs, err);
   }
-  void ClearNodeDirty(NodePage* np) { node_cache_.ClearDirty(np, DirtyListOf(np)); }
-  // The dirty list `np` is on (its owner's), or null.
-  DirtyNodeList* DirtyListOf(const NodePage* np);
-  // Takes the node page out of the node cache (clean) and returns it.
-  std::unique_ptr<NodePage> UnlinkNodePage(NodePage* np) { return node_cache_.Unlink(np, DirtyListOf(np)); }
-  void RemoveNodePage(NodePage* np) { cache_.Detach(UnlinkNodePage(np)); }
-  Inode* OwnerOf(const NodePage* np);
-  // New node of inode `inode` with node offset `ofs`: nid allocated (NEW_ADDR), page dirty.
-  NodePage* NewNode(Inode* inode, NodeKind kind, uint32_t ofs, Errno* err);
-  void FreeNode(NodePage* np);
-  void FreeNodeByNid(Nid nid, BlockAddr addr);
-  bool TryGetDnodeCached(Inode* inode, uint64_t index, DnodeRef* out);
-  sim::Task<DnodeRef> GetDnode(Inode* inode, uint64_t index, bool alloc);
-  LogType NodeLogType(const NodePage* np) const {
-    return alloc_->NodeLog(NodePlacement{np->blk->IsDnode(), np->blk->footer.cold});
+  void FreeNode(NodePage* np) { nm_->FreeNode(np); }
+  void FreeNodeByNid(Nid nid, BlockAddr addr) { nm_->FreeNodeByNid(nid, addr); }
+  bool TryGetDnodeCached(Inode* inode, uint64_t index, DnodeRef* out) {
+    return nm_->TryGetDnodeCached(inode, index, out);
   }
-  // Queues a node write (__write_node_page). marks: fsync/dent footer bits.
-  void WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBatcher& wb);
-  // Frees data blocks >= `from` and the nodes that only covered them.
-  sim::Task<Errno> TruncateBlocks(Inode* inode, uint64_t from);
-  sim::Task<bool> TruncateSubtree(Inode* inode, Nid nid, int depth, uint64_t first, uint64_t from);
-  void TruncateDnodeRange(Inode* inode, NodePage* np, uint32_t from_slot);
-  void ReleaseDataAddr(Inode* inode, NodePage* np, uint32_t slot);
-  bool NeedSsr() const { return alloc_->NeedSsr(*sm_, SpacePressure{node_cache_.dirty().size(), dirty_dentry_pages_}); }
+  sim::Task<DnodeRef> GetDnode(Inode* inode, uint64_t index, bool alloc) { return nm_->GetDnode(inode, index, alloc); }
+  LogType NodeLogType(const NodePage* np) const { return nm_->NodeLogType(np); }
+  void WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBatcher& wb) {
+    nm_->WriteNodePage(np, fsync_mark, dent_mark, wb);
+  }
+  sim::Task<Errno> TruncateBlocks(Inode* inode, uint64_t from) { return nm_->TruncateBlocks(inode, from); }
+  void TruncateDnodeRange(Inode* inode, NodePage* np, uint32_t from_slot) {
+    nm_->TruncateDnodeRange(inode, np, from_slot);
+  }
+  void ReleaseDataAddr(Inode* inode, NodePage* np, uint32_t slot) { nm_->ReleaseDataAddr(inode, np, slot); }
+  // ---- NodeManager::Host, and space accounting (f2fs_node.cc).
+  uint64_t CheckpointVersion() const override { return cpm_->version(); }
+  bool NeedSsr() const override { return alloc_->NeedSsr(*sm_, SpacePressure{nm_->cache().dirty().size(), dirty_dentry_pages_}); }
   bool HasNotEnoughFreeSecs(uint32_t freed, uint32_t needed) const;
-  bool IncValidBlocks(uint64_t n);
-  void DecValidBlocks(uint64_t n);
+  bool IncValidBlocks(uint64_t n) override;
+  void DecValidBlocks(uint64_t n) override;
 
   // ---- Inodes and namespace (f2fs_dir.cc).
   Inode* FindInode(Nid ino);
   sim::Task<Inode*> GetInode(Nid ino);
   void MaybeEvictInode(Inode* inode);
-  const InodeFields& I(const Inode* inode) const { return *inode->ipage->blk->inode; }
-  InodeFields& MutI(Inode* inode);
-  NodeBlock& MutInodeBlock(Inode* inode);
+  const InodeFields& I(const Inode* inode) const { return nm_->I(inode); }
+  InodeFields& MutI(Inode* inode) { return nm_->MutI(inode); }
+  NodeBlock& MutInodeBlock(Inode* inode) { return nm_->MutInodeBlock(inode); }
   sim::Task<ParentRef> LookupParent(std::string_view path);
   sim::Task<FsResult<Nid>> LookupPath(std::string_view path);
   sim::Task<std::optional<DentryLoc>> DirLookup(Inode* dir, std::string_view name);
@@ -701,7 +699,6 @@ class F2fs final : public FileSystem,
   // with operations going on.
   sim::Task<void> ApplyCommitted() override;
   void SyncInodeMeta() override;
-  void WriteNodePage(NodePage* np, WriteBatcher& wb) override { WriteNodePage(np, false, false, wb); }
   void ReleaseCoveredMasterNodes() override;
   void FillPackFacts(CheckpointWriter::PackFacts* facts) const override;
   void CheckpointCommitted() override { alloc_since_cp_ = 0; }
@@ -768,7 +765,7 @@ class F2fs final : public FileSystem,
 
   std::unique_ptr<AllocationPolicy> alloc_;  // before sm_, which uses it
   std::unique_ptr<SegmentManager> sm_;
-  std::unique_ptr<NatTable> nat_;
+  NatTable* nat_ = nullptr;  // the NodeManager's (created before it, for durability_ and cpw_)
   std::unique_ptr<Durability> durability_;  // after sm_ and nat_, which it reads
   Journal* journal_ = nullptr;              // durability_'s journal, if it has one
   JournalPosition mounted_journal_pos_;     // the loaded checkpoint's
@@ -780,7 +777,10 @@ class F2fs final : public FileSystem,
   std::array<bool, 8> ipu_bits_{};  // by bit index (force, ssr, util, ssr_util, fsync, async)
 
   // Nodes and inodes.
-  NodeCache node_cache_;  // node pages, the global dirty set and the per-file dirty lists
+  // The node manager: the NAT and the node pages (the global dirty set and
+  // the per-file dirty lists). Declared before the page cache, so its pages
+  // go after the cache's lists; built once the I/O layer is.
+  std::unique_ptr<NodeManager> nm_;
   InodeTable itab_;  // the in-memory inodes, orphans, the lists a checkpoint clears
   vfs::FdTable<OpenFile> fds_;
 
@@ -810,7 +810,7 @@ class F2fs final : public FileSystem,
   // I/O (after the page cache, sm_ and dq_, which it uses).
   std::unique_ptr<IoManager> io_;
   std::unique_ptr<DiscardManager> dm_;  // after io_, which it uses
-  std::unique_ptr<CheckpointManager> cpm_;  // after io_ and dm_, which it uses
+  std::unique_ptr<CheckpointManager> cpm_;  // after io_, dm_ and nm_, which it uses
 
   // Cleaning (policy and pacing; the migration is MigrateSection).
   std::unique_ptr<Cleaner> cleaner_;

@@ -13,7 +13,7 @@
 namespace fs::f2fs {
 
 bool F2fs::FsDirty() const {
-  return !node_cache_.dirty().empty() || nat_->dirty_count() > 0 || !sm_->dirty_sit().empty() || dirty_dentry_pages_ > 0 ||
+  return !nm_->cache().dirty().empty() || nat_->dirty_count() > 0 || !sm_->dirty_sit().empty() || dirty_dentry_pages_ > 0 ||
          !sm_->DirtySsaSegments().empty() || sm_->prefree_segments() > 0;
 }
 
@@ -45,8 +45,8 @@ sim::Task<void> F2fs::ApplyCommitted() {
     if (dead_) co_return;
     std::vector<NodePage*> pages;
     uint64_t held = 0;
-    for (uint32_t nid : node_cache_.dirty()) {
-      NodePage* np = node_cache_.DirtyPage(nid);
+    for (uint32_t nid : nm_->cache().dirty()) {
+      NodePage* np = nm_->cache().DirtyPage(nid);
       if (np->dirty_seq < durable) {
         pages.push_back(np);
       } else {

@@ -81,14 +81,6 @@ void F2fs::MaybeEvictInode(Inode* in) {
   cache_.Unpin(ip);
 }
 
-NodeBlock& F2fs::MutInodeBlock(Inode* inode) {
-  NodeBlock& b = MutNode(inode->ipage);
-  SetNodeDirty(inode->ipage, inode);
-  return b;
-}
-
-InodeFields& F2fs::MutI(Inode* inode) { return *MutInodeBlock(inode).inode; }
-
 void F2fs::TouchDir(Inode* dir) {
   InodeFields& f = MutI(dir);
   f.mtime = q_->now();

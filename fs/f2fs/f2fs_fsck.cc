@@ -54,7 +54,7 @@ sim::Status F2fs::Check() const {
   std::map<uint32_t, uint32_t> parent_of;
 
   auto node_of = [&](Nid nid) -> std::shared_ptr<const NodeBlock> {
-    if (const NodePage* np = node_cache_.Peek(nid)) return np->blk;
+    if (const NodePage* np = nm_->cache().Peek(nid)) return np->blk;
     const BlockAddr a = nat_->Get(nid).addr;
     if (!IsValidBlkaddr(a)) return nullptr;
     const BlockPtr& p = image_->Read(a);
@@ -82,7 +82,7 @@ sim::Status F2fs::Check() const {
     seen_nids.insert(nid.v);
     ++nodes;
     if (e.addr == kNewAddr) {
-      const NodePage* np = node_cache_.Peek(nid);
+      const NodePage* np = nm_->cache().Peek(nid);
       if (!np || !np->dirty)
         return c.Fail(fmt::format("{}: nid {} has NEW_ADDR but no dirty page", what, nid.v));
       return true;
@@ -357,8 +357,8 @@ sim::Status F2fs::Check() const {
     }
     if (n != in->dirty_nodes.count) return sim::Status::InvalidInput("fsck: dirty node count mismatch");
   }
-  for (uint32_t nid : node_cache_.dirty()) {
-    const NodePage* np = node_cache_.Peek(Nid{nid});
+  for (uint32_t nid : nm_->cache().dirty()) {
+    const NodePage* np = nm_->cache().Peek(Nid{nid});
     if (!np || !np->dirty)
       return sim::Status::InvalidInput(fmt::format("fsck: dirty nid {} not a dirty cached page", nid));
   }

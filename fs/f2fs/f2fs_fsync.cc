@@ -28,7 +28,7 @@ bool F2fs::NeedDoCheckpoint(Inode* inode) {
 sim::Task<uint32_t> F2fs::FsyncNodePages(Inode* inode, IoBatch* batch) {
   // The lookup: the kernel walks every dirty page of the node mapping and
   // skips those of other inodes; the per-file list visits only this file's.
-  const uint64_t visited = cfg_.fsync_node_lookup == "list" ? inode->dirty_nodes.count : node_cache_.dirty().size();
+  const uint64_t visited = cfg_.fsync_node_lookup == "list" ? inode->dirty_nodes.count : nm_->cache().dirty().size();
   stats_.fsync_visited.Record(static_cast<int64_t>(visited));
   stats_.fsync_nodes_visited.Inc(visited);
   co_await Cpu(cfg_.cpu.fsync_scan_page * static_cast<int64_t>(visited));
