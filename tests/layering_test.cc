@@ -118,8 +118,9 @@ int F2fsManagerRank(const std::string& path) {
       // Block I/O, then what issues through it: the discard policy and the
       // node manager (NAT and node pages).
       {"io_manager", 2}, {"discard_manager", 3}, {"node_manager", 3},
-      // The checkpoint: cp_rwsem, what a checkpoint writes and frees.
-      {"checkpoint_manager", 4}};
+      // The checkpoint (cp_rwsem, what a checkpoint writes and frees) and
+      // the names (directories, path walks, iget), both over the nodes.
+      {"checkpoint_manager", 4}, {"namespace_manager", 4}};
   auto it = kRank.find(base);
   if (it != kRank.end()) return it->second;
   if (base == "f2fs" || (StartsWith(base, "f2fs_") && base != "f2fs_config")) return 100;  // the assembly
@@ -226,6 +227,10 @@ TEST(LayeringTest, F2fsManagersUseOnlyManagersBelowThem) {
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/checkpoint_manager.h", "fs/f2fs/node_manager.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/node_manager.cc", "fs/f2fs/checkpoint_manager.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/node_manager.h", "fs/f2fs/discard_manager.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/namespace_manager.cc", "fs/f2fs/node_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/cleaner.cc", "fs/f2fs/namespace_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/checkpoint_manager.cc", "fs/f2fs/namespace_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/node_manager.h", "fs/f2fs/namespace_manager.h"), "");
   // Tests may include anything of their folder.
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/cleaner_test.cc", "fs/f2fs/f2fs.h"), "");
 }

@@ -119,6 +119,17 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   nm.ssr_blocks = &stats_.ssr_blocks;
   nm.host = this;
   nm_ = std::make_unique<NodeManager>(nm, std::move(nat));
+  NamespaceManager::Deps ns;
+  ns.cfg = &cfg_;
+  ns.events = q_;
+  ns.image = image_;
+  ns.cache = &cache_;
+  ns.io = io_.get();
+  ns.nodes = nm_.get();
+  ns.inodes = &itab_;
+  ns.i_rwsem = i_rwsem_class_.get();
+  ns.host = this;
+  ns_ = std::make_unique<NamespaceManager>(ns);
   CheckpointManager::Deps cp;
   cp.cfg = &cfg_;
   cp.events = q_;
@@ -417,7 +428,7 @@ sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
   if (p.name.empty()) {
     if ((flags & kCreat) && (flags & kExcl)) co_return FsResult<Fd>{-1, Errno::kExist};
     if (want_write) co_return FsResult<Fd>{-1, Errno::kIsDir};
-    target = InodeRef(this, p.dir.get());
+    target = InodeRef(&itab_, p.dir.get());
   } else {
     Inode* dir = p.dir.get();
     if (!I(dir).is_dir) co_return FsResult<Fd>{-1, Errno::kNotDir};
@@ -431,7 +442,7 @@ sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
       vfs::SharedLock cp = co_await LockOp();
       FsResult<Inode*> r = co_await NewInode(dir, p.name, /*is_dir=*/false);
       if (!r.ok()) co_return FsResult<Fd>{-1, r.err};
-      InodeRef created(this, r.value);
+      InodeRef created(&itab_, r.value);
       const Errno e = co_await AddLink(dir, p.name, r.value->ino, FileType::kRegular);
       if (e != Errno::kOk) {
         co_await DropLink(r.value);
@@ -445,7 +456,7 @@ sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
       if ((flags & kCreat) && (flags & kExcl)) co_return FsResult<Fd>{-1, Errno::kExist};
       Inode* in = co_await GetInode(loc->ino);
       CHECK(in != nullptr) << "dentry to a missing inode " << loc->ino.v;
-      target = InodeRef(this, in);
+      target = InodeRef(&itab_, in);
       if (I(in).is_dir && want_write) co_return FsResult<Fd>{-1, Errno::kIsDir};
     }
   }
@@ -490,7 +501,7 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPread(Fd fd, int64_t offset, std::span<uin
   // is needed of the entry is read now.
   const uint32_t flags = of.value->flags;
   if (flags & kWrOnly) co_return FsResult<uint64_t>{0, Errno::kBadF};
-  InodeRef ref(this, of.value->inode);
+  InodeRef ref(&itab_, of.value->inode);
   Inode* in = ref.get();
   if (I(in).is_dir) co_return FsResult<uint64_t>{0, Errno::kIsDir};
   co_await in->lock.LockShared();
@@ -527,7 +538,7 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPwrite(Fd fd, int64_t offset, std::span<co
   if (!of.ok()) co_return FsResult<uint64_t>{0, of.err};
   const uint32_t flags = of.value->flags;
   if (!(flags & (kWrOnly | kRdWr))) co_return FsResult<uint64_t>{0, Errno::kBadF};
-  InodeRef ref(this, of.value->inode);
+  InodeRef ref(&itab_, of.value->inode);
   Inode* in = ref.get();
   if (I(in).is_dir) co_return FsResult<uint64_t>{0, Errno::kIsDir};
   co_await BalanceFs();
@@ -584,7 +595,7 @@ sim::Task<FsStatus> F2fs::Ftruncate(Fd fd, uint64_t size) {
   FsResult<OpenFile*> of = GetFd(fd);
   if (!of.ok()) co_return FsStatus{false, of.err};
   if (!(of.value->flags & (kWrOnly | kRdWr))) co_return FsStatus{false, Errno::kInval};
-  InodeRef ref(this, of.value->inode);
+  InodeRef ref(&itab_, of.value->inode);
   Inode* in = ref.get();
   if (I(in).is_dir) co_return FsStatus{false, Errno::kIsDir};
   co_await BalanceFs();
@@ -601,7 +612,7 @@ sim::Task<FsStatus> F2fs::Truncate(std::string_view path, uint64_t size) {
   if (!r.ok()) co_return FsStatus{false, r.err};
   Inode* in0 = co_await GetInode(r.value);
   if (!in0) co_return FsStatus{false, Errno::kNoEnt};
-  InodeRef ref(this, in0);
+  InodeRef ref(&itab_, in0);
   Inode* in = ref.get();
   if (I(in).is_dir) co_return FsStatus{false, Errno::kIsDir};
   co_await BalanceFs();
@@ -619,7 +630,7 @@ sim::Task<FsStatus> F2fs::DoFsync(Fd fd, bool datasync, Op op) {
   // f2fs_sync_file takes no inode lock (vfs_fsync_range neither): reads,
   // writes and other fsyncs of the file run alongside; the data writeback
   // is the flusher's path, which runs beside them too.
-  InodeRef ref(this, of.value->inode);
+  InodeRef ref(&itab_, of.value->inode);
   // A transaction member's fsync holds its i_rwsem shared, so it never
   // runs beside the commit (which must not see its nodes written with
   // fsync marks half-way); its running writes are not the fsync's.
@@ -670,7 +681,7 @@ sim::Task<FsStatus> F2fs::Mkdir(std::string_view path) {
   vfs::SharedLock cp = co_await LockOp();
   FsResult<Inode*> r = co_await NewInode(dir, p.name, /*is_dir=*/true);
   if (!r.ok()) co_return FsStatus{false, r.err};
-  InodeRef created(this, r.value);
+  InodeRef created(&itab_, r.value);
   const Errno e = co_await AddLink(dir, p.name, r.value->ino, FileType::kDir);
   if (e != Errno::kOk) {
     co_await DropLink(r.value);
@@ -700,7 +711,7 @@ sim::Task<FsStatus> F2fs::Unlink(std::string_view path) {
   if (p.dir_required) co_return FsStatus{false, Errno::kNotDir};  // "file/"
   Inode* t0 = co_await GetInode(loc->ino);
   CHECK(t0 != nullptr);
-  InodeRef t(this, t0);
+  InodeRef t(&itab_, t0);
   co_await t->lock.LockExclusive();
   vfs::ExclusiveLock tg(&t->lock);
   vfs::SharedLock cp = co_await LockOp();
@@ -730,7 +741,7 @@ sim::Task<FsStatus> F2fs::Rmdir(std::string_view path) {
   if (loc->type != FileType::kDir) co_return FsStatus{false, Errno::kNotDir};
   Inode* t0 = co_await GetInode(loc->ino);
   CHECK(t0 != nullptr);
-  InodeRef t(this, t0);
+  InodeRef t(&itab_, t0);
   co_await t->lock.LockExclusive();
   vfs::ExclusiveLock tg(&t->lock);
   if (!co_await DirEmpty(t.get())) co_return FsStatus{false, Errno::kNotEmpty};
@@ -775,7 +786,7 @@ sim::Task<FsStatus> F2fs::Rename(std::string_view from, std::string_view to) {
   const bool src_dir = lf->type == FileType::kDir;
   Inode* s0 = co_await GetInode(lf->ino);
   CHECK(s0 != nullptr);
-  InodeRef src(this, s0);
+  InodeRef src(&itab_, s0);
   if (src_dir) {
     // The target directory must not be the source or inside it.
     Nid cur = dt->ino;
@@ -791,7 +802,7 @@ sim::Task<FsStatus> F2fs::Rename(std::string_view from, std::string_view to) {
   if (lt) {
     Inode* d0 = co_await GetInode(lt->ino);
     CHECK(d0 != nullptr);
-    dst = InodeRef(this, d0);
+    dst = InodeRef(&itab_, d0);
     const bool dst_dir = I(d0).is_dir;
     if (src_dir && !dst_dir) co_return FsStatus{false, Errno::kNotDir};
     if (!src_dir && dst_dir) co_return FsStatus{false, Errno::kIsDir};
@@ -871,7 +882,7 @@ sim::Task<FsStatus> F2fs::Link(std::string_view existing, std::string_view new_p
   if (src_dir) co_return FsStatus{false, Errno::kPerm};
   Inode* s0 = co_await GetInode(ls->ino);
   if (!s0) co_return FsStatus{false, Errno::kNoEnt};
-  InodeRef src(this, s0);
+  InodeRef src(&itab_, s0);
   co_await src->lock.LockExclusive();
   vfs::ExclusiveLock sg(&src->lock);
   if (src->unlinked) co_return FsStatus{false, Errno::kNoEnt};  // its last name went meanwhile
@@ -893,7 +904,7 @@ sim::Task<FsResult<std::vector<std::string>>> F2fs::Readdir(std::string_view pat
   if (!r.ok()) co_return FsResult<std::vector<std::string>>{{}, r.err};
   Inode* in0 = co_await GetInode(r.value);
   if (!in0) co_return FsResult<std::vector<std::string>>{{}, Errno::kNoEnt};
-  InodeRef ref(this, in0);
+  InodeRef ref(&itab_, in0);
   if (!I(in0).is_dir) co_return FsResult<std::vector<std::string>>{{}, Errno::kNotDir};
   co_await in0->lock.LockShared();
   vfs::SharedLock g(&in0->lock);
@@ -914,7 +925,7 @@ sim::Task<FsStatus> F2fs::Sync() {
   for (Nid ino : inos) {
     Inode* in = FindInode(ino);
     if (!in) continue;
-    InodeRef ref(this, in);
+    InodeRef ref(&itab_, in);
     co_await WritebackInode(in, UINT64_MAX, true);
   }
   // Data writes others started (the flusher) complete too: the checkpoint
@@ -938,7 +949,7 @@ sim::Task<FsStatus> F2fs::Unmount() {
   for (Nid ino : inos) {
     Inode* in = FindInode(ino);
     if (!in) continue;
-    InodeRef ref(this, in);
+    InodeRef ref(&itab_, in);
     co_await WritebackInode(in, UINT64_MAX, true);
   }
   co_await io_->WaitPlainWrites();

@@ -21,10 +21,12 @@
 // InodeTable (inode_table.h: in-memory inodes, orphans),
 // CheckpointManager (checkpoint_manager.h: the checkpoint and cp_rwsem),
 // NodeManager (node_manager.h: the NAT and node pages, node trees, node
-// writes, truncation), Cleaner, Durability and Journal, CheckpointWriter,
-// SegmentManager. Still here, to be carved the same way: the namespace,
-// the data path, fsync, mount and recovery, the journal's commit and
-// replay, and transactions.
+// writes, truncation), NamespaceManager (namespace_manager.h: path walks,
+// directories, iget and inode creation), Cleaner, Durability and Journal,
+// CheckpointWriter, SegmentManager. Still here, to be carved the same way:
+// the namespace calls themselves (create, unlink, rename, link, their
+// durability records), the data path, fsync, mount and recovery, the
+// journal's commit and replay, and transactions.
 //
 // What is modelled (kernel names in parentheses; Linux 5.15 behaviour):
 // - Layout and mkfs formulas (layout.h); NAT/SIT with two copies and
@@ -172,6 +174,7 @@
 #include "fs/f2fs/io_manager.h"
 #include "fs/f2fs/journal.h"
 #include "fs/f2fs/layout.h"
+#include "fs/f2fs/namespace_manager.h"
 #include "fs/f2fs/nat_table.h"
 #include "fs/f2fs/node_cache.h"
 #include "fs/f2fs/node_manager.h"
@@ -195,6 +198,7 @@ class F2fs final : public FileSystem,
                    private IoManager::Host,
                    private CheckpointManager::Host,
                    private NodeManager::Host,
+                   private NamespaceManager::Host,
                    private DurabilityHost,
                    private CleanerHost,
                    private DiscardManager::Host,
@@ -372,38 +376,11 @@ class F2fs final : public FileSystem,
 
 
   using DnodeRef = ::fs::f2fs::DnodeRef;
-  class InodeRef;
-  struct ParentRef;
-  struct DentryLoc {
-    Nid ino;
-    FileType type = FileType::kUnknown;
-    int64_t block = -1;  // dentry block index, -1 = inline
-    int slot = -1;
-  };
-  // Holds a reference on an Inode for the duration of an operation.
-  class InodeRef {
-   public:
-    InodeRef() = default;
-    InodeRef(F2fs* fs, Inode* i) : fs_(fs), i_(i) {
-      if (i_) ++i_->refs;
-    }
-    InodeRef(InodeRef&& o) noexcept : fs_(o.fs_), i_(o.i_) { o.i_ = nullptr; }
-    InodeRef& operator=(InodeRef&& o) noexcept;
-    ~InodeRef();
-    Inode* get() const { return i_; }
-    Inode* operator->() const { return i_; }
-    explicit operator bool() const { return i_ != nullptr; }
-
-   private:
-    F2fs* fs_ = nullptr;
-    Inode* i_ = nullptr;
-  };
-  struct ParentRef {
-    InodeRef dir;
-    std::string name;           // "" for the root
-    Errno err = Errno::kOk;
-    bool dir_required = false;  // the path ended with '/' (or "/.")
-  };
+  // Inode references, path lookups and dentry locations (inode_table.h,
+  // namespace_manager.h).
+  using InodeRef = ::fs::f2fs::InodeRef;
+  using ParentRef = ::fs::f2fs::ParentRef;
+  using DentryLoc = ::fs::f2fs::DentryLoc;
   // Records one operation's latency (and its syscall CPU cost) on scope exit.
   class OpScope {
    public:
@@ -493,13 +470,14 @@ class F2fs final : public FileSystem,
   // ---- Page cache (f2fs_data.cc).
   // vfs::PageCache::Owner: unlinks an evicted page from its inode or the node cache.
   std::unique_ptr<vfs::CachedPage> Evict(vfs::CachedPage* p) override;
-  DataPage* FindDataPage(Inode* inode, uint64_t index);
-  DataPage* NewDataPage(Inode* inode, uint64_t index);
-  void DropDataPage(Inode* inode, uint64_t index);
-  void SetDataPageDirty(Inode* inode, DataPage* p);
+  // (Also NamespaceManager::Host: dentry pages.)
+  DataPage* FindDataPage(Inode* inode, uint64_t index) override;
+  DataPage* NewDataPage(Inode* inode, uint64_t index) override;
+  void DropDataPage(Inode* inode, uint64_t index) override;
+  void SetDataPageDirty(Inode* inode, DataPage* p) override;
   void ClearDataPageDirty(Inode* inode, DataPage* p);
   DataBlock& MutBytes(DataPage* p);
-  DentryBlock& MutDents(DataPage* p);
+  DentryBlock& MutDents(DataPage* p) override;
   sim::Task<void> BalanceDirtyPages();
   // Writes back up to `max_pages` dirty pages of `inode` in index order
   // (f2fs_write_cache_pages); with `wait`, waits for their completion.
@@ -583,29 +561,38 @@ class F2fs final : public FileSystem,
   bool IncValidBlocks(uint64_t n) override;
   void DecValidBlocks(uint64_t n) override;
 
-  // ---- Inodes and namespace (f2fs_dir.cc).
+  // ---- Inodes (f2fs_dir.cc) and names (namespace_manager.h).
   Inode* FindInode(Nid ino);
-  sim::Task<Inode*> GetInode(Nid ino);
   void MaybeEvictInode(Inode* inode);
+  sim::Task<void> FreeInode(Inode* inode);
+  sim::Task<void> ReleaseInode(Inode* inode);  // drops the last reference of an unlinked inode
   const InodeFields& I(const Inode* inode) const { return nm_->I(inode); }
   InodeFields& MutI(Inode* inode) { return nm_->MutI(inode); }
   NodeBlock& MutInodeBlock(Inode* inode) { return nm_->MutInodeBlock(inode); }
-  sim::Task<ParentRef> LookupParent(std::string_view path);
-  sim::Task<FsResult<Nid>> LookupPath(std::string_view path);
-  sim::Task<std::optional<DentryLoc>> DirLookup(Inode* dir, std::string_view name);
-  sim::Task<DataPage*> GetDentryPage(Inode* dir, uint64_t index, bool create, Errno* err);
-  sim::Task<Errno> AddLink(Inode* dir, std::string_view name, Nid ino, FileType type);
-  sim::Task<Errno> RemoveLink(Inode* dir, const DentryLoc& loc);
-  sim::Task<Errno> SetLink(Inode* dir, const DentryLoc& loc, Nid ino, FileType type);
-  sim::Task<Errno> ConvertInlineDir(Inode* dir);
-  // `want`: the inode number to take (journal replay); null: the next free.
-  sim::Task<FsResult<Inode*>> NewInode(Inode* dir, std::string_view name, bool is_dir, Nid want = kNullNid);
-  sim::Task<Errno> DropLink(Inode* inode);  // links--; frees or orphans at zero
-  sim::Task<void> FreeInode(Inode* inode);
-  sim::Task<void> ReleaseInode(Inode* inode);  // drops the last reference of an unlinked inode
-  sim::Task<bool> DirEmpty(Inode* dir);
-  sim::Task<std::vector<std::pair<std::string, Dentry>>> ListDir(Inode* dir);
-  void TouchDir(Inode* dir);
+  sim::Task<Inode*> GetInode(Nid ino) { return ns_->GetInode(ino); }
+  sim::Task<ParentRef> LookupParent(std::string_view path) { return ns_->LookupParent(path); }
+  sim::Task<FsResult<Nid>> LookupPath(std::string_view path) { return ns_->LookupPath(path); }
+  sim::Task<std::optional<DentryLoc>> DirLookup(Inode* dir, std::string_view name) {
+    return ns_->DirLookup(dir, name);
+  }
+  sim::Task<DataPage*> GetDentryPage(Inode* dir, uint64_t index, bool create, Errno* err) {
+    return ns_->GetDentryPage(dir, index, create, err);
+  }
+  sim::Task<Errno> AddLink(Inode* dir, std::string_view name, Nid ino, FileType type) {
+    return ns_->AddLink(dir, name, ino, type);
+  }
+  sim::Task<Errno> RemoveLink(Inode* dir, const DentryLoc& loc) { return ns_->RemoveLink(dir, loc); }
+  sim::Task<Errno> SetLink(Inode* dir, const DentryLoc& loc, Nid ino, FileType type) {
+    return ns_->SetLink(dir, loc, ino, type);
+  }
+  sim::Task<FsResult<Inode*>> NewInode(Inode* dir, std::string_view name, bool is_dir, Nid want = kNullNid) {
+    return ns_->NewInode(dir, name, is_dir, want);
+  }
+  sim::Task<Errno> DropLink(Inode* inode) { return ns_->DropLink(inode); }
+  sim::Task<bool> DirEmpty(Inode* dir) { return ns_->DirEmpty(dir); }
+  sim::Task<std::vector<std::pair<std::string, Dentry>>> ListDir(Inode* dir) { return ns_->ListDir(dir); }
+  void TouchDir(Inode* dir) { ns_->TouchDir(dir); }
+  void InodeCreated() override { ++valid_inode_count_; }
   FsResult<OpenFile*> GetFd(Fd fd);
   sim::Task<FsStatus> DoFsync(Fd fd, bool datasync, Op op);
   sim::Task<FsResult<uint64_t>> DoPwrite(Fd fd, int64_t offset, std::span<const uint8_t> data, uint64_t length,
@@ -810,6 +797,7 @@ class F2fs final : public FileSystem,
   // I/O (after the page cache, sm_ and dq_, which it uses).
   std::unique_ptr<IoManager> io_;
   std::unique_ptr<DiscardManager> dm_;  // after io_, which it uses
+  std::unique_ptr<NamespaceManager> ns_;  // after io_ and nm_, which it uses
   std::unique_ptr<CheckpointManager> cpm_;  // after io_, dm_ and nm_, which it uses
 
   // Cleaning (policy and pacing; the migration is MigrateSection).

@@ -616,7 +616,7 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, bool s
 
 sim::Task<void> F2fs::WritebackInode(Inode* inode, uint64_t max_pages, bool wait, bool from_cp) {
   if (inode->dirty_pages == 0) co_return;
-  InodeRef ref(this, inode);
+  InodeRef ref(&itab_, inode);
   IoBatch batch(q_);
   {
     vfs::SharedLock cp;
@@ -662,7 +662,7 @@ vfs::WritebackState* F2fs::FindWritebackState(uint64_t ino, uint64_t* dirty_page
 sim::Task<bool> F2fs::WritebackFile(uint64_t ino, uint64_t max_pages) {
   Inode* in = FindInode(Nid{static_cast<uint32_t>(ino)});
   CHECK(in != nullptr);
-  InodeRef ref(this, in);
+  InodeRef ref(&itab_, in);
   co_await WritebackInode(in, max_pages, false);
   co_return in->dirty_pages > 0 && in->wb.on_list;
 }

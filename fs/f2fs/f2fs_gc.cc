@@ -89,7 +89,7 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
     for (const Move& m : moves) {
       Inode* in0 = co_await GetInode(m.ino);
       if (!in0 || in0->freed) continue;
-      InodeRef ref(this, in0);
+      InodeRef ref(&itab_, in0);
       Inode* in = ref.get();
       NodePage* dn = co_await LoadNode(m.dnode);
       if (!dn || !sm_->BlockValid(m.addr) || dn->blk->Addr(m.ofs) != m.addr) continue;

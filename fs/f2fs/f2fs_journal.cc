@@ -277,12 +277,12 @@ sim::Task<bool> F2fs::ReplayRecord(const JournalRecord& r) {
       const bool is_dir = r.type == JournalRecordType::kMkdir;
       Inode* dir0 = co_await GetInode(r.dir);
       if (!dir0 || !I(dir0).is_dir) co_return false;
-      InodeRef dir(this, dir0);
+      InodeRef dir(&itab_, dir0);
       if (co_await DirLookup(dir0, r.name)) co_return false;
       if (!nat_->Valid(r.ino) || nat_->Get(r.ino).in_use || nat_->Get(r.ino).pending_free) co_return false;
       FsResult<Inode*> in = co_await NewInode(dir0, r.name, is_dir, r.ino);
       if (!in.ok()) co_return false;
-      InodeRef created(this, in.value);
+      InodeRef created(&itab_, in.value);
       const Errno e = co_await AddLink(dir0, r.name, r.ino, is_dir ? FileType::kDir : FileType::kRegular);
       if (e != Errno::kOk) {
         co_await DropLink(in.value);
@@ -297,12 +297,12 @@ sim::Task<bool> F2fs::ReplayRecord(const JournalRecord& r) {
       const bool is_dir = r.type == JournalRecordType::kRmdir;
       Inode* dir0 = co_await GetInode(r.dir);
       if (!dir0 || !I(dir0).is_dir) co_return false;
-      InodeRef dir(this, dir0);
+      InodeRef dir(&itab_, dir0);
       std::optional<DentryLoc> loc = co_await DirLookup(dir0, r.name);
       if (!loc || loc->ino != r.ino || (loc->type == FileType::kDir) != is_dir) co_return false;
       Inode* t0 = co_await GetInode(r.ino);
       if (!t0) co_return false;
-      InodeRef t(this, t0);
+      InodeRef t(&itab_, t0);
       if (is_dir && !co_await DirEmpty(t0)) co_return false;
       co_await RemoveLink(dir0, *loc);
       co_await DropLink(t0);
@@ -313,11 +313,11 @@ sim::Task<bool> F2fs::ReplayRecord(const JournalRecord& r) {
     case JournalRecordType::kLink: {
       Inode* dir0 = co_await GetInode(r.dir);
       if (!dir0 || !I(dir0).is_dir) co_return false;
-      InodeRef dir(this, dir0);
+      InodeRef dir(&itab_, dir0);
       if (co_await DirLookup(dir0, r.name)) co_return false;
       Inode* s0 = co_await GetInode(r.ino);
       if (!s0 || I(s0).is_dir || s0->unlinked) co_return false;
-      InodeRef src(this, s0);
+      InodeRef src(&itab_, s0);
       if (co_await AddLink(dir0, r.name, r.ino, FileType::kRegular) != Errno::kOk) co_return false;
       ++MutI(s0).links;
       co_return true;
@@ -326,7 +326,7 @@ sim::Task<bool> F2fs::ReplayRecord(const JournalRecord& r) {
       Inode* df0 = co_await GetInode(r.dir);
       Inode* dt0 = co_await GetInode(r.dir2);
       if (!df0 || !dt0 || !I(df0).is_dir || !I(dt0).is_dir) co_return false;
-      InodeRef df(this, df0), dt(this, dt0);
+      InodeRef df(&itab_, df0), dt(&itab_, dt0);
       std::optional<DentryLoc> lf = co_await DirLookup(df0, r.name);
       if (!lf || lf->ino != r.ino) co_return false;
       std::optional<DentryLoc> lt = co_await DirLookup(dt0, r.name2);
@@ -334,13 +334,13 @@ sim::Task<bool> F2fs::ReplayRecord(const JournalRecord& r) {
       const bool src_dir = lf->type == FileType::kDir;
       Inode* s0 = co_await GetInode(r.ino);
       if (!s0) co_return false;
-      InodeRef src(this, s0);
+      InodeRef src(&itab_, s0);
       InodeRef dst;
       if (lt) {
         Inode* d0 = co_await GetInode(lt->ino);
         if (!d0 || I(d0).is_dir != src_dir) co_return false;
         if (src_dir && !co_await DirEmpty(d0)) co_return false;
-        dst = InodeRef(this, d0);
+        dst = InodeRef(&itab_, d0);
       }
       const FileType type = src_dir ? FileType::kDir : FileType::kRegular;
       if (lt) {
@@ -376,7 +376,7 @@ sim::Task<bool> F2fs::ReplayRecord(const JournalRecord& r) {
     case JournalRecordType::kFsync: {
       Inode* in0 = co_await GetInode(r.ino);
       if (!in0 || I(in0).is_dir || in0->unlinked) co_return false;
-      InodeRef in(this, in0);
+      InodeRef in(&itab_, in0);
       if (r.is_inline) {  // an fsync of an inline file: its data as then
         if (!I(in0).inline_data) co_return false;  // converted since (a later record has its blocks)
         NodeBlock& ib = MutInodeBlock(in0);
@@ -389,7 +389,7 @@ sim::Task<bool> F2fs::ReplayRecord(const JournalRecord& r) {
     case JournalRecordType::kDataWrite: {
       Inode* in0 = co_await GetInode(r.ino);
       if (!in0 || I(in0).is_dir || in0->unlinked) co_return false;
-      InodeRef in(this, in0);
+      InodeRef in(&itab_, in0);
       // The block was written before the record (ordered mode); one another
       // record or the checkpoint already owns is left alone.
       if (!layout_.InMain(r.new_addr) || sm_->BlockValid(r.new_addr)) co_return false;

@@ -586,7 +586,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
       entries.erase(it);
       continue;
     }
-    InodeRef ref(this, in0);
+    InodeRef ref(&itab_, in0);
     Inode* in = ref.get();
     touched.insert(ino.v);
     if (node->IsInode()) {
@@ -608,7 +608,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
         const std::string name = node->inode->name;
         Inode* dir0 = co_await GetInode(pino);
         if (dir0 && I(dir0).is_dir) {
-          InodeRef dir(this, dir0);
+          InodeRef dir(&itab_, dir0);
           std::optional<DentryLoc> loc = co_await DirLookup(dir0, name);
           bool relink = true;
           if (loc && loc->ino != in->ino) {
@@ -620,7 +620,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
               // recover_dentry: another file holds the name; it loses the link.
               Inode* other0 = co_await GetInode(loc->ino);
               if (other0) {
-                InodeRef other(this, other0);
+                InodeRef other(&itab_, other0);
                 co_await RemoveLink(dir0, *loc);
                 co_await DropLink(other0);
                 if (other0->unlinked && other0->refs == 1) co_await FreeInode(other0);
@@ -692,7 +692,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
   for (uint32_t ino : touched) {
     Inode* in = FindInode(Nid{ino});
     if (!in || I(in).inline_data) continue;
-    InodeRef ref(this, in);
+    InodeRef ref(&itab_, in);
     co_await TruncateBlocks(in, (I(in).size + kBlockSize - 1) / kBlockSize);
   }
   cp.Release();

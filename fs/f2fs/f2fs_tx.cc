@@ -104,7 +104,7 @@ sim::Task<Errno> F2fs::TxAddInode(TxSet* set, Inode* in) {
   const uint64_t key = set->key;
   in->tx = std::make_unique<TxFile>();
   in->tx->key = key;
-  set->members.emplace_back(this, in);
+  set->members.emplace_back(&itab_, in);
   if (!set->running) co_return Errno::kOk;
   // Joining a running transaction: the file's dirty data is written back
   // first, so the transaction starts from what the file holds.
@@ -137,7 +137,7 @@ sim::Task<FsResult<uint64_t>> F2fs::TxAdd(uint64_t key, Fd fd) {
     if (!set || set->single) co_return FsResult<uint64_t>{0, Errno::kNoEnt};
     if (set->committing) co_return FsResult<uint64_t>{0, Errno::kBusy};
   }
-  InodeRef ref(this, f.value);
+  InodeRef ref(&itab_, f.value);
   const Errno e = co_await TxAddInode(set, ref.get());
   co_return FsResult<uint64_t>{e == Errno::kOk ? key : 0, e};
 }
@@ -334,7 +334,7 @@ sim::Task<FsStatus> F2fs::AtomicWriteStart(Fd fd) {
   TxSet* set = &tx_sets_[key];
   set->key = key;
   set->single = true;
-  InodeRef ref(this, f.value);
+  InodeRef ref(&itab_, f.value);
   Errno e = co_await TxAddInode(set, ref.get());
   if (e == Errno::kOk) e = co_await TxStartSet(set);
   co_return FsStatus{e == Errno::kOk, e};

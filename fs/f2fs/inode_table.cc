@@ -30,8 +30,30 @@ void InodeTable::ClearTransDir() {
 }
 
 void InodeTable::KillLocks() {
+  killed_ = true;
   for (auto& [ino, in] : inodes_) in->lock.Kill();
   for (auto& in : retired_) in->lock.Kill();
+}
+
+InodeRef& InodeRef::operator=(InodeRef&& o) noexcept {
+  if (this != &o) {
+    this->~InodeRef();
+    t_ = o.t_;
+    i_ = o.i_;
+    o.i_ = nullptr;
+  }
+  return *this;
+}
+
+InodeRef::~InodeRef() {
+  if (!i_) return;
+  Inode* in = i_;
+  i_ = nullptr;
+  CHECK_GT(in->refs, 0u);
+  if (--in->refs > 0 || t_->killed()) return;
+  if (in->freed) t_->DropRetired(in);
+  // An unlinked inode without references stays an orphan until a later
+  // sweep (or mount) frees it; a clean idle inode may leave memory.
 }
 
 }  // namespace fs::f2fs

@@ -18,6 +18,9 @@
 // - all() iterates in the container's order, which results depend on
 //   (eviction order sets the node cache's LRU): it is an unordered_map
 //   keyed by inode number, as before this class existed.
+// - An InodeRef holds a reference on an inode for an operation; the last
+//   reference of a freed inode deletes it (DropRetired). After KillLocks
+//   references are no longer counted down.
 // - KillLocks() (power cut): every inode's i_rwsem, of the table and of the
 //   retired ones, is killed.
 //
@@ -156,6 +159,7 @@ class InodeTable {
   void ClearTransDir();
 
   void KillLocks();
+  bool killed() const { return killed_; }
 
  private:
   Map inodes_;
@@ -165,6 +169,26 @@ class InodeTable {
   // last cleared them (a superset of those that still have it).
   std::vector<uint32_t> time_dirty_inos_;
   std::vector<uint32_t> trans_dir_inos_;
+  bool killed_ = false;
+};
+
+// Holds a reference on an Inode for the duration of an operation.
+class InodeRef {
+ public:
+  InodeRef() = default;
+  InodeRef(InodeTable* t, Inode* i) : t_(t), i_(i) {
+    if (i_) ++i_->refs;
+  }
+  InodeRef(InodeRef&& o) noexcept : t_(o.t_), i_(o.i_) { o.i_ = nullptr; }
+  InodeRef& operator=(InodeRef&& o) noexcept;
+  ~InodeRef();
+  Inode* get() const { return i_; }
+  Inode* operator->() const { return i_; }
+  explicit operator bool() const { return i_ != nullptr; }
+
+ private:
+  InodeTable* t_ = nullptr;
+  Inode* i_ = nullptr;
 };
 
 }  // namespace fs::f2fs
