@@ -120,7 +120,9 @@ int F2fsManagerRank(const std::string& path) {
       {"io_manager", 2}, {"discard_manager", 3}, {"node_manager", 3},
       // The checkpoint (cp_rwsem, what a checkpoint writes and frees) and
       // the names (directories, path walks, iget), both over the nodes.
-      {"checkpoint_manager", 4}, {"namespace_manager", 4}};
+      {"checkpoint_manager", 4}, {"namespace_manager", 4},
+      // fsync: node writes with marks or a checkpoint.
+      {"fsync_manager", 5}};
   auto it = kRank.find(base);
   if (it != kRank.end()) return it->second;
   if (base == "f2fs" || (StartsWith(base, "f2fs_") && base != "f2fs_config")) return 100;  // the assembly
@@ -231,6 +233,8 @@ TEST(LayeringTest, F2fsManagersUseOnlyManagersBelowThem) {
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/cleaner.cc", "fs/f2fs/namespace_manager.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/checkpoint_manager.cc", "fs/f2fs/namespace_manager.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/node_manager.h", "fs/f2fs/namespace_manager.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/fsync_manager.cc", "fs/f2fs/checkpoint_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/checkpoint_manager.h", "fs/f2fs/fsync_manager.h"), "");
   // Tests may include anything of their folder.
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/cleaner_test.cc", "fs/f2fs/f2fs.h"), "");
 }

@@ -146,6 +146,17 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   cp.cp_rwsem = cp_rwsem_class_.get();
   cp.host = this;
   cpm_ = std::make_unique<CheckpointManager>(cp);
+  FsyncManager::Deps fsm;
+  fsm.cfg = &cfg_;
+  fsm.events = q_;
+  fsm.io = io_.get();
+  fsm.nodes = nm_.get();
+  fsm.cp = cpm_.get();
+  fsm.durability = durability_.get();
+  fsm.inodes = &itab_;
+  fsm.journal = journal_ != nullptr;
+  fsm.host = this;
+  fsm_ = std::make_unique<FsyncManager>(fsm);
   RegisterStats();
 }
 
@@ -186,17 +197,18 @@ void F2fs::RegisterStats() {
     g.Group("op").Add(&stats_.op_lat[i], name + ".lat", "ns", "latency of " + name);
   }
   sim::StatGroup fsync = g.Group("fsync");
-  fsync.Add(&stats_.fsync_total, "lat_total", "ns", "fsync/fdatasync latency inside the file system");
-  fsync.Add(&stats_.fsync_data, "lat_data", "ns", "fsync phase 1: writing and waiting for the file's data");
-  fsync.Add(&stats_.fsync_node, "lat_node", "ns",
+  FsyncStats& fss = fsm_->stats();
+  fsync.Add(&fss.total, "lat_total", "ns", "fsync/fdatasync latency inside the file system");
+  fsync.Add(&fss.data, "lat_data", "ns", "fsync phase 1: writing and waiting for the file's data");
+  fsync.Add(&fss.node, "lat_node", "ns",
             "fsync phase 2: finding (CPU per page visited) and writing the file's dirty nodes");
-  fsync.Add(&stats_.fsync_flush, "lat_flush", "ns", "fsync phase 3: device cache flush");
-  fsync.Add(&stats_.fsync_cp, "lat_checkpoint", "ns", "fsyncs that needed a checkpoint: its duration");
-  fsync.Add(&stats_.fsync_visited, "nodes_visited", "pages", "dirty node pages visited per fsync node lookup");
-  fsync.Add(&stats_.fsync_nodes_visited, "nodes_visited_total", "pages", "dirty node pages visited by fsyncs");
-  fsync.Add(&stats_.fsync_nodes_written, "nodes_written", "blocks", "node blocks written by fsyncs");
-  fsync.Add(&stats_.fsync_checkpoints, "checkpoints", "count", "fsyncs that wrote a checkpoint");
-  fsync.Add(&stats_.fsync_calls, "calls", "count", "fsync and fdatasync calls");
+  fsync.Add(&fss.flush, "lat_flush", "ns", "fsync phase 3: device cache flush");
+  fsync.Add(&fss.cp, "lat_checkpoint", "ns", "fsyncs that needed a checkpoint: its duration");
+  fsync.Add(&fss.visited, "nodes_visited", "pages", "dirty node pages visited per fsync node lookup");
+  fsync.Add(&fss.nodes_visited, "nodes_visited_total", "pages", "dirty node pages visited by fsyncs");
+  fsync.Add(&fss.nodes_written, "nodes_written", "blocks", "node blocks written by fsyncs");
+  fsync.Add(&fss.checkpoints, "checkpoints", "count", "fsyncs that wrote a checkpoint");
+  fsync.Add(&fss.calls, "calls", "count", "fsync and fdatasync calls");
   sim::StatGroup cp = g.Group("cp");
   CheckpointStats& cps = cpm_->stats();
   cp.Add(&cps.count, "count", "count", "checkpoints written");

@@ -22,11 +22,12 @@
 // CheckpointManager (checkpoint_manager.h: the checkpoint and cp_rwsem),
 // NodeManager (node_manager.h: the NAT and node pages, node trees, node
 // writes, truncation), NamespaceManager (namespace_manager.h: path walks,
-// directories, iget and inode creation), Cleaner, Durability and Journal,
+// directories, iget and inode creation), FsyncManager (fsync_manager.h:
+// f2fs_do_sync_file), Cleaner, Durability and Journal,
 // CheckpointWriter, SegmentManager. Still here, to be carved the same way:
 // the namespace calls themselves (create, unlink, rename, link, their
-// durability records), the data path, fsync, mount and recovery, the
-// journal's commit and replay, and transactions.
+// durability records), the data path, mount and recovery, the journal's
+// commit and replay, and transactions.
 //
 // What is modelled (kernel names in parentheses; Linux 5.15 behaviour):
 // - Layout and mkfs formulas (layout.h); NAT/SIT with two copies and
@@ -169,6 +170,7 @@
 #include "fs/f2fs/discard_queue.h"
 #include "fs/f2fs/durability.h"
 #include "fs/f2fs/f2fs_config.h"
+#include "fs/f2fs/fsync_manager.h"
 #include "fs/f2fs/image.h"
 #include "fs/f2fs/inode_table.h"
 #include "fs/f2fs/io_manager.h"
@@ -199,6 +201,7 @@ class F2fs final : public FileSystem,
                    private CheckpointManager::Host,
                    private NodeManager::Host,
                    private NamespaceManager::Host,
+                   private FsyncManager::Host,
                    private DurabilityHost,
                    private CleanerHost,
                    private DiscardManager::Host,
@@ -355,8 +358,8 @@ class F2fs final : public FileSystem,
   uint64_t ipu_blocks() const { return stats_.ipu_blocks.value(); }
   uint64_t ssr_allocations() const { return stats_.ssr_blocks.value(); }
   const DiscardQueue& discards() const { return *dq_; }
-  const sim::Histogram& fsync_latency() const { return stats_.fsync_total; }
-  const sim::Histogram& fsync_nodes_visited() const { return stats_.fsync_visited; }
+  const sim::Histogram& fsync_latency() const { return fsm_->stats().total; }
+  const sim::Histogram& fsync_nodes_visited() const { return fsm_->stats().visited; }
 
  private:
   enum class Op : uint8_t {
@@ -395,8 +398,6 @@ class F2fs final : public FileSystem,
 
   struct Stats {
     std::array<sim::Histogram, static_cast<int>(Op::kCount)> op_lat;
-    sim::Histogram fsync_total, fsync_data, fsync_node, fsync_flush, fsync_cp, fsync_visited;
-    sim::Counter fsync_nodes_visited, fsync_nodes_written, fsync_checkpoints, fsync_calls;
     sim::Counter section_trims, logs_moved_at_mount, nat_reads;
     DiscardStats discard;
     sim::Counter app_bytes_written, app_bytes_read, direct_bytes_written, direct_bytes_read;
@@ -481,7 +482,7 @@ class F2fs final : public FileSystem,
   sim::Task<void> BalanceDirtyPages();
   // Writes back up to `max_pages` dirty pages of `inode` in index order
   // (f2fs_write_cache_pages); with `wait`, waits for their completion.
-  sim::Task<void> WritebackInode(Inode* inode, uint64_t max_pages, bool wait, bool from_cp = false);
+  sim::Task<void> WritebackInode(Inode* inode, uint64_t max_pages, bool wait, bool from_cp = false) override;
   // Allocates/locates the page's block (IPU or OPU) and queues its write.
   // `sync`: a write someone waits for (fsync, sync, cleaning: REQ_SYNC),
   // not background writeback (the ipu_policy bit async).
@@ -659,14 +660,15 @@ class F2fs final : public FileSystem,
   // Writes the master node: the member list, FSYNC-marked.
   void WriteMasterNode(const std::vector<Nid>& members, WriteBatcher& wb);
 
-  // ---- fsync (f2fs_fsync.cc).
-  sim::Task<Errno> SyncFile(Inode* inode, bool datasync);
-  // need_do_checkpoint, decided by the durability mode.
-  bool NeedDoCheckpoint(Inode* inode);
-  bool NeedDentryMark(Nid ino) const;
-  bool NeedInodeBlockUpdate(Nid ino) const;
-  // Writes the file's dirty dnodes with fsync marks; returns nodes written.
-  sim::Task<uint32_t> FsyncNodePages(Inode* inode, IoBatch* batch);
+  // ---- fsync (fsync_manager.h).
+  sim::Task<Errno> SyncFile(Inode* inode, bool datasync) { return fsm_->SyncFile(inode, datasync); }
+  bool NeedDoCheckpoint(Inode* inode) { return fsm_->NeedDoCheckpoint(inode); }
+  bool NeedDentryMark(Nid ino) const { return fsm_->NeedDentryMark(ino); }
+  // ---- FsyncManager::Host.
+  void FsyncEnded(Inode* inode) override {
+    if (inode->tx && !dead_) tx_wq_.NotifyAll();
+  }
+  uint64_t AllocatedSinceCheckpoint() const override { return alloc_since_cp_; }
 
   // ---- Checkpoint (checkpoint_manager.h; the host side in f2fs_checkpoint.cc).
   sim::Task<void> Checkpoint(CpReason reason) { return cpm_->Checkpoint(reason); }
@@ -726,7 +728,7 @@ class F2fs final : public FileSystem,
   sim::Task<void> JournalSync(uint64_t target);
   // fsync with a journal: the file's data written and waited for, an
   // fsync record (size, inline data), then the journal committed.
-  sim::Task<Errno> JournalFsync(Inode* inode);
+  sim::Task<Errno> JournalFsync(Inode* inode) override;
   // The CPU time of appending one record, and of the records whose time
   // is owed (journal_cpu_owed_, see WriteDataPage).
   sim::Task<void> JournalCpu();
@@ -799,6 +801,7 @@ class F2fs final : public FileSystem,
   std::unique_ptr<DiscardManager> dm_;  // after io_, which it uses
   std::unique_ptr<NamespaceManager> ns_;  // after io_ and nm_, which it uses
   std::unique_ptr<CheckpointManager> cpm_;  // after io_, dm_ and nm_, which it uses
+  std::unique_ptr<FsyncManager> fsm_;       // after cpm_ and nm_, which it uses
 
   // Cleaning (policy and pacing; the migration is MigrateSection).
   std::unique_ptr<Cleaner> cleaner_;

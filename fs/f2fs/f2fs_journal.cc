@@ -145,7 +145,7 @@ sim::Task<Errno> F2fs::JournalFsync(Inode* inode) {
     co_await WritebackInode(inode, UINT64_MAX, /*wait=*/true);
     // Data writes of this file others submitted complete too.
     while (inode->wb_writes > 0 && !dead_) co_await io_->write_done_wq().Wait();
-    stats_.fsync_data.Record((q_->now() - t0).ns());
+    fsm_->stats().data.Record((q_->now() - t0).ns());
     // The file's size (and inline data) as of now, after its blocks'
     // DATA_WRITE records.
     {
