@@ -120,7 +120,8 @@ int F2fsManagerRank(const std::string& path) {
       {"io_manager", 2}, {"discard_manager", 3}, {"node_manager", 3},
       // The checkpoint (cp_rwsem, what a checkpoint writes and frees) and
       // the names (directories, path walks, iget), both over the nodes.
-      {"checkpoint_manager", 4}, {"namespace_manager", 4},
+      // The page cache's data and dentry pages, also over the nodes.
+      {"checkpoint_manager", 4}, {"namespace_manager", 4}, {"data_pages", 4},
       // fsync: node writes with marks or a checkpoint.
       {"fsync_manager", 5}};
   auto it = kRank.find(base);
@@ -235,6 +236,8 @@ TEST(LayeringTest, F2fsManagersUseOnlyManagersBelowThem) {
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/node_manager.h", "fs/f2fs/namespace_manager.h"), "");
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/fsync_manager.cc", "fs/f2fs/checkpoint_manager.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/checkpoint_manager.h", "fs/f2fs/fsync_manager.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/data_pages.h", "fs/f2fs/node_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/cleaner.h", "fs/f2fs/data_pages.h"), "");
   // Tests may include anything of their folder.
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/cleaner_test.cc", "fs/f2fs/f2fs.h"), "");
 }

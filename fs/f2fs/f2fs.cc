@@ -119,6 +119,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   nm.ssr_blocks = &stats_.ssr_blocks;
   nm.host = this;
   nm_ = std::make_unique<NodeManager>(nm, std::move(nat));
+  dp_ = std::make_unique<DataPages>(&cache_, &wb_, nm_.get());
   NamespaceManager::Deps ns;
   ns.cfg = &cfg_;
   ns.events = q_;

@@ -23,11 +23,13 @@
 // NodeManager (node_manager.h: the NAT and node pages, node trees, node
 // writes, truncation), NamespaceManager (namespace_manager.h: path walks,
 // directories, iget and inode creation), FsyncManager (fsync_manager.h:
-// f2fs_do_sync_file), Cleaner, Durability and Journal,
+// f2fs_do_sync_file), DataPages (data_pages.h: data and dentry pages in
+// the page cache, their dirty accounting), Cleaner, Durability and Journal,
 // CheckpointWriter, SegmentManager. Still here, to be carved the same way:
 // the namespace calls themselves (create, unlink, rename, link, their
-// durability records), the data path, mount and recovery, the journal's
-// commit and replay, and transactions.
+// durability records), the rest of the data path (reads, writes, block
+// allocation, writeback), mount and recovery, the journal's commit and
+// replay, and transactions.
 //
 // What is modelled (kernel names in parentheses; Linux 5.15 behaviour):
 // - Layout and mkfs formulas (layout.h); NAT/SIT with two copies and
@@ -165,6 +167,7 @@
 #include "fs/f2fs/allocation_policy.h"
 #include "fs/f2fs/checkpoint_manager.h"
 #include "fs/f2fs/checkpoint_writer.h"
+#include "fs/f2fs/data_pages.h"
 #include "fs/f2fs/cleaner.h"
 #include "fs/f2fs/discard_manager.h"
 #include "fs/f2fs/discard_queue.h"
@@ -471,14 +474,14 @@ class F2fs final : public FileSystem,
   // ---- Page cache (f2fs_data.cc).
   // vfs::PageCache::Owner: unlinks an evicted page from its inode or the node cache.
   std::unique_ptr<vfs::CachedPage> Evict(vfs::CachedPage* p) override;
-  // (Also NamespaceManager::Host: dentry pages.)
-  DataPage* FindDataPage(Inode* inode, uint64_t index) override;
-  DataPage* NewDataPage(Inode* inode, uint64_t index) override;
-  void DropDataPage(Inode* inode, uint64_t index) override;
-  void SetDataPageDirty(Inode* inode, DataPage* p) override;
-  void ClearDataPageDirty(Inode* inode, DataPage* p);
-  DataBlock& MutBytes(DataPage* p);
-  DentryBlock& MutDents(DataPage* p) override;
+  // Data and dentry pages (data_pages.h; also NamespaceManager::Host).
+  DataPage* FindDataPage(Inode* inode, uint64_t index) override { return dp_->Find(inode, index); }
+  DataPage* NewDataPage(Inode* inode, uint64_t index) override { return dp_->New(inode, index); }
+  void DropDataPage(Inode* inode, uint64_t index) override { dp_->Drop(inode, index); }
+  void SetDataPageDirty(Inode* inode, DataPage* p) override { dp_->SetDirty(inode, p); }
+  void ClearDataPageDirty(Inode* inode, DataPage* p) { dp_->ClearDirty(inode, p); }
+  static DataBlock& MutBytes(DataPage* p) { return DataPages::MutBytes(p); }
+  DentryBlock& MutDents(DataPage* p) override { return DataPages::MutDents(p); }
   sim::Task<void> BalanceDirtyPages();
   // Writes back up to `max_pages` dirty pages of `inode` in index order
   // (f2fs_write_cache_pages); with `wait`, waits for their completion.
@@ -557,7 +560,7 @@ class F2fs final : public FileSystem,
   void ReleaseDataAddr(Inode* inode, NodePage* np, uint32_t slot) { nm_->ReleaseDataAddr(inode, np, slot); }
   // ---- NodeManager::Host, and space accounting (f2fs_node.cc).
   uint64_t CheckpointVersion() const override { return cpm_->version(); }
-  bool NeedSsr() const override { return alloc_->NeedSsr(*sm_, SpacePressure{nm_->cache().dirty().size(), dirty_dentry_pages_}); }
+  bool NeedSsr() const override { return alloc_->NeedSsr(*sm_, SpacePressure{nm_->cache().dirty().size(), dp_->dirty_dentry_pages()}); }
   bool HasNotEnoughFreeSecs(uint32_t freed, uint32_t needed) const;
   bool IncValidBlocks(uint64_t n) override;
   void DecValidBlocks(uint64_t n) override;
@@ -677,7 +680,7 @@ class F2fs final : public FileSystem,
   // thread right after a commit.
   sim::Task<void> BalanceFsBg(bool after_commit = false);
   // ---- CheckpointManager::Host.
-  uint64_t DirtyDentryPages() const override { return dirty_dentry_pages_; }
+  uint64_t DirtyDentryPages() const override { return dp_->dirty_dentry_pages(); }
   // Writes back the dirty dentry pages of every directory (without taking
   // cp_rwsem: a checkpoint calls it with the lock released or held).
   sim::Task<void> SyncDirtyDirs() override;
@@ -775,9 +778,8 @@ class F2fs final : public FileSystem,
 
   // Page cache.
   vfs::PageCache cache_;
-  vfs::Writeback wb_;  // file data (dentry pages are counted below)
-  uint64_t dirty_dentry_pages_ = 0;
-  std::set<uint32_t> dirty_dirs_;  // directories with dirty dentry pages
+  vfs::Writeback wb_;  // file data (dentry pages are counted by dp_)
+  std::unique_ptr<DataPages> dp_;  // file data and dentry pages in the cache, dentry accounting
 
   // Space accounting (total_valid_block_count: data + NEW reservations + nodes).
   uint64_t valid_block_count_ = 0;

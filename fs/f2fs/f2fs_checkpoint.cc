@@ -13,12 +13,12 @@
 namespace fs::f2fs {
 
 bool F2fs::FsDirty() const {
-  return !nm_->cache().dirty().empty() || nat_->dirty_count() > 0 || !sm_->dirty_sit().empty() || dirty_dentry_pages_ > 0 ||
+  return !nm_->cache().dirty().empty() || nat_->dirty_count() > 0 || !sm_->dirty_sit().empty() || dp_->dirty_dentry_pages() > 0 ||
          !sm_->DirtySsaSegments().empty() || sm_->prefree_segments() > 0;
 }
 
 sim::Task<void> F2fs::SyncDirtyDirs() {
-  std::vector<uint32_t> dirs(dirty_dirs_.begin(), dirty_dirs_.end());
+  std::vector<uint32_t> dirs(dp_->dirty_dirs().begin(), dp_->dirty_dirs().end());
   for (uint32_t ino : dirs) {
     Inode* d = FindInode(Nid{ino});
     if (!d) continue;

@@ -1,5 +1,8 @@
-// Data pages: page cache (LRU, memory limit, dirty accounting), buffered
-// read and write paths, block reservation, writeback and the flusher.
+// The data path: eviction from the page cache (PageCache::Owner) and
+// drop_caches, buffered and direct reads and writes, block reservation,
+// inline data, truncation, data block allocation (IPU/OPU/SSR) and
+// writeback, the flusher. Pages and their dirty accounting are DataPages'
+// (data_pages.h).
 #include <algorithm>
 #include <cstring>
 
@@ -32,76 +35,6 @@ FsStatus F2fs::DropCaches() {
   // Inode pages unpinned by the inode eviction above are now evictable too.
   cache_.EvictAll();
   return FsStatus{true, Errno::kOk};
-}
-
-// ---- Data pages.
-
-DataPage* F2fs::FindDataPage(Inode* inode, uint64_t index) {
-  auto it = inode->pages.find(index);
-  if (it == inode->pages.end()) return nullptr;
-  cache_.Touch(it->second.get());
-  return it->second.get();
-}
-
-DataPage* F2fs::NewDataPage(Inode* inode, uint64_t index) {
-  CHECK(!inode->pages.count(index));
-  cache_.Admit();
-  auto p = std::make_unique<DataPage>();
-  p->ino = inode->ino;
-  p->index = index;
-  DataPage* raw = p.get();
-  inode->pages[index] = std::move(p);
-  cache_.MaybeLru(raw);
-  return raw;
-}
-
-void F2fs::DropDataPage(Inode* inode, uint64_t index) {
-  auto it = inode->pages.find(index);
-  if (it == inode->pages.end()) return;
-  ClearDataPageDirty(inode, it->second.get());
-  std::unique_ptr<DataPage> owned = std::move(it->second);
-  inode->pages.erase(it);
-  cache_.Detach(std::move(owned));
-}
-
-void F2fs::SetDataPageDirty(Inode* inode, DataPage* p) {
-  if (p->dirty) return;
-  p->dirty = true;
-  cache_.LruRemove(p);
-  ++inode->dirty_pages;
-  inode->dirty_index.insert(p->index);
-  if (I(inode).is_dir) {
-    ++dirty_dentry_pages_;
-    dirty_dirs_.insert(inode->ino.v);
-    return;
-  }
-  wb_.FileDataDirtied(inode->ino.v, &inode->wb);
-}
-
-void F2fs::ClearDataPageDirty(Inode* inode, DataPage* p) {
-  if (!p->dirty) return;
-  p->dirty = false;
-  --inode->dirty_pages;
-  inode->dirty_index.erase(p->index);
-  if (I(inode).is_dir) {
-    --dirty_dentry_pages_;
-    if (inode->dirty_pages == 0) dirty_dirs_.erase(inode->ino.v);
-  } else {
-    wb_.FileDataCleaned(&inode->wb, inode->dirty_pages);
-  }
-  cache_.MaybeLru(p);
-}
-
-DataBlock& F2fs::MutBytes(DataPage* p) {
-  if (!p->bytes) p->bytes = std::make_shared<DataBlock>();
-  else if (p->bytes.use_count() > 1) p->bytes = std::make_shared<DataBlock>(*p->bytes);
-  return *p->bytes;
-}
-
-DentryBlock& F2fs::MutDents(DataPage* p) {
-  if (!p->dents) p->dents = std::make_shared<DentryBlock>();
-  else if (p->dents.use_count() > 1) p->dents = std::make_shared<DentryBlock>(*p->dents);
-  return *p->dents;
 }
 
 // ---- Reads.

@@ -40,7 +40,7 @@ sim::Task<void> F2fs::FreeInode(Inode* inode) {
   // Remaining dirty nodes of this inode are the inode page only.
   inode->freed = true;
   itab_.RemoveOrphan(inode->ino);
-  dirty_dirs_.erase(inode->ino.v);
+  dp_->Forget(inode->ino);
   --valid_inode_count_;
   ip->pin = ip->pin - 1;  // the Inode's pin; RemoveNodePage decides about zombies
   FreeNode(ip);

@@ -30,7 +30,7 @@ bool F2fs::HasNotEnoughFreeSecs(uint32_t freed, uint32_t needed) const {
 uint32_t F2fs::NeededFreeSecs() const {
   const uint32_t bps = layout_.blocks_per_sec();
   const uint32_t node_secs = SecsFor(nm_->cache().dirty().size(), bps);
-  const uint32_t dent_secs = SecsFor(dirty_dentry_pages_, bps);
+  const uint32_t dent_secs = SecsFor(dp_->dirty_dentry_pages(), bps);
   return node_secs + 2 * dent_secs + layout_.reserved_sections();
 }
 
