@@ -314,9 +314,28 @@ RunReport Experiment::Run(const Progress& progress, const std::atomic<int>* inte
 
 sim::Status Experiment::status() const { return stack_->workload->status(); }
 
+uint64_t Experiment::FailedRequests() const {
+  const double v = stats_.Value("ssd.errors");
+  return v == v && v > 0 ? static_cast<uint64_t>(v) : 0;
+}
+
 std::string Experiment::Summary() const {
   const sim::StatsRegistry& st = stats_;
-  std::string out = stack_->workload->Summary(st);
+  std::string out;
+  // Refused I/O makes every figure below describe a different workload
+  // than the one configured: said first, and the run fails (exit code 3).
+  if (const uint64_t failed = FailedRequests(); failed > 0) {
+    double done = 0;
+    for (const char* op : {"read", "write", "trim", "flush"}) {
+      const double v = st.Value(fmt::format("ssd.ops.{}", op));
+      if (v == v) done += v;
+    }
+    out += fmt::format("FAILED I/O: the device refused {} of {} requests ({} pages: out-of-order, overwrite or "
+                       "partial-page writes); the figures below count only the {} that completed (exit code 3)\n",
+                       failed, failed + static_cast<uint64_t>(done), static_cast<uint64_t>(st.Value("ssd.error_pages")),
+                       static_cast<uint64_t>(done));
+  }
+  out += stack_->workload->Summary(st);
   if (stack_->fs != nullptr) {
     out += stack_->fs->Summary(st);
     if (!stack_->fs_kind->uses_device) return out;

@@ -126,8 +126,12 @@ class Experiment {
   }
 
   const sim::StatsRegistry& stats() const { return stats_; }
-  // The human summary of the finished run.
+  // The human summary of the finished run. A run whose device refused
+  // requests says so on its first line.
   std::string Summary() const;
+  // Requests the device refused (ssd.errors): work the figures do not
+  // count. A run with any is a failed run (the CLI exits with code 3).
+  uint64_t FailedRequests() const;
   // A workload that stopped on bad input (a malformed trace line in fail
   // mode, a request beyond the device with fit: error) reports it here.
   sim::Status status() const;

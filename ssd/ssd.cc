@@ -481,13 +481,18 @@ void Ssd::Complete(Request* r) {
   const sim::SimTime now = events_->now();
   req->complete_time = now;
   req->status = r->status;
-  if (r->status != ssd::IoStatus::kOk) failed_requests_.Inc();
   const int k = OpIndex(req->op);
-  ops_[k].Inc();
-  bytes_[k].Inc(req->length);
-  latency_[k].Record((now - req->submit_time).ns());
-  if (r->flash_used && k <= OpIndex(ssd::BlockOp::kWrite)) {
-    flash_latency_[k].Record((r->flash_end - r->flash_start).ns());
+  // A refused request counts as an error only: not as completed work, in
+  // the rates or the latencies.
+  if (r->status != ssd::IoStatus::kOk) {
+    failed_requests_.Inc();
+  } else {
+    ops_[k].Inc();
+    bytes_[k].Inc(req->length);
+    latency_[k].Record((now - req->submit_time).ns());
+    if (r->flash_used && k <= OpIndex(ssd::BlockOp::kWrite)) {
+      flash_latency_[k].Record((r->flash_end - r->flash_start).ns());
+    }
   }
   ++completed_;
   // Release the context and admit the queue's next request before telling
@@ -560,7 +565,7 @@ void Ssd::CheckFlushes() {
 void Ssd::RegisterStats(sim::StatGroup& stats) {
   static constexpr const char* kOps[] = {"read", "write", "trim", "flush"};
   for (int k = 0; k < 4; ++k) {
-    stats.Add(&ops_[k], fmt::format("ops.{}", kOps[k]), "requests", fmt::format("Completed {} requests", kOps[k]));
+    stats.Add(&ops_[k], fmt::format("ops.{}", kOps[k]), "requests", fmt::format("Completed {} requests (refused ones count in errors only)", kOps[k]));
     stats.Add(&latency_[k], fmt::format("latency.{}", kOps[k]), "ns",
               fmt::format("End-to-end {} latency, submit to completion", kOps[k]));
     if (k < 3) {

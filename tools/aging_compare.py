@@ -130,6 +130,9 @@ def table(fs, device, rows):
 
 
 def plot(results, path):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import debian_python
+    debian_python.require(["matplotlib"], "python3-matplotlib")
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -50,7 +50,12 @@ import math
 import os
 import sys
 
-import matplotlib
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import debian_python  # noqa: E402
+
+debian_python.require(["matplotlib", "pandas"], "python3-matplotlib python3-pandas")
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

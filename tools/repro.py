@@ -47,7 +47,12 @@ import os
 import subprocess
 import sys
 
-import yaml
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import debian_python  # noqa: E402
+
+debian_python.require(["yaml"], "python3-yaml")
+
+import yaml  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NO_EFFECT = 1.0  # percent

@@ -171,14 +171,20 @@ void TraceReplayer::OnBlockComplete(ssd::BlockRequest* req) {
   const uint32_t slot = static_cast<uint32_t>(req->tag);
   CHECK_LT(slot, slots_.size());
   CHECK_EQ(req, &slots_[slot]);
-  OpStats& s = ops_[OpIndex(req->op)];
-  s.ios.Inc();
-  s.bytes.Inc(req->length);
-  s.lat.Record((req->complete_time - slot_info_[slot].arrival).ns());
-  s.device_lat.Record((req->complete_time - req->submit_time).ns());
-  if (req->op != ssd::BlockOp::kFlush) {
-    ios_total_.Inc();
-    bytes_total_.Inc(req->length);
+  // A request the device refused did no work: it counts as failed, never
+  // in the throughput or the latencies.
+  if (req->status != ssd::IoStatus::kOk) {
+    failed_.Inc();
+  } else {
+    OpStats& s = ops_[OpIndex(req->op)];
+    s.ios.Inc();
+    s.bytes.Inc(req->length);
+    s.lat.Record((req->complete_time - slot_info_[slot].arrival).ns());
+    s.device_lat.Record((req->complete_time - req->submit_time).ns());
+    if (req->op != ssd::BlockOp::kFlush) {
+      ios_total_.Inc();
+      bytes_total_.Inc(req->length);
+    }
   }
   ++completed_;
   --outstanding_;
@@ -317,6 +323,8 @@ void TraceReplayer::RegisterStats() {
   g.Add(&sc_.ties, "ties", "records", "Records at the time of the record before (first loop)");
   g.Add(&sc_.spread, "spread", "records", "Records moved later by spread_ties (all loops)");
   g.Add(&ios_total_, "ios_total", "ios", "Reads+writes+trims completed");
+  g.Add(&failed_, "failed_ios", "ios",
+        "Requests the device refused (any op): not counted as completed, in the rates or the latencies");
   g.AddFormula([this] { return Iops(); }, "iops", "ios/s", "Reads+writes+trims per second of replay");
   g.AddFormula([this] { return Bandwidth(); }, "bw", "bytes/s", "Read+write+trim bytes per second of replay");
   g.AddFormula([this] { return MeasuredSeconds(); }, "measured_time", "s",

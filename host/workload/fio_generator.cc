@@ -301,6 +301,11 @@ void FioGenerator::NoteIssued(uint64_t bytes) {
 }
 
 void FioGenerator::NoteCompleted(const ssd::BlockRequest& req) {
+  // A request the device refused did no work: counted as failed only.
+  if (req.status != ssd::IoStatus::kOk) {
+    failed_.Inc();
+    return;
+  }
   if (req.op != ssd::BlockOp::kFlush) {
     completed_all_.Inc();
     bytes_all_.Inc(req.length);
@@ -368,6 +373,9 @@ void FioGenerator::RegisterStats() {
   g.AddFormula([this] { return MeasuredSeconds(); }, "measured_time", "s",
                "Measured window: from start + ramp_time to the last completion");
   g.Add(&completed_all_, "ios_total", "ios", "Data requests completed, ramp included");
+  g.Add(&failed_, "failed_ios", "ios",
+        "Requests the device refused (any op, ramp included): not counted as completed, in the rates or the "
+        "latencies");
   g.Add(&delayed_, "delayed_arrivals", "ios", "Rate-limited arrivals that found every slot busy");
   g.Add(&arrival_delay_, "arrival_delay", "ns", "Rate-limited arrivals: wait for a free slot");
   g.AddSeries([this] { return static_cast<double>(completed_all_.value()); }, sim::StatGroup::SeriesKind::kRate,
