@@ -47,11 +47,16 @@ void WorkloadSection::Describe(sim::Schema<WorkloadSection>& s) {
   s.Implementations(&WorkloadSection::kinds, host::WorkloadKindSections());
 }
 
+void HostSection::Describe(sim::Schema<HostSection>& s) {
+  s.Section("cpu", &HostSection::cpu, "CPU cores the workload's and the file system's threads compete for");
+}
+
 void ExperimentConfig::Describe(sim::Schema<ExperimentConfig>& s) {
   s.Param("name", &ExperimentConfig::name, "",
           "Experiment name (results folder name); default: the config file name");
   s.Param("seed", &ExperimentConfig::seed, "1", "Run seed; every component derives its own random stream from it");
   s.Section("run", &ExperimentConfig::run, "Run bounds and statistics sampling");
+  s.Section("host", &ExperimentConfig::host, "The host the simulated threads run on");
   s.Section("device", &ExperimentConfig::device, "The simulated SSD");
   s.Section("ftl", &ExperimentConfig::ftl, "Flash translation layer");
   s.Section("fs", &ExperimentConfig::fs, "File system (for file workloads)");
@@ -172,7 +177,8 @@ struct Experiment::Stack {
   std::unique_ptr<flash::NandArray> nand;
   std::unique_ptr<ftl::Ftl> ftl;
   std::unique_ptr<ssd::Ssd> ssd;
-  std::unique_ptr<fs::MountedFs> fs;  // null for block workloads
+  std::unique_ptr<sim::CpuScheduler> cpu;  // null for block workloads
+  std::unique_ptr<fs::MountedFs> fs;       // null for block workloads
   const fs::FileSystemKind* fs_kind = nullptr;
   std::unique_ptr<host::WorkloadDriver> workload;
 };
@@ -207,6 +213,8 @@ sim::Result<std::unique_ptr<Experiment>> Experiment::Create(const ExperimentConf
   env.seed = cfg.seed;
   env.device_queues = dev.ssd.queues;
   if (cfg.fs.kind != "none") {
+    s.cpu = std::make_unique<sim::CpuScheduler>(&s.queue, cfg.host.cpu, root.Group("host").Group("cpu"));
+    env.cpu = s.cpu.get();
     s.fs_kind = sim::Registry<fs::FileSystemKind>::Get().Find(cfg.fs.kind);
     CHECK(s.fs_kind != nullptr) << "fs.kind not validated";
     fs::FsEnv fs_env;
@@ -216,6 +224,7 @@ sim::Result<std::unique_ptr<Experiment>> Experiment::Create(const ExperimentConf
     fs_env.stats = root.Group("fs");
     const sim::StatsRegistry* stats = &e->stats_;
     fs_env.device_write_amplification = [stats] { return stats->Value("ftl.write_amplification"); };
+    fs_env.cpu = s.cpu.get();
     FS_ASSIGN_OR_RETURN(s.fs, s.fs_kind->mount(cfg.fs.kinds, fs_env));
     env.fs = s.fs->fs();
   }
@@ -284,6 +293,51 @@ class ProgressLine final : public sim::Event {
 };
 }  // namespace
 
+// Where the CPU went: the cores' use, the run queue, the switches, CPU time
+// by owner and the lock classes that made threads wait.
+static std::string CpuSummary(const sim::StatsRegistry& st) {
+  const double cores = st.Value("host.cpu.cores");
+  const double busy = st.Value("host.cpu.busy_time");
+  std::string out;
+  if (cores > 0) {
+    const sim::Histogram* wait = st.FindHistogram("host.cpu.run_queue_wait");
+    out = fmt::format("cpu        {} cores, utilization {:.1f}%, run-queue wait p50 {} p99 {}, {} context switches "
+                      "({}), {} preemptions\n",
+                      static_cast<uint64_t>(cores), 100 * st.Value("host.cpu.utilization"),
+                      sim::Ns(wait ? wait->Percentile(0.5) : 0).ToString(),
+                      sim::Ns(wait ? wait->Percentile(0.99) : 0).ToString(),
+                      static_cast<uint64_t>(st.Value("host.cpu.context_switches")),
+                      sim::Ns(static_cast<int64_t>(st.Value("host.cpu.context_switch_time"))).ToString(),
+                      static_cast<uint64_t>(st.Value("host.cpu.preemptions")));
+  } else {
+    out = "cpu        unlimited cores (host.cpu.cores: 0)\n";
+  }
+  std::string owners;
+  for (const std::string& n : st.Names("host.cpu.owner.")) {
+    if (n.size() < 5 || n.compare(n.size() - 5, 5, ".time") != 0) continue;
+    const double t = st.Value(n);
+    if (t <= 0) continue;
+    const std::string owner = n.substr(15, n.size() - 15 - 5);
+    owners += fmt::format("{}{} {} ({:.1f}%)", owners.empty() ? "" : ", ", owner,
+                          sim::Ns(static_cast<int64_t>(t)).ToString(), busy > 0 ? 100 * t / busy : 0.0);
+  }
+  if (!owners.empty()) out += "  CPU time: " + owners + "\n";
+  std::string locks;
+  for (const std::string& n : st.Names("fs.locks.")) {
+    if (n.size() < 10 || n.compare(n.size() - 10, 10, ".contended") != 0) continue;
+    const std::string base = n.substr(0, n.size() - 10);
+    const double acq = st.Value(base + ".acquisitions");
+    const double contended = st.Value(n);
+    if (contended <= 0) continue;
+    const sim::Histogram* w = st.FindHistogram(base + ".wait");
+    locks += fmt::format("{}{} {:.1f}% of {} contended, wait p99 {} max {}", locks.empty() ? "" : "; ",
+                         base.substr(9), 100 * contended / acq, static_cast<uint64_t>(acq),
+                         sim::Ns(w ? w->Percentile(0.99) : 0).ToString(), sim::Ns(w ? w->max() : 0).ToString());
+  }
+  if (!locks.empty()) out += "  locks: " + locks + "\n";
+  return out;
+}
+
 RunReport Experiment::Run(const Progress& progress, const std::atomic<int>* interrupt) {
   Stack& s = *stack_;
   const auto t0 = std::chrono::steady_clock::now();
@@ -336,6 +390,7 @@ std::string Experiment::Summary() const {
                        static_cast<uint64_t>(done));
   }
   out += stack_->workload->Summary(st);
+  if (stack_->cpu != nullptr) out += CpuSummary(st);
   if (stack_->fs != nullptr) {
     out += stack_->fs->Summary(st);
     if (!stack_->fs_kind->uses_device) return out;

@@ -3,6 +3,7 @@
 // ExperimentConfig is the root of the YAML tree:
 //   name, seed                 identity of the run
 //   run.*                      run bounds, statistics interval
+//   host.cpu.*                 the host's CPU cores the simulated threads share
 //   device.{geometry,flash,ssd}.*  the simulated SSD
 //   ftl.*                      the flash translation layer (incl. precondition)
 //   fs.*                       the file system for file workloads (kind + its section)
@@ -23,6 +24,7 @@
 
 #include "ftl/ftl_config.h"
 #include "sim/config.h"
+#include "sim/cpu.h"
 #include "sim/stats.h"
 #include "sim/status.h"
 #include "sim/time.h"
@@ -55,10 +57,19 @@ struct WorkloadSection {
   static void Describe(sim::Schema<WorkloadSection>& s);
 };
 
+// The host the workload's threads and the file system's kernel threads run
+// on: its CPUs (sim/cpu.h). Block workloads do not use it (the device is not
+// the host).
+struct HostSection {
+  sim::CpuConfig cpu;
+  static void Describe(sim::Schema<HostSection>& s);
+};
+
 struct ExperimentConfig {
   std::string name;
   uint64_t seed = 1;
   RunSection run;
+  HostSection host;
   ssd::DeviceConfig device;
   ftl::FtlConfig ftl;
   FsSection fs;

@@ -13,6 +13,7 @@
 
 #include "fs/file_system.h"
 #include "sim/config.h"
+#include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/registry.h"
 #include "sim/stats.h"
@@ -29,6 +30,9 @@ struct FsEnv {
   sim::StatGroup stats{nullptr, ""};   // e.g. registry.Root().Group("fs")
   // Optional: the device's write amplification, for end-to-end formulas.
   std::function<double()> device_write_amplification;
+  // Optional: the host's CPUs every CPU cost of the file system runs on
+  // (null: bursts run at once, as if each thread had its own core).
+  sim::CpuScheduler* cpu = nullptr;
 };
 
 // A mounted file system and whatever it owns besides (an on-flash image).

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "sim/config.h"
+#include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/registry.h"
 #include "sim/stats.h"
@@ -38,6 +39,7 @@ struct WorkloadEnv {
   sim::StatGroup stats{nullptr, ""};  // e.g. registry.Root().Group("workload")
   uint64_t seed = 1;                  // run seed
   uint32_t device_queues = 1;         // submission queues of the device
+  sim::CpuScheduler* cpu = nullptr;   // the host's CPUs (null: no CPU model)
 };
 
 // A built workload, as the experiment runs it.

@@ -403,6 +403,15 @@ void StatsRegistry::WriteSummary(std::ostream& out, const std::vector<std::strin
 
 bool StatsRegistry::Has(std::string_view name) const { return impl_->stats.find(name) != impl_->stats.end(); }
 
+std::vector<std::string> StatsRegistry::Names(std::string_view prefix) const {
+  std::vector<std::string> out;
+  for (auto it = impl_->stats.lower_bound(prefix); it != impl_->stats.end(); ++it) {
+    if (std::string_view(it->first).substr(0, prefix.size()) != prefix) break;
+    out.push_back(it->first);
+  }
+  return out;
+}
+
 double StatsRegistry::Value(std::string_view name) const {
   const auto it = impl_->stats.find(name);
   if (it == impl_->stats.end()) return std::nan("");

@@ -197,6 +197,8 @@ class StatsRegistry {
   void WriteSummary(std::ostream& out, const std::vector<std::string>& prefixes = {}) const;
 
   bool Has(std::string_view name) const;
+  // Names of the registered stats that start with `prefix`, sorted.
+  std::vector<std::string> Names(std::string_view prefix) const;
   // Scalar value of a counter, gauge or formula; NaN if absent.
   double Value(std::string_view name) const;
   const Histogram* FindHistogram(std::string_view name) const;

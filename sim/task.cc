@@ -22,11 +22,13 @@ void FinishRoot(RootRecord* r) noexcept {
 
 namespace {
 // Makes `task` a root thread starting from an event at q->now().
-RootRecord* StartRoot(EventQueue* q, Task<void> task) {
+RootRecord* StartRoot(EventQueue* q, Task<void> task, int owner) {
   auto h = task.Release();
   CHECK(h) << "spawn of an empty task";
   auto* r = new RootRecord;
   r->h = h;
+  if (owner < 0) owner = current_thread != nullptr ? current_thread->owner : 0;
+  r->thread = NewThread(static_cast<uint16_t>(owner));
   h.promise().root = r;
   q->Schedule(r, q->now());
   return r;
@@ -35,10 +37,18 @@ RootRecord* StartRoot(EventQueue* q, Task<void> task) {
 
 }  // namespace internal
 
-void Spawn(EventQueue* q, Task<void> task) { internal::StartRoot(q, std::move(task)); }
+SimThread NewThread(uint16_t owner) {
+  static constinit thread_local uint64_t next_id = 0;
+  SimThread t;
+  t.id = ++next_id;
+  t.owner = owner;
+  return t;
+}
 
-void ThreadGroup::Spawn(Task<void> task) {
-  internal::RootRecord* r = internal::StartRoot(q_, std::move(task));
+void Spawn(EventQueue* q, Task<void> task) { internal::StartRoot(q, std::move(task), -1); }
+
+void ThreadGroup::Spawn(Task<void> task, int owner) {
+  internal::RootRecord* r = internal::StartRoot(q_, std::move(task), owner);
   r->group = this;
   r->next = head_;
   if (head_) head_->prev = r;

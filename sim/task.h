@@ -60,6 +60,23 @@ template <class T = void>
 class Task;
 class ThreadGroup;
 
+// A simulated thread's identity, for the CPU model (sim/cpu.h): which thread
+// runs on a core (a core passing to another thread is a context switch), who
+// its CPU time is charged to (`owner`, an index the CpuScheduler gives a
+// name), and CPU time it owes (a lock acquisition's cost, charged with its
+// next burst). Each root thread has one (ThreadGroup::Spawn), as has each
+// vfs::OwnedThread and each SQLite fiber. Code runs "as" a thread: every
+// event that resumes a coroutine restores the thread that was running when
+// it suspended (ResumeEvent), so CurrentThread() is the thread whose code
+// runs now, or null outside any (a device completion, setup code).
+struct SimThread {
+  uint64_t id = 0;     // unique among live threads; 0 = none
+  uint16_t owner = 0;  // CpuScheduler owner index; 0 = unattributed
+  SimTime owed;        // CPU time to add to the thread's next burst
+};
+// A fresh identity (a process-wide sequence: ids only compare for equality).
+SimThread NewThread(uint16_t owner);
+
 // Runs the suspended coroutine `h`, and every coroutine control passes to
 // from there (children it awaits, awaiters of tasks that finish), until all
 // of them wait for something other than a Task or have finished. Nested
@@ -71,6 +88,20 @@ namespace internal {
 // The trampoline of this OS thread: the coroutine Resume() runs next. Set
 // only just before a coroutine suspends back into Resume()'s loop.
 inline constinit thread_local std::coroutine_handle<> next_to_run{};
+// The simulated thread whose code runs now (see SimThread).
+inline constinit thread_local SimThread* current_thread = nullptr;
+
+// Runs code as thread `t` for its lifetime, then restores the one before.
+class ThreadScope {
+ public:
+  explicit ThreadScope(SimThread* t) : saved_(current_thread) { current_thread = t; }
+  ~ThreadScope() { current_thread = saved_; }
+  ThreadScope(const ThreadScope&) = delete;
+  ThreadScope& operator=(const ThreadScope&) = delete;
+
+ private:
+  SimThread* saved_;
+};
 
 [[noreturn]] void TransferOutsideResume() noexcept;
 
@@ -232,22 +263,36 @@ inline Task<void> Promise<void>::get_return_object() {
   return Task<void>(std::coroutine_handle<Promise<void>>::from_promise(*this));
 }
 
-// Event that resumes a coroutine.
+// Event that resumes a coroutine, as the thread that armed it.
 class ResumeEvent final : public Event {
  public:
   explicit ResumeEvent(Priority p = Priority::kDefault) : Event(p) {}
-  void Process() override { Resume(h); }
+  void Process() override {
+    ThreadScope s(thread);
+    Resume(h);
+  }
   std::string_view Name() const override { return "resume"; }
+  // Sets the coroutine to resume, and the thread to resume it as: the one
+  // running now (the suspending coroutine's).
+  void Arm(std::coroutine_handle<> hh) {
+    h = hh;
+    thread = current_thread;
+  }
   std::coroutine_handle<> h;
+  SimThread* thread = nullptr;
 };
 
-// A root thread's bookkeeping: the event that starts it, and its place in
-// the owning group (none for Spawn()).
+// A root thread's bookkeeping: the event that starts it, its identity, and
+// its place in the owning group (none for Spawn()).
 class RootRecord final : public Event {
  public:
-  void Process() override { Resume(h); }
+  void Process() override {
+    ThreadScope s(&thread);
+    Resume(h);
+  }
   std::string_view Name() const override { return "spawn"; }
   std::coroutine_handle<> h;
+  SimThread thread;
   ThreadGroup* group = nullptr;
   RootRecord* prev = nullptr;
   RootRecord* next = nullptr;
@@ -263,8 +308,9 @@ class ThreadGroup {
   ~ThreadGroup() { DestroyAll(); }
 
   // Starts `task` as a root thread at q->now(), from an event (the caller's
-  // own code finishes first).
-  void Spawn(Task<void> task);
+  // own code finishes first), with a new identity charged to `owner` (see
+  // SimThread; -1: the owner of the thread running now, if any).
+  void Spawn(Task<void> task, int owner = -1);
   // Destroys every root still running, the newest first (a thread started
   // by another may use the starter's frame), each with the tasks it awaits.
   // REQUIRES: not called from one of the group's threads.
@@ -280,7 +326,8 @@ class ThreadGroup {
   size_t size_ = 0;
 };
 
-// Starts `task` as a root thread that nobody owns (see the file comment).
+// Starts `task` as a root thread that nobody owns (see the file comment),
+// charged to the owner of the thread running now.
 void Spawn(EventQueue* q, Task<void> task);
 
 // Suspends the calling coroutine for `d` of simulated time (d >= 0; a zero
@@ -293,7 +340,7 @@ class Delay {
   }
   bool await_ready() const noexcept { return false; }
   void await_suspend(std::coroutine_handle<> h) {
-    ev_.h = h;
+    ev_.Arm(h);
     q_->ScheduleIn(&ev_, d_);
   }
   void await_resume() const noexcept {}
@@ -339,7 +386,7 @@ class Completion {
     bool await_ready() const noexcept { return c->done_; }
     void await_suspend(std::coroutine_handle<> h) {
       CHECK(!c->ev_.h) << "a completion admits one waiter";
-      c->ev_.h = h;
+      c->ev_.Arm(h);
       waiting = true;
     }
     T await_resume() {
@@ -390,7 +437,7 @@ class Semaphore {
       return false;
     }
     void await_suspend(std::coroutine_handle<> h) {
-      ev_.h = h;
+      ev_.Arm(h);
       queued_ = true;
       if (s_->tail_) s_->tail_->next_ = this; else s_->head_ = this;
       s_->tail_ = this;

@@ -5,7 +5,11 @@ table of checkpoints, stalls, operation latency and journal traffic, then the
 seed paper's headline figures beside what the runs show.
 
   tools/f2fsj_compare.py OUT [--bin build/app/flashstack] [--max-time 30s]
-                         [--set key=value ...] [--doc docs/F2FSJ.md] [configs ...]
+                         [--cores 10] [--set key=value ...] [--doc docs/F2FSJ.md] [configs ...]
+
+Every run has --cores host CPU cores (host.cpu.cores): 10 by default, the
+seed's testbed (Intel i9-10850K, a 10-core part; the slides print "19 CPU
+cores"); 0 runs every simulated thread on its own core.
 
 Configs default to every configs/filebench/*.yaml. Each run goes to
 OUT/<config>/<mode>/; a run already complete there is reused (delete OUT to
@@ -22,8 +26,9 @@ from runs import load_stats, run_config, stat
 MODES = ["checkpoint", "journal"]
 
 
-def run(bin_path, cfg, mode, out, max_time, sets):
-    run_config(bin_path, cfg, out, [f"fs.f2fs.durability={mode}", f"run.max_time={max_time}"] + list(sets))
+def run(bin_path, cfg, mode, out, max_time, cores, sets):
+    run_config(bin_path, cfg, out, [f"fs.f2fs.durability={mode}", f"run.max_time={max_time}",
+                                    f"host.cpu.cores={cores}"] + list(sets))
 
 
 # The calls of every kind that overlapped checkpointing (MeteredFs).
@@ -91,6 +96,7 @@ def main():
     ap.add_argument("configs", nargs="*")
     ap.add_argument("--bin", default="build/app/flashstack")
     ap.add_argument("--max-time", default="30s")
+    ap.add_argument("--cores", default="10", help="host.cpu.cores of every run (default: the seed's 10)")
     ap.add_argument("--set", action="append", default=[], dest="sets")
     ap.add_argument("--doc")
     a = ap.parse_intermixed_args()
@@ -104,13 +110,13 @@ def main():
         r = {}
         for mode in MODES:
             out = os.path.join(a.out, name, mode)
-            run(a.bin, cfg, mode, out, a.max_time, a.sets)
+            run(a.bin, cfg, mode, out, a.max_time, a.cores, a.sets)
             r[mode] = row(load_stats(out))
         rows.append((name, r))
 
     lines = []
-    lines.append(f"Each run: `flashstack run CONFIG --set fs.f2fs.durability=MODE --set run.max_time={a.max_time}`"
-                 + "".join(f" --set {s}" for s in a.sets) + ".")
+    lines.append(f"Each run: `flashstack run CONFIG --set fs.f2fs.durability=MODE --set run.max_time={a.max_time} "
+                 f"--set host.cpu.cores={a.cores}`" + "".join(f" --set {s}" for s in a.sets) + ".")
     lines.append("")
     lines.append("| workload | mode | ops/s | checkpoints | checkpoint time (s) | checkpoint p90 (ms) | "
                  "stalled (s) | calls during checkpoints: p90 (ms) (calls) | op mean (us) | p99 of top op (us) | "

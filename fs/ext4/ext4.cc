@@ -118,7 +118,15 @@ Ext4::Ext4(const Ext4Config& cfg, Env env, Layout layout)
       commit_timer_(env.events),
       space_wq_(env.events),
       threads_(env.events) {
-  for (auto& l : locks_) l = std::make_unique<vfs::RwLock>(env.events);
+  cpu_ = env.cpu;
+  i_rwsem_class_ = std::make_unique<vfs::LockClass>(
+      "i_rwsem", vfs::LockClass::Kind::kSleeping, cpu_,
+      env.stats.prefix().empty() ? env.stats : env.stats.Group("locks").Group("i_rwsem"));
+  for (auto& l : locks_) l = std::make_unique<vfs::RwLock>(env.events, i_rwsem_class_.get());
+  if (cpu_ != nullptr) {
+    owner_jbd2_ = cpu_->Owner("ext4.jbd2");
+    owner_flusher_ = cpu_->Owner("ext4.flusher");
+  }
 }
 
 Ext4::~Ext4() {
@@ -143,8 +151,8 @@ sim::Task<sim::Result<std::unique_ptr<Ext4>>> Ext4::Mount(const Ext4Config& cfg,
   ++fs->mounts_;
   fs->Dirty(0);
   fs->ApplyOrphans();
-  fs->threads_.Spawn(fs->CommitThread());
-  fs->threads_.Spawn(fs->wb_.Run(fs.get()));
+  fs->threads_.Spawn(fs->CommitThread(), fs->owner_jbd2_);
+  fs->threads_.Spawn(fs->wb_.Run(fs.get()), fs->owner_flusher_);
   co_return std::move(fs);
 }
 
@@ -170,7 +178,11 @@ void Ext4::Kill() {
 }
 
 sim::Task<void> Ext4::Cpu(sim::SimTime d) {
-  if (d > sim::SimTime::Zero()) co_await sim::Delay(q_, d);
+  if (cpu_ != nullptr) {
+    co_await cpu_->Run(d);
+  } else if (d > sim::SimTime::Zero()) {
+    co_await sim::Delay(q_, d);
+  }
 }
 
 uint64_t Ext4::free_blocks() const {

@@ -119,6 +119,8 @@ class Ext4 final : public FileSystem,
     Image* image = nullptr;              // outlives the Ext4
     sim::StatGroup stats{nullptr, ""};   // e.g. registry.Root().Group("fs")
     std::function<double()> device_write_amplification;
+    // Optional: the host's CPUs (null: every CPU burst runs at once).
+    sim::CpuScheduler* cpu = nullptr;
   };
 
   // Observer of commits (crash tests): Begin once the commit took the
@@ -369,6 +371,12 @@ class Ext4 final : public FileSystem,
   vfs::WaitQueue commit_wq_;  // a commit finished
   vfs::DaemonTimer commit_timer_;
   vfs::WaitQueue space_wq_;   // log space
+  // The host's CPUs (null: bursts run at once), i_rwsem's lock class and
+  // the CPU owners of the kernel threads (JBD2's commit, the flusher).
+  sim::CpuScheduler* cpu_ = nullptr;
+  std::unique_ptr<vfs::LockClass> i_rwsem_class_;
+  uint16_t owner_jbd2_ = 0;
+  uint16_t owner_flusher_ = 0;
   sim::ThreadGroup threads_;
   // i_rwsem, striped by inode number (bounded memory; two inodes of one
   // stripe share a lock).

@@ -74,6 +74,7 @@ sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, 
   env.image = image.get();
   env.stats = fs_env.stats;
   env.device_write_amplification = fs_env.device_write_amplification;
+  env.cpu = fs_env.cpu;
   sim::Result<std::unique_ptr<Ext4>> mounted = sim::Status::InvalidInput("fs.ext4: mount did not finish");
   auto mount = [&]() -> sim::Task<> { mounted = co_await Ext4::Mount(cfg, env); };
   sim::ThreadGroup mounting(fs_env.events);

@@ -71,6 +71,26 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   auto cleaner = Cleaner::Create(q_, cfg_, layout_, sm_.get(), this, &stats_.cleaner);
   CHECK(cleaner.ok()) << "victim policies validated by the config schema: " << cleaner.status().message();
   cleaner_ = std::move(cleaner).value();
+  cpu_ = env.cpu;
+  const sim::StatGroup locks = stat_group_.prefix().empty() ? stat_group_ : stat_group_.Group("locks");
+  using Kind = vfs::LockClass::Kind;
+  cp_rwsem_class_ = std::make_unique<vfs::LockClass>("cp_rwsem", Kind::kSleeping, cpu_, locks.Group("cp_rwsem"));
+  gc_lock_class_ = std::make_unique<vfs::LockClass>("gc_lock", Kind::kSleeping, cpu_, locks.Group("gc_lock"));
+  i_rwsem_class_ = std::make_unique<vfs::LockClass>("i_rwsem", Kind::kSleeping, cpu_, locks.Group("i_rwsem"));
+  if (journal_ != nullptr) {
+    journal_list_class_ =
+        std::make_unique<vfs::LockClass>("journal_list", Kind::kSpinning, cpu_, locks.Group("journal_list"));
+    if (cfg_.impl_configs.Get<JournalConfig>("journal").list_lock == "global")
+      journal_list_lock_ = std::make_unique<vfs::SpinLock>(q_, journal_list_class_.get());
+  }
+  cp_lock_.set_lock_class(cp_rwsem_class_.get());
+  gc_write_lock_.set_lock_class(gc_lock_class_.get());
+  if (cpu_ != nullptr) {
+    owner_flusher_ = cpu_->Owner("f2fs.flusher");
+    owner_gc_ = cpu_->Owner("f2fs.gc");
+    owner_discard_ = cpu_->Owner("f2fs.discard");
+    owner_journal_ = cpu_->Owner("f2fs.journal_commit");
+  }
   RegisterStats();
 }
 
@@ -87,6 +107,7 @@ void F2fs::PowerCut() {
   dead_ = true;
   cp_lock_.Kill();
   gc_write_lock_.Kill();
+  if (journal_list_lock_ != nullptr) journal_list_lock_->Kill();
   cleaner_->Kill();
   wb_.Kill();
   wb_wq_.Kill();
@@ -292,7 +313,11 @@ F2fs::OpScope::~OpScope() {
 }
 
 sim::Task<void> F2fs::Cpu(sim::SimTime d) {
-  if (d > sim::SimTime::Zero()) co_await sim::Delay(q_, d);
+  if (cpu_ != nullptr) {
+    co_await cpu_->Run(d);
+  } else if (d > sim::SimTime::Zero()) {
+    co_await sim::Delay(q_, d);
+  }
 }
 
 bool F2fs::IsIdle(sim::SimTime interval) const {

@@ -188,6 +188,8 @@ class F2fs final : public FileSystem,
     // Optional: the device's write amplification (e.g. the FTL's), for the
     // end-to-end formula fs.write_amplification_end_to_end.
     std::function<double()> device_write_amplification;
+    // Optional: the host's CPUs (null: every CPU burst runs at once).
+    sim::CpuScheduler* cpu = nullptr;
   };
 
   // Why a checkpoint runs (stats and skip rules).
@@ -370,7 +372,7 @@ class F2fs final : public FileSystem,
 
   // ---- In-memory inodes (f2fs_inode_info).
   struct Inode {
-    explicit Inode(sim::EventQueue* q) : lock(q) {}
+    Inode(sim::EventQueue* q, vfs::LockClass* i_rwsem) : lock(q, i_rwsem) {}
     Nid ino;
     NodePage* ipage = nullptr;  // pinned while the Inode exists
     vfs::RwLock lock;                // i_rwsem
@@ -1055,6 +1057,19 @@ class F2fs final : public FileSystem,
   std::unordered_map<uint32_t, std::pair<Nid, uint64_t>> stolen_owner_;
   bool tx_stats_registered_ = false;
   vfs::WaitQueue tx_wq_;  // commits finishing
+
+  // The host's CPUs (null: bursts run at once), the kernel lock classes
+  // (fs.locks.*) and the CPU owners of the background threads.
+  sim::CpuScheduler* cpu_ = nullptr;
+  std::unique_ptr<vfs::LockClass> cp_rwsem_class_;
+  std::unique_ptr<vfs::LockClass> gc_lock_class_;
+  std::unique_ptr<vfs::LockClass> i_rwsem_class_;
+  std::unique_ptr<vfs::LockClass> journal_list_class_;  // with a journal
+  std::unique_ptr<vfs::SpinLock> journal_list_lock_;    // list_lock: global
+  uint16_t owner_flusher_ = 0;
+  uint16_t owner_gc_ = 0;
+  uint16_t owner_discard_ = 0;
+  uint16_t owner_journal_ = 0;
 
   Stats stats_;
 };

@@ -69,7 +69,7 @@ sim::Task<F2fs::Inode*> F2fs::GetInode(Nid ino) {
   NodePage* np = co_await LoadNode(ino);
   if (Inode* in = FindInode(ino)) co_return in;
   if (!np || !np->blk->IsInode()) co_return nullptr;
-  auto in = std::make_unique<Inode>(q_);
+  auto in = std::make_unique<Inode>(q_, i_rwsem_class_.get());
   in->ino = ino;
   in->ipage = np;
   cache_.Pin(np);
@@ -404,7 +404,7 @@ sim::Task<FsResult<F2fs::Inode*>> F2fs::NewInode(Inode* dir, std::string_view na
     blk->inline_dents->Insert(1, "..", 0, dir->ino, FileType::kDir);
   }
   NodePage* np = InsertNode(*nid, std::move(blk));
-  auto in = std::make_unique<Inode>(q_);
+  auto in = std::make_unique<Inode>(q_, i_rwsem_class_.get());
   in->ino = *nid;
   in->ipage = np;
   cache_.Pin(np);

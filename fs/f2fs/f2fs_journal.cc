@@ -13,7 +13,16 @@ namespace fs::f2fs {
 sim::Task<void> F2fs::JournalCpu() {
   const int64_t records = 1 + static_cast<int64_t>(journal_cpu_owed_);
   journal_cpu_owed_ = 0;
-  co_await Cpu(durability_->RecordCpu() * records);
+  const sim::SimTime cost = durability_->RecordCpu() * records;
+  if (journal_list_lock_ != nullptr) {
+    co_await journal_list_lock_->Section(cost);
+    co_return;
+  }
+  // Per-inode lists: each record takes its inode's list lock, which no
+  // other thread holds (one operation per inode at a time, under i_rwsem).
+  for (int64_t i = 0; i < records; ++i) journal_list_class_->Acquired(sim::SimTime::Zero());
+  journal_list_class_->Released(cost);
+  co_await Cpu(cost);
 }
 
 sim::Task<void> F2fs::JournalCommitThread() {

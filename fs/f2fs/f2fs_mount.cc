@@ -534,7 +534,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
           nb->inode->i_nid = {};
           nb->inline_data.clear();
           NodePage* np = InsertNode(ino, std::move(nb));
-          auto in = std::make_unique<Inode>(q_);
+          auto in = std::make_unique<Inode>(q_, i_rwsem_class_.get());
           in->ino = ino;
           in->ipage = np;
           cache_.Pin(np);
@@ -705,10 +705,10 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
 }
 
 void F2fs::StartThreads() {
-  flusher_thread_.Start(q_, FlusherThread());
-  if (journal_) commit_thread_.Start(q_, JournalCommitThread());
-  if (cfg_.gc.background) gc_thread_.Start(q_, GcThread());
-  if (cfg_.discard.enabled) discard_thread_.Start(q_, DiscardThread());
+  flusher_thread_.Start(q_, FlusherThread(), owner_flusher_);
+  if (journal_) commit_thread_.Start(q_, JournalCommitThread(), owner_journal_);
+  if (cfg_.gc.background) gc_thread_.Start(q_, GcThread(), owner_gc_);
+  if (cfg_.discard.enabled) discard_thread_.Start(q_, DiscardThread(), owner_discard_);
 }
 
 }  // namespace fs::f2fs

@@ -27,6 +27,11 @@ void JournalConfig::Describe(sim::Schema<JournalConfig>& s) {
   s.Param("record_cpu", &JournalConfig::record_cpu, "200ns",
           "CPU time of appending one record on the operation path: a 128-byte copy and a list insert under "
           "the inode's uncontended lock (the model's estimate)");
+  s.Choice("list_lock", &JournalConfig::list_lock, "per_inode", {"per_inode", "global"},
+           "The spinlock a record is appended under: per_inode (F2FS-J's decentralized per-inode log lists: "
+           "threads on different files never contend) or global (one list lock for every record, as JBD2's "
+           "j_list_lock and the F2FS-J artifact's record lock: appends serialize and waiters spin on their "
+           "cores); fs.locks.journal_list.* has its waits and holds");
   s.Choice("apply", &JournalConfig::apply, "committed", {"committed", "checkpoint"},
            "How a checkpoint applies the journal: committed (F2FS-J's apply: first the dirty node pages no "
            "uncommitted record touched since are written while operations go on; the checkpoint then holds "

@@ -51,6 +51,7 @@ struct JournalConfig {
   sim::SimTime checkpoint_interval = sim::Ms(3000);
   sim::SimTime record_cpu = sim::SimTime::FromNs(200);
   std::string apply = "committed";
+  std::string list_lock = "per_inode";
   static void Describe(sim::Schema<JournalConfig>& s);
 };
 

@@ -128,7 +128,11 @@ void MemFs::RegisterStats(const sim::StatGroup& g) {
 sim::Task<void> MemFs::Serve(sim::SimTime t) {
   if (slots_) co_await slots_->Acquire();
   ++in_service_;
-  co_await sim::Delay(q_, t);
+  if (cpu_ != nullptr) {
+    co_await cpu_->Run(t);
+  } else {
+    co_await sim::Delay(q_, t);
+  }
   --in_service_;
   if (slots_) slots_->Release();
 }

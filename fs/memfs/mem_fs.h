@@ -76,6 +76,7 @@
 #include "fs/file_system.h"
 #include "fs/vfs/fd_table.h"
 #include "fs/vfs/path.h"
+#include "sim/cpu.h"
 #include "sim/config.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
@@ -121,6 +122,9 @@ class MemFs final : public FileSystem {
 
   // `q` must outlive the file system.
   MemFs(sim::EventQueue* q, const MemFsConfig& cfg);
+  // Service times become CPU bursts on the host's cores (null: they run at
+  // once, as before). REQUIRES: before any call.
+  void set_cpu(sim::CpuScheduler* cpu) { cpu_ = cpu; }
   ~MemFs() override;
   MemFs(const MemFs&) = delete;
   MemFs& operator=(const MemFs&) = delete;
@@ -206,6 +210,7 @@ class MemFs final : public FileSystem {
   sim::EventQueue* q_;
   MemFsConfig cfg_;
   std::unique_ptr<sim::Semaphore> slots_;  // null when parallelism is unlimited
+  sim::CpuScheduler* cpu_ = nullptr;       // null: service times run at once
   uint32_t in_service_ = 0;
 
   std::unordered_map<uint64_t, std::unique_ptr<Inode>> inodes_;

@@ -9,7 +9,9 @@ namespace {
 
 class MountedMemFs final : public MountedFs {
  public:
-  MountedMemFs(sim::EventQueue* q, const MemFsConfig& cfg) : fs_(q, cfg) {}
+  MountedMemFs(sim::EventQueue* q, const MemFsConfig& cfg, sim::CpuScheduler* cpu) : fs_(q, cfg) {
+    fs_.set_cpu(cpu);
+  }
   FileSystem* fs() override { return &fs_; }
   std::string Summary(const sim::StatsRegistry&) const override { return ""; }
 
@@ -20,7 +22,7 @@ class MountedMemFs final : public MountedFs {
 sim::Status Validate(const sim::ImplConfigs&, uint64_t, const fs::DeviceFacts&) { return sim::Status::Ok(); }
 
 sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, const FsEnv& env) {
-  return std::unique_ptr<MountedFs>(std::make_unique<MountedMemFs>(env.events, sections.Get<MemFsConfig>("memfs")));
+  return std::unique_ptr<MountedFs>(std::make_unique<MountedMemFs>(env.events, sections.Get<MemFsConfig>("memfs"), env.cpu));
 }
 
 }  // namespace

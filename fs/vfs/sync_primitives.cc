@@ -1,6 +1,63 @@
 #include "fs/vfs/sync_primitives.h"
 
+#include <fmt/format.h>
+
 namespace fs::vfs {
+
+LockClass::LockClass(std::string name, Kind kind, sim::CpuScheduler* cpu, sim::StatGroup stats)
+    : name_(std::move(name)), kind_(kind), cpu_(cpu) {
+  if (stats.prefix().empty()) return;  // a group that registers nothing
+  const char* what = kind == Kind::kSleeping ? "sleeping" : "spinning";
+  stats.Add(&acquisitions_, "acquisitions", "locks", fmt::format("Acquisitions of {} ({} lock)", name_, what));
+  stats.Add(&contended_, "contended", "locks", "Acquisitions that waited");
+  stats.Add(&wait_, "wait", "ns", "Wait of each acquisition (0 uncontended)");
+  stats.Add(&hold_, "hold", "ns", "Time from acquisition to release");
+  if (kind == Kind::kSpinning)
+    stats.Add(&spin_ns_, "spin_time", "ns", "CPU time waiters burned spinning");
+}
+
+SpinLock::SpinLock(sim::EventQueue* q, LockClass* cls) : q_(q), cls_(cls) {
+  CHECK(cls != nullptr && cls->kind() == LockClass::Kind::kSpinning) << "a SpinLock needs a spinning lock class";
+}
+
+sim::Task<void> SpinLock::Section(sim::SimTime critical) {
+  sim::CoreHold core;
+  if (sim::CpuScheduler* cpu = cls_->cpu()) co_await cpu->Hold(&core);
+  const sim::SimTime t0 = q_->now();
+  co_await Awaiter{this, {}};
+  const sim::SimTime wait = q_->now() - t0;
+  cls_->Spun(wait);
+  cls_->Acquired(wait);
+  const sim::SimTime t1 = q_->now();
+  // Preemption is off: the owed acquisition cost runs inside the section.
+  sim::SimTime cs = critical;
+  if (sim::SimThread* t = sim::internal::current_thread) {
+    cs += t->owed;
+    t->owed = sim::SimTime::Zero();
+  } else {
+    cs += cls_->acquire_cost();
+  }
+  if (cs > sim::SimTime::Zero()) co_await sim::Delay(q_, cs);
+  cls_->Released(q_->now() - t1);
+  Unlock();
+}
+
+void SpinLock::Unlock() {
+  if (dead_) return;
+  CHECK(held_);
+  if (waiters_.empty()) {
+    held_ = false;
+    return;
+  }
+  // Hand over: the lock stays held, by the oldest spinner.
+  internal::Waiter* w = waiters_.Pop();
+  q_->Schedule(&w->ev, q_->now());
+}
+
+void SpinLock::Handoff(internal::Waiter* w) {
+  q_->Deschedule(&w->ev);
+  Unlock();
+}
 
 bool RwLock::TryLock(bool exclusive) {
   if (!waiters_.empty() || writer_) return false;
@@ -77,11 +134,12 @@ void WaitQueue::NotifyAll() {
   }
 }
 
-void OwnedThread::Start(sim::EventQueue* q, sim::Task<void> task) {
+void OwnedThread::Start(sim::EventQueue* q, sim::Task<void> task, uint16_t owner) {
   CHECK(!h_) << "thread started twice";
   q_ = q;
   h_ = task.Release();
   starter_.h = h_;
+  starter_.thread = sim::NewThread(owner);
   q->Schedule(&starter_, q->now());
 }
 

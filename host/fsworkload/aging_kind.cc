@@ -13,7 +13,7 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t, uint32_t) {
 }
 
 sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sections, const WorkloadEnv& env) {
-  FsWorkloadEnv e{env.events, env.fs, env.stats, env.seed, env.device};
+  FsWorkloadEnv e{env.events, env.fs, env.stats, env.seed, env.device, env.cpu};
   FS_ASSIGN_OR_RETURN(std::unique_ptr<AgingWorkload> w,
                       AgingWorkload::Create(sections.Get<AgingConfig>("aging"), e, "workload.aging"));
   const AgingWorkload* raw = w.get();  // owned by the driver

@@ -47,6 +47,7 @@
 #include "fs/file_system.h"
 #include "host/fsworkload/metered_fs.h"
 #include "host/fsworkload/op_stats.h"
+#include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
 #include "sim/stats.h"
@@ -70,6 +71,8 @@ struct FsWorkloadEnv {
   // aging workload's layout score); may be null. Workloads never submit
   // requests to it.
   ssd::BlockDevice* device = nullptr;
+  // The host's CPUs: worker threads are charged to its owner "workload".
+  sim::CpuScheduler* cpu = nullptr;
 };
 
 class FsWorkload {
@@ -136,7 +139,7 @@ class FsWorkload {
 
   // Starts `task` as another simulated thread of the workload (from an
   // event at now()), owned by it.
-  void Spawn(sim::Task<void> task) { threads_group_.Spawn(std::move(task)); }
+  void Spawn(sim::Task<void> task) { threads_group_.Spawn(std::move(task), owner_); }
   // Destroys every thread still running. The most-derived destructor calls
   // it first (the base destructor CHECKs that no thread is left).
   void DestroyThreads() { threads_group_.DestroyAll(); }
@@ -147,6 +150,7 @@ class FsWorkload {
   void OnDeadline() { RequestStop(); }
 
   FsWorkloadEnv env_;
+  uint16_t owner_ = 0;  // CPU owner of the threads
   uint32_t threads_;
   MeteredFs metered_;
   OpStats ops_;

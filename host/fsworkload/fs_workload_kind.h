@@ -42,7 +42,7 @@ class FsWorkloadDriver final : public WorkloadDriver {
 template <class C, class W>
 sim::Result<std::unique_ptr<WorkloadDriver>> MakeFsWorkload(const sim::ImplConfigs& sections, std::string_view name,
                                                             const WorkloadEnv& env) {
-  FsWorkloadEnv e{env.events, env.fs, env.stats, env.seed, env.device};
+  FsWorkloadEnv e{env.events, env.fs, env.stats, env.seed, env.device, env.cpu};
   FS_ASSIGN_OR_RETURN(std::unique_ptr<W> w,
                       W::Create(sections.Get<C>(name), e, "workload." + std::string(name)));
   return std::unique_ptr<WorkloadDriver>(std::make_unique<FsWorkloadDriver>(std::move(w)));

@@ -13,7 +13,7 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t, uint32_t) {
 }
 
 sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sections, const WorkloadEnv& env) {
-  FsWorkloadEnv e{env.events, env.fs, env.stats, env.seed};
+  FsWorkloadEnv e{env.events, env.fs, env.stats, env.seed, nullptr, env.cpu};
   FS_ASSIGN_OR_RETURN(std::unique_ptr<MobigenReplay> w,
                       MobigenReplay::Create(sections.Get<MobigenConfig>("mobigen"), e, "workload.mobigen"));
   const MobigenReplay* replay = w.get();  // owned by the driver

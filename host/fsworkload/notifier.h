@@ -36,7 +36,7 @@ class Notifier {
     }
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<> h) {
-      ev_.h = h;
+      ev_.Arm(h);
       queued_ = true;
       if (n_->tail_) {
         n_->tail_->next_ = this;

@@ -13,7 +13,7 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t, uint32_t) {
 }
 
 sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sections, const WorkloadEnv& env) {
-  FsWorkloadEnv e{env.events, env.fs, env.stats, env.seed};
+  FsWorkloadEnv e{env.events, env.fs, env.stats, env.seed, nullptr, env.cpu};
   FS_ASSIGN_OR_RETURN(std::unique_ptr<TxbenchWorkload> w,
                       TxbenchWorkload::Create(sections.Get<TxbenchConfig>("txbench"), e, "workload.txbench"));
   TxbenchWorkload* raw = w.get();

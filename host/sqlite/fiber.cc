@@ -162,8 +162,22 @@ Fiber* FiberRuntime::Spawn(std::string name, std::function<void()> body) {
   CHECK(!shutting_down_);
   fibers_.push_back(std::unique_ptr<Fiber>(new Fiber(this, std::move(name), std::move(body), stack_bytes_)));
   Fiber* f = fibers_.back().get();
+  f->thread_ = sim::NewThread(owner_);
   q_->Schedule(&f->enter_event_, q_->now());
   return f;
+}
+
+namespace {
+sim::Task<void> RunCpu(sim::CpuScheduler* cpu, sim::SimTime d) { co_await cpu->Run(d); }
+}  // namespace
+
+void FiberRuntime::Compute(sim::SimTime d) {
+  if (cpu_ == nullptr || cpu_->unlimited()) {
+    if (cpu_ != nullptr && !shutting_down_) cpu_->Account(owner_, d);
+    Sleep(d);
+    return;
+  }
+  AwaitTask(RunCpu(cpu_, d));
 }
 
 void FiberRuntime::Sleep(sim::SimTime d) {
@@ -196,6 +210,7 @@ void FiberRuntime::BlockOn(sim::Task<void> driver) {
   // from an event and stays owned by the fiber until the next.
   f->driver_ = std::move(driver);
   f->start_event_.h = f->driver_.handle();
+  f->start_event_.thread = &f->thread_;
   q_->Schedule(&f->start_event_, q_->now());
   f->Leave();
 }

@@ -56,6 +56,7 @@
 #include <glog/logging.h>
 
 #include "fs/file_system.h"
+#include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/task.h"
 #include "sim/time.h"
@@ -119,6 +120,7 @@ class Fiber {
   boost::context::fiber caller_;  // the loop's continuation (valid while the fiber runs)
   sim::MemberEvent<Fiber, &Fiber::Enter> enter_event_;
   sim::internal::ResumeEvent start_event_;  // starts an awaited task on the loop
+  sim::SimThread thread_;                   // the fiber's identity (CPU model)
   sim::Task<void> driver_;                  // runs the awaited task (see AwaitTask)
   sim::Completion<bool> done_;
   bool finished_ = false;
@@ -172,6 +174,15 @@ class FiberRuntime {
   void Sleep(sim::SimTime d);
   // Lets every event already scheduled for now run, then continues.
   void Yield() { Sleep(sim::SimTime::Zero()); }
+  // Spends `d` of CPU time on the host's cores (SetCpu; without one, or
+  // with unlimited cores, a Sleep).
+  void Compute(sim::SimTime d);
+  // Fibers run as threads charged to CPU owner `owner` of `cpu` (null: no
+  // CPU model). REQUIRES: before the first Spawn.
+  void SetCpu(sim::CpuScheduler* cpu, uint16_t owner) {
+    cpu_ = cpu;
+    owner_ = owner;
+  }
 
   // The fiber currently running, or nullptr on the event loop.
   Fiber* current() const { return current_; }
@@ -183,6 +194,8 @@ class FiberRuntime {
   size_t live_fibers() const;
 
  private:
+  sim::CpuScheduler* cpu_ = nullptr;
+  uint16_t owner_ = 0;
   friend class Fiber;
   template <class T>
   static sim::Task<void> Drive(sim::Task<T> task, std::optional<T>* out, Fiber* f);

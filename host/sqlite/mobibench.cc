@@ -66,6 +66,7 @@ MobibenchSqlite::MobibenchSqlite(const MobibenchConfig& cfg, Env env)
       sqlite_(env_.queue, env_.fs, cfg_.vfs, cfg_.fiber_stack.value, env_.seed, env_.stats.Group("vfs")),
       setup_done_(&sqlite_.runtime(), cfg_.threads),
       ready_(&sqlite_.runtime(), cfg_.threads) {
+  if (env_.cpu != nullptr) sqlite_.runtime().SetCpu(env_.cpu, env_.cpu->Owner("workload"));
   CHECK(cfg_.Validate().ok()) << cfg_.Validate().message();
   insert_record_ = Record(0);
   update_record_ = Record(1);
@@ -229,7 +230,7 @@ sim::Status MobibenchSqlite::RunTransactions(Thread& th) {
     uint64_t changed = 0;
     for (uint32_t j = 0; j < per_table; ++j) {
       for (sqlite3_stmt* st : th.stmts) {
-        if (cfg_.cpu_per_statement.ns() > 0) sqlite_.runtime().Sleep(cfg_.cpu_per_statement);
+        if (cfg_.cpu_per_statement.ns() > 0) sqlite_.runtime().Compute(cfg_.cpu_per_statement);
         if (cfg_.operation == "update") {
           sqlite3_bind_int64(st, 2, static_cast<sqlite3_int64>(th.rng.Uniform(rows) + 1));
         } else if (cfg_.operation == "delete") {

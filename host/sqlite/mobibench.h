@@ -105,6 +105,7 @@ class MobibenchSqlite {
     fs::FileSystem* fs = nullptr;
     sim::StatGroup stats;  // e.g. root.Group("sqlite")
     uint64_t seed = 1;
+    sim::CpuScheduler* cpu = nullptr;  // the host's CPUs (null: none)
   };
 
   // Validates `cfg` and builds the workload (its fiber runtime and VFS).

@@ -39,7 +39,7 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t, uint32_t) {
 }
 
 sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sections, const WorkloadEnv& env) {
-  MobibenchSqlite::Env e{env.events, env.fs, env.stats, env.seed};
+  MobibenchSqlite::Env e{env.events, env.fs, env.stats, env.seed, env.cpu};
   FS_ASSIGN_OR_RETURN(auto m, MobibenchSqlite::Create(sections.Get<MobibenchConfig>("mobibench"), e,
                                                       "workload.mobibench"));
   return std::unique_ptr<WorkloadDriver>(std::make_unique<MobibenchDriver>(std::move(m)));

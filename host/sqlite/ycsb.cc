@@ -88,6 +88,7 @@ YcsbSqlite::YcsbSqlite(const YcsbConfig& cfg, YcsbSpec spec, Env env)
       loaded_(&sqlite_.runtime(), ThreadCount(spec_)),
       ready_(&sqlite_.runtime(), ThreadCount(spec_)),
       finished_(&sqlite_.runtime(), ThreadCount(spec_)) {
+  if (env_.cpu != nullptr) sqlite_.runtime().SetCpu(env_.cpu, env_.cpu->Owner("workload"));
   const std::string& t = spec_.p.table;
   const char* scan_tail = "WHERE YCSB_KEY >= ?1 ORDER BY YCSB_KEY LIMIT ?2;";
   std::string columns, params = "?1", sets;
@@ -271,7 +272,7 @@ void YcsbSqlite::MakeValues(Thread& th, const std::string& key, int field) {
 }
 
 void YcsbSqlite::Charge() {
-  if (cfg_.cpu_per_statement.ns() > 0) sqlite_.runtime().Sleep(cfg_.cpu_per_statement);
+  if (cfg_.cpu_per_statement.ns() > 0) sqlite_.runtime().Compute(cfg_.cpu_per_statement);
 }
 
 sim::Result<YcsbSqlite::Outcome> YcsbSqlite::Step(Thread& th, sqlite3_stmt* st,

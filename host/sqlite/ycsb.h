@@ -122,6 +122,7 @@ class YcsbSqlite {
     fs::FileSystem* fs = nullptr;
     sim::StatGroup stats;  // e.g. root.Group("workload")
     uint64_t seed = 1;
+    sim::CpuScheduler* cpu = nullptr;  // the host's CPUs (null: none)
   };
 
   // Resolves `cfg` and builds the workload; logs the spec's warnings.

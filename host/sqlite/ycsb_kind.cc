@@ -28,7 +28,7 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t, uint32_t) {
 }
 
 sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sections, const WorkloadEnv& env) {
-  YcsbSqlite::Env e{env.events, env.fs, env.stats, env.seed};
+  YcsbSqlite::Env e{env.events, env.fs, env.stats, env.seed, env.cpu};
   FS_ASSIGN_OR_RETURN(auto w, YcsbSqlite::Create(sections.Get<YcsbConfig>("ycsb"), e, kPath));
   return std::unique_ptr<WorkloadDriver>(std::make_unique<YcsbDriver>(std::move(w)));
 }
