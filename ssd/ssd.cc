@@ -729,37 +729,17 @@ void Ssd::RegisterStats(sim::StatGroup& stats) {
   stats.Add(&failed_requests_, "errors", "requests",
             "Requests completed with an error status (pages refused by an FTL with fixed placement)");
   stats.Add(&failed_pages_, "error_pages", "pages", "Pages refused: out-of-order, overwrite or partial-page writes");
-  auto secs = [this] { return events_->now().sec(); };
-  stats.AddFormula(
-      [this, secs] {
-        const double t = secs();
-        return t > 0 ? static_cast<double>(ops_[0].value() + ops_[1].value()) / t : 0.0;
-      },
-      "iops", "requests/s", "Completed reads and writes per simulated second");
-  stats.AddFormula(
-      [this, secs] {
-        const double t = secs();
-        return t > 0 ? static_cast<double>(bytes_[0].value()) / t : 0.0;
-      },
-      "read_bandwidth", "bytes/s", "Bytes read per simulated second");
-  stats.AddFormula(
-      [this, secs] {
-        const double t = secs();
-        return t > 0 ? static_cast<double>(bytes_[1].value()) / t : 0.0;
-      },
-      "write_bandwidth", "bytes/s", "Bytes written per simulated second");
-  stats.AddFormula(
-      [this] {
-        const double t = static_cast<double>(events_->now().ns());
-        return t > 0 ? static_cast<double>(PcieBusyTime(true).ns()) / t : 0.0;
-      },
-      "pcie.to_device_utilization", "fraction", "Host-to-device link busy time over elapsed time");
-  stats.AddFormula(
-      [this] {
-        const double t = static_cast<double>(events_->now().ns());
-        return t > 0 ? static_cast<double>(PcieBusyTime(false).ns()) / t : 0.0;
-      },
-      "pcie.to_host_utilization", "fraction", "Device-to-host link busy time over elapsed time");
+  // Rates over the measured phase (sim::StatsRegistry::BeginMeasured).
+  stats.AddRate([this] { return static_cast<double>(ops_[0].value() + ops_[1].value()); }, events_, "iops",
+                "requests/s", "Completed reads and writes per simulated second of the measured phase");
+  stats.AddRate([this] { return static_cast<double>(bytes_[0].value()); }, events_, "read_bandwidth", "bytes/s",
+                "Bytes read per simulated second of the measured phase");
+  stats.AddRate([this] { return static_cast<double>(bytes_[1].value()); }, events_, "write_bandwidth", "bytes/s",
+                "Bytes written per simulated second of the measured phase");
+  stats.AddRate([this] { return PcieBusyTime(true).sec(); }, events_, "pcie.to_device_utilization", "fraction",
+                "Host-to-device link busy time over the measured phase");
+  stats.AddRate([this] { return PcieBusyTime(false).sec(); }, events_, "pcie.to_host_utilization", "fraction",
+                "Device-to-host link busy time over the measured phase");
   stats.AddFormula([this] { return buffer_ ? static_cast<double>(buffer_->occupied()) : 0.0; },
                    "buffer.occupied", "pages", "Write buffer slots in use at the end of the run");
 }

@@ -71,6 +71,7 @@ void TraceReplayer::Start() {
   started_ = true;
   start_time_ = env_.queue->now();
   CHECK_LT(start_time_.ns(), int64_t{1} << 62) << "replay starts too late for trace times to fit";
+  env_.stats.BeginMeasured(start_time_);
   if (open_loop_) {
     ReadNext();
     PumpArrivals();
@@ -216,6 +217,7 @@ void TraceReplayer::MaybeDone() {
   if (done_ || !started_ || !stream_over_ || have_pending_ || backlog_size_ > 0 || outstanding_ > 0) return;
   done_ = true;
   end_time_ = env_.queue->now();
+  env_.stats.EndMeasured(end_time_);
   if (on_done_) on_done_();
 }
 

@@ -268,14 +268,28 @@ FioGenerator::FioGenerator(const FioPlan& plan, Env env) : plan_(plan), env_(std
   RegisterStats();
 }
 
-FioGenerator::~FioGenerator() = default;
+FioGenerator::~FioGenerator() {
+  if (ramp_end_.scheduled()) env_.queue->Deschedule(&ramp_end_);
+}
 
 void FioGenerator::Start() {
   CHECK(!started_) << "FioGenerator::Start called twice";
   started_ = true;
   start_time_ = env_.queue->now();
   if (plan_.runtime > sim::SimTime::Zero()) deadline_ = start_time_ + plan_.runtime;
+  if (plan_.ramp_time > sim::SimTime::Zero()) {
+    ramp_end_.set_daemon(true);
+    env_.queue->Schedule(&ramp_end_, measure_start());
+  } else {
+    BeginMeasured();
+  }
   for (auto& job : jobs_) job->Start();
+}
+
+void FioGenerator::BeginMeasured() {
+  if (done_) return;
+  measure_begun_ = true;
+  env_.stats.BeginMeasured(env_.queue->now());
 }
 
 bool FioGenerator::MayIssue(sim::SimTime now) const {
@@ -324,6 +338,8 @@ void FioGenerator::OnJobFinished() {
   if (finished_jobs_ < jobs_.size()) return;
   done_ = true;
   end_time_ = env_.queue->now();
+  if (ramp_end_.scheduled()) env_.queue->Deschedule(&ramp_end_);
+  if (measure_begun_) env_.stats.EndMeasured(end_time_);
   if (on_done_) on_done_();
 }
 

@@ -131,6 +131,9 @@ class FioGenerator {
   void NoteIssued(uint64_t bytes);
   void NoteCompleted(const ssd::BlockRequest& req);
   void OnJobFinished();
+  // Marks the start of the measured phase (sim::StatsRegistry::BeginMeasured)
+  // at start + ramp_time.
+  void BeginMeasured();
   void RegisterStats();
   double MeasuredSeconds() const;
 
@@ -143,6 +146,8 @@ class FioGenerator {
   bool started_ = false;
   bool done_ = false;
   uint32_t finished_jobs_ = 0;
+  bool measure_begun_ = false;
+  sim::MemberEvent<FioGenerator, &FioGenerator::BeginMeasured> ramp_end_{this};
   sim::SimTime start_time_;
   sim::SimTime deadline_ = sim::SimTime::Max();  // start + runtime, or Max
   sim::SimTime end_time_;
