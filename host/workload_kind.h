@@ -87,6 +87,13 @@ struct WorkloadKind {
   // (or a null function): none. `check` refuses such a configuration on a
   // file system that offers none. REQUIRES: validate ok.
   const char* (*transactions_key)(const sim::ImplConfigs& sections) = nullptr;
+  // A file workload's own part of the namespace: the directories its files
+  // and directories live under (e.g. {"/fio"}), so that several file
+  // workloads can share one file system as flows (workload.flows) without
+  // meeting; `key` names the key that moves them ("dir"). Null: the
+  // workload may touch any path, and runs only alone. REQUIRES: validate ok.
+  std::vector<std::string> (*directories)(const sim::ImplConfigs& sections) = nullptr;
+  const char* directory_key = nullptr;
 };
 
 inline std::vector<std::string> WorkloadKindNames() { return sim::Registry<WorkloadKind>::Get().Names(); }

@@ -34,7 +34,7 @@
 namespace host {
 
 struct FlowConfig {
-  std::string kind;        // a registered block workload kind; its section is <kind>
+  std::string kind;        // a registered workload kind (block, or file beside fs.kind); its section is <kind>
   sim::SimTime start;      // the flow starts this long after the run starts
   int32_t queue;           // first submission queue; -1 = the lowest free ones (flows in name order)
   uint32_t queues;         // submission queues, queue .. queue + queues - 1

@@ -70,11 +70,20 @@ bool FlowsDriver::finished() const {
 double FlowsDriver::MeanLatency(const sim::StatsRegistry& st, const std::string& name) {
   double sum = 0;
   uint64_t n = 0;
-  for (const char* op : {"read", "write", "trim"}) {
-    const sim::Histogram* h = st.FindHistogram(fmt::format("flows.{}.{}.lat", name, op));
-    if (h == nullptr) continue;
+  auto add = [&](const sim::Histogram* h) {
+    if (h == nullptr) return;
     sum += h->mean() * static_cast<double>(h->count());
     n += h->count();
+  };
+  for (const char* op : {"read", "write", "trim"}) add(st.FindHistogram(fmt::format("flows.{}.{}.lat", name, op)));
+  if (n == 0) {
+    // A file workload: its file-system calls ("flows.<name>.fs.<call>.lat";
+    // during_checkpoint.lat holds a subset of them).
+    const std::string prefix = fmt::format("flows.{}.fs.", name);
+    for (const std::string& s : st.Names(prefix)) {
+      if (!s.ends_with(".lat") || s == prefix + "during_checkpoint.lat") continue;
+      add(st.FindHistogram(s));
+    }
   }
   return n > 0 ? sum / static_cast<double>(n) : 0.0;
 }
@@ -92,7 +101,8 @@ void FlowsDriver::SetAloneLatency(const sim::StatsRegistry* st, std::vector<doub
   for (size_t i = 0; i < flows_.size(); ++i) {
     const sim::StatGroup g = stats_.Group("flows").Group(flows_[i].name);
     g.AddFormula([this, i] { return alone_ns_[i]; }, "alone_latency", "ns",
-                 "Mean end-to-end latency of the flow's data I/Os when it runs alone on the device");
+                 "Mean end-to-end latency of the flow's data I/Os (a file workload: of its file-system calls) when it "
+                 "runs alone on the device");
     g.AddFormula([slowdown, i] { return slowdown(i); }, "slowdown", "ratio",
                  "Mean latency shared / mean latency alone (1 = no interference)");
   }
@@ -114,7 +124,8 @@ std::string FlowsDriver::Summary(const sim::StatsRegistry& st) const {
   std::string out;
   for (const Flow& f : flows_) {
     const std::string prefix = "flows." + f.name;
-    out += BlockWorkloadSummary(st, prefix, "flow " + f.name);
+    // A block flow's lines here; a file flow's are its workload's own.
+    out += st.Has(prefix + ".ios_total") ? BlockWorkloadSummary(st, prefix, "flow " + f.name) : f.driver->Summary(st);
     const std::string dev = "ssd.flow." + f.name;
     if (const sim::Histogram* w = st.FindHistogram(dev + ".queue_wait"); w != nullptr && w->count() > 0) {
       out += fmt::format("  queue wait  n={} {}\n", w->count(), sim::LatencySummary(*w));
