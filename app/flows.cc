@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <optional>
 
 #include <fmt/format.h>
@@ -68,6 +69,44 @@ std::optional<uint32_t> FsQueue(const ExperimentConfig& cfg) {
   return k->io_queue(cfg.fs.kinds);
 }
 
+// Each flow's `after` names other flows, without a cycle.
+sim::Status CheckAfter(const std::vector<NamedFlow>& flows) {
+  auto index = [&](const std::string& n) -> int {
+    for (size_t i = 0; i < flows.size(); ++i)
+      if (flows[i].name == n) return static_cast<int>(i);
+    return -1;
+  };
+  for (const NamedFlow& f : flows) {
+    for (const std::string& a : f.cfg.after) {
+      if (index(a) < 0) return sim::Status::InvalidInput(fmt::format("{}.after: no flow named '{}'", f.key, a));
+      if (a == f.name) return sim::Status::InvalidInput(fmt::format("{}.after: a flow cannot wait for itself", f.key));
+    }
+  }
+  // Depth-first search for a cycle: 0 unseen, 1 on the path, 2 done.
+  std::vector<int> state(flows.size(), 0);
+  std::function<int(size_t)> visit = [&](size_t i) -> int {
+    state[i] = 1;
+    for (const std::string& a : flows[i].cfg.after) {
+      const auto j = static_cast<size_t>(index(a));
+      if (state[j] == 1) return static_cast<int>(j);
+      if (state[j] == 0) {
+        if (const int c = visit(j); c >= 0) return c;
+      }
+    }
+    state[i] = 2;
+    return -1;
+  };
+  for (size_t i = 0; i < flows.size(); ++i) {
+    if (state[i] != 0) continue;
+    if (const int c = visit(i); c >= 0) {
+      return sim::Status::InvalidInput(fmt::format(
+          "{}.after: flows wait for each other in a cycle through '{}': none of them would start", flows[i].key,
+          flows[static_cast<size_t>(c)].name));
+    }
+  }
+  return sim::Status::Ok();
+}
+
 bool UsesJobFile(const ExperimentConfig& cfg) {
   return cfg.workload.flows.empty() && cfg.workload.kind == "fio" &&
          !cfg.workload.kinds.Get<host::FioConfig>("fio").jobfile.empty();
@@ -96,6 +135,13 @@ sim::Result<std::vector<NamedFlow>> FlowsOf(const ExperimentConfig& cfg) {
       f.cfg = sim::MakeDefault<host::FlowConfig>();
       f.cfg.kind = "fio";
       f.cfg.start = job.startdelay;
+      // stonewall / wait_for_previous: every earlier job; wait_for=<job>: that one.
+      for (const std::string& w : job.after) {
+        for (const NamedFlow& o : out) {
+          if (o.from_jobfile && o.jobfile_section == w) f.cfg.after.push_back(o.name);
+        }
+      }
+      f.jobfile_section = job.name;
       job.cfg.jobfile.clear();
       f.cfg.kinds.Mutable<host::FioConfig>("fio") = std::move(job.cfg);
       out.push_back(std::move(f));
@@ -225,7 +271,7 @@ sim::Status ValidateFlows(const ExperimentConfig& cfg, uint64_t capacity, uint32
     }
     FS_RETURN_IF_ERROR(InFlow(kind->validate(f.cfg.kinds, capacity, sector_size), f));
   }
-  return sim::Status::Ok();
+  return CheckAfter(flows);
 }
 
 uint64_t FlowsMemory(const ExperimentConfig& cfg) {
@@ -280,7 +326,12 @@ sim::Result<std::unique_ptr<host::FlowsDriver>> BuildFlows(const ExperimentConfi
     env.first_queue = f.first_queue;
     sim::Result<std::unique_ptr<host::WorkloadDriver>> d = kind->make(f.cfg.kinds, env);
     if (!d.ok()) return InFlow(d.status(), f);
-    built.push_back(host::FlowsDriver::Flow{f.name, f.cfg.start, std::move(*d)});
+    std::vector<size_t> after;
+    for (const std::string& a : f.cfg.after) {
+      for (size_t j = 0; j < flows.size(); ++j)
+        if (flows[j].name == a) after.push_back(j);
+    }
+    built.push_back(host::FlowsDriver::Flow{f.name, f.cfg.start, std::move(*d), std::move(after)});
   }
   return std::make_unique<host::FlowsDriver>(base.events, stats->Root(), std::move(built));
 }
@@ -299,6 +350,7 @@ std::vector<double> AloneLatencies(const ExperimentConfig& cfg, const std::atomi
     one.workload.kinds.Mutable<host::FioConfig>("fio").jobfile.clear();
     host::FlowConfig fc = f.cfg;
     if (!IsFileFlow(fc)) fc.queue = static_cast<int32_t>(f.first_queue);
+    fc.after.clear();  // alone: nothing to wait for
     one.workload.flows.emplace(name, fc);
     auto e = Experiment::Create(one);
     CHECK(e.ok()) << "alone run of flow " << name << ": " << e.status().message();

@@ -166,12 +166,56 @@ TEST_F(FlowsCliTest, FioJobFileRunsEachJobAsAFlow) {
   EXPECT_GT(StatField(s, "flows.writer.write.lat", "min"), 0);
 
   // A job file with an option the model cannot honour: exit 2, file:line.
-  const std::string job = Write("bad.fio", "[global]\nbs=4k\n\n[r]\nrw=randread\nstonewall\n");
+  const std::string job = Write("bad.fio", "[global]\nbs=4k\n\n[r]\nrw=randread\ndirect=0\n");
   const std::string cfg = Write("bad.yaml", "include: " + Src("configs/examples/tiny.yaml") +
                                                 "\nworkload:\n  fio:\n    jobfile: bad.fio\n");
   const Outcome bad = Cli("run " + cfg + " --quiet --out " + (dir_ / "bad").string());
   EXPECT_EQ(bad.code, 2) << bad.out;
-  EXPECT_THAT(bad.out, HasSubstr(job + ":6: stonewall: jobs that wait"));
+  EXPECT_THAT(bad.out, HasSubstr(job + ":6: direct: buffered I/O"));
+}
+
+// fio's stonewall: the second job starts when the first finished, so the
+// run lasts as long as both one after the other; without it they overlap.
+// A flow's `after` does the same in YAML; cycles and unknown names are
+// refused.
+TEST_F(FlowsCliTest, StonewalledJobsRunOneAfterTheOther) {
+  auto run = [&](const std::string& name, const std::string& mid) {
+    Write(name + ".fio", "[global]\nrw=randwrite\nbs=4k\niodepth=4\nio_size=4m\n[fill]\n[steady]\n" + mid +
+                             "rw=randread\n");
+    const std::string cfg = Write(name + ".yaml", "include: " + Src("configs/examples/tiny.yaml") +
+                                                      "\ndevice.ssd.queues: 2\nworkload:\n  fio:\n    jobfile: " +
+                                                      name + ".fio\n");
+    const std::string out = (dir_ / name).string();
+    const Outcome o = Cli("run " + cfg + " --quiet --out " + out);
+    EXPECT_EQ(o.code, 0) << o.out;
+    return Slurp(fs::path(out) / "stats.json");
+  };
+  const std::string serial = run("serial", "stonewall\n"), overlap = run("overlap", "");
+  for (const std::string* s : {&serial, &overlap}) {
+    EXPECT_EQ(StatField(*s, "flows.fill.write.lat", "count"), 1024);
+    EXPECT_EQ(StatField(*s, "flows.steady.read.lat", "count"), 1024);
+  }
+  const double fill = StatField(serial, "flows.fill.measured_time", "value");
+  const double steady = StatField(serial, "flows.steady.measured_time", "value");
+  const double phase = StatField(serial, "run.measured_end", "value") - StatField(serial, "run.measured_start", "value");
+  EXPECT_NEAR(phase, fill + steady, 1e-6);
+  const double ophase =
+      StatField(overlap, "run.measured_end", "value") - StatField(overlap, "run.measured_start", "value");
+  EXPECT_LT(ophase, StatField(overlap, "flows.fill.measured_time", "value") +
+                        StatField(overlap, "flows.steady.measured_time", "value") - 1e-4);
+
+  const std::string base = "include: " + Src("configs/examples/tiny.yaml") + "\ndevice.ssd.queues: 2\n";
+  const std::pair<std::string, std::string> bad[] = {
+      {"workload:\n  flows:\n    a: {after: [b], fio: {total_ios: 10}}\n    b: {after: [a], fio: {total_ios: 10}}\n",
+       "workload.flows.a.after: flows wait for each other in a cycle"},
+      {"workload:\n  flows:\n    a: {after: [x], fio: {total_ios: 10}}\n", "workload.flows.a.after: no flow named 'x'"},
+  };
+  int i = 0;
+  for (const auto& [yaml, want] : bad) {
+    const Outcome o = Cli("check " + Write("bad" + std::to_string(i++) + ".yaml", base + yaml));
+    EXPECT_EQ(o.code, 2) << o.out;
+    EXPECT_THAT(o.out, HasSubstr(want));
+  }
 }
 
 // A trace flow beside a fio flow; the trace path is relative to the config

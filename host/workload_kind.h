@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,9 @@ class WorkloadDriver {
  public:
   virtual ~WorkloadDriver() = default;
   virtual void Start() = 0;
+  // `fn` runs once, when the workload has done all it will do (finished()
+  // turns true). Call before Start().
+  virtual void SetDoneCallback(std::function<void()> fn) = 0;
   // Host I/Os (or operations) completed so far and planned in all (0 =
   // unknown), for the progress line and the wall-clock report.
   virtual uint64_t completed() const = 0;

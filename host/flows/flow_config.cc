@@ -10,6 +10,9 @@ void FlowConfig::Describe(sim::Schema<FlowConfig>& s) {
            "block workload on queues of its own, or a file workload on the file system (fs.kind) in directories "
            "of its own; beside a file system a block flow is fio with its range past fs.volume");
   s.Param("start", &FlowConfig::start, "0s", "Simulated time after the run's start at which the flow starts");
+  s.Param("after", &FlowConfig::after, "[]",
+          "Flows that must have finished before this one starts (fio's stonewall and wait_for): it starts at the "
+          "later of its start and their last end");
   s.Param("queue", &FlowConfig::queue, "-1",
           "First NVMe submission queue of the flow; -1 = the lowest queues no other flow uses (flows taken in name "
           "order)")

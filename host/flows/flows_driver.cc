@@ -20,6 +20,12 @@ class FlowsDriver::StartEvent final : public sim::Event {
 FlowsDriver::FlowsDriver(sim::EventQueue* events, sim::StatGroup stats, std::vector<Flow> flows)
     : events_(events), stats_(stats), flows_(std::move(flows)) {
   CHECK(!flows_.empty());
+  waiting_.resize(flows_.size());
+  for (size_t i = 0; i < flows_.size(); ++i) {
+    for (size_t j : flows_[i].after) CHECK_LT(j, flows_.size());
+    waiting_[i] = flows_[i].after.size();
+    flows_[i].driver->SetDoneCallback([this, i] { OnFlowDone(i); });
+  }
 }
 
 FlowsDriver::~FlowsDriver() {
@@ -29,14 +35,34 @@ FlowsDriver::~FlowsDriver() {
 }
 
 void FlowsDriver::Start() {
-  for (Flow& f : flows_) {
-    if (f.start == sim::SimTime::Zero()) {
-      f.driver->Start();
-      continue;
-    }
-    starts_.push_back(std::make_unique<StartEvent>(f.driver.get()));
-    events_->Schedule(starts_.back().get(), events_->now() + f.start);
+  run_start_ = events_->now();
+  for (size_t i = 0; i < flows_.size(); ++i) {
+    if (waiting_[i] == 0) StartOrSchedule(i);
   }
+}
+
+void FlowsDriver::StartOrSchedule(size_t i) {
+  Flow& f = flows_[i];
+  const sim::SimTime at = std::max(run_start_ + f.start, events_->now());
+  if (at == run_start_ && events_->now() == run_start_ && f.after.empty()) {
+    f.driver->Start();
+    return;
+  }
+  // Also at `now` for a flow whose last predecessor just finished: it starts
+  // from the event loop, not inside the predecessor's completion.
+  starts_.push_back(std::make_unique<StartEvent>(f.driver.get()));
+  events_->Schedule(starts_.back().get(), at);
+}
+
+void FlowsDriver::OnFlowDone(size_t i) {
+  ++finished_flows_;
+  for (size_t j = 0; j < flows_.size(); ++j) {
+    const std::vector<size_t>& after = flows_[j].after;
+    if (std::find(after.begin(), after.end(), i) == after.end()) continue;
+    CHECK_GT(waiting_[j], 0u);
+    if (--waiting_[j] == 0) StartOrSchedule(j);
+  }
+  if (finished_flows_ == flows_.size() && on_done_) on_done_();
 }
 
 uint64_t FlowsDriver::completed() const {

@@ -28,6 +28,7 @@ class FsWorkloadDriver final : public WorkloadDriver {
                             std::string prefix = "workload")
       : w_(std::move(w)), report_(std::move(report)), prefix_(std::move(prefix)) {}
   void Start() override { w_->Start(); }
+  void SetDoneCallback(std::function<void()> fn) override { w_->SetDoneCallback(std::move(fn)); }
   uint64_t completed() const override { return w_->ops().total(); }
   uint64_t planned() const override { return 0; }
   sim::Status status() const override { return w_->run_status(); }

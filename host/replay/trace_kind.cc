@@ -18,6 +18,7 @@ class TraceDriver final : public WorkloadDriver {
  public:
   explicit TraceDriver(std::unique_ptr<TraceReplayer> r) : r_(std::move(r)) {}
   void Start() override { r_->Start(); }
+  void SetDoneCallback(std::function<void()> fn) override { r_->SetDoneCallback(std::move(fn)); }
   uint64_t completed() const override { return r_->completed(); }
   uint64_t planned() const override { return 0; }
   sim::Status status() const override { return r_->status(); }
