@@ -30,6 +30,11 @@ void RunSection::Describe(sim::Schema<RunSection>& s) {
           "state, the file system's per-block tables) exceeds this; 0 = the machine's physical memory");
   s.Param("stats_interval", &RunSection::stats_interval, "10ms", "Sampling period of the time series (series.csv)")
       .Min(1);
+  s.Choice("rate_window", &RunSection::rate_window, "measured", {"measured", "run"},
+           "Window of the device's and the host's rates and utilizations (ssd.iops, ssd.write_bandwidth, "
+           "flash.die_utilization, host.cpu.utilization, ...) and of series.csv: measured = the workload's measured "
+           "phase (after its setup and ramp, until its last operation; run.measured_start/end), as the workload's "
+           "own figures; run = the whole simulated run, the drain after the workload included");
 }
 
 void FsSection::Describe(sim::Schema<FsSection>& s) {
@@ -136,17 +141,17 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
   FS_RETURN_IF_ERROR(ssd::ValidateDeviceForFtl(cfg.device, cfg.ftl));
   const uint64_t capacity = cfg.ftl.LogicalPages(cfg.device.geometry) * cfg.device.geometry.page_size.value;
   const auto sector = static_cast<uint32_t>(cfg.device.ssd.sector_size.value);
+  const host::WorkloadKind* workload = nullptr;
   if (HasFlows(cfg)) {
     FS_RETURN_IF_ERROR(ValidateFlows(cfg, capacity, sector));
-    return CheckMemory(cfg);
+  } else {
+    if (cfg.workload.alone_runs) {
+      return sim::Status::InvalidInput("workload.alone_runs: needs workload.flows (a run of one workload is alone)");
+    }
+    // Only the selected workload's and file system's sections must be complete.
+    FS_ASSIGN_OR_RETURN(workload, sim::Registry<host::WorkloadKind>::Get().Lookup(cfg.workload.kind, "workload kind"));
+    FS_RETURN_IF_ERROR(workload->validate(cfg.workload.kinds, capacity, sector));
   }
-  if (cfg.workload.alone_runs) {
-    return sim::Status::InvalidInput("workload.alone_runs: needs workload.flows (a run of one workload is alone)");
-  }
-  // Only the selected workload's and file system's sections must be complete.
-  FS_ASSIGN_OR_RETURN(const host::WorkloadKind* workload,
-                      sim::Registry<host::WorkloadKind>::Get().Lookup(cfg.workload.kind, "workload kind"));
-  FS_RETURN_IF_ERROR(workload->validate(cfg.workload.kinds, capacity, sector));
   const fs::FileSystemKind* fs_kind = nullptr;
   if (cfg.fs.kind != "none") {
     FS_ASSIGN_OR_RETURN(fs_kind, sim::Registry<fs::FileSystemKind>::Get().Lookup(cfg.fs.kind, "file system"));
@@ -165,15 +170,32 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
     }
   }
   FS_RETURN_IF_ERROR(CheckMemory(cfg));
-  if (!workload->needs_fs && fs_kind != nullptr) {
-    return sim::Status::InvalidInput(fmt::format(
-        "fs.kind: block workload '{}' drives the device directly; set fs.kind: none", cfg.workload.kind));
+  // Each file workload among the flows (ValidateFlows checked their kinds
+  // against fs.kind) that uses transactions needs a file system with them.
+  std::vector<std::string> tx_keys;  // the keys that ask for transactions
+  if (workload == nullptr) {
+    FS_ASSIGN_OR_RETURN(const std::vector<NamedFlow> flows, FlowsOf(cfg));
+    for (const NamedFlow& f : flows) {
+      const host::WorkloadKind* k = sim::Registry<host::WorkloadKind>::Get().Find(f.cfg.kind);
+      if (const char* key = k->transactions_key ? k->transactions_key(f.cfg.kinds) : nullptr) {
+        // "workload.txbench.mode" -> "workload.flows.<name>.txbench.mode"
+        tx_keys.push_back(f.key + "." + std::string(key).substr(std::string("workload.").size()));
+      }
+    }
+  } else {
+    if (!workload->needs_fs && fs_kind != nullptr) {
+      return sim::Status::InvalidInput(fmt::format(
+          "fs.kind: block workload '{}' drives the device directly; set fs.kind: none", cfg.workload.kind));
+    }
+    if (workload->needs_fs && fs_kind == nullptr) {
+      return sim::Status::InvalidInput(
+          fmt::format("workload.kind: file workload '{}' needs a file system; set fs.kind", cfg.workload.kind));
+    }
+    if (const char* key = workload->transactions_key ? workload->transactions_key(cfg.workload.kinds) : nullptr) {
+      tx_keys.emplace_back(key);
+    }
   }
-  if (workload->needs_fs && fs_kind == nullptr) {
-    return sim::Status::InvalidInput(
-        fmt::format("workload.kind: file workload '{}' needs a file system; set fs.kind", cfg.workload.kind));
-  }
-  if (const char* key = workload->transactions_key ? workload->transactions_key(cfg.workload.kinds) : nullptr) {
+  for (const std::string& key : tx_keys) {
     std::string why;
     if (fs_kind->transactions == nullptr || !fs_kind->transactions(cfg.fs.kinds, &why)) {
       return sim::Status::InvalidInput(fmt::format("{}: needs file-system transactions, which fs.kind {} does not offer{}",
@@ -238,6 +260,20 @@ sim::Result<std::unique_ptr<Experiment>> Experiment::Create(const ExperimentConf
   std::unique_ptr<Experiment> e(new Experiment(cfg));
   Stack& s = *e->stack_;
   sim::StatGroup root = e->stats_.Root();
+  e->stats_.SetWholeRunRates(cfg.run.rate_window == "run");
+  {
+    const sim::StatsRegistry* st = &e->stats_;
+    const sim::EventQueue* q = &s.queue;
+    sim::StatGroup run = root.Group("run");
+    run.AddFormula([st] { return st->measured_start().sec(); }, "measured_start", "s",
+                   "Start of the workload's measured phase (after its setup and ramp): the rates' window starts "
+                   "here (run.rate_window: measured)");
+    run.AddFormula([st, q] { return (st->measured_ended() ? st->measured_end() : q->now()).sec(); },
+                   "measured_end", "s",
+                   "End of the workload's measured phase (its last operation), or the run's end if it did not end");
+    run.AddFormula([q] { return q->now().sec(); }, "end", "s",
+                   "End of the simulated run (after the drain of background work, or at run.max_time)");
+  }
   const auto& dev = cfg.device;
   s.nand = std::make_unique<flash::NandArray>(&s.queue, dev.geometry, dev.flash, root.Group("flash"));
   // MakeFtl also preconditions the FTL (untimed) when ftl.precondition is on.
@@ -416,9 +452,38 @@ RunReport Experiment::Run(const Progress& progress, const std::atomic<int>* inte
 
 sim::Status Experiment::status() const { return stack_->workload->status(); }
 
+uint64_t Experiment::FailedRequests() const {
+  const double v = stats_.Value("ssd.errors");
+  return v == v && v > 0 ? static_cast<uint64_t>(v) : 0;
+}
+
+std::string Experiment::RateWindow() const {
+  const sim::StatsRegistry& st = stats_;
+  const double end = st.Value("run.end");
+  if (cfg_.run.rate_window == "run") return fmt::format(", over the whole run (0..{})", sim::Sec(end).ToString());
+  const double a = st.Value("run.measured_start"), b = st.Value("run.measured_end");
+  if (a == 0 && b == end) return "";
+  return fmt::format(", over the measured phase {}..{} (the run ended at {})", sim::Sec(a).ToString(),
+                     sim::Sec(b).ToString(), sim::Sec(end).ToString());
+}
+
 std::string Experiment::Summary() const {
   const sim::StatsRegistry& st = stats_;
-  std::string out = stack_->workload->Summary(st);
+  std::string out;
+  // Refused I/O makes every figure below describe a different workload
+  // than the one configured: said first, and the run fails (exit code 3).
+  if (const uint64_t failed = FailedRequests(); failed > 0) {
+    double done = 0;
+    for (const char* op : {"read", "write", "trim", "flush"}) {
+      const double v = st.Value(fmt::format("ssd.ops.{}", op));
+      if (v == v) done += v;
+    }
+    out += fmt::format("FAILED I/O: the device refused {} of {} requests ({} pages: out-of-order, overwrite or "
+                       "partial-page writes); the figures below count only the {} that completed (exit code 3)\n",
+                       failed, failed + static_cast<uint64_t>(done), static_cast<uint64_t>(st.Value("ssd.error_pages")),
+                       static_cast<uint64_t>(done));
+  }
+  out += stack_->workload->Summary(st);
   if (stack_->cpu != nullptr) out += CpuSummary(st);
   if (stack_->fs != nullptr) {
     out += stack_->fs->Summary(st);
@@ -461,13 +526,24 @@ std::string Experiment::Summary() const {
                        st.Value("ftl.erase_count_max"), st.Value("ftl.wear_leveling.erase_count_spread"));
   }
   if (cfg_.ftl.precondition.enabled) {
-    out += fmt::format("  precondition: {} page writes, WA {:.3f}\n",
+    out += fmt::format("  precondition: {} page writes, WA {:.3f}, not in the run's figures; the run starts with no GC "
+                       "in flight and every plane at its background GC threshold (steady state)\n",
                        static_cast<uint64_t>(st.Value("ftl.precondition.host_writes")),
                        st.Value("ftl.precondition.write_amplification"));
   }
-  out += fmt::format("flash      die utilization {:.1f}% (max {:.1f}%), channel utilization {:.1f}%\n",
+  // A run shorter than one GC cycle meets GC in whole victims: its WA steps
+  // with each victim. The victims' own figure does not.
+  if (const double cycle = st.Value("ftl.gc_cycle_pages"), victim_wa = st.Value("ftl.victim_write_amplification");
+      cycle == cycle && victim_wa > 0 && host < 10 * cycle) {
+    out += fmt::format("  short run: {} host pages, under 10 GC cycles of {} pages (an erase unit in every plane): "
+                       "its WA counts GC in whole victims; the {} victims imply WA {:.3f} "
+                       "(ftl.victim_write_amplification)\n",
+                       static_cast<uint64_t>(host), static_cast<uint64_t>(cycle),
+                       static_cast<uint64_t>(st.Value("ftl.gc_runs_bg") + st.Value("ftl.gc_runs_fg")), victim_wa);
+  }
+  out += fmt::format("flash      die utilization {:.1f}% (max {:.1f}%), channel utilization {:.1f}%{}\n",
                      100 * st.Value("flash.die_utilization"), 100 * st.Value("flash.die_utilization_max"),
-                     100 * st.Value("flash.channel_utilization"));
+                     100 * st.Value("flash.channel_utilization"), RateWindow());
   return out;
 }
 

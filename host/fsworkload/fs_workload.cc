@@ -12,7 +12,11 @@ FsWorkload::FsWorkload(FsWorkloadEnv env, uint32_t threads)
       workers_done_(env_.queue),
       threads_group_(env_.queue) {
   CHECK(env_.queue != nullptr && env_.fs != nullptr);
-  if (env_.cpu != nullptr) owner_ = env_.cpu->Owner("workload");
+  // A flow's threads are charged to the flow ("flows.<name>").
+  if (env_.cpu != nullptr) {
+    const std::string& p = env_.stats.prefix();
+    owner_ = env_.cpu->Owner(p.rfind("flows.", 0) == 0 ? p : "workload");
+  }
   rngs_.reserve(threads_);
   for (uint32_t i = 0; i < threads_; ++i) rngs_.push_back(MakeRng("thread" + std::to_string(i)));
 
@@ -109,6 +113,7 @@ sim::Task<void> FsWorkload::RunWorker(uint32_t index) {
   if (--running_ == 0) {
     end_time_ = now();
     measuring_ = false;
+    env_.stats.EndMeasured(end_time_);
     workers_done_.Complete(true);
   }
 }
@@ -123,6 +128,7 @@ sim::Task<void> FsWorkload::Main() {
       env_.queue->Schedule(&deadline_event_, deadline_);
     }
     measuring_ = true;
+    env_.stats.BeginMeasured(start_time_);
     running_ = threads_;
     for (uint32_t i = 0; i < threads_; ++i) Spawn(RunWorker(i));
     co_await workers_done_;

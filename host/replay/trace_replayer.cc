@@ -71,6 +71,7 @@ void TraceReplayer::Start() {
   started_ = true;
   start_time_ = env_.queue->now();
   CHECK_LT(start_time_.ns(), int64_t{1} << 62) << "replay starts too late for trace times to fit";
+  env_.stats.BeginMeasured(start_time_);
   if (open_loop_) {
     ReadNext();
     PumpArrivals();
@@ -171,14 +172,20 @@ void TraceReplayer::OnBlockComplete(ssd::BlockRequest* req) {
   const uint32_t slot = static_cast<uint32_t>(req->tag);
   CHECK_LT(slot, slots_.size());
   CHECK_EQ(req, &slots_[slot]);
-  OpStats& s = ops_[OpIndex(req->op)];
-  s.ios.Inc();
-  s.bytes.Inc(req->length);
-  s.lat.Record((req->complete_time - slot_info_[slot].arrival).ns());
-  s.device_lat.Record((req->complete_time - req->submit_time).ns());
-  if (req->op != ssd::BlockOp::kFlush) {
-    ios_total_.Inc();
-    bytes_total_.Inc(req->length);
+  // A request the device refused did no work: it counts as failed, never
+  // in the throughput or the latencies.
+  if (req->status != ssd::IoStatus::kOk) {
+    failed_.Inc();
+  } else {
+    OpStats& s = ops_[OpIndex(req->op)];
+    s.ios.Inc();
+    s.bytes.Inc(req->length);
+    s.lat.Record((req->complete_time - slot_info_[slot].arrival).ns());
+    s.device_lat.Record((req->complete_time - req->submit_time).ns());
+    if (req->op != ssd::BlockOp::kFlush) {
+      ios_total_.Inc();
+      bytes_total_.Inc(req->length);
+    }
   }
   ++completed_;
   --outstanding_;
@@ -210,6 +217,7 @@ void TraceReplayer::MaybeDone() {
   if (done_ || !started_ || !stream_over_ || have_pending_ || backlog_size_ > 0 || outstanding_ > 0) return;
   done_ = true;
   end_time_ = env_.queue->now();
+  env_.stats.EndMeasured(end_time_);
   if (on_done_) on_done_();
 }
 
@@ -317,6 +325,8 @@ void TraceReplayer::RegisterStats() {
   g.Add(&sc_.ties, "ties", "records", "Records at the time of the record before (first loop)");
   g.Add(&sc_.spread, "spread", "records", "Records moved later by spread_ties (all loops)");
   g.Add(&ios_total_, "ios_total", "ios", "Reads+writes+trims completed");
+  g.Add(&failed_, "failed_ios", "ios",
+        "Requests the device refused (any op): not counted as completed, in the rates or the latencies");
   g.AddFormula([this] { return Iops(); }, "iops", "ios/s", "Reads+writes+trims per second of replay");
   g.AddFormula([this] { return Bandwidth(); }, "bw", "bytes/s", "Read+write+trim bytes per second of replay");
   g.AddFormula([this] { return MeasuredSeconds(); }, "measured_time", "s",

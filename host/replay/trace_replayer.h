@@ -45,7 +45,8 @@
 //   read/write/trim/flush (lat = arrival to completion, the end-to-end
 //   latency including the host queue; device_lat = device submit to
 //   completion; bytes as sent to the device, after alignment); ios_total
-//   (reads+writes+trims completed), iops, bw, measured_time (s, start to the
+//   (reads+writes+trims completed), failed_ios (requests the device
+//   refused: in no other statistic), iops, bw, measured_time (s, start to the
 //   last completion); lateness (ns, issue - arrival, open loop), delayed,
 //   pauses, backlog (host queue length seen by each delayed arrival),
 //   backlog_max, outstanding (requests in flight after each issue),
@@ -229,6 +230,7 @@ class TraceReplayer final : public ssd::BlockClient {
   sim::Counter issued_;
   sim::Counter ios_total_;
   sim::Counter bytes_total_;
+  sim::Counter failed_;
   sim::Counter delayed_;
   sim::Counter pauses_;
   sim::Histogram lateness_;

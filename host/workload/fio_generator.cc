@@ -268,14 +268,28 @@ FioGenerator::FioGenerator(const FioPlan& plan, Env env) : plan_(plan), env_(std
   RegisterStats();
 }
 
-FioGenerator::~FioGenerator() = default;
+FioGenerator::~FioGenerator() {
+  if (ramp_end_.scheduled()) env_.queue->Deschedule(&ramp_end_);
+}
 
 void FioGenerator::Start() {
   CHECK(!started_) << "FioGenerator::Start called twice";
   started_ = true;
   start_time_ = env_.queue->now();
   if (plan_.runtime > sim::SimTime::Zero()) deadline_ = start_time_ + plan_.runtime;
+  if (plan_.ramp_time > sim::SimTime::Zero()) {
+    ramp_end_.set_daemon(true);
+    env_.queue->Schedule(&ramp_end_, measure_start());
+  } else {
+    BeginMeasured();
+  }
   for (auto& job : jobs_) job->Start();
+}
+
+void FioGenerator::BeginMeasured() {
+  if (done_) return;
+  measure_begun_ = true;
+  env_.stats.BeginMeasured(env_.queue->now());
 }
 
 bool FioGenerator::MayIssue(sim::SimTime now) const {
@@ -301,6 +315,11 @@ void FioGenerator::NoteIssued(uint64_t bytes) {
 }
 
 void FioGenerator::NoteCompleted(const ssd::BlockRequest& req) {
+  // A request the device refused did no work: counted as failed only.
+  if (req.status != ssd::IoStatus::kOk) {
+    failed_.Inc();
+    return;
+  }
   if (req.op != ssd::BlockOp::kFlush) {
     completed_all_.Inc();
     bytes_all_.Inc(req.length);
@@ -319,6 +338,8 @@ void FioGenerator::OnJobFinished() {
   if (finished_jobs_ < jobs_.size()) return;
   done_ = true;
   end_time_ = env_.queue->now();
+  if (ramp_end_.scheduled()) env_.queue->Deschedule(&ramp_end_);
+  if (measure_begun_) env_.stats.EndMeasured(end_time_);
   if (on_done_) on_done_();
 }
 
@@ -368,6 +389,9 @@ void FioGenerator::RegisterStats() {
   g.AddFormula([this] { return MeasuredSeconds(); }, "measured_time", "s",
                "Measured window: from start + ramp_time to the last completion");
   g.Add(&completed_all_, "ios_total", "ios", "Data requests completed, ramp included");
+  g.Add(&failed_, "failed_ios", "ios",
+        "Requests the device refused (any op, ramp included): not counted as completed, in the rates or the "
+        "latencies");
   g.Add(&delayed_, "delayed_arrivals", "ios", "Rate-limited arrivals that found every slot busy");
   g.Add(&arrival_delay_, "arrival_delay", "ns", "Rate-limited arrivals: wait for a free slot");
   g.AddSeries([this] { return static_cast<double>(completed_all_.value()); }, sim::StatGroup::SeriesKind::kRate,
