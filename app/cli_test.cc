@@ -76,6 +76,23 @@ TEST_F(CliTest, SameConfigAndSeedGiveByteIdenticalStats) {
   EXPECT_EQ(sa, Slurp(fs::path(b) / "stats.json"));
   EXPECT_EQ(Slurp(fs::path(a) / "series.csv"), Slurp(fs::path(b) / "series.csv"));
   EXPECT_NE(sa, Slurp(fs::path(c) / "stats.json"));
+  // series.units.csv names series.csv's columns in order, each with a unit.
+  {
+    std::istringstream series(Slurp(fs::path(a) / "series.csv"));
+    std::string header, row;
+    std::getline(series, header);
+    std::istringstream units(Slurp(fs::path(a) / "series.units.csv"));
+    std::getline(units, row);
+    EXPECT_EQ(row, "column,unit,description");
+    std::string columns;
+    while (std::getline(units, row)) {
+      const std::string name = row.substr(0, row.find(','));
+      const std::string unit = row.substr(name.size() + 1, row.find(',', name.size() + 1) - name.size() - 1);
+      EXPECT_FALSE(unit.empty()) << row;
+      columns += (columns.empty() ? "" : ",") + name;
+    }
+    EXPECT_EQ(columns, header);
+  }
   for (const char* f : {"series.csv", "config.yaml", "summary.txt", "run_info.json"}) {
     EXPECT_TRUE(fs::exists(fs::path(a) / f)) << f;
   }
@@ -551,6 +568,18 @@ TEST_F(CliTest, SweepCsvHasOneRowPerPointWithTheSweptKeysAndChosenStats) {
     EXPECT_THAT(line, ::testing::EndsWith("," + StatValue(stats, "ftl.write_amplification")));
   }
   EXPECT_FALSE(std::getline(csv, line));
+  // sweep.units.csv: a row per column of sweep.csv, in its order, with the
+  // unit stats.json gives the statistic.
+  std::istringstream units(Slurp(out / "sweep.units.csv"));
+  std::getline(units, line);
+  EXPECT_EQ(line, "column,unit,description");
+  std::vector<std::string> unit_rows;
+  while (std::getline(units, line)) unit_rows.push_back(line.substr(0, line.find(',', line.find(',') + 1)));
+  EXPECT_EQ(unit_rows, (std::vector<std::string>{"point,", "folder,", "ftl.victim,", "ftl.op,", "complete,",
+                                                 "workload.iops,ios/s", "workload.bw,bytes/s",
+                                                 "workload.read.lat.p50,ns", "workload.read.lat.p99,ns",
+                                                 "workload.write.lat.p50,ns", "workload.write.lat.p99,ns",
+                                                 "ftl.write_amplification,ratio"}));
 
   // Chosen statistics: names, histogram fields, wildcards.
   Outcome o = Cli("run " + cfg + " --quiet --resume --sweep_stats ftl.erases,workload.write.lat.count,ftl.gc_runs_* "

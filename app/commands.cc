@@ -67,9 +67,9 @@ sim::Result<std::vector<LoadedRun>> LoadRuns(const std::string& path, const Comm
     }
     if (run.cfg.name.empty()) run.cfg.name = std::filesystem::path(path).stem().string();
     // Trace paths are relative to the file that set them (maybe an include).
-    for (const std::string& key : Experiment::FileKeys()) {
-      auto it = rc.values.find(key);
-      if (it == rc.values.end() || it->second.loc.line == 0) continue;
+    for (const auto& [key, entry] : rc.values) {
+      if (entry.loc.line == 0 || !Experiment::IsFileKey(key)) continue;
+      const auto it = rc.values.find(key);
       FS_ASSIGN_OR_RETURN(std::string file, sim::GetKey(schema, &run.cfg, key));
       if (file.empty()) continue;
       file = host::ResolveTracePath(file, std::filesystem::path(it->second.loc.file).parent_path().string());
@@ -347,6 +347,8 @@ void ExplainNode(const sim::SchemaNode& node, const std::string& path, const std
   for (const auto& c : node.children()) {
     ExplainNode(*c.node, path.empty() ? c.key : path + "." + c.key, prefix, out, shown);
   }
+  // A section of named entries: its keys once, under "<name>".
+  if (const auto* n = node.named(); n != nullptr) ExplainNode(*n->entry.node, path + "." + n->entry.key, prefix, out, shown);
 }
 }  // namespace
 

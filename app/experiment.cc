@@ -11,7 +11,10 @@
 
 #include "flash/nand_array.h"
 #include "fs/file_system_kind.h"
+#include "fs/fs_stats.h"
 #include "ftl/ftl_factory.h"
+#include "app/flows.h"
+#include "host/flows/flows_driver.h"
 #include "host/workload_kind.h"
 #include "sim/event_queue.h"
 #include "sim/registry.h"
@@ -45,6 +48,12 @@ void WorkloadSection::Describe(sim::Schema<WorkloadSection>& s) {
            "What drives the stack, configured in its own section workload.<kind>: block workloads drive the "
            "device, file workloads need fs.kind");
   s.Implementations(&WorkloadSection::kinds, host::WorkloadKindSections());
+  s.Named("flows", &WorkloadSection::flows,
+          "Several block workloads sharing the device, one section per flow under any name (then kind is not "
+          "used)",
+          "One flow: a block workload with its own start, submission queues and priority class");
+  s.Param("alone_runs", &WorkloadSection::alone_runs, "false",
+          "With flows: also run each flow alone (same device and seed) to report its slowdown and the fairness");
 }
 
 void HostSection::Describe(sim::Schema<HostSection>& s) {
@@ -84,6 +93,10 @@ MemoryEstimate EstimateMemory(const ExperimentConfig& cfg) {
       m.fs = k->memory_bytes(cfg.fs.kinds, cfg.fs.volume.value, capacity);
     }
   }
+  if (HasFlows(cfg)) {
+    m.workload = FlowsMemory(cfg);
+    return m;
+  }
   const host::WorkloadKind* w = sim::Registry<host::WorkloadKind>::Get().Find(cfg.workload.kind);
   CHECK(w != nullptr) << "unknown workload.kind '" << cfg.workload.kind << "' (Validate first)";
   if (w->memory_bytes != nullptr) m.workload = w->memory_bytes(cfg.workload.kinds);
@@ -91,6 +104,7 @@ MemoryEstimate EstimateMemory(const ExperimentConfig& cfg) {
 }
 
 std::vector<std::string> CheckWarnings(const ExperimentConfig& cfg) {
+  if (HasFlows(cfg)) return FlowWarnings(cfg);
   const host::WorkloadKind* w = sim::Registry<host::WorkloadKind>::Get().Find(cfg.workload.kind);
   CHECK(w != nullptr) << "unknown workload.kind '" << cfg.workload.kind << "' (Validate first)";
   return w->warnings != nullptr ? w->warnings(cfg.workload.kinds) : std::vector<std::string>{};
@@ -122,6 +136,13 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
   FS_RETURN_IF_ERROR(ssd::ValidateDeviceForFtl(cfg.device, cfg.ftl));
   const uint64_t capacity = cfg.ftl.LogicalPages(cfg.device.geometry) * cfg.device.geometry.page_size.value;
   const auto sector = static_cast<uint32_t>(cfg.device.ssd.sector_size.value);
+  if (HasFlows(cfg)) {
+    FS_RETURN_IF_ERROR(ValidateFlows(cfg, capacity, sector));
+    return CheckMemory(cfg);
+  }
+  if (cfg.workload.alone_runs) {
+    return sim::Status::InvalidInput("workload.alone_runs: needs workload.flows (a run of one workload is alone)");
+  }
   // Only the selected workload's and file system's sections must be complete.
   FS_ASSIGN_OR_RETURN(const host::WorkloadKind* workload,
                       sim::Registry<host::WorkloadKind>::Get().Lookup(cfg.workload.kind, "workload kind"));
@@ -170,6 +191,21 @@ std::vector<std::string> Experiment::FileKeys() {
   return keys;
 }
 
+bool Experiment::IsFileKey(std::string_view key) {
+  constexpr std::string_view kFlows = "workload.flows.";
+  for (const std::string& k : FileKeys()) {
+    if (key == k) return true;
+    // "workload.<kind>.<key>" of a flow: "workload.flows.<name>.<kind>.<key>".
+    const std::string_view tail = std::string_view(k).substr(std::string_view("workload").size());
+    if (key.rfind(kFlows, 0) == 0 && key.size() > kFlows.size() + tail.size() &&
+        key.substr(key.size() - tail.size()) == tail &&
+        sim::SchemaNode::ValidEntryName(key.substr(kFlows.size(), key.size() - tail.size() - kFlows.size()))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // The assembled simulation, bottom-up. Member order is construction order;
 // destruction runs top-down so no component outlives what it points to.
 struct Experiment::Stack {
@@ -181,6 +217,7 @@ struct Experiment::Stack {
   std::unique_ptr<fs::MountedFs> fs;       // null for block workloads
   const fs::FileSystemKind* fs_kind = nullptr;
   std::unique_ptr<host::WorkloadDriver> workload;
+  host::FlowsDriver* flows = nullptr;  // the workload, in a multi-flow run
 };
 
 Experiment::Experiment(const ExperimentConfig& cfg) : cfg_(cfg), stack_(std::make_unique<Stack>()) {}
@@ -226,7 +263,14 @@ sim::Result<std::unique_ptr<Experiment>> Experiment::Create(const ExperimentConf
     fs_env.device_write_amplification = [stats] { return stats->Value("ftl.write_amplification"); };
     fs_env.cpu = s.cpu.get();
     FS_ASSIGN_OR_RETURN(s.fs, s.fs_kind->mount(cfg.fs.kinds, fs_env));
+    fs::RegisterWritesByOrigin(fs_env.stats, s.fs->fs());  // fs.written_by.<origin>, the same for every kind
     env.fs = s.fs->fs();
+  }
+  if (HasFlows(cfg)) {
+    FS_ASSIGN_OR_RETURN(std::unique_ptr<host::FlowsDriver> flows, BuildFlows(cfg, env, s.ssd.get(), &e->stats_));
+    s.flows = flows.get();
+    s.workload = std::move(flows);
+    return e;
   }
   const host::WorkloadKind* kind = sim::Registry<host::WorkloadKind>::Get().Find(cfg.workload.kind);
   CHECK(kind != nullptr) << "workload.kind not validated";
@@ -356,6 +400,10 @@ RunReport Experiment::Run(const Progress& progress, const std::atomic<int>* inte
   s.queue.SetInterrupt(nullptr);
   stats_.StopSampling();
   line.reset();
+  if (s.flows != nullptr && cfg_.workload.alone_runs && !s.queue.interrupted()) {
+    std::vector<double> alone = AloneLatencies(cfg_, interrupt);
+    if (!alone.empty()) s.flows->SetAloneLatency(&stats_, std::move(alone));
+  }
   RunReport r;
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.events = s.queue.events_processed() - ev0;

@@ -17,12 +17,14 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "ftl/ftl_config.h"
+#include "host/flows/flow_config.h"
 #include "sim/config.h"
 #include "sim/cpu.h"
 #include "sim/stats.h"
@@ -50,10 +52,14 @@ struct FsSection {
 
 // What drives the stack: workload.kind names a registered workload
 // (host/workload_kind.h), whose section is workload.<kind>. Block workloads
-// drive the device directly; file workloads need fs.kind.
+// drive the device directly; file workloads need fs.kind. With flows
+// (workload.flows.<name>, app/flows.h) several block workloads share the
+// device instead and kind is not used.
 struct WorkloadSection {
   std::string kind;
   sim::ImplConfigs kinds;
+  std::map<std::string, host::FlowConfig> flows;
+  bool alone_runs = false;  // also run each flow alone (slowdown, fairness)
   static void Describe(sim::Schema<WorkloadSection>& s);
 };
 
@@ -146,6 +152,9 @@ class Experiment {
   // Keys naming files (trace paths), as full key paths: they are resolved
   // against the directory of the config file that set them.
   static std::vector<std::string> FileKeys();
+  // Whether `key` names a file: one of FileKeys(), or the same key of a
+  // flow ("workload.flows.<name>.trace.path").
+  static bool IsFileKey(std::string_view key);
 
  private:
   explicit Experiment(const ExperimentConfig& cfg);

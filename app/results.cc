@@ -23,6 +23,12 @@ void WriteConfigJson(sim::JsonWriter& w, const sim::SchemaNode& node, const void
     w.Key(c.key);
     WriteConfigJson(w, *c.node, c.caccess(obj));
   }
+  if (const auto* n = node.named(); n != nullptr) {
+    for (const std::string& name : n->names(obj)) {
+      w.Key(name);
+      WriteConfigJson(w, *n->entry.node, n->cget(obj, name));
+    }
+  }
   w.EndObject();
 }
 
@@ -41,11 +47,11 @@ sim::Status WriteFile(const std::filesystem::path& path, const std::string& text
 
 namespace {
 bool IsRunFile(const std::string& name) {
-  return name == "stats.json" || name == "series.csv" || name == "config.yaml" || name == "summary.txt" ||
-         name == "run_info.json";
+  return name == "stats.json" || name == "series.csv" || name == "series.units.csv" || name == "config.yaml" ||
+         name == "summary.txt" || name == "run_info.json";
 }
 // What the top of a results folder may hold besides run files and point folders.
-bool IsSweepFile(const std::string& name) { return name == "sweep.csv"; }
+bool IsSweepFile(const std::string& name) { return name == "sweep.csv" || name == "sweep.units.csv"; }
 // A sweep point's folder: "NNN" or "NNN-label" holding only run files.
 bool IsPointFolder(const std::filesystem::directory_entry& e) {
   const std::string n = e.path().filename().string();
@@ -144,6 +150,9 @@ sim::Status WriteRunFiles(const std::string& dir, const RunIdentity& id, const s
   std::ostringstream csv;
   stats.WriteSeriesCsv(csv);
   FS_RETURN_IF_ERROR(WriteFile(d / "series.csv", csv.str()));
+  std::ostringstream units;
+  stats.WriteSeriesUnitsCsv(units);
+  FS_RETURN_IF_ERROR(WriteFile(d / "series.units.csv", units.str()));
   FS_RETURN_IF_ERROR(WriteFile(d / "config.yaml", sim::DumpYaml(schema, config)));
   FS_RETURN_IF_ERROR(WriteFile(d / "summary.txt", summary));
 

@@ -32,6 +32,11 @@ const std::vector<std::string>& DefaultSweepStats() {
       "workload.read.lat.p99",  "workload.write.lat.p50",
       "workload.write.lat.p99", "fs.write_amplification",
       "ftl.write_amplification", "fs.write_amplification_end_to_end",
+      // Multi-flow runs (workload.flows): each flow's figures.
+      "flows.*.iops",           "flows.*.bw",
+      "flows.*.read.lat.p99",   "flows.*.write.lat.p99",
+      "ssd.flow.*.queue_wait.mean", "flows.*.slowdown",
+      "flows.fairness",
   };
   return kStats;
 }
@@ -86,6 +91,7 @@ struct PointStats {
   bool complete = true;
   std::map<std::string, std::string> values;  // flat name -> value text as in stats.json
   std::set<std::string> bare_histograms;      // histogram names (their mean), left out of globs
+  std::map<std::string, std::string> units;   // flat name -> unit ("count" for a histogram's count)
 };
 
 std::string ScalarText(const YAML::Node& n) {
@@ -110,17 +116,21 @@ sim::Result<PointStats> ReadPointStats(const std::filesystem::path& file) {
     const std::string name = kv.first.Scalar();
     const YAML::Node& s = kv.second;
     if (!s.IsMap()) continue;
+    const std::string unit = ScalarText(s["unit"]);
     if (ScalarText(s["type"]) == "histogram") {
       // An empty histogram has a count and no values to describe (stats.json
       // writes 0 for them): empty cells, not a latency of 0.
       const bool empty = ScalarText(s["count"]) == "0";
       for (const char* f : kHistogramFields) {
         p.values[name + "." + f] = empty && std::strcmp(f, "count") != 0 ? "" : ScalarText(s[f]);
+        p.units[name + "." + f] = std::strcmp(f, "count") == 0 ? "count" : unit;
       }
       p.values[name] = empty ? "" : ScalarText(s["mean"]);
+      p.units[name] = unit;
       p.bare_histograms.insert(name);
     } else {
       p.values[name] = ScalarText(s["value"]);
+      p.units[name] = unit;
     }
   }
   return p;
@@ -186,12 +196,29 @@ sim::Status WriteSweepCsv(const std::string& base, const std::vector<SweepRow>& 
     }
     csv << '\n';
   }
+  // sweep.units.csv: the unit of every column of sweep.csv, in its order.
+  std::ostringstream units;
+  units << "column,unit,description\n";
+  units << "point,,index of the sweep point\n";
+  units << "folder,,the point's result folder below the sweep folder\n";
+  for (const std::string& k : keys) units << sim::CsvField(k) << ",,swept configuration key (value as written)\n";
+  units << "complete,,false when a signal ended the point's run early\n";
+  for (const std::string& c : columns) {
+    std::string unit;
+    for (const auto& [row, p] : points) {
+      if (auto it = p.units.find(c); it != p.units.end() && !it->second.empty()) {
+        unit = it->second;
+        break;
+      }
+    }
+    units << sim::CsvField(c) << ',' << sim::CsvField(unit) << ",statistic of stats.json\n";
+  }
   const fs::path out = fs::path(base) / "sweep.csv";
-  {
-    std::ofstream f(out, std::ios::binary | std::ios::trunc);
-    f << csv.str();
+  for (const auto& [path, text] : {std::pair{out, csv.str()}, std::pair{fs::path(base) / "sweep.units.csv", units.str()}}) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << text;
     f.close();
-    if (!f) return sim::Status::IoError(fmt::format("cannot write {}", out.string()));
+    if (!f) return sim::Status::IoError(fmt::format("cannot write {}", path.string()));
   }
   if (chosen && !unmatched.empty() && !points.empty()) {
     return sim::Status::InvalidInput(

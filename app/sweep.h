@@ -26,7 +26,8 @@ namespace app {
 // The statistics sweep.csv shows unless told otherwise, each where a
 // point has it: host throughput (IOPS, bandwidth, operations per second),
 // read/write latency p50 and p99, write amplification of the file system,
-// of the device and end to end.
+// of the device and end to end; in multi-flow runs each flow's IOPS,
+// bandwidth, read/write p99, queue wait, slowdown, and the fairness.
 const std::vector<std::string>& DefaultSweepStats();
 
 // Parses --sweep_stats: comma-separated statistic names as stats.json names

@@ -25,6 +25,18 @@ std::string_view ErrnoName(Errno e) {
   return "E?";
 }
 
+std::string_view WriteOriginName(WriteOrigin o) {
+  switch (o) {
+    case WriteOrigin::kData: return "data";
+    case WriteOrigin::kMetadata: return "metadata";
+    case WriteOrigin::kJournal: return "journal";
+    case WriteOrigin::kCleaning: return "cleaning";
+    case WriteOrigin::kCheckpoint: return "checkpoint";
+    case WriteOrigin::kCount: break;
+  }
+  return "?";
+}
+
 sim::Task<FsResult<uint64_t>> FileSystem::ReadDiscard(Fd fd, uint64_t length) {
   std::vector<uint8_t> scratch(length);
   co_return co_await Read(fd, scratch);

@@ -15,6 +15,7 @@
 // results, not user errors.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -56,6 +57,32 @@ struct FsResult {
 using FsStatus = FsResult<bool>;
 
 using Fd = int32_t;
+
+// Where a block the file system writes to the device comes from. Every
+// file system sorts its device writes into these, so that write
+// amplification splits the same way for all of them (fs.written_by.*):
+//   data        application data (including data written in place)
+//   metadata    the file system's own structures written to their home
+//               location: inodes, node blocks, directory blocks, bitmaps,
+//               allocation tables
+//   journal     journal or log blocks written to make operations durable
+//               before their home copies (ext4's jbd2, F2FS-J)
+//   cleaning    blocks moved by the file system's garbage collection
+//   checkpoint  the checkpoint's own blocks (F2FS's checkpoint pack)
+enum class WriteOrigin : uint8_t { kData, kMetadata, kJournal, kCleaning, kCheckpoint, kCount };
+std::string_view WriteOriginName(WriteOrigin o);
+
+// 4 KiB blocks written to the device so far, by origin.
+struct WritesByOrigin {
+  std::array<uint64_t, static_cast<size_t>(WriteOrigin::kCount)> blocks{};
+  uint64_t& operator[](WriteOrigin o) { return blocks[static_cast<size_t>(o)]; }
+  uint64_t operator[](WriteOrigin o) const { return blocks[static_cast<size_t>(o)]; }
+  uint64_t total() const {
+    uint64_t n = 0;
+    for (uint64_t b : blocks) n += b;
+    return n;
+  }
+};
 
 // open(2) flags (subset; values are the project's own).
 enum OpenFlags : uint32_t {
@@ -142,6 +169,11 @@ class FileSystem {
     bool running = false;
   };
   virtual CheckpointActivity checkpoint_activity() const { return {}; }
+
+  // Every block written to the device since the mount, by origin; the
+  // total is what the file system's write amplification counts. The
+  // default: a file system that never writes to a device (memfs).
+  virtual WritesByOrigin writes_by_origin() const { return {}; }
 
   // ---- Multi-file transactions (exF2FS's ADD / START / COMMIT / END
   // ioctls on a set key) and the single-file atomic write they generalize

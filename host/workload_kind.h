@@ -38,7 +38,8 @@ struct WorkloadEnv {
   fs::FileSystem* fs = nullptr;
   sim::StatGroup stats{nullptr, ""};  // e.g. registry.Root().Group("workload")
   uint64_t seed = 1;                  // run seed
-  uint32_t device_queues = 1;         // submission queues of the device
+  uint32_t device_queues = 1;         // submission queues the workload spreads its requests over
+  uint32_t first_queue = 0;           // ... starting at this one (block workloads)
   sim::CpuScheduler* cpu = nullptr;   // the host's CPUs (null: no CPU model)
 };
 
@@ -97,14 +98,17 @@ inline std::vector<sim::ImplSection> WorkloadKindSections() {
 
 // Summary lines of a block workload (the "workload.*" stats the fio
 // generator and the trace replayer both register).
-inline std::string BlockWorkloadSummary(const sim::StatsRegistry& st) {
-  std::string out = fmt::format("workload   {} I/Os in {} simulated: {} IOPS, {}\n",
-                                static_cast<uint64_t>(st.Value("workload.ios_total")),
-                                sim::Sec(st.Value("workload.measured_time")).ToString(),
-                                sim::HumanNumber(st.Value("workload.iops"), ""),
-                                sim::HumanNumber(st.Value("workload.bw"), "B/s"));
+// `prefix` is the workload's stats group ("workload", or a flow's
+// "flows.<name>"), `label` the line's first word.
+inline std::string BlockWorkloadSummary(const sim::StatsRegistry& st, std::string_view prefix = "workload",
+                                        std::string_view label = "workload") {
+  std::string out = fmt::format("{:<10} {} I/Os in {} simulated: {} IOPS, {}\n", label,
+                                static_cast<uint64_t>(st.Value(fmt::format("{}.ios_total", prefix))),
+                                sim::Sec(st.Value(fmt::format("{}.measured_time", prefix))).ToString(),
+                                sim::HumanNumber(st.Value(fmt::format("{}.iops", prefix)), ""),
+                                sim::HumanNumber(st.Value(fmt::format("{}.bw", prefix)), "B/s"));
   for (const char* op : {"read", "write", "trim", "flush"}) {
-    const sim::Histogram* h = st.FindHistogram(fmt::format("workload.{}.lat", op));
+    const sim::Histogram* h = st.FindHistogram(fmt::format("{}.{}.lat", prefix, op));
     if (h == nullptr || h->count() == 0) continue;
     out += fmt::format("  {:<9} n={} {}\n", op, h->count(), sim::LatencySummary(*h));
   }

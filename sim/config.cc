@@ -3,6 +3,8 @@
 // config_loader.cc.
 #include "sim/config.h"
 
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "sim/config_text.h"
@@ -54,11 +56,20 @@ void DumpNode(const SchemaNode& node, const void* obj, int indent, std::string& 
     out += '\n';
   }
   for (const SchemaNode::Child& c : node.children()) {
-    const bool empty = c.node->params().empty() && c.node->children().empty();
+    const bool empty = c.node->params().empty() && c.node->children().empty() &&
+                       (c.node->named() == nullptr || c.node->named()->names(c.caccess(obj)).empty());
     out += fmt::format("{}{}:{}", pad, config_text::QuoteYaml(c.key), empty ? " {}" : "");
     if (!c.description.empty()) out += "  # " + CommentText(c.description);
     out += '\n';
     DumpNode(*c.node, c.caccess(obj), indent + 2, out);
+  }
+  if (const SchemaNode::NamedEntries* n = node.named(); n != nullptr) {
+    for (const std::string& name : n->names(obj)) {
+      out += fmt::format("{}{}:", pad, config_text::QuoteYaml(name));
+      if (!n->entry.description.empty()) out += "  # " + CommentText(n->entry.description);
+      out += '\n';
+      DumpNode(*n->entry.node, n->cget(obj, name), indent + 2, out);
+    }
   }
 }
 
@@ -90,8 +101,21 @@ const SchemaNode::RetiredKey* SchemaNode::FindRetired(std::string_view key) cons
   return nullptr;
 }
 
+bool SchemaNode::ValidEntryName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  if (!std::isalpha(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
 const SchemaNode::Child* SchemaNode::FindChild(std::string_view key) const {
   const auto [head, rest] = SplitFirst(key);
+  if (named_ != nullptr) {
+    if (!ValidEntryName(head)) return nullptr;
+    return rest.empty() ? &named_->entry : named_->entry.node->FindChild(rest);
+  }
   for (const Child& c : children_) {
     if (c.key == head) return rest.empty() ? &c : c.node->FindChild(rest);
   }
@@ -103,6 +127,10 @@ std::vector<std::string> SchemaNode::AllKeys(const std::string& prefix) const {
   for (const ParamDecl& d : params_) keys.push_back(Join(prefix, d.key));
   for (const Child& c : children_) {
     std::vector<std::string> sub = c.node->AllKeys(Join(prefix, c.key));
+    keys.insert(keys.end(), sub.begin(), sub.end());
+  }
+  if (named_ != nullptr) {
+    std::vector<std::string> sub = named_->entry.node->AllKeys(Join(prefix, named_->entry.key));
     keys.insert(keys.end(), sub.begin(), sub.end());
   }
   return keys;
@@ -120,7 +148,7 @@ Status Bind(const SchemaNode& root, const ResolvedConfig& cfg, void* obj) {
     for (size_t dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
       const SchemaNode::Child* c = node->FindChild(rest.substr(0, dot));
       if (c == nullptr) break;
-      target = c->access(target);
+      target = node->Enter(*c, target, rest.substr(0, dot));
       node = c->node.get();
       rest.remove_prefix(dot + 1);
     }
@@ -147,7 +175,7 @@ Result<std::pair<const ParamDecl*, void*>> FindKey(const SchemaNode& root, void*
   for (size_t dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
     const SchemaNode::Child* c = node->FindChild(rest.substr(0, dot));
     if (c == nullptr) return Status::InvalidInput(fmt::format("unknown key '{}'", path));
-    target = c->access(target);
+    target = node->Enter(*c, target, rest.substr(0, dot));
     node = c->node.get();
     rest.remove_prefix(dot + 1);
   }

@@ -114,8 +114,31 @@ class SchemaNode {
     std::function<void*(void*)> access;  // parent struct -> member struct
     std::function<const void*(const void*)> caccess;
   };
+  // A section of named entries (Schema<T>::Named): every key below it is
+  // the name of one entry, each an instance of one declared section, e.g.
+  // "workload.flows.reader.*" and "workload.flows.writer.*".
+  struct NamedEntries {
+    Child entry;  // key "<name>"; its access is unused (see Enter)
+    // The entry `name` of the map at `obj`, created with its declared
+    // defaults when absent.
+    std::function<void*(void* obj, std::string_view name)> get;
+    std::function<std::vector<std::string>(const void* obj)> names;  // sorted
+    std::function<const void*(const void* obj, std::string_view name)> cget;  // REQUIRES: present
+  };
+  // A valid entry name: a letter, then letters, digits, '_' or '-' (at most 64).
+  static bool ValidEntryName(std::string_view name);
+
   const std::vector<ParamDecl>& params() const { return params_; }
   const std::vector<Child>& children() const { return children_; }
+  // Non-null for a section of named entries (it then has no params or
+  // children of its own).
+  const NamedEntries* named() const { return named_.get(); }
+  void SetNamed(std::unique_ptr<NamedEntries> n) { named_ = std::move(n); }
+  // The struct of child `c` (found by FindChild(key) on this node) inside
+  // the struct at `obj`: c.access(obj), or the named entry `key`.
+  void* Enter(const Child& c, void* obj, std::string_view key) const {
+    return named_ ? named_->get(obj, key) : c.access(obj);
+  }
   // `key` is one component ("tR") or a dotted path below this node
   // ("timing.tR"); nullptr when not declared.
   const ParamDecl* FindParam(std::string_view key) const;
@@ -136,6 +159,7 @@ class SchemaNode {
   std::vector<ParamDecl> params_;
   std::vector<Child> children_;
   std::vector<RetiredKey> retired_;
+  std::unique_ptr<NamedEntries> named_;
 };
 
 namespace internal {
@@ -252,6 +276,9 @@ struct ImplSection {
   static ImplSection Of(std::string name, std::string description);
 };
 
+template <class T>
+T MakeDefault();
+
 // Builder handed to T::Describe().
 template <class T>
 class Schema : public SchemaNode {
@@ -318,6 +345,41 @@ class Schema : public SchemaNode {
                                  return (static_cast<const T*>(o)->*member).Slot(name, make);
                                }});
     }
+  }
+
+  // A section of named entries: `key.<name>.*` for any entry name (see
+  // SchemaNode::ValidEntryName), each an S (with Describe) holding its
+  // declared defaults until set. The map is empty unless a config names
+  // entries.
+  template <class S>
+  void Named(std::string key, std::map<std::string, S> T::*member, std::string description,
+             std::string entry_description) {
+    using Map = std::map<std::string, S>;
+    auto entry_node = std::make_unique<Schema<S>>();
+    S::Describe(*entry_node);
+    auto named = std::make_unique<NamedEntries>();
+    named->entry = Child{"<name>", std::move(entry_description), std::move(entry_node), nullptr, nullptr};
+    named->get = [](void* obj, std::string_view name) -> void* {
+      Map& m = *static_cast<Map*>(obj);
+      auto it = m.find(std::string(name));
+      if (it == m.end()) it = m.emplace(std::string(name), MakeDefault<S>()).first;
+      return &it->second;
+    };
+    named->names = [](const void* obj) {
+      std::vector<std::string> out;
+      for (const auto& kv : *static_cast<const Map*>(obj)) out.push_back(kv.first);
+      return out;
+    };
+    named->cget = [](const void* obj, std::string_view name) -> const void* {
+      return &static_cast<const Map*>(obj)->at(std::string(name));
+    };
+    auto node = std::make_unique<SchemaNode>();
+    node->SetNamed(std::move(named));
+    children_.push_back(Child{std::move(key), std::move(description), std::move(node),
+                             [member](void* o) -> void* { return &(static_cast<T*>(o)->*member); },
+                             [member](const void* o) -> const void* {
+                               return &(static_cast<const T*>(o)->*member);
+                             }});
   }
 
   // A nested section; S must have `static void Describe(Schema<S>&)`.

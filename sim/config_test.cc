@@ -684,5 +684,97 @@ TEST_F(ConfigLoadTest, DumpRoundTripsThroughLoad) {
   EXPECT_EQ(DumpYaml(SchemaOf<ExperimentConfig>(), &back), dump);
 }
 
+// ---------------------------------------------------------------------------
+// Sections of named entries (Schema::Named).
+
+struct TenantConfig {
+  uint32_t depth = 0;
+  std::string prio;
+  static void Describe(Schema<TenantConfig>& s) {
+    s.Param("depth", &TenantConfig::depth, "4", "Queue depth").Range(1, 64);
+    s.Choice("prio", &TenantConfig::prio, "medium", {"low", "medium", "high"}, "Priority");
+  }
+};
+
+struct MultiConfig {
+  uint32_t x = 0;
+  std::map<std::string, TenantConfig> tenants;
+  static void Describe(Schema<MultiConfig>& s) {
+    s.Param("x", &MultiConfig::x, "1", "A plain key");
+    s.Named("tenants", &MultiConfig::tenants, "Tenants by name", "One tenant");
+  }
+};
+
+class NamedSectionTest : public ConfigLoadTest {
+ protected:
+  Result<std::vector<ResolvedConfig>> LoadMulti(const std::string& content, const std::vector<std::string>& sets = {}) {
+    return LoadExperiment(SchemaOf<MultiConfig>(), Write("multi.yaml", content), sets);
+  }
+};
+
+TEST_F(NamedSectionTest, EntriesOfAnyNameBindWithTheirDefaults) {
+  auto runs = LoadMulti(
+      "tenants:\n"
+      "  reader: {depth: 2, prio: high}\n"
+      "  writer-1:\n"
+      "    prio: low\n"
+      "tenants.other.depth: 9\n",
+      {"tenants.late.depth=3"});
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  MultiConfig c;
+  ASSERT_TRUE(Bind(SchemaOf<MultiConfig>(), runs->front(), &c).ok());
+  ASSERT_EQ(c.tenants.size(), 4u);
+  EXPECT_EQ(c.tenants.at("reader").depth, 2u);
+  EXPECT_EQ(c.tenants.at("reader").prio, "high");
+  EXPECT_EQ(c.tenants.at("writer-1").depth, 4u);  // declared default
+  EXPECT_EQ(c.tenants.at("writer-1").prio, "low");
+  EXPECT_EQ(c.tenants.at("other").depth, 9u);
+  EXPECT_EQ(c.tenants.at("late").depth, 3u);
+  EXPECT_EQ(runs->front().values.at("tenants.reader.depth").loc.line, 2);
+  // A config naming no entry has none.
+  MultiConfig empty = MakeDefault<MultiConfig>();
+  EXPECT_TRUE(empty.tenants.empty());
+  EXPECT_EQ(GetKey(SchemaOf<MultiConfig>(), &c, "tenants.reader.prio").value(), "high");
+  EXPECT_TRUE(SetKey(SchemaOf<MultiConfig>(), &c, "tenants.new.depth", "5").ok());
+  EXPECT_EQ(c.tenants.at("new").depth, 5u);
+}
+
+TEST_F(NamedSectionTest, BadNamesKeysAndValuesAreErrorsWithTheirPlace) {
+  auto bad_value = LoadMulti("tenants:\n  a:\n    depth: 99\n");
+  ASSERT_FALSE(bad_value.ok());
+  EXPECT_THAT(bad_value.status().message(), HasSubstr("multi.yaml:3:12: tenants.a.depth"));
+  auto bad_key = LoadMulti("tenants:\n  a:\n    dpeth: 2\n");
+  ASSERT_FALSE(bad_key.ok());
+  EXPECT_THAT(bad_key.status().message(), HasSubstr("multi.yaml:3:5: unknown key 'tenants.a.dpeth'"));
+  EXPECT_THAT(bad_key.status().message(), HasSubstr("valid keys in 'tenants.a': depth, prio"));
+  auto bad_name = LoadMulti("tenants:\n  1st:\n    depth: 2\n");
+  ASSERT_FALSE(bad_name.ok());
+  EXPECT_THAT(bad_name.status().message(), HasSubstr("multi.yaml:2:3: unknown key 'tenants.1st'"));
+  auto not_a_map = LoadMulti("tenants:\n  a: 3\n");
+  ASSERT_FALSE(not_a_map.ok());
+  EXPECT_THAT(not_a_map.status().message(), HasSubstr("tenants.a: is a section"));
+}
+
+TEST_F(NamedSectionTest, SweepsReachEntriesAndTheDumpRoundTrips) {
+  auto runs = LoadMulti(
+      "tenants: {a: {depth: 2}, b: {prio: low}}\n"
+      "sweep:\n"
+      "  tenants.a.depth: [1, 8]\n");
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  ASSERT_EQ(runs->size(), 2u);
+  MultiConfig c;
+  ASSERT_TRUE(Bind(SchemaOf<MultiConfig>(), (*runs)[1], &c).ok());
+  EXPECT_EQ(c.tenants.at("a").depth, 8u);
+  const std::string dump = DumpYaml(SchemaOf<MultiConfig>(), &c);
+  EXPECT_THAT(dump, HasSubstr("tenants:  # Tenants by name\n  a:  # One tenant\n    depth: 8  # Queue depth\n"));
+  auto back_runs = LoadExperiment(SchemaOf<MultiConfig>(), Write("dump.yaml", dump), {});
+  ASSERT_TRUE(back_runs.ok()) << back_runs.status().message();
+  MultiConfig back;
+  ASSERT_TRUE(Bind(SchemaOf<MultiConfig>(), back_runs->front(), &back).ok());
+  EXPECT_EQ(DumpYaml(SchemaOf<MultiConfig>(), &back), dump);
+  const std::vector<std::string> keys = SchemaOf<MultiConfig>().AllKeys();
+  EXPECT_EQ(keys, (std::vector<std::string>{"x", "tenants.<name>.depth", "tenants.<name>.prio"}));
+}
+
 }  // namespace
 }  // namespace sim

@@ -380,6 +380,14 @@ void StatsRegistry::WriteSeriesCsv(std::ostream& out) const {
   }
 }
 
+void StatsRegistry::WriteSeriesUnitsCsv(std::ostream& out) const {
+  out << "column,unit,description\n";
+  out << "time_s,s,simulated time at the end of the interval\n";
+  for (const Impl::Series& s : impl_->series) {
+    out << CsvField(s.name) << ',' << CsvField(s.unit) << ',' << CsvField(s.desc) << '\n';
+  }
+}
+
 void StatsRegistry::WriteSummary(std::ostream& out, const std::vector<std::string>& prefixes) const {
   size_t width = 0;
   for (const auto& [name, stat] : impl_->stats) {

@@ -191,6 +191,10 @@ class StatsRegistry {
   void WriteJson(JsonWriter& w) const;
   // Header "time_s,<series>…", one row per interval.
   void WriteSeriesCsv(std::ostream& out) const;
+  // The units of WriteSeriesCsv's columns, one row per column in its order:
+  // header "column,unit,description", then "time_s,s,..." and a row per
+  // series (series.units.csv beside series.csv).
+  void WriteSeriesUnitsCsv(std::ostream& out) const;
   // Lines "name = value unit" for the given name prefixes (all if empty);
   // histograms as "name : n=… mean=… p50=… p99=… max=…", times written as
   // "1.5ms" when the unit is "ns". A prefix matches whole dotted components.

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "sim/time.h"
 #include "sim/units.h"
@@ -64,6 +65,30 @@ inline const char* IoStatusName(IoStatus s) {
   }
   return "?";
 }
+
+// NVMe submission-queue priority class (QPRIO of Create I/O Submission
+// Queue), used by weighted round robin arbitration.
+enum class QueuePriority : uint8_t { kUrgent, kHigh, kMedium, kLow };
+inline const char* QueuePriorityName(QueuePriority p) {
+  switch (p) {
+    case QueuePriority::kUrgent: return "urgent";
+    case QueuePriority::kHigh: return "high";
+    case QueuePriority::kMedium: return "medium";
+    case QueuePriority::kLow: return "low";
+  }
+  return "?";
+}
+
+// How a host sets up one submission queue (NVMe Create I/O Submission
+// Queue): its priority class, its size, and the flow whose figures its
+// requests count in.
+struct QueueSetup {
+  QueuePriority priority = QueuePriority::kMedium;
+  uint32_t depth = 0;  // commands outstanding at once; 0 = the device's queue depth
+  // Non-empty: the device keeps per-flow figures under this name for every
+  // request of the queue (several queues may name one flow).
+  std::string flow;
+};
 
 class BlockClient;
 
@@ -122,6 +147,11 @@ class BlockDevice {
   // wins. The observer must outlive its installation. A device that cannot
   // observe ignores the call (the default).
   virtual void SetObserver(RequestObserver* observer) { (void)observer; }
+  // Sets up submission queue `q` before any request is submitted on it.
+  // REQUIRES: q < queues(); setup.depth <= the device's queue depth. A
+  // device without priorities or per-flow figures ignores the call (the
+  // default).
+  virtual void SetupQueue(uint32_t q, const QueueSetup& setup) { (void)q, (void)setup; }
   // Where the flash page holding byte `offset` lives now: the FTL's current
   // mapping of that logical page (a page-mapped FTL's mapping table, a
   // static block-mapped FTL's block and write pointer). False when the page

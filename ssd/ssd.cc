@@ -22,11 +22,20 @@ struct Ssd::Request {
   ssd::IoStatus status = ssd::IoStatus::kOk;  // first refused page's reason
   sim::SimTime flash_start;
   sim::SimTime flash_end;
+  sim::SimTime fetch_time;
   uint64_t flush_target = 0;
   Request* next_free = nullptr;
 
   void OnFetched() { ssd->OnFetched(this); }
   sim::MemberEvent<Request, &Request::OnFetched> fetched{this};
+};
+
+struct Ssd::FlowStats {
+  sim::Counter ops[2];  // read, write
+  sim::Counter bytes[2];
+  sim::Histogram latency[2];         // submit -> complete
+  sim::Histogram device_latency[2];  // fetch -> complete
+  sim::Histogram queue_wait;         // submit -> fetch
 };
 
 // One logical page of a request, or one destage of a buffered page.
@@ -128,7 +137,7 @@ ssd::BlockRequest* Ssd::RequestFifo::Pop() {
 
 Ssd::Ssd(sim::EventQueue* events, const SsdConfig& config, const flash::Geometry& geometry, ftl::Ftl* ftl,
          sim::StatGroup stats)
-    : events_(events), config_(config), ftl_(ftl), geometry_(geometry) {
+    : events_(events), config_(config), ftl_(ftl), geometry_(geometry), stats_(stats) {
   const sim::Status st = config_.Validate(geometry);
   CHECK(st.ok()) << "invalid ssd config: " << st.message();
   page_size_ = static_cast<uint32_t>(geometry.page_size.value);
@@ -153,7 +162,16 @@ Ssd::Ssd(sim::EventQueue* events, const SsdConfig& config, const flash::Geometry
   whole_pages_only_ = layout_.fixed != nullptr || zoned_ != nullptr;
 
   admitted_.assign(config_.queues, 0);
+  depth_.assign(config_.queues, config_.queue_depth);
   host_wait_.resize(config_.queues);
+  max_outstanding_ = config_.arbitration.max_outstanding;
+  wrr_ = config_.arbitration.policy == "wrr";
+  priority_.assign(config_.queues, ssd::QueuePriority::kMedium);
+  queue_flow_.assign(config_.queues, -1);
+  if (max_outstanding_ > 0) {
+    sq_.resize(config_.queues);
+    for (uint32_t q = 0; q < config_.queues; ++q) ring_[wrr_ ? static_cast<int>(ssd::QueuePriority::kMedium) : 0].push_back(q);
+  }
   const size_t contexts = static_cast<size_t>(config_.queues) * config_.queue_depth;
   requests_ = std::make_unique<Request[]>(contexts);
   for (size_t i = contexts; i-- > 0;) {
@@ -249,7 +267,7 @@ void Ssd::Submit(ssd::BlockRequest* req) {
   }
   req->submit_time = events_->now();
   if (observer_ != nullptr) observer_->OnSubmit(*req);
-  if (admitted_[req->queue] < config_.queue_depth) {
+  if (admitted_[req->queue] < depth_[req->queue]) {
     Admit(req);
   } else {
     host_wait_[req->queue].Push(req);
@@ -267,18 +285,132 @@ bool Ssd::Locate(uint64_t offset, ssd::FlashPlace* out) const {
   return true;
 }
 
+void Ssd::SetupQueue(uint32_t q, const ssd::QueueSetup& setup) {
+  CHECK_LT(q, config_.queues) << "submission queue out of range";
+  CHECK_LE(setup.depth, config_.queue_depth) << "queue depth above the device's";
+  CHECK_EQ(admitted_[q], 0u) << "SetupQueue on a queue in use";
+  depth_[q] = setup.depth > 0 ? setup.depth : config_.queue_depth;
+  if (max_outstanding_ > 0 && wrr_ && priority_[q] != setup.priority) {
+    auto& from = ring_[static_cast<int>(priority_[q])];
+    from.erase(std::find(from.begin(), from.end(), q));
+    auto& to = ring_[static_cast<int>(setup.priority)];
+    to.insert(std::lower_bound(to.begin(), to.end(), q), q);
+  }
+  priority_[q] = setup.priority;
+  if (setup.flow.empty()) {
+    queue_flow_[q] = -1;
+    return;
+  }
+  for (size_t i = 0; i < flows_.size(); ++i) {
+    if (flow_names_[i] == setup.flow) {
+      queue_flow_[q] = static_cast<int32_t>(i);
+      return;
+    }
+  }
+  queue_flow_[q] = static_cast<int32_t>(flows_.size());
+  flows_.push_back(std::make_unique<FlowStats>());
+  FlowStats& f = *flows_.back();
+  const sim::StatGroup g = stats_.Group("flow").Group(setup.flow);
+  flow_names_.push_back(setup.flow);
+  static constexpr const char* kOps[] = {"read", "write"};
+  for (int k = 0; k < 2; ++k) {
+    g.Add(&f.ops[k], fmt::format("ops.{}", kOps[k]), "requests", fmt::format("Completed {} requests of the flow", kOps[k]));
+    g.Add(&f.bytes[k], fmt::format("bytes.{}", kOps[k]), "bytes", fmt::format("Bytes of the flow's completed {} requests", kOps[k]));
+    g.Add(&f.latency[k], fmt::format("latency.{}", kOps[k]), "ns",
+          fmt::format("End-to-end {} latency of the flow: submit to completion", kOps[k]));
+    g.Add(&f.device_latency[k], fmt::format("device_latency.{}", kOps[k]), "ns",
+          fmt::format("Device {} latency of the flow: fetch by the controller to completion", kOps[k]));
+  }
+  g.Add(&f.queue_wait, "queue_wait", "ns", "Time the flow's requests waited from submission to fetch");
+  // series.csv: each interval's own values (SetupQueue runs before sampling starts).
+  g.AddIntervalPercentiles(&f.queue_wait, "queue_wait", "ns");
+  g.AddIntervalPercentiles(&f.device_latency[0], "device_latency.read", "ns");
+  g.AddIntervalPercentiles(&f.device_latency[1], "device_latency.write", "ns");
+}
+
 void Ssd::Admit(ssd::BlockRequest* req) {
+  ++admitted_[req->queue];
+  if (max_outstanding_ == 0) {
+    Fetch(req);
+    return;
+  }
+  sq_[req->queue].Push(req);
+  Arbitrate();
+}
+
+int Ssd::NextInRing(const std::vector<uint32_t>& ring, size_t* cursor) const {
+  const size_t n = ring.size();
+  for (size_t i = 0; i < n; ++i) {
+    const size_t at = (*cursor + i) % n;
+    if (!sq_[ring[at]].empty()) {
+      *cursor = (at + 1) % n;
+      return static_cast<int>(ring[at]);
+    }
+  }
+  return -1;
+}
+
+int Ssd::PickQueue(uint32_t* take, int* cls) {
+  const uint32_t burst = config_.arbitration.burst;
+  *cls = -1;
+  if (!wrr_) {
+    const int q = NextInRing(ring_[0], &cursor_[0]);
+    *take = burst;
+    return q;
+  }
+  constexpr int kUrgent = static_cast<int>(ssd::QueuePriority::kUrgent);
+  if (const int q = NextInRing(ring_[kUrgent], &cursor_[kUrgent]); q >= 0) {
+    *take = burst;
+    return q;
+  }
+  // High, medium and low share by weight: each round a class may launch up
+  // to its weight in commands, classes served in that order; a class with
+  // nothing queued yields its turn (the arbiter never idles while a queue
+  // holds a command), and a round ends when no class with credit has work.
+  for (int round = 0; round < 2; ++round) {
+    for (int c = kUrgent + 1; c < 4; ++c) {
+      if (credit_[c] == 0) continue;
+      if (const int q = NextInRing(ring_[c], &cursor_[c]); q >= 0) {
+        *take = std::min(burst, credit_[c]);
+        *cls = c;
+        return q;
+      }
+    }
+    credit_[1] = config_.arbitration.high_weight;
+    credit_[2] = config_.arbitration.medium_weight;
+    credit_[3] = config_.arbitration.low_weight;
+  }
+  return -1;
+}
+
+void Ssd::Arbitrate() {
+  while (outstanding_ < max_outstanding_) {
+    uint32_t take = 0;
+    int cls = -1;
+    const int q = PickQueue(&take, &cls);
+    if (q < 0) return;
+    RequestFifo& fifo = sq_[q];
+    for (; take > 0 && !fifo.empty() && outstanding_ < max_outstanding_; --take) {
+      ++outstanding_;
+      if (cls >= 0) --credit_[cls];
+      Fetch(fifo.Pop());
+    }
+  }
+}
+
+void Ssd::Fetch(ssd::BlockRequest* req) {
   Request* r = free_requests_;
   CHECK(r != nullptr);
   free_requests_ = r->next_free;
-  ++admitted_[req->queue];
   r->req = req;
   r->pending = 0;
   r->flash_used = false;
   r->status = ssd::IoStatus::kOk;
   r->flush_target = 0;
   const sim::SimTime now = events_->now();
+  r->fetch_time = now;
   queue_wait_.Record((now - req->submit_time).ns());
+  if (const int32_t f = queue_flow_[req->queue]; f >= 0) flows_[f]->queue_wait.Record((now - req->submit_time).ns());
   events_->Schedule(&r->fetched, now + config_.request_overhead);
 }
 
@@ -561,18 +693,27 @@ void Ssd::Complete(Request* r) {
   req->complete_time = now;
   req->status = r->status;
   if (r->status != ssd::IoStatus::kOk) failed_requests_.Inc();
+  // A Zone Append is a write; zone management commands are counted apart
+  // (k past kWrite: no flow statistics either).
+  const int k = req->op == ssd::BlockOp::kZoneAppend ? OpIndex(ssd::BlockOp::kWrite) : OpIndex(req->op);
   if (req->op == ssd::BlockOp::kZoneMgmt) {
     zone_commands_.Inc();
     zone_command_latency_.Record((now - req->submit_time).ns());
   } else {
-    // A Zone Append is a write.
-    const int k = req->op == ssd::BlockOp::kZoneAppend ? OpIndex(ssd::BlockOp::kWrite) : OpIndex(req->op);
     ops_[k].Inc();
+    if (k == OpIndex(ssd::BlockOp::kWrite) && req->fua) fua_writes_.Inc();
     bytes_[k].Inc(req->length);
     latency_[k].Record((now - req->submit_time).ns());
     if (r->flash_used && k <= OpIndex(ssd::BlockOp::kWrite)) {
       flash_latency_[k].Record((r->flash_end - r->flash_start).ns());
     }
+  }
+  if (const int32_t f = queue_flow_[req->queue]; f >= 0 && k <= OpIndex(ssd::BlockOp::kWrite)) {
+    FlowStats& fs = *flows_[f];
+    fs.ops[k].Inc();
+    fs.bytes[k].Inc(req->length);
+    fs.latency[k].Record((now - req->submit_time).ns());
+    fs.device_latency[k].Record((now - r->fetch_time).ns());
   }
   ++completed_;
   // Release the context and admit the queue's next request before telling
@@ -582,7 +723,9 @@ void Ssd::Complete(Request* r) {
   free_requests_ = r;
   const uint32_t q = req->queue;
   --admitted_[q];
+  if (max_outstanding_ > 0) --outstanding_;
   if (!host_wait_[q].empty()) Admit(host_wait_[q].Pop());
+  if (max_outstanding_ > 0) Arbitrate();
   req->client->OnBlockComplete(req);
 }
 
@@ -657,6 +800,7 @@ void Ssd::RegisterStats(sim::StatGroup& stats) {
     stats.Add(&flash_latency_[k], fmt::format("flash_latency.{}", kOps[k]), "ns",
               fmt::format("Device-level {} latency: first FTL submission to last FTL completion", kOps[k]));
   }
+  stats.Add(&fua_writes_, "ops.fua", "requests", "Completed write requests with FUA (among ops.write)");
   stats.Add(&queue_wait_, "queue_wait", "ns", "Time a request waited for a submission-queue slot");
   stats.Add(&buffer_read_hits_, "buffer.read_hits", "pages", "Read pages served from the write buffer");
   stats.Add(&buffer_destaged_, "buffer.destaged", "pages", "Buffered pages programmed through the FTL");

@@ -6,6 +6,16 @@
 //     full queue waits in a host-side FIFO for that queue and is admitted,
 //     in order, as admitted requests of that queue complete; the time spent
 //     there is the "queue wait".
+//     Queues are set up by SetupQueue (priority class, own depth limit
+//     below queue_depth, flow).
+//  1b. Arbitration. With arbitration.max_outstanding = 0 an admitted
+//     request is fetched at once. Otherwise the controller holds at most
+//     max_outstanding fetched requests; admitted requests wait in their
+//     submission queue and, whenever controller slots are free, the
+//     arbiter picks a queue (round robin, or weighted round robin with the
+//     urgent class first, see ArbitrationConfig) and fetches up to `burst`
+//     of its requests in order. The queue wait runs from submission to
+//     fetch.
 //  2. Controller: after request_overhead the request is split into flash
 //     pages (one FtlOp per logical page touched, lpn = byte offset / page
 //     size). A per-request counter tracks pages still pending.
@@ -42,7 +52,16 @@
 //     handled as in step 4, not refused.
 //  9. Completion: complete_time is set and client->OnBlockComplete() runs
 //     from an event, after the next waiting request of the queue (if any)
-//     has been admitted.
+//     has been admitted (and arbitration has filled the freed slot).
+//     Below the controller requests of every queue are equal: their pages
+//     meet the write buffer, the PCIe links and the FTL in arrival order,
+//     and the flash scheduler (flash.scheduler) orders each die's commands
+//     by its own rule (FIFO, reads first, ...), not by queue priority.
+//
+// Per-flow figures (queues set up with a flow name): under
+// "flow.<name>.": ops/bytes per read and write, latency.<op> (submit to
+// completion), device_latency.<op> (fetch to completion) and queue_wait
+// (submit to fetch).
 //
 // Memory: request contexts come from a pool of queues x queue_depth;
 // page operations from a free list that grows to the peak number in flight.
@@ -51,6 +70,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ftl/ftl.h"
@@ -86,6 +106,9 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
   // The observer sees each request at the top of Submit(), after its
   // submit_time is set.
   void SetObserver(ssd::RequestObserver* observer) override { observer_ = observer; }
+  // Before sampling starts (it registers per-flow series) and before the
+  // queue is used.
+  void SetupQueue(uint32_t q, const ssd::QueueSetup& setup) override;
   // The FTL's mapping (Ftl::Locate) of the page holding `offset`, false
   // while the write buffer holds that page (dirty or being destaged).
   bool Locate(uint64_t offset, ssd::FlashPlace* out) const override;
@@ -93,6 +116,9 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
   // Introspection (tests, reports).
   uint32_t admitted(uint32_t queue) const { return admitted_[queue]; }
   size_t host_waiting(uint32_t queue) const { return host_wait_[queue].size(); }
+  // Admitted requests of `queue` not yet fetched by the controller.
+  size_t queued(uint32_t queue) const { return sq_.empty() ? 0 : sq_[queue].size(); }
+  uint32_t outstanding() const { return outstanding_; }
   const WriteBuffer* write_buffer() const { return buffer_.get(); }
   uint64_t requests_completed() const { return completed_; }
   sim::SimTime PcieBusyTime(bool to_device) const;
@@ -116,7 +142,17 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
 
   void OnFtlDone(ftl::FtlOp* op) override;
 
+  struct FlowStats;
   void Admit(ssd::BlockRequest* req);
+  void Fetch(ssd::BlockRequest* req);
+  // Fetches queued requests into free controller slots by the arbitration
+  // policy (only with a bound on outstanding commands).
+  void Arbitrate();
+  // The queue the arbiter serves next and how many of its requests it may
+  // take (<= burst); -1 when no queue has a request. *cls: the WRR class
+  // whose round credit each fetched request uses (-1: none).
+  int PickQueue(uint32_t* take, int* cls);
+  int NextInRing(const std::vector<uint32_t>& ring, size_t* cursor) const;
   void OnFetched(Request* r);
   void StartReadWrite(Request* r);
   void StartFlush(Request* r);
@@ -157,7 +193,22 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
 
   // Queues and request contexts.
   std::vector<uint32_t> admitted_;
+  std::vector<uint32_t> depth_;  // per-queue depth limit (<= queue_depth)
   std::vector<RequestFifo> host_wait_;
+  // Arbitration (max_outstanding > 0): admitted, not yet fetched requests.
+  std::vector<RequestFifo> sq_;
+  uint32_t max_outstanding_ = 0;  // 0 = no bound
+  uint32_t outstanding_ = 0;
+  bool wrr_ = false;
+  std::vector<ssd::QueuePriority> priority_;
+  std::vector<uint32_t> ring_[4];  // rr: every queue in ring_[0]; wrr: the queues of each class
+  size_t cursor_[4] = {0, 0, 0, 0};
+  uint32_t credit_[4] = {0, 0, 0, 0};  // wrr: commands left to each class in this round
+  // Per-flow figures: queue -> index into flows_ (-1 = none).
+  std::vector<int32_t> queue_flow_;
+  std::vector<std::unique_ptr<FlowStats>> flows_;
+  std::vector<std::string> flow_names_;  // name of each flow
+  sim::StatGroup stats_;
   std::unique_ptr<Request[]> requests_;
   Request* free_requests_ = nullptr;
 
@@ -182,6 +233,7 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
   // Stats.
   uint64_t completed_ = 0;
   sim::Counter ops_[4];    // [BlockOp]
+  sim::Counter fua_writes_;
   sim::Counter bytes_[4];
   sim::Histogram latency_[4];        // submit -> complete
   sim::Histogram flash_latency_[2];  // first FTL submit -> last FTL done (read, write)

@@ -16,6 +16,30 @@ void WriteBufferConfig::Describe(sim::Schema<WriteBufferConfig>& s) {
       .Range(0, 1 << 24);
 }
 
+void ArbitrationConfig::Describe(sim::Schema<ArbitrationConfig>& s) {
+  s.Choice("policy", &ArbitrationConfig::policy, "rr", {"rr", "wrr"},
+           "NVMe command arbitration: rr (round robin over the queues) or wrr (weighted round robin with urgent "
+           "priority class); acts only with max_outstanding > 0");
+  // NVMe encodes the burst as 2^n (n = 0..6) or "no limit"; any count is
+  // accepted here. 1 is the reset value of the Arbitration feature.
+  s.Param("burst", &ArbitrationConfig::burst, "1",
+          "Arbitration burst: most commands taken from one queue per arbitration decision")
+      .Range(1, 65536);
+  // The weights are 0's based 8-bit fields in NVMe (1..256 commands); the
+  // spec leaves their reset values to the controller: 1 each (plain round
+  // robin among the classes) until a configuration sets them.
+  s.Param("high_weight", &ArbitrationConfig::high_weight, "1", "wrr: commands of the high class per round")
+      .Range(1, 256);
+  s.Param("medium_weight", &ArbitrationConfig::medium_weight, "1", "wrr: commands of the medium class per round")
+      .Range(1, 256);
+  s.Param("low_weight", &ArbitrationConfig::low_weight, "1", "wrr: commands of the low class per round")
+      .Range(1, 256);
+  s.Param("max_outstanding", &ArbitrationConfig::max_outstanding, "0",
+          "Commands the controller holds at once (fetched, not yet completed); queued commands beyond it wait "
+          "for arbitration; 0 = no bound (every admitted command is fetched at once)")
+      .Range(0, kMaxCommandContexts);
+}
+
 void SsdConfig::Describe(sim::Schema<SsdConfig>& s) {
   s.Param("queues", &SsdConfig::queues, "1", "NVMe submission queues").Range(1, 65535);
   s.Param("queue_depth", &SsdConfig::queue_depth, "64",
@@ -30,6 +54,7 @@ void SsdConfig::Describe(sim::Schema<SsdConfig>& s) {
   s.Param("partial_page_rmw", &SsdConfig::partial_page_rmw, "true",
           "A write covering part of a flash page reads the page first (read-modify-write)");
   s.Section("write_buffer", &SsdConfig::write_buffer, "DRAM write buffer");
+  s.Section("arbitration", &SsdConfig::arbitration, "NVMe command arbitration between submission queues");
 }
 
 sim::Status SsdConfig::Validate(const flash::Geometry& g) const {

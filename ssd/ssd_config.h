@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "sim/config.h"
 #include "flash/geometry.h"
@@ -33,6 +34,33 @@ struct WriteBufferConfig {
   static void Describe(sim::Schema<WriteBufferConfig>& s);
 };
 
+// NVMe command arbitration (NVM Express Base Specification 2.0, section
+// 3.4.4 "Command Arbitration"): how the controller picks the submission
+// queue it fetches the next commands from. It acts only when the
+// controller holds a bounded number of commands (max_outstanding > 0);
+// with no bound every command a queue admits is fetched at once and no
+// queue ever waits for another.
+struct ArbitrationConfig {
+  // rr: round robin over every queue, priority classes ignored. wrr:
+  // weighted round robin with urgent priority class: urgent queues are
+  // served strictly first (round robin among them); high, medium and low
+  // share the rest by weight (each round, up to <class>_weight commands of
+  // each class), round robin among the queues of a class.
+  std::string policy;
+  // Arbitration Burst: the most commands taken from one queue at one
+  // arbitration decision (fewer when fewer are queued or fewer controller
+  // slots are free).
+  uint32_t burst;
+  uint32_t high_weight;    // commands of the high class per WRR round
+  uint32_t medium_weight;  // ... medium class
+  uint32_t low_weight;     // ... low class
+  // Commands the controller holds at once (fetched from their submission
+  // queues and not yet completed); 0 = no bound (arbitration never waits).
+  uint32_t max_outstanding;
+
+  static void Describe(sim::Schema<ArbitrationConfig>& s);
+};
+
 struct SsdConfig {
   uint32_t queues;          // submission queues
   uint32_t queue_depth;     // commands admitted per queue at once
@@ -46,6 +74,7 @@ struct SsdConfig {
   // (read-modify-write); off: the page is programmed without that read.
   bool partial_page_rmw;
   WriteBufferConfig write_buffer;
+  ArbitrationConfig arbitration;
 
   static void Describe(sim::Schema<SsdConfig>& s);
   // Cross-key checks (key paths relative to the ssd section), including

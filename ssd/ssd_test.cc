@@ -216,6 +216,141 @@ TEST_F(SsdTest, FullQueueWaitsInHostFifoInOrder) {
   EXPECT_EQ(wait->max(), (one * 2).ns());
 }
 
+// ---------------------------------------------------------------------------
+// NVMe arbitration (max_outstanding bounds the controller's commands).
+
+class ArbitrationTest : public SsdTest {
+ protected:
+  // Submits `per_queue[q]` 8 KiB reads on each queue q at time 0 (queue 0's
+  // first, each to its own page) and returns the queue of each completion,
+  // in completion order. With max_outstanding = 1 that is the fetch order.
+  std::vector<uint32_t> Order(const std::vector<uint32_t>& per_queue) {
+    uint64_t page = 0;
+    for (uint32_t q = 0; q < per_queue.size(); ++q) {
+      for (uint32_t i = 0; i < per_queue[q]; ++i) SubmitAt(SimTime::Zero(), Req(BlockOp::kRead, 8192 * page++, 8192, q));
+    }
+    eq_.Run();
+    std::vector<uint32_t> out;
+    for (const BlockRequest* r : client_.done) out.push_back(r->queue);
+    return out;
+  }
+};
+
+TEST_F(ArbitrationTest, UnboundedControllerFetchesEveryAdmittedCommandAtOnce) {
+  cfg_.queues = 2;
+  Build();
+  for (uint32_t q = 0; q < 2; ++q) {
+    for (int i = 0; i < 3; ++i) SubmitAt(SimTime::Zero(), Req(BlockOp::kRead, 8192 * (3 * q + i), 8192, q));
+  }
+  eq_.Run(Ns(1));
+  EXPECT_EQ(ssd_->queued(0), 0u);
+  EXPECT_EQ(ssd_->outstanding(), 0u);  // not counted without a bound
+  eq_.Run();
+  EXPECT_EQ(stats_.FindHistogram("ssd.queue_wait")->max(), 0);
+}
+
+TEST_F(ArbitrationTest, RoundRobinAlternatesBetweenQueues) {
+  cfg_.queues = 3;
+  cfg_.arbitration.max_outstanding = 1;
+  Build();
+  EXPECT_EQ(Order({3, 1, 2}), (std::vector<uint32_t>{0, 1, 2, 0, 2, 0}));
+  EXPECT_GT(stats_.FindHistogram("ssd.queue_wait")->max(), 0);
+}
+
+TEST_F(ArbitrationTest, RoundRobinIgnoresPriorityClasses) {
+  cfg_.queues = 2;
+  cfg_.arbitration.max_outstanding = 1;
+  Build();
+  ssd_->SetupQueue(1, QueueSetup{QueuePriority::kUrgent, 0, ""});
+  EXPECT_EQ(Order({2, 2}), (std::vector<uint32_t>{0, 1, 0, 1}));
+}
+
+TEST_F(ArbitrationTest, BurstTakesSeveralCommandsOfOneQueueAtOneDecision) {
+  cfg_.queues = 2;
+  cfg_.arbitration.max_outstanding = 4;
+  cfg_.arbitration.burst = 2;
+  Build();
+  for (uint32_t q = 0; q < 2; ++q) {
+    for (int i = 0; i < 4; ++i) SubmitAt(SimTime::Zero(), Req(BlockOp::kRead, 8192 * (4 * q + i), 8192, q));
+  }
+  // Queue 0's requests arrive first: each arrival is fetched at once while
+  // slots are free, so the first four fetched are queue 0's; from then on
+  // each freed slot goes to the other queue in turn.
+  eq_.Run(Ns(1));
+  EXPECT_EQ(ssd_->outstanding(), 4u);
+  EXPECT_EQ(ssd_->queued(0), 0u);
+  EXPECT_EQ(ssd_->queued(1), 4u);
+  eq_.Run();
+  EXPECT_EQ(client_.done.size(), 8u);
+}
+
+TEST_F(ArbitrationTest, BurstIsBoundedByFreeSlotsAndQueuedCommands) {
+  cfg_.queues = 2;
+  cfg_.arbitration.max_outstanding = 1;
+  cfg_.arbitration.burst = 4;
+  Build();
+  // One slot: a burst of 4 still takes one command at a time.
+  EXPECT_EQ(Order({2, 2}), (std::vector<uint32_t>{0, 1, 0, 1}));
+}
+
+TEST_F(ArbitrationTest, WrrServesUrgentQueuesFirst) {
+  cfg_.queues = 3;
+  cfg_.arbitration.max_outstanding = 1;
+  cfg_.arbitration.policy = "wrr";
+  Build();
+  ssd_->SetupQueue(0, QueueSetup{QueuePriority::kLow, 0, ""});
+  ssd_->SetupQueue(1, QueueSetup{QueuePriority::kHigh, 0, ""});
+  ssd_->SetupQueue(2, QueueSetup{QueuePriority::kUrgent, 0, ""});
+  // Queue 0's first request is fetched on arrival (nothing else queued),
+  // spending the low class's credit of the first round; then urgent queue
+  // 2 drains before high and low share by weight (1:1 per round).
+  EXPECT_EQ(Order({3, 2, 3}), (std::vector<uint32_t>{0, 2, 2, 2, 1, 1, 0, 0}));
+}
+
+TEST_F(ArbitrationTest, WrrSharesByWeight) {
+  cfg_.queues = 3;
+  cfg_.arbitration.max_outstanding = 1;
+  cfg_.arbitration.policy = "wrr";
+  cfg_.arbitration.high_weight = 3;
+  cfg_.arbitration.medium_weight = 2;
+  cfg_.arbitration.low_weight = 1;
+  Build();
+  ssd_->SetupQueue(0, QueueSetup{QueuePriority::kLow, 0, ""});
+  ssd_->SetupQueue(1, QueueSetup{QueuePriority::kMedium, 0, ""});
+  ssd_->SetupQueue(2, QueueSetup{QueuePriority::kHigh, 0, ""});
+  const std::vector<uint32_t> got = Order({5, 5, 8});
+  // Rounds of 3 high, 2 medium, 1 low, in that order; the first arrival
+  // (queue 0) is fetched at once with the low credit of round 1; a class
+  // with nothing queued yields its share.
+  const std::vector<uint32_t> want = {0, 2, 2, 2, 1, 1, /**/ 2, 2, 2, 1, 1, 0, /**/ 2, 2, 1, 0, /**/ 0, /**/ 0};
+  EXPECT_EQ(got, want);
+}
+
+TEST_F(ArbitrationTest, QueueDepthPerQueueAndPerFlowFigures) {
+  cfg_.queues = 2;
+  Build();
+  ssd_->SetupQueue(0, QueueSetup{QueuePriority::kMedium, 1, "a"});
+  ssd_->SetupQueue(1, QueueSetup{QueuePriority::kMedium, 0, "b"});
+  for (int i = 0; i < 3; ++i) SubmitAt(SimTime::Zero(), Req(BlockOp::kRead, 8192 * i, 8192, 0));
+  for (int i = 0; i < 2; ++i) SubmitAt(SimTime::Zero(), Req(BlockOp::kWrite, 8192 * (8 + i), 8192, 1));
+  eq_.Run(Ns(1));
+  EXPECT_EQ(ssd_->admitted(0), 1u);
+  EXPECT_EQ(ssd_->host_waiting(0), 2u);
+  EXPECT_EQ(ssd_->admitted(1), 2u);
+  eq_.Run();
+  EXPECT_EQ(stats_.Value("ssd.flow.a.ops.read"), 3);
+  EXPECT_EQ(stats_.Value("ssd.flow.a.ops.write"), 0);
+  EXPECT_EQ(stats_.Value("ssd.flow.b.ops.write"), 2);
+  EXPECT_EQ(stats_.Value("ssd.flow.b.bytes.write"), 2 * 8192);
+  EXPECT_EQ(stats_.FindHistogram("ssd.flow.a.queue_wait")->count(), 3u);
+  EXPECT_GT(stats_.FindHistogram("ssd.flow.a.queue_wait")->max(), 0);
+  EXPECT_EQ(stats_.FindHistogram("ssd.flow.b.queue_wait")->max(), 0);
+  const sim::Histogram* e2e = stats_.FindHistogram("ssd.flow.a.latency.read");
+  const sim::Histogram* dev = stats_.FindHistogram("ssd.flow.a.device_latency.read");
+  EXPECT_EQ(e2e->count(), 3u);
+  EXPECT_GT(e2e->max(), dev->max());  // the last read waited for the queue
+}
+
 TEST_F(SsdTest, TrimUnmapsWholePagesOnly) {
   Build();
   BlockRequest* t = Req(BlockOp::kTrim, 4096, 3 * 8192);  // covers page 1 and 2 fully, 0 and 3 in part

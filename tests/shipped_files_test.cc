@@ -86,9 +86,10 @@ TEST(ShippedFilesTest, ConfigsNameOnlyFilesInsideTheRepository) {
     auto runs = sim::LoadExperiment(sim::SchemaOf<ExperimentConfig>(), config.string(), {});
     ASSERT_TRUE(runs.ok()) << runs.status().message();
     for (const sim::ResolvedConfig& run : *runs) {
-      for (const std::string& key : Experiment::FileKeys()) {
-        auto it = run.values.find(key);
-        if (it == run.values.end() || it->second.text.empty()) continue;
+      for (const auto& [key, entry] : run.values) {
+        if (!Experiment::IsFileKey(key)) continue;
+        const auto it = run.values.find(key);
+        if (it->second.text.empty()) continue;
         EXPECT_EQ(CheckInside(fs::path(it->second.loc.file).parent_path(), it->second.text), "") << key;
         ++files_named;
       }

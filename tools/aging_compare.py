@@ -19,7 +19,9 @@ reads), so a new file-system kind joins the table without an edit here.
 
 Writes OUT/table.md (one table per file system and device: pulls | bytes |
 aged s/GiB | clean s/GiB | aged/clean | DLS aged | DLS clean | flash
-blocks/MiB aged/clean | channels/MiB aged/clean), OUT/aging.csv, and a plot
+blocks/MiB aged/clean | channels/MiB aged/clean), OUT/aging.csv,
+OUT/figures.json (the headline figures, for tools/repro.py's seed004 set),
+and a plot
 of aged/clean and DLS against pulls (OUT/aging.png; with --doc also
 aging.png beside the doc). With --doc, the tables go into that file
 between its "<!-- aging-table begin -->" and "<!-- aging-table end -->"
@@ -35,7 +37,11 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runs import load_stats, run_config, stat  # noqa: E402
+from pydeps import need  # noqa: E402
+from runs import load_stats, run_config, stat, write_figures  # noqa: E402
+
+if __name__ == "__main__":
+    need("aging_compare.py", ["matplotlib"])  # for aging.png; reruns under /usr/bin/python3 if that has it
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEVICES = {
@@ -129,8 +135,41 @@ def table(fs, device, rows):
     return "\n".join(lines) + "\n"
 
 
+def figures(results):
+    """The headline figures for OUT/figures.json (tools/repro.py's seed004
+    set), per file system and device: grep cost aged / clean at each grep
+    point and at the last, and the clean grep cost (s/GiB) at the first."""
+    out = {}
+    for (fs, device), rows in results.items():
+        key = f"{fs}_{device}"
+        out[f"aged_over_clean_{key}"] = [[f"{int(a['pulls'])} pulls", ratio(a["s_per_GiB"], c["s_per_GiB"])]
+                                         for a, c in rows]
+        if rows:
+            a, c = rows[-1]
+            out[f"aged_over_clean_last_{key}"] = ratio(a["s_per_GiB"], c["s_per_GiB"])
+            out[f"clean_s_per_GiB_first_{key}"] = rows[0][1]["s_per_GiB"]
+            out[f"pulls_last_{key}"] = a["pulls"]
+    devices = {d for _, d in results}
+    for d in devices:
+        if ("f2fs", d) in results and ("ext4", d) in results and results[("f2fs", d)] and results[("ext4", d)]:
+            # clean grep cost, F2FS / ext4, at each common grep point and at the last
+            ext4 = {a["pulls"]: c["s_per_GiB"] for a, c in results[("ext4", d)]}
+            pairs = [[f"{int(a['pulls'])} pulls", ratio(c["s_per_GiB"], ext4[a["pulls"]])]
+                     for a, c in results[("f2fs", d)] if a["pulls"] in ext4]
+            out[f"clean_f2fs_over_ext4_{d}"] = pairs
+            if pairs:
+                out[f"clean_f2fs_over_ext4_last_{d}"] = pairs[-1][1]
+    return out
+
+
 def plot(results, path):
-    import matplotlib
+    """aging.png; without matplotlib, a one-line note instead."""
+    try:
+        import matplotlib
+    except ImportError:
+        print(f"aging_compare: {path} not drawn: needs matplotlib (Debian: python3-matplotlib, which "
+              f"/usr/bin/python3 has)", file=sys.stderr)
+        return False
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
@@ -152,6 +191,7 @@ def plot(results, path):
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+    return True
 
 
 def replace_block(text, body):
@@ -201,15 +241,17 @@ def main():
                             c["s_per_GiB"], ratio(x["s_per_GiB"], c["s_per_GiB"]), x["dls"], c["dls"],
                             x["flash_blocks_per_MiB"], c["flash_blocks_per_MiB"], x["channels_per_MiB"],
                             c["channels_per_MiB"]])
+    write_figures(a.out, figures(results))
     png = os.path.join(a.out, "aging.png")
-    plot(results, png)
+    drawn = plot(results, png)
     print(text)
     if a.doc:
         with open(a.doc) as f:
             doc = f.read()
         with open(a.doc, "w") as f:
             f.write(replace_block(doc, text))
-        shutil.copyfile(png, os.path.join(os.path.dirname(os.path.abspath(a.doc)), "aging.png"))
+        if drawn:
+            shutil.copyfile(png, os.path.join(os.path.dirname(os.path.abspath(a.doc)), "aging.png"))
     return 0
 
 

@@ -15,14 +15,15 @@ Then the transaction microbenchmarks of exF2FS's repository
 
 Each run goes to OUT/<mode>-<dbs>db/; a complete run there is reused
 (delete OUT to rerun). The tables are printed on stdout and written to
-OUT/table.md; with --doc, also into that file between its
+OUT/table.md, the measured headline figures to OUT/figures.json (for
+tools/repro.py's seed003 set); with --doc, also into that file between its
 "<!-- exf2fs-table begin -->" and "<!-- exf2fs-table end -->" lines.
 """
 import argparse
 import os
 import sys
 
-from runs import load_stats, run_config, stat
+from runs import load_stats, run_config, stat, write_figures
 
 MODES = ["delete", "truncate", "persist", "wal", "fs_tx"]
 LABEL = {"delete": "F2FS, DELETE", "truncate": "F2FS, TRUNCATE", "persist": "F2FS, PERSIST",
@@ -111,6 +112,22 @@ def tables(results, dbs_list):
     return "\n".join(lines) + "\n"
 
 
+def figures(results, dbs_list):
+    """The headline figures for OUT/figures.json: exF2FS against F2FS in
+    PERSIST mode (throughput per number of databases; write volume and mean
+    transaction latency, each F2FS / exF2FS, at the first number)."""
+    d0 = dbs_list[0]
+    ex, base = results[("fs_tx", d0)], results[(BASELINE, d0)]
+    return {
+        "throughput_ratio": [[f"{d} databases", ratio(results[("fs_tx", d)]["tps"], results[(BASELINE, d)]["tps"])]
+                             for d in dbs_list],
+        "write_volume_reduction": ratio(base["device_kib"], ex["device_kib"]),
+        "latency_reduction": ratio(base["lat_mean_ms"], ex["lat_mean_ms"]),
+        "syncs_per_txn_f2fs": base["syncs"],
+        "syncs_per_txn_exf2fs": ex["syncs"],
+    }
+
+
 MICRO = ["set", "atomic", "fsync"]
 MICRO_LABEL = {"set": "exF2FS transaction", "atomic": "F2FS atomic write", "fsync": "writes + fsync (not atomic)"}
 MULTI_AW_THREADS = [1, 2, 4, 8]
@@ -190,6 +207,7 @@ def main():
             run(a.bin, config_path(root, m), out, d, a.sets)
             results[(m, d)] = measures(load_stats(out))
     text = tables(results, dbs_list)
+    figs = figures(results, dbs_list)
     if not a.no_micro:
         tv, maw = {}, {}
         for m in MICRO:
@@ -203,6 +221,10 @@ def main():
                               f"workload.txbench.writes={MULTI_AW_PAGES // t}"])
             maw[t] = micro_measures(load_stats(out))
         text += "\n" + micro_tables(tv, maw)
+        figs["micro_tv_time_ratio"] = ratio(tv["set"]["run_s"], tv["atomic"]["run_s"])
+        if 1 in maw:
+            figs["micro_multi_aw_1_thread_ms"] = maw[1]["lat_us"] / 1e3
+    write_figures(a.out, figs)
     sys.stdout.write(text)
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write(text)

@@ -21,7 +21,7 @@ import argparse
 import os
 import sys
 
-from runs import load_stats, run_config, stat
+from runs import load_stats, replace_marked_block, run_config, stat, write_figures
 
 MODES = ["checkpoint", "journal"]
 
@@ -88,6 +88,26 @@ def fmt_ratio(x):
     if x != x:
         return "n/a"
     return "inf" if x == float("inf") else f"{x:.2f}x"
+
+
+def figures(rows):
+    """The headline figures, per workload, for OUT/figures.json."""
+    cp_rows = [(n, r) for n, r in rows if r["checkpoint"]["cp_time"] >= 0.1]
+    cp_call = [(n, r) for n, r in rows if r["checkpoint"]["cp_calls"] > 0]
+    return {
+        # checkpointing time, F2FS / F2FS-J, where F2FS checkpointed >= 0.1 s
+        "cp_time_ratio": [[n, ratio(r["checkpoint"]["cp_time"], r["journal"]["cp_time"])] for n, r in cp_rows],
+        # mean operation latency, F2FS-J vs F2FS, percent
+        "op_latency_change": [[n, (r["journal"]["lat_mean"] / r["checkpoint"]["lat_mean"] - 1) * 100]
+                              for n, r in rows if r["checkpoint"]["lat_mean"] > 0 and r["journal"]["lat_mean"] > 0],
+        # P90 latency (ms) of the calls that overlapped a checkpoint
+        "cp_call_p90_f2fs_ms": [[n, r["checkpoint"]["cp_call_p90"]] for n, r in cp_call],
+        # (F2FS-J: only where some call overlapped one of its checkpoints)
+        "cp_call_p90_f2fsj_ms": [[n, r["journal"]["cp_call_p90"]] for n, r in rows if r["journal"]["cp_calls"] > 0],
+        # checkpoints written, and seconds operations stalled behind them
+        "checkpoints_f2fs": [[n, r["checkpoint"]["cps"]] for n, r in rows],
+        "checkpoints_f2fsj": [[n, r["journal"]["cps"]] for n, r in rows],
+    }
 
 
 def main():
@@ -190,16 +210,9 @@ def main():
     text = "\n".join(lines) + "\n"
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write(text)
+    write_figures(a.out, figures(rows))
     if a.doc:
-        begin, end = "<!-- f2fsj-table begin -->", "<!-- f2fsj-table end -->"
-        with open(a.doc) as f:
-            doc = f.read()
-        if begin not in doc or end not in doc:
-            sys.exit(f"{a.doc}: no {begin} / {end} markers")
-        head, rest = doc.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        with open(a.doc, "w") as f:
-            f.write(head + begin + "\n" + text + end + tail)
+        replace_marked_block(a.doc, "f2fsj-table", text)
     sys.stdout.write(text)
 
 

@@ -2,6 +2,7 @@
 # Runs the ParaFS comparison of configs/parafs/ and writes its results table
 # (markdown) to OUT/table.md and stdout:
 #   tools/parafs_matrix.sh OUT [--quick] [--jobs N] [--bin BIN] [--doc FILE] [--set key=value ...]
+#                          [--workloads a,b] [--systems a,b]
 # --doc FILE: also write the tables into FILE between its lines
 # <!-- parafs_matrix:begin --> and <!-- parafs_matrix:end --> (docs/PARAFS.md).
 # The matrix: systems x workloads x channels x traffic.
@@ -20,13 +21,15 @@
 #              counts scale with the channels)
 #   traffic    heavy (the configs as they are), light (fewer operations;
 #              each parts/wl_*.yaml names its light setting)
-# --quick: 8 channels, heavy traffic only (45 runs, a few minutes).
+# --quick: 8 channels, heavy traffic only (45 runs; about 17 minutes of one
+# core). --workloads and --systems run a subset of the matrix (comma
+# separated names from the lists above).
 # Each run's folder OUT/<workload>-<traffic>-<N>ch/<system>/ holds its
 # stats.json and series.csv; a run whose folder is complete is kept (rerun
 # after an interruption continues), so delete OUT to start over.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { echo "usage: tools/parafs_matrix.sh OUT [--quick] [--jobs N] [--bin BIN] [--doc FILE] [--set key=value ...]" >&2; exit 2; }
+usage() { echo "usage: tools/parafs_matrix.sh OUT [--quick] [--jobs N] [--bin BIN] [--doc FILE] [--set key=value ...] [--workloads a,b] [--systems a,b]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 out=$1; shift
 case "$out" in -*) usage ;; esac
@@ -35,6 +38,8 @@ jobs=1
 quick=0
 doc=()
 sets=()
+only_workloads=
+only_systems=
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) [ $# -ge 2 ] || usage; bin=$2; shift 2 ;;
@@ -42,6 +47,8 @@ while [ $# -gt 0 ]; do
     --quick) quick=1; shift ;;
     --doc) [ $# -ge 2 ] || usage; doc=(--doc "$2"); shift 2 ;;
     --set) [ $# -ge 2 ] || usage; sets+=(--set "$2"); shift 2 ;;
+    --workloads) [ $# -ge 2 ] || usage; only_workloads=$2; shift 2 ;;
+    --systems) [ $# -ge 2 ] || usage; only_systems=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; usage ;;
   esac
 done
@@ -51,6 +58,19 @@ done
 systems=(f2fs_page f2fs_noipu f2fs_block f2fs_superblock f2fs_sb ext4 parafs_base parafs_mgc parafs)
 workloads=(randwrite fileserver postmark mobibench ycsb)
 if [ $quick = 1 ]; then channels=(8); traffics=(heavy); else channels=(8 16 32); traffics=(heavy light); fi
+# A subset: each name must be one of the list it narrows.
+narrow() {  # name-of-array "a,b"
+  local -n all=$1
+  local keep=() n
+  IFS=, read -ra want <<<"$2"
+  for n in "${want[@]}"; do
+    if [[ " ${all[*]} " != *" $n "* ]]; then echo "unknown ${1%s} '$n' (one of: ${all[*]})" >&2; exit 2; fi
+    keep+=("$n")
+  done
+  all=("${keep[@]}")
+}
+[ -z "$only_workloads" ] || narrow workloads "$only_workloads"
+[ -z "$only_systems" ] || narrow systems "$only_systems"
 
 # The workload's sizes for `ch` channels and the traffic (k = ch / 8).
 workload_sets() {  # workload traffic ch

@@ -1,63 +1,95 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Turn flashstack result folders into plots and one report page.
 
     tools/report.py OUT RUN [RUN ...] [--name LABEL ...] [--format png,svg] [--repro SETOUT ...]
+                    [--resample auto|SECONDS|none] [--agg mean|max|median|min] [--smooth N]
+                    [--percentiles p50,p99] [--only PATTERN,...] [--size WxH]
 
 Each RUN is a result folder (stats.json, and series.csv, config.yaml,
-run_info.json when present). OUT receives:
+run_info.json when present). OUT receives a figure per question a reader
+asks, each as .png/.svg/.pdf and its data as .csv:
 
-  cdf_<layer>.*           latency CDFs drawn from the histogram buckets in
-                          stats.json, one figure per layer (workload ops,
-                          workload file calls, fs, checkpoint, device,
-                          device queueing, and any other histogram by unit);
-                          one run: a line per histogram; several runs: a
-                          panel per histogram with a line per run
-  series.*                series.csv over time, a panel per column group
-                          (per-interval latency percentiles on a log time
-                          axis, per-interval write amplification, GC per
-                          interval; the *.lat.count columns are not drawn)
-  write_amplification.*   FS / FTL / end-to-end write amplification, and the
-                          end-to-end figure split into host data, FS
-                          metadata, FS cleaning and FTL GC copies
+  cdf_<layer>.*           how long do operations take: latency CDFs drawn
+                          from the histogram buckets in stats.json, one
+                          figure per layer (workload ops, workload file
+                          calls, fs, checkpoint, device, device queueing,
+                          and any other histogram by unit); one run: a line
+                          per histogram; several runs: a panel per
+                          histogram with a line per run
+  series_<question>.*     how does it evolve: series.csv over time, one
+                          figure per question (throughput, bandwidth,
+                          latency, dirty pages, write amplification,
+                          cleaning — left out when no run cleaned —,
+                          and one for the other columns),
+                          resampled to at most 200 points per line
+                          (--resample), the chosen latency percentiles
+                          (--percentiles) on a log axis; the *.lat.count
+                          columns are not drawn
+  write_amplification.*   where do the flash writes come from: FS / FTL /
+                          end-to-end write amplification, and the
+                          end-to-end figure split by origin (the file
+                          system's fs.written_by.*: data, metadata, journal,
+                          cleaning, checkpoint; then FTL GC copies)
   activity.*              checkpoints by reason, FS GC and FTL GC counts
+                          (statistics that are zero in every run left out,
+                          a panel with nothing left not drawn)
   compare.*               several runs: headline statistics normalized to
                           the first run (= 1.0)
   index.html              the runs (and whether each ran to its end or a
                           signal stopped it), their configuration
-                          differences, the headline numbers, the paper
-                          reproduction tables of --repro and every figure
-  repro.csv               with --repro: set,figure,paper,flashstack,verdict,note
+                          differences, the headline numbers with their
+                          units, the paper reproduction tables of --repro
+                          and every figure
+  repro.csv               with --repro: set,figure,source,paper,flashstack,verdict,note
 
 --repro SETOUT (repeatable) names the output folder of a paper
 reproduction set (`tools/repro.py run SET SETOUT`), whose verdicts.json
-the page shows as paper | flashstack | verdict.
+the page shows as paper | flashstack | verdict | note, or the output folder
+of `tools/repro.py all OUT`, whose every set it shows together.
 
-Every figure's data is also written as <basename>.csv, tidy: series,x,y.
-CDF rows have x in the histogram's own unit (ns for latencies) and y the
-fraction of samples at or below x, one row per non-empty bucket at its upper
-edge (clamped to the histogram's max) after a first row (min, 0). With
-several runs a series is named "<label>: <name>".
+Every figure's data is written as <basename>.csv, tidy: series,x,y, holding
+exactly what is drawn. CDF rows have x in the histogram's own unit (ns for
+latencies) and y the fraction of samples at or below x, one row per
+non-empty bucket at its upper edge (clamped to the histogram's max) after a
+first row (min, 0). Series rows have x the simulated time (s) at the end
+of a resampled interval and y the column's own unit (series.units.csv):
+--only PATTERN,... (fnmatch, e.g. "fs.op.*,workload.fs.fsync.*") keeps only
+the histograms (CDFs) and series.csv columns whose names match.
+--resample auto joins ceil(rows / 200) consecutive intervals of series.csv
+(SECONDS: as many as make that span; none: every interval), each joined
+value the --agg of the intervals' non-empty values (default mean), then a
+centred rolling mean over --smooth points (default 1: none). With several
+runs a series is named "<label>: <name>".
 
-Needs Debian's python3-matplotlib and python3-pandas; exits 2 on a missing
-folder, a missing stats.json or a file that is not JSON.
+Needs matplotlib and pandas (Debian's python3-matplotlib, python3-pandas;
+run under another python3, it reruns itself under /usr/bin/python3 when
+that has them); exits 2 on a missing folder, a missing stats.json or a file
+that is not JSON.
 """
-import argparse
-import csv
-import fnmatch
-import html
-import json
-import math
 import os
 import sys
 
-import matplotlib
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pydeps import need  # noqa: E402
+
+need("report.py", ["matplotlib", "pandas"])
+
+import argparse  # noqa: E402
+import csv  # noqa: E402
+import fnmatch  # noqa: E402
+import html  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
+import matplotlib.lines  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import pandas as pd  # noqa: E402
+from cycler import cycler  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_results import HEADLINE, flat_config, flat_stats, fmt  # noqa: E402
 
 # Histograms by layer, first match wins; "!" patterns exclude.
@@ -71,27 +103,44 @@ LAYERS = [
                                                                     "flash.wait.*"], []),
 ]
 
-# series.csv columns drawn in one panel together (names or fnmatch
-# patterns); any other column gets its own.
+# series.csv columns, one figure per question (names or fnmatch patterns);
+# the columns no question takes go into one figure of their own panels.
 SERIES_GROUPS = [
-    ("throughput (ops/s)", ["workload.ops", "workload.iops"]),
-    ("bandwidth (MB/s)", ["workload.MBps"]),
-    ("dirty pages", ["fs.dirty_nodes", "fs.dirty_data"]),
-    ("latency of each interval's operations", ["*.lat.p*"]),
-    ("write amplification per interval", ["fs.write_amplification", "ftl.write_amplification"]),
-    ("GC per interval (pages or blocks)", ["ftl.gc_copies", "ftl.erases", "fs.gc.moved"]),
+    ("throughput", "throughput (ops/s)", ["workload.ops", "workload.iops"]),
+    ("bandwidth", "bandwidth (MB/s)", ["workload.MBps"]),
+    ("latency", "latency of each interval's operations", ["*.lat.p*"]),
+    ("dirty", "dirty pages", ["fs.dirty_nodes", "fs.dirty_data"]),
+    ("write_amplification", "write amplification per interval", ["fs.write_amplification",
+                                                                  "ftl.write_amplification"]),
+    ("gc", "cleaning per interval (pages or blocks)", ["ftl.gc_copies", "ftl.erases", "fs.gc.moved"]),
 ]
 # Per-interval latency columns: drawn on a log axis in a time unit.
 SERIES_LATENCY = "*.lat.p*"
 # In series.csv but not drawn: how many values each interval's percentiles
-# describe (the throughput panel shows the same).
+# describe (the throughput figure shows the same).
 SERIES_HIDDEN = ["*.lat.count"]
+# Cleaning columns that are zero throughout every run (no GC happened) are
+# not drawn: an empty panel answers nothing.
+SERIES_ZERO_HIDDEN = ["ftl.gc_copies", "ftl.erases", "fs.gc.moved", "ftl.gc_copy_rate"]
+# Points per line at most when --resample is auto.
+SERIES_POINTS = 200
 
-FS_KINDS = [  # (part of the write-amplification breakdown, fs.io.written.* kinds)
-    ("host data", ["data"]),
-    ("FS metadata", ["node", "dentry", "meta", "cp"]),
-    ("FS cleaning", ["gc_data", "gc_node"]),
-]
+# The origins of the file system's flash writes (fs.written_by.<origin>),
+# in drawing order, with their labels.
+ORIGINS = [("data", "data"), ("metadata", "FS metadata"), ("journal", "FS journal"),
+           ("cleaning", "FS cleaning"), ("checkpoint", "FS checkpoint")]
+# Results written before fs.written_by existed: the origin of each
+# file system's own write counters.
+LEGACY_ORIGINS = {
+    "data": ["fs.io.written.data", "fs.blocks_written.data"],
+    "metadata": ["fs.io.written.node", "fs.io.written.dentry", "fs.io.written.meta", "fs.blocks_written.meta"],
+    "journal": ["fs.io.written.journal", "fs.blocks_written.journal"],
+    "cleaning": ["fs.io.written.gc_data", "fs.io.written.gc_node"],
+    "checkpoint": ["fs.io.written.cp"],
+}
+
+# Lines differ by colour first, then by dash: 40 distinct styles.
+STYLES = cycler(linestyle=["-", "--", ":", "-."]) * cycler(color=list(plt.get_cmap("tab10").colors))
 
 COMPARE = [  # (label, statistic name in flat_stats form)
     ("ops/s", "workload.ops_per_sec"), ("IOPS", "workload.iops"), ("bandwidth", "workload.bw"),
@@ -180,11 +229,52 @@ def time_scale(unit, largest):
     return 1.0, "ns"
 
 
+def legend(ax):
+    """The legend beside the axes, never over the data."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
+
+
+def label_log_axis(axis, lo, hi):
+    """A log axis spanning less than a decade has no major tick to label:
+    label its minor ticks (2, 3, ... x 10^k) instead."""
+    if lo > 0 and hi > 0 and hi / lo < 10:
+        # matplotlib's own choice: every minor tick under 0.4 decades, 2, 3, 5 x 10^k up to one.
+        axis.set_minor_formatter(matplotlib.ticker.LogFormatterSciNotation(labelOnlyBase=False,
+                                                                           minor_thresholds=(1, 0.4)))
+    else:
+        axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def finish_log_axes(ax):
+    if ax.get_xscale() == "log":
+        label_log_axis(ax.xaxis, *ax.get_xlim())
+    if ax.get_yscale() == "log":
+        label_log_axis(ax.yaxis, *ax.get_ylim())
+
+
+def run_style(runs, run):
+    """The colour and dash of a run in figures with a panel per statistic."""
+    styles = list(STYLES)
+    return styles[runs.index(run) % len(styles)]
+
+
 class Writer:
-    def __init__(self, out, formats):
+    def __init__(self, out, formats, size=(6.4, 3.6)):
         self.out = out
         self.formats = formats
+        self.size = size  # inches of one panel
         self.figures = []  # (basename, title)
+
+    def figure(self, nrows=1, ncols=1, scale=(1.0, 1.0)):
+        """A figure of nrows x ncols panels of --size each (scaled), laid out
+        so that titles, labels and outside legends do not overlap."""
+        w, h = self.size
+        fig, grid = plt.subplots(nrows, ncols, figsize=(w * scale[0] * ncols, h * scale[1] * nrows), squeeze=False,
+                                 layout="constrained")
+        for ax in grid.flat:
+            ax.set_prop_cycle(STYLES)
+        return fig, grid
 
     def save(self, fig, base, title, rows):
         with open(os.path.join(self.out, base + ".csv"), "w", newline="") as f:
@@ -193,7 +283,8 @@ class Writer:
             for row in rows:
                 w.writerow(["" if (isinstance(v, float) and math.isnan(v)) else v for v in row])
         fig.suptitle(title)
-        fig.tight_layout()
+        for ax in fig.axes:
+            finish_log_axes(ax)
         for ext in self.formats:
             fig.savefig(os.path.join(self.out, f"{base}.{ext}"), dpi=100, metadata={"Date": None}
                         if ext == "svg" else None)
@@ -205,11 +296,18 @@ def series_name(runs, run, name):
     return name if len(runs) == 1 else f"{run.label}: {name}"
 
 
-def plot_cdfs(w, runs):
+def chosen(name, only):
+    """--only: no patterns keep everything."""
+    return not only or any(fnmatch.fnmatchcase(name, p) for p in only)
+
+
+def plot_cdfs(w, runs, only=()):
     layers = {}  # layer -> {hist name: unit}
     skipped = []
     for run in runs:
         for name, h in sorted(run.histograms().items()):
+            if not chosen(name, only):
+                continue
             if "buckets" not in h:
                 skipped.append(f"{run.label}: {name}")
                 continue
@@ -227,12 +325,12 @@ def plot_cdfs(w, runs):
         div, shown = time_scale(unit, largest)
         rows = []
         if len(runs) == 1:
-            fig, ax = plt.subplots(figsize=(9, 5.5))
-            axes = {n: ax for n in names}
+            fig, grid = w.figure(scale=(1.3, 1.4))
+            axes = {n: grid[0][0] for n in names}
         else:
             cols = min(3, len(names))
             nrows = (len(names) + cols - 1) // cols
-            fig, grid = plt.subplots(nrows, cols, figsize=(4.5 * cols, 3.4 * nrows), squeeze=False)
+            fig, grid = w.figure(nrows, cols, scale=(0.8, 1.0))
             axes = {n: grid[i // cols][i % cols] for i, n in enumerate(names)}
             for i in range(len(names), nrows * cols):
                 grid[i // cols][i % cols].set_visible(False)
@@ -250,71 +348,141 @@ def plot_cdfs(w, runs):
                 start = max((y for x, y in pts if x <= 0), default=None)
                 if start is not None:
                     shown_pts.insert(0, (shown_pts[0][0], start))
+                # One style per run in every panel (several runs), so a run keeps its colour.
+                style = {} if len(runs) == 1 else run_style(runs, run)
                 ax.step([x / div for x, _ in shown_pts], [y for _, y in shown_pts], where="post",
-                        label=n if len(runs) == 1 else run.label)
+                        label=n if len(runs) == 1 else run.label, **style)
             if len(runs) > 1:
                 ax.set_title(n, fontsize=9)
-        for ax in set(axes.values()):
+        for i, ax in enumerate(set(axes.values())):
             ax.set_xscale("log")
-            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
             ax.set_ylim(0, 1.02)
             ax.set_xlabel(f"value ({shown})" if shown else "value")
             ax.set_ylabel("cumulative fraction")
             ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=7)
+            if len(runs) == 1:
+                legend(ax)
+            elif ax is axes[names[0]]:  # every run, whichever panels it has a line in
+                handles = [matplotlib.lines.Line2D([], [], **run_style(runs, r)) for r in runs]
+                ax.legend(handles, [r.label for r in runs], fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                          borderaxespad=0.0, frameon=False)
         w.save(fig, f"cdf_{key}", f"CDF: {titles.get(key, key.replace('_', ' '))}", rows)
     return skipped
 
 
-def plot_series(w, runs):
+class Resample:
+    """How series.csv is thinned before drawing (--resample, --agg, --smooth)."""
+
+    def __init__(self, every="auto", agg="mean", smooth=1):
+        self.every, self.agg, self.smooth = every, agg, smooth
+
+    def rows_per_point(self, times):
+        n = len(times)
+        if self.every == "none" or n == 0:
+            return 1
+        if self.every == "auto":
+            return max(1, math.ceil(n / SERIES_POINTS))
+        step = (times.iloc[-1] - times.iloc[0]) / (n - 1) if n > 1 else 0.0
+        return max(1, int(round(float(self.every) / step))) if step > 0 else 1
+
+    def describe(self, times):
+        k = self.rows_per_point(times)
+        if k == 1 and self.smooth == 1:
+            return ""
+        step = (times.iloc[-1] - times.iloc[0]) / (len(times) - 1) if len(times) > 1 else 0.0
+        parts = []
+        if k > 1:
+            parts.append(f"{self.agg} over {fmt(k * step)} s")
+        if self.smooth > 1:
+            parts.append(f"rolling mean of {self.smooth}")
+        return ", ".join(parts)
+
+    def apply(self, times, values):
+        """[(t, v)]: consecutive groups of rows_per_point intervals, t the end
+        of the group's last interval, v the --agg of its non-empty values
+        (groups without any left out), then the rolling mean."""
+        k = self.rows_per_point(times)
+        frame = pd.DataFrame({"t": times.values, "v": values.values})
+        frame["g"] = [i // k for i in range(len(frame))]
+        grouped = frame.groupby("g")
+        t = grouped["t"].last()
+        v = getattr(grouped["v"], self.agg)()
+        out = pd.DataFrame({"t": t, "v": v}).dropna()
+        if self.smooth > 1:
+            out["v"] = out["v"].rolling(self.smooth, center=True, min_periods=1).mean()
+        return list(zip(out["t"].tolist(), out["v"].tolist()))
+
+
+def series_columns(with_series, percentiles, only=()):
+    columns = []
+    for r in with_series:
+        for c in r.series.columns:
+            if c == "time_s" or c in columns or any(fnmatch.fnmatchcase(c, p) for p in SERIES_HIDDEN):
+                continue
+            if not chosen(c, only):
+                continue
+            if fnmatch.fnmatchcase(c, SERIES_LATENCY) and percentiles and c.rsplit(".", 1)[-1] not in percentiles:
+                continue
+            if c in SERIES_ZERO_HIDDEN and not any(c in x.series.columns and (x.series[c].fillna(0) != 0).any()
+                                                   for x in with_series):
+                continue
+            columns.append(c)
+    return columns
+
+
+def plot_series(w, runs, resample, percentiles, only=()):
+    """One figure per question of SERIES_GROUPS, then one of the other
+    columns (a panel each)."""
     with_series = [r for r in runs if r.series is not None and "time_s" in r.series.columns]
     if not with_series:
         return
-    columns = []
-    for r in with_series:
-        columns += [c for c in r.series.columns
-                    if c != "time_s" and c not in columns and
-                    not any(fnmatch.fnmatchcase(c, p) for p in SERIES_HIDDEN)]
-    panels = []
+    columns = series_columns(with_series, percentiles, only)
+    figures = []
     grouped = set()
-    for title, members in SERIES_GROUPS:
+    for key, title, members in SERIES_GROUPS:
         present = [c for c in columns if c not in grouped and any(fnmatch.fnmatchcase(c, m) for m in members)]
         if present:
-            panels.append((title, present))
+            figures.append((key, title, [(title, present)]))
             grouped.update(present)
-    panels += [(c, [c]) for c in columns if c not in grouped]
-    cols = 2 if len(panels) > 1 else 1
-    nrows = (len(panels) + cols - 1) // cols
-    fig, grid = plt.subplots(nrows, cols, figsize=(6.5 * cols, 3.0 * nrows), squeeze=False)
-    rows = []
-    for i, (title, members) in enumerate(panels):
-        ax = grid[i // cols][i % cols]
-        latency = all(fnmatch.fnmatchcase(c, SERIES_LATENCY) for c in members)
-        div, unit = 1.0, ""
-        if latency:
-            largest = max((r.series[c].max() for r in with_series for c in members
-                           if c in r.series.columns and r.series[c].notna().any()), default=0)
-            div, unit = time_scale("ns", largest)
-        for r in with_series:
-            for c in members:
-                if c not in r.series.columns:
-                    continue
-                label = series_name(runs, r, c)
-                ax.plot(r.series["time_s"], r.series[c] / div, label=label, linewidth=1)
-                # The CSV keeps the column's own unit; an empty cell (an
-                # interval with nothing to describe) has no row.
-                rows += [(label, t, v) for t, v in zip(r.series["time_s"], r.series[c]) if not pd.isna(v)]
-        ax.set_title(title, fontsize=9)
-        ax.set_xlabel("simulated time (s)")
-        if latency:
-            ax.set_ylabel(unit)
-            if all((r.series[c].dropna() > 0).all() for r in with_series for c in members if c in r.series.columns):
-                ax.set_yscale("log")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-    for i in range(len(panels), nrows * cols):
-        grid[i // cols][i % cols].set_visible(False)
-    w.save(fig, "series", "Over time (series.csv)", rows)
+    others = [(c, [c]) for c in columns if c not in grouped]
+    if others:
+        figures.append(("other", "other series", others))
+    how = resample.describe(with_series[0].series["time_s"])
+    for key, title, panels in figures:
+        cols = 2 if len(panels) > 1 else 1
+        nrows = (len(panels) + cols - 1) // cols
+        fig, grid = w.figure(nrows, cols)
+        rows = []
+        for i, (panel, members) in enumerate(panels):
+            ax = grid[i // cols][i % cols]
+            latency = all(fnmatch.fnmatchcase(c, SERIES_LATENCY) for c in members)
+            div, unit = 1.0, ""
+            drawn = []
+            for r in with_series:
+                for c in members:
+                    if c not in r.series.columns:
+                        continue
+                    label = series_name(runs, r, c)
+                    pts = resample.apply(r.series["time_s"], r.series[c])
+                    drawn.append((label, pts))
+                    # The CSV holds what is drawn, in the column's own unit.
+                    rows += [(label, t, v) for t, v in pts]
+            if latency:
+                div, unit = time_scale("ns", max((v for _, pts in drawn for _, v in pts), default=0))
+            for label, pts in drawn:
+                ax.plot([t for t, _ in pts], [v / div for _, v in pts], label=label, linewidth=1)
+            if len(panels) > 1:
+                ax.set_title(panel, fontsize=9)
+            ax.set_xlabel("simulated time (s)")
+            if latency:
+                ax.set_ylabel(unit)
+                if drawn and all(v > 0 for _, pts in drawn for _, v in pts):
+                    ax.set_yscale("log")
+            ax.grid(True, which="both" if latency else "major", alpha=0.3)
+            legend(ax)
+        for i in range(len(panels), nrows * cols):
+            grid[i // cols][i % cols].set_visible(False)
+        w.save(fig, f"series_{key}", f"Over time: {title}" + (f" ({how})" if how else ""), rows)
 
 
 def bars(ax, groups, runs, values, title, ylabel, stacked=False):
@@ -330,25 +498,37 @@ def bars(ax, groups, runs, values, title, ylabel, stacked=False):
     ax.set_ylabel(ylabel)
     ax.grid(True, axis="y", alpha=0.3)
     if len(runs) > 1:
-        ax.legend(fontsize=7)
+        legend(ax)
+
+
+def written_by(run):
+    """origin -> 4 KiB blocks the file system wrote, from fs.written_by.*
+    (or, in results older than it, the file system's own counters); {} when
+    the run has neither."""
+    if any(run.value(f"fs.written_by.{o}") is not None for o, _ in ORIGINS):
+        return {o: run.value(f"fs.written_by.{o}") or 0 for o, _ in ORIGINS}
+    legacy = {o: sum(run.value(n) or 0 for n in names) for o, names in LEGACY_ORIGINS.items()}
+    return legacy if any(legacy.values()) else {}
 
 
 def wa_breakdown(run):
-    """part -> flash page writes per page the application wrote, summing to the
-    end-to-end write amplification; {} when the run has no FTL figure."""
+    """part label -> flash page writes per page the application wrote,
+    summing to the end-to-end write amplification; {} when the run has no
+    FTL figure."""
     ftl_wa = run.value("ftl.write_amplification")
     if ftl_wa is None:
         return {}
     fs_wa = run.value("fs.write_amplification")
-    written = run.value("fs.blocks_written")
+    origins = written_by(run)
+    total = sum(origins.values())
     parts = {}
-    if fs_wa and written:
-        app_blocks = written / fs_wa
-        for part, kinds in FS_KINDS:
-            parts[part] = sum(run.value(f"fs.io.written.{k}") or 0 for k in kinds) / app_blocks
-    else:
+    if fs_wa and total:
+        app_blocks = total / fs_wa
+        for o, label in ORIGINS:
+            parts[label] = origins.get(o, 0) / app_blocks
+    else:  # no file system: the host's writes reach the device as they are
         fs_wa = 1.0
-        parts["host data"] = 1.0
+        parts["data"] = 1.0
     parts["FTL GC copies"] = fs_wa * (ftl_wa - 1) if ftl_wa > 0 else 0.0
     return parts
 
@@ -359,13 +539,14 @@ def plot_write_amplification(w, runs):
     breakdowns = [wa_breakdown(r) for r in runs]
     if not names and not any(breakdowns):
         return
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, grid = w.figure(1, 2, scale=(0.9, 1.2))
+    left, right = grid[0]
     rows = []
     values = [{n: r.value(n) for n in names} for r in runs]
     for r, v in zip(runs, values):
         rows += [(n, r.label, v[n]) for n in names if v[n] is not None]
     bars(left, names, runs, values, "write amplification by layer", "ratio")
-    parts = [p for p, _ in FS_KINDS] + ["FTL GC copies"]
+    parts = [label for _, label in ORIGINS] + ["FTL GC copies"]
     bottom = [0.0] * len(runs)
     for p in parts:
         ys = [b.get(p, 0.0) for b in breakdowns]
@@ -376,7 +557,7 @@ def plot_write_amplification(w, runs):
         rows += [(p, r.label, y) for r, y in zip(runs, ys)]
     right.set_title("flash writes per application write, by origin", fontsize=9)
     right.set_ylabel("pages per application page")
-    right.legend(fontsize=7)
+    legend(right)
     right.grid(True, axis="y", alpha=0.3)
     w.save(fig, "write_amplification", "Write amplification", rows)
 
@@ -386,13 +567,14 @@ def plot_activity(w, runs):
     for title, patterns in [("checkpoints by reason", ["fs.cp.reason.*"]),
                             ("FS garbage collection", ["fs.gc.victims_*", "fs.gc.moved_*", "fs.gc.sections_freed"]),
                             ("FTL garbage collection", ["ftl.gc_runs_*", "ftl.gc_copies", "ftl.erases"])]:
+        # A statistic zero in every run (no GC in any) says nothing: left out.
         names = sorted({n for r in runs for n in r.stats for p in patterns if fnmatch.fnmatchcase(n, p)
-                        and r.value(n) is not None})
+                        and r.value(n) is not None and any(x.value(n) for x in runs)})
         if names:
             panels.append((title, names))
     if not panels:
         return
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.5), squeeze=False)
+    fig, axes = w.figure(1, len(panels), scale=(0.8, 1.2))
     rows = []
     for ax, (title, names) in zip(axes[0], panels):
         values = [{n: r.value(n) for n in names} for r in runs]
@@ -408,7 +590,8 @@ def plot_compare(w, runs):
     chosen = [(label, n) for label, n in COMPARE if base.get(n)]
     if not chosen:
         return
-    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(chosen)), 4.5))
+    fig, grid = w.figure(scale=(max(1.0, 0.2 * len(chosen)), 1.2))
+    ax = grid[0][0]
     rows = []
     values = []
     for r in runs:
@@ -424,31 +607,39 @@ def plot_compare(w, runs):
 
 
 def load_repro(folders):
-    """The verdicts.json of each --repro folder: [(folder, doc)]."""
+    """The verdicts.json of each --repro folder (a set's output), or of each
+    set in it (the output of `tools/repro.py all`): [(folder, doc)]."""
     out = []
     for f in folders:
         path = os.path.join(f, "verdicts.json")
-        try:
-            with open(path) as fh:
-                doc = json.load(fh)
-        except OSError:
-            raise ReportError(f"{path}: no verdicts (run tools/repro.py run SET {f} first)")
-        except ValueError as e:
-            raise ReportError(f"{path}: not JSON: {e}")
-        if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
-            raise ReportError(f"{path}: no rows")
-        out.append((f, doc))
+        paths = [path]
+        if not os.path.exists(path) and os.path.isdir(f):
+            paths = sorted(os.path.join(f, d, "verdicts.json") for d in os.listdir(f)
+                           if os.path.isfile(os.path.join(f, d, "verdicts.json")))
+            if not paths:
+                paths = [path]
+        for path in paths:
+            try:
+                with open(path) as fh:
+                    doc = json.load(fh)
+            except OSError:
+                raise ReportError(f"{path}: no verdicts (run tools/repro.py run SET {f} first)")
+            except ValueError as e:
+                raise ReportError(f"{path}: not JSON: {e}")
+            if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
+                raise ReportError(f"{path}: no rows")
+            out.append((os.path.dirname(path), doc))
     return out
 
 
 def write_repro_csv(w, repro):
     with open(os.path.join(w.out, "repro.csv"), "w", newline="") as f:
         c = csv.writer(f)
-        c.writerow(["set", "figure", "paper", "flashstack", "verdict", "note"])
+        c.writerow(["set", "figure", "source", "paper", "flashstack", "verdict", "note"])
         for _, doc in repro:
             for r in doc["rows"]:
-                c.writerow([doc.get("title", ""), r.get("figure", ""), r.get("paper", ""), r.get("flashstack", ""),
-                            r.get("verdict", ""), r.get("note", "")])
+                c.writerow([doc.get("title", ""), r.get("figure", ""), r.get("source", ""), r.get("paper", ""),
+                            r.get("flashstack", ""), r.get("verdict", ""), r.get("note", "")])
 
 
 def write_index(w, runs, skipped, repro=()):
@@ -480,20 +671,26 @@ def write_index(w, runs, skipped, repro=()):
             out.append("<p>identical</p>")
     names = sorted(n for n in set().union(*(r.flat for r in runs))
                    if any(fnmatch.fnmatchcase(n, p) for p in HEADLINE) or n in {c for _, c in COMPARE})
-    out.append("<h2>Headline numbers</h2><table><tr><th>statistic</th>" +
+    out.append("<h2>Headline numbers</h2><table><tr><th>statistic</th><th>unit</th>" +
                "".join(f"<th>{e(r.label)}</th>" for r in runs) + "</tr>")
     for n in names:
-        out.append(f"<tr><td>{e(n)}</td>" +
+        out.append(f"<tr><td>{e(n)}</td><td>{e(unit_of(runs, n))}</td>" +
                    "".join(f"<td>{e(fmt(r.flat[n]) if n in r.flat else '-')}</td>" for r in runs) + "</tr>")
     out.append("</table>")
     for folder, doc in repro:
         out.append(f"<h2>Paper reproduction: {e(str(doc.get('title', folder)))}</h2>")
         if doc.get("source"):
             out.append(f"<p>{e(str(doc['source']))}</p>")
+        if doc.get("size"):
+            wall = doc.get("wall_seconds")
+            out.append(f"<p>size: {e(str(doc['size']))}" + (f", wall time {wall:.0f} s" if wall is not None else "")
+                       + "</p>")
         out.append("<table><tr><th>figure</th><th>paper</th><th>flashstack</th><th>verdict</th><th>note</th></tr>")
         for r in doc["rows"]:
-            out.append("<tr>" + "".join(f"<td>{e(str(r.get(k, '')))}</td>"
-                                        for k in ("figure", "paper", "flashstack", "verdict", "note")) + "</tr>")
+            figure = r.get("figure", "") + (f" [{r['source']}]" if r.get("source") else "")
+            out.append("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in
+                                        (figure, r.get("paper", ""), r.get("flashstack", ""), r.get("verdict", ""),
+                                         r.get("note", ""))) + "</tr>")
         out.append("</table>")
     if skipped:
         out.append("<p>No buckets in stats.json (written before histograms exported them), no CDF for: " +
@@ -508,6 +705,38 @@ def write_index(w, runs, skipped, repro=()):
     out.append("</body></html>")
     with open(os.path.join(w.out, "index.html"), "w") as f:
         f.write("\n".join(out) + "\n")
+
+
+def unit_of(runs, name):
+    """The unit stats.json gives a headline statistic (name.p99: its histogram's)."""
+    for r in runs:
+        for n in (name, name.rsplit(".", 1)[0]):
+            s = r.stats.get(n)
+            if isinstance(s, dict) and s.get("unit"):
+                return s["unit"]
+    return ""
+
+
+def parse_size(text):
+    try:
+        w, h = (float(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise ReportError(f"--size {text}: WIDTHxHEIGHT in inches, e.g. 6.4x3.6")
+    if not (0.5 <= w <= 50 and 0.5 <= h <= 50):
+        raise ReportError(f"--size {text}: each side between 0.5 and 50 inches")
+    return w, h
+
+
+def parse_resample(text):
+    if text in ("auto", "none"):
+        return text
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1
+    if v <= 0:
+        raise ReportError(f"--resample {text}: auto, none or a positive number of seconds")
+    return text
 
 
 def labels_for(folders, names):
@@ -530,19 +759,34 @@ def main(argv=None):
     p.add_argument("--format", default="png,svg", help="figure formats, comma separated (png, svg, pdf)")
     p.add_argument("--repro", action="append", default=[],
                    help="output folder of tools/repro.py run (its verdicts.json), repeatable")
+    p.add_argument("--resample", default="auto",
+                   help="series: auto (at most 200 points a line), none, or seconds per point")
+    p.add_argument("--agg", default="mean", choices=["mean", "max", "median", "min"],
+                   help="series: how the intervals joined into one point combine")
+    p.add_argument("--smooth", type=int, default=1, help="series: centred rolling mean over N points (1: none)")
+    p.add_argument("--percentiles", default="p50,p99",
+                   help="series: the per-interval latency percentiles drawn (comma separated; 'all')")
+    p.add_argument("--size", default="6.4x3.6", help="inches of one panel, WIDTHxHEIGHT")
+    p.add_argument("--only", default="", help="CDFs and series: only statistics matching these fnmatch patterns")
     a = p.parse_args(argv)
     formats = [f for f in a.format.split(",") if f]
     try:
         for f in formats:
             if f not in ("png", "svg", "pdf"):
                 raise ReportError(f"unknown --format {f}; choices: png, svg, pdf")
+        size = parse_size(a.size)
+        resample = Resample(parse_resample(a.resample), a.agg, a.smooth)
+        if a.smooth < 1:
+            raise ReportError(f"--smooth {a.smooth}: 1 or more")
+        percentiles = [] if a.percentiles == "all" else [q for q in a.percentiles.split(",") if q]
         runs = [Run(f, label) for f, label in zip(a.runs, labels_for(a.runs, a.name))]
         repro = load_repro(a.repro)
         os.makedirs(a.out, exist_ok=True)
         plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "flashstack"})
-        w = Writer(a.out, formats)
-        skipped = plot_cdfs(w, runs)
-        plot_series(w, runs)
+        w = Writer(a.out, formats, size)
+        only = [x for x in a.only.split(",") if x]
+        skipped = plot_cdfs(w, runs, only)
+        plot_series(w, runs, resample, percentiles, only)
         plot_write_amplification(w, runs)
         plot_activity(w, runs)
         if len(runs) > 1:

@@ -1,13 +1,17 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Tests of tools/report.py on small real runs.
 
     tools/report_test.py FLASHSTACK_BINARY
 
-Runs a short quickstart and two short varmail runs (default F2FS and one
-in LFS mode), reports them, and checks that the CDFs
-are the exported buckets (their nearest-rank percentiles are stats.json's),
-that every plot's CSV holds the expected series, that the figures exist and
-name their series, and that bad input exits 2.
+Runs a short quickstart, two short varmail runs (default F2FS and one in
+LFS mode) and the same varmail on ext4, reports them, and checks that the
+numbers drawn are the numbers measured: the CDFs are the exported buckets
+(their nearest-rank percentiles are stats.json's), the series figures hold
+series.csv's values (resampled by the stated rule), the write-amplification
+figure holds stats.json's figures and its split by origin the file
+system's fs.written_by.* (F2FS and ext4 alike), the activity figure its
+counters; that the figures exist and name their series, the headline table
+has units, and that bad input exits 2.
 """
 import csv
 import json
@@ -20,6 +24,10 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from pydeps import need  # noqa: E402
+
+need("report_test.py", ["matplotlib", "pandas"])
 ROOT = os.path.dirname(HERE)
 REPORT = os.path.join(HERE, "report.py")
 BINARY = None
@@ -67,9 +75,16 @@ class ReportTest(unittest.TestCase):
                         "ftl.precondition.enabled=false")
         cls.mail_a = run("configs/filebench/varmail.yaml", "mail_a", "run.max_time=0.2s")
         cls.mail_b = run("configs/filebench/varmail.yaml", "mail_b", "run.max_time=0.2s", "fs.f2fs.mode=lfs")
+        cls.mail_ext4 = run("configs/filebench/varmail.yaml", "mail_ext4", "run.max_time=0.2s", "fs.kind=ext4")
         cls.single = os.path.join(t, "report_single")
         cls.multi = os.path.join(t, "report_multi")
-        for args in ([cls.single, cls.quick], [cls.multi, cls.mail_a, cls.mail_b, "--name", "base", "--name", "lfs"]):
+        cls.pair = os.path.join(t, "report_pair")
+        cls.coarse = os.path.join(t, "report_coarse")
+        for args in ([cls.single, cls.quick], [cls.multi, cls.mail_a, cls.mail_b, "--name", "base", "--name", "lfs"],
+                     [cls.pair, cls.mail_a, cls.mail_ext4, "--name", "f2fs", "--name", "ext4", "--format", "png"],
+                     [cls.coarse, cls.mail_a, "--resample", "0.05", "--agg", "max", "--percentiles", "p99",
+                      "--format", "png", "--size", "5x3"],
+                     [os.path.join(t, "report_only"), cls.mail_a, "--only", "fs.op.*,workload.ops", "--format", "png"]):
             p = subprocess.run([sys.executable, REPORT] + args, capture_output=True, text=True)
             if p.returncode != 0:
                 raise AssertionError(f"report.py {args} exited {p.returncode}: {p.stderr}")
@@ -145,19 +160,39 @@ class ReportTest(unittest.TestCase):
         # Empty histograms are left out.
         self.assertNotIn("flash.latency.erase", device)
 
+    def series_figures(self, report):
+        out = {}
+        for f in sorted(os.listdir(report)):
+            if f.startswith("series_") and f.endswith(".csv"):
+                out.update(read_csv(os.path.join(report, f)))
+        return out
+
+    def series_rows(self, run):
+        with open(os.path.join(run, "series.csv"), newline="") as f:
+            return list(csv.DictReader(f))
+
     def test_series_over_time(self):
         for report, runs, prefix in ((self.single, [self.quick], [""]),
-                                     (self.multi, [self.mail_a, self.mail_b], ["base: ", "lfs: "])):
-            got = read_csv(os.path.join(report, "series.csv"))
+                                     (self.multi, [self.mail_a, self.mail_b], ["base: ", "lfs: "]),
+                                     (self.pair, [self.mail_a, self.mail_ext4], ["f2fs: ", "ext4: "])):
+            got = self.series_figures(report)
             for run, pre in zip(runs, prefix):
                 with open(os.path.join(run, "series.csv"), newline="") as f:
                     rows = list(csv.DictReader(f))
                 self.assertGreater(len(rows), 5)
+                self.assertLessEqual(len(rows), 200)  # auto resampling keeps every interval
                 for column in rows[0]:
                     if column == "time_s":
                         continue
                     pts = got.get(pre + column)
-                    if column.endswith(".lat.count"):  # not drawn
+                    # Not drawn: the sample counts, and percentiles other than p50 and p99 by default.
+                    if column.endswith(".lat.count") or (".lat.p" in column and
+                                                         not column.endswith((".p50", ".p99"))):
+                        self.assertIsNone(pts, column)
+                        continue
+                    # A cleaning column zero throughout every run of the report is not drawn.
+                    if column in ("ftl.gc_copies", "ftl.erases", "fs.gc.moved", "ftl.gc_copy_rate") and all(
+                            all(float(r.get(column) or 0) == 0 for r in self.series_rows(x)) for x in runs):
                         self.assertIsNone(pts, column)
                         continue
                     # Every non-empty cell, in the column's own unit (a column
@@ -167,22 +202,107 @@ class ReportTest(unittest.TestCase):
                 # The per-interval latency and write amplification columns are drawn.
                 self.assertTrue(any(c.endswith(".lat.p99") for c in rows[0]))
                 self.assertIn(pre + "ftl.write_amplification", got)
+            # One figure per question.
+            for question in ("throughput", "latency", "write_amplification"):
+                self.assertTrue(os.path.exists(os.path.join(report, f"series_{question}.csv")), question)
 
-    def test_write_amplification_and_activity(self):
-        wa = read_csv(os.path.join(self.multi, "write_amplification.csv"))
-        for run, label in ((self.mail_a, "base"), (self.mail_b, "lfs")):
-            st = self.stats(run)
-            got = dict(wa["fs.write_amplification"])
-            self.assertAlmostEqual(float(got[label]), st["fs.write_amplification"]["value"])
-            # The breakdown sums to the end-to-end write amplification.
-            parts = sum(float(dict(wa[p]).get(label, 0)) for p in ("host data", "FS metadata", "FS cleaning",
-                                                                    "FTL GC copies") if p in wa)
-            self.assertAlmostEqual(parts, st["fs.write_amplification_end_to_end"]["value"])
+    def test_series_resampled_by_the_stated_rule(self):
+        # --resample 0.05 on 10 ms intervals: groups of 5 consecutive rows,
+        # each drawn at its last row's time with the max of its non-empty values.
+        got = self.series_figures(self.coarse)
+        with open(os.path.join(self.mail_a, "series.csv"), newline="") as f:
+            rows = list(csv.DictReader(f))
+        checked = 0
+        for column in rows[0]:
+            if column == "time_s" or column.endswith(".lat.count"):
+                continue
+            if column in ("ftl.gc_copies", "ftl.erases", "fs.gc.moved", "ftl.gc_copy_rate") and all(
+                    float(r[column] or 0) == 0 for r in rows):
+                self.assertNotIn(column, got)  # no cleaning: not drawn
+                continue
+            if column.endswith(".lat.p50"):  # --percentiles p99 leaves it out
+                self.assertNotIn(column, got)
+                continue
+            want = []
+            for i in range(0, len(rows), 5):
+                group = rows[i:i + 5]
+                vals = [float(r[column]) for r in group if r[column] != ""]
+                if vals:
+                    want.append((float(group[-1]["time_s"]), max(vals)))
+            pts = [(float(x), float(y)) for x, y in got.get(column, [])]
+            self.assertEqual(pts, want, column)
+            checked += 1
+        self.assertGreater(checked, 5)
+        self.assertTrue(any(c.endswith(".lat.p99") for c in got), sorted(got))
+        with open(os.path.join(self.coarse, "index.html")) as f:
+            self.assertIn("max over 0.05 s", f.read())
+
+    def test_write_amplification_by_origin_for_f2fs_and_ext4(self):
+        origins = {"data": "data", "metadata": "FS metadata", "journal": "FS journal", "cleaning": "FS cleaning",
+                   "checkpoint": "FS checkpoint"}
+        for report, runs in ((self.multi, ((self.mail_a, "base"), (self.mail_b, "lfs"))),
+                             (self.pair, ((self.mail_a, "f2fs"), (self.mail_ext4, "ext4")))):
+            wa = read_csv(os.path.join(report, "write_amplification.csv"))
+            for run, label in runs:
+                st = self.stats(run)
+                for name in ("fs.write_amplification", "ftl.write_amplification",
+                             "fs.write_amplification_end_to_end"):
+                    self.assertAlmostEqual(float(dict(wa[name])[label]), st[name]["value"], msg=f"{label} {name}")
+                # Each origin's part is its fs.written_by blocks per application block.
+                written = {o: st[f"fs.written_by.{o}"]["value"] for o in origins}
+                app_blocks = sum(written.values()) / st["fs.write_amplification"]["value"]
+                for o, part in origins.items():
+                    got = float(dict(wa.get(part, [])).get(label, 0))
+                    self.assertAlmostEqual(got, written[o] / app_blocks, msg=f"{label} {o}")
+                ftl = float(dict(wa["FTL GC copies"]).get(label, 0)) if "FTL GC copies" in wa else 0.0
+                self.assertAlmostEqual(ftl, st["fs.write_amplification"]["value"] *
+                                       (st["ftl.write_amplification"]["value"] - 1), msg=label)
+                # The parts sum to the end-to-end write amplification.
+                parts = sum(float(dict(wa[p]).get(label, 0)) for p in list(origins.values()) + ["FTL GC copies"]
+                            if p in wa)
+                self.assertAlmostEqual(parts, st["fs.write_amplification_end_to_end"]["value"], msg=label)
+        # ext4's journal shows: its split is not all host data.
+        wa = read_csv(os.path.join(self.pair, "write_amplification.csv"))
+        self.assertGreater(float(dict(wa["FS journal"])["ext4"]), 0.05)
+        self.assertLess(float(dict(wa["data"])["ext4"]), self.stats(self.mail_ext4)["fs.write_amplification"]["value"])
+
+    def test_both_file_systems_give_per_call_latency(self):
+        fs = read_csv(os.path.join(self.pair, "cdf_fs.csv"))
+        for label in ("f2fs", "ext4"):
+            for call in ("fsync", "write", "open"):
+                self.assertIn(f"{label}: fs.op.{call}.lat", fs)
+
+    def test_activity(self):
         activity = read_csv(os.path.join(self.multi, "activity.csv"))
         for run, label in ((self.mail_a, "base"), (self.mail_b, "lfs")):
             st = self.stats(run)
             for name in ("fs.cp.reason.fsync", "fs.cp.reason.background", "ftl.gc_copies"):
-                self.assertEqual(float(dict(activity[name])[label]), st[name]["value"], name)
+                if name in activity:
+                    self.assertEqual(float(dict(activity[name])[label]), st[name]["value"], name)
+        # A statistic zero in every run is not drawn.
+        for name, pts in activity.items():
+            self.assertTrue(any(float(y) != 0 for _, y in pts), name)
+        self.assertTrue(activity)
+
+    def test_only_keeps_the_chosen_statistics(self):
+        out = os.path.join(self.tmp.name, "report_only")
+        cdfs = self.cdf_series(out)
+        self.assertTrue(cdfs)
+        self.assertTrue(all(n.startswith("fs.op.") for n in cdfs), sorted(cdfs))
+        self.assertEqual(set(self.series_figures(out)), {"workload.ops"})
+
+    def test_small_range_log_axis_gets_labels(self):
+        sys.path.insert(0, HERE)
+        import report
+        fig, ax = report.plt.subplots()
+        ax.set_xscale("log")
+        ax.set_xlim(2000, 9000)
+        report.finish_log_axes(ax)
+        self.assertIsInstance(ax.xaxis.get_minor_formatter(), report.matplotlib.ticker.LogFormatterSciNotation)
+        ax.set_xlim(10, 100000)
+        report.finish_log_axes(ax)
+        self.assertIsInstance(ax.xaxis.get_minor_formatter(), report.matplotlib.ticker.NullFormatter)
+        report.plt.close(fig)
 
     def test_normalized_comparison(self):
         self.assertFalse(os.path.exists(os.path.join(self.single, "compare.csv")))
@@ -198,7 +318,7 @@ class ReportTest(unittest.TestCase):
             self.assertAlmostEqual(float(vals["lfs"]), other / ref, name)
 
     def test_figures_and_page(self):
-        for base in ("cdf_fs", "cdf_workload", "series", "write_amplification", "activity", "compare"):
+        for base in ("cdf_fs", "cdf_workload", "series_latency", "write_amplification", "activity", "compare"):
             for ext in ("png", "svg", "csv"):
                 path = os.path.join(self.multi, f"{base}.{ext}")
                 self.assertTrue(os.path.getsize(path) > 0, path)
@@ -216,8 +336,11 @@ class ReportTest(unittest.TestCase):
         self.assertIn("<th>complete</th>", page)
         self.assertIn("<td>yes</td>", page)
         self.assertNotIn("a signal stopped it", page)
-        for base in ("cdf_fs", "series", "compare"):
+        for base in ("cdf_fs", "series_throughput", "compare"):
             self.assertIn(f"<img src='{base}.png'", page)
+        # The headline table gives each statistic's unit.
+        self.assertIn("<td>fs.write_amplification</td><td>ratio</td>", page)
+        self.assertIn("<td>fs.fsync.lat_total</td><td>ns</td>", page)
 
     def test_repro_verdicts_on_the_page(self):
         # A one-check set over the quick run: repro.py table writes
@@ -246,9 +369,19 @@ class ReportTest(unittest.TestCase):
         self.assertIn("<td>host writes</td><td>2e+04</td><td>2e+04</td><td>matches</td>", page)
         with open(os.path.join(out, "repro.csv")) as f:
             lines = f.read().splitlines()
-        self.assertEqual(lines[0], "set,figure,paper,flashstack,verdict,note")
-        self.assertTrue(lines[1].startswith("Quick check,host writes,2e+04,2e+04,"), lines[1])
+        self.assertEqual(lines[0], "set,figure,source,paper,flashstack,verdict,note")
+        self.assertTrue(lines[1].startswith("Quick check,host writes,,2e+04,2e+04,"), lines[1])
         self.assertIn(",matches,exact", lines[1])
+        # The output of `repro.py all`: a folder of sets, shown together.
+        every = os.path.join(t, "all_sets")
+        shutil.copytree(set_out, os.path.join(every, "seed_a"), dirs_exist_ok=True)
+        shutil.copytree(set_out, os.path.join(every, "seed_b"), dirs_exist_ok=True)
+        out2 = os.path.join(t, "report_repro_all")
+        p = subprocess.run([sys.executable, REPORT, out2, self.quick, "--format", "png", "--repro", every],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(out2, "repro.csv")) as f:
+            self.assertEqual(len(f.read().splitlines()), 3)
         p = subprocess.run([sys.executable, REPORT, out, self.quick, "--repro", os.path.join(t, "nowhere")],
                            capture_output=True, text=True)
         self.assertEqual(p.returncode, 2)
@@ -266,7 +399,7 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(os.path.join(out, "index.html")) as f:
             self.assertIn("<td>no: a signal stopped it</td>", f.read())
-        self.assertFalse(os.path.exists(os.path.join(out, "series.csv")))
+        self.assertFalse([f for f in os.listdir(out) if f.startswith("series_")])
         self.assertTrue(os.path.exists(os.path.join(out, "cdf_device.png")))
         self.assertFalse(os.path.exists(os.path.join(out, "cdf_device.svg")))
         for args, message in (([os.path.join(t, "nowhere")], "no such result folder"),

@@ -185,6 +185,37 @@ sim::Task<void> Ext4::Cpu(sim::SimTime d) {
   }
 }
 
+sim::SimTime Ext4::Stamp() const {
+  const int64_t g = cfg_.timestamp_granularity.ns();
+  const int64_t now = q_->now().ns();
+  return g > 0 ? sim::SimTime::FromNs(now / g * g) : q_->now();
+}
+
+void Ext4::UpdateTimes(Inode* in) {
+  const sim::SimTime t = Stamp();
+  if (in->mtime == t && in->ctime == t) return;
+  in->mtime = in->ctime = t;
+  DirtyInode(in, false);
+}
+
+// relatime_need_update, atime_needs_update: the access time moves when it
+// is not after the modification or change time, or a day old (relatime),
+// or whenever the coarse clock moved (strictatime); the inode is logged.
+void Ext4::TouchAtime(Inode* in) {
+  if (cfg_.atime == "noatime") return;
+  const sim::SimTime t = Stamp();
+  if (cfg_.atime == "relatime" && in->atime > in->mtime && in->atime > in->ctime &&
+      t - in->atime < sim::Sec(24 * 3600))
+    return;
+  if (in->atime == t) return;
+  in->atime = t;
+  DirtyInode(in, false);
+}
+
+void Ext4::AllocDaBlocks(Inode* in) {
+  if (in->delalloc_pages > 0) WritebackPages(in, 0);
+}
+
 uint64_t Ext4::free_blocks() const {
   uint64_t n = 0;
   for (const GroupDesc& g : gd_) n += g.free_blocks;
@@ -481,7 +512,7 @@ FsStatus Ext4::AddEntry(Inode* dir, std::string_view name, uint32_t ino) {
   leaf.names.emplace_back(name);
   dir->children.emplace(std::string(name), Inode::Child{ino, lblk});
   Dirty(MapBlock(dir, lblk));
-  dir->mtime = q_->now();
+  dir->mtime = dir->ctime = Stamp();
   DirtyInode(dir, false);
   return FsStatus{true, Errno::kOk};
 }
@@ -496,7 +527,7 @@ void Ext4::RemoveEntry(Inode* dir, std::string_view name) {
   leaf.used -= DirRecLen(name.size());
   Dirty(MapBlock(dir, it->second.lblk));
   dir->children.erase(it);
-  dir->mtime = q_->now();
+  dir->mtime = dir->ctime = Stamp();
   DirtyInode(dir, false);
 }
 
@@ -508,9 +539,10 @@ Ext4::Inode* Ext4::NewInode(bool is_dir, Inode* parent) {
   if (ino == 0) return nullptr;
   auto n = std::make_unique<Inode>();
   n->ino = ino;
+  n->gen = next_gen_++;
   n->is_dir = is_dir;
   n->group = layout_.InodeGroup(ino);
-  n->mtime = q_->now();
+  n->mtime = n->ctime = n->atime = Stamp();
   n->parent = is_dir ? parent->ino : 0;
   Inode* p = n.get();
   inodes_[ino] = std::move(n);
@@ -528,6 +560,7 @@ void Ext4::DropName(Inode* n) {
   } else {
     --n->names;
   }
+  n->ctime = Stamp();
   MaybeFreeInode(n);
 }
 
@@ -543,6 +576,10 @@ void Ext4::MaybeFreeInode(Inode* n) {
     DirtyInode(n, false);
     return;
   }
+  // ext4_orphan_add at the unlink, ext4_orphan_del at the eviction: the
+  // superblock's s_last_orphan changes (no orphan_file feature: mke2fs's
+  // default features).
+  Dirty(0);
   FreeInode(n);
 }
 
@@ -616,7 +653,9 @@ sim::Task<FsResult<Fd>> Ext4::DoOpen(std::string_view path, uint32_t flags) {
   }
   ++node->open;
   const Fd fd = fds_.Open(OpenFile{node->ino, flags, 0});
-  if (!node->is_dir && (flags & kTrunc) && node->size > 0) {
+  // handle_truncate: O_TRUNC truncates (and stamps) an existing file even
+  // when it is empty.
+  if (!node->is_dir && (flags & kTrunc) && Writable(flags)) {
     const Errno e = co_await DoTruncate(node, 0);
     CHECK(e == Errno::kOk || dead_);
   }
@@ -624,11 +663,13 @@ sim::Task<FsResult<Fd>> Ext4::DoOpen(std::string_view path, uint32_t flags) {
 }
 
 sim::Task<FsResult<Fd>> Ext4::Open(std::string_view path, uint32_t flags) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kOpen, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_return co_await DoOpen(path, flags);
 }
 
 sim::Task<FsStatus> Ext4::Close(Fd fd) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kClose, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsStatus{false, Errno::kBadF};
@@ -639,6 +680,12 @@ sim::Task<FsStatus> Ext4::Close(Fd fd) {
   if (it == inodes_.end()) co_return FsStatus{true, Errno::kOk};
   Inode* n = it->second.get();
   --n->open;
+  // ext4_release_file: a file truncated to 0 writes its delayed blocks at
+  // close (auto_da_alloc).
+  if (n->da_alloc_close) {
+    n->da_alloc_close = false;
+    AllocDaBlocks(n);
+  }
   // ext4_release_file: the last writer's close drops the inode's
   // preallocation once no delayed block is left.
   if (wrote && n->open == 0 && n->delalloc_pages == 0) DropInodePrealloc(n);
@@ -650,6 +697,7 @@ sim::Task<FsStatus> Ext4::Close(Fd fd) {
 // Namespace operations
 
 sim::Task<FsResult<FileStat>> Ext4::Fstat(Fd fd) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFstat, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<FileStat>{{}, Errno::kBadF};
@@ -657,6 +705,7 @@ sim::Task<FsResult<FileStat>> Ext4::Fstat(Fd fd) {
 }
 
 sim::Task<FsResult<FileStat>> Ext4::Stat(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kStat, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   const Lookup l = Resolve(path);
@@ -667,6 +716,7 @@ sim::Task<FsResult<FileStat>> Ext4::Stat(std::string_view path) {
 }
 
 sim::Task<FsStatus> Ext4::Unlink(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kUnlink, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   if (dead_) co_return FsStatus{false, Errno::kIo};
@@ -683,6 +733,7 @@ sim::Task<FsStatus> Ext4::Unlink(std::string_view path) {
 }
 
 sim::Task<FsStatus> Ext4::Mkdir(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kMkdir, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   if (dead_) co_return FsStatus{false, Errno::kIo};
@@ -703,6 +754,7 @@ sim::Task<FsStatus> Ext4::Mkdir(std::string_view path) {
 }
 
 sim::Task<FsStatus> Ext4::Rmdir(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kRmdir, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   if (dead_) co_return FsStatus{false, Errno::kIo};
@@ -750,6 +802,10 @@ FsStatus Ext4::DoRename(std::string_view from, std::string_view to) {
   }
   if (AvailBlocks() < reserved_blocks_ + 4) return FsStatus{false, Errno::kNoSpc};
   const std::string new_name(t.name);
+  // ext4_rename: a file replacing another gets its delayed blocks written
+  // at once (auto_da_alloc), so the new name does not point at an empty
+  // file after a crash.
+  if (dst != nullptr && !src->is_dir && cfg_.auto_da_alloc) AllocDaBlocks(src);
   if (dst != nullptr) {
     RemoveEntry(t.parent, new_name);
     if (dst->is_dir) --t.parent->subdirs;
@@ -764,11 +820,13 @@ FsStatus Ext4::DoRename(std::string_view from, std::string_view to) {
   }
   // ext4_rename: the moved inode's ctime changes (so an fsync of it
   // commits the rename).
+  src->ctime = Stamp();
   DirtyInode(src, false);
   return FsStatus{true, Errno::kOk};
 }
 
 sim::Task<FsStatus> Ext4::Rename(std::string_view from, std::string_view to) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kRename, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(from);
   co_await WarmPath(to);
@@ -779,6 +837,7 @@ sim::Task<FsStatus> Ext4::Rename(std::string_view from, std::string_view to) {
 }
 
 sim::Task<FsStatus> Ext4::Link(std::string_view existing, std::string_view new_path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kLink, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(existing);
   co_await WarmPath(new_path);
@@ -797,11 +856,13 @@ sim::Task<FsStatus> Ext4::Link(std::string_view existing, std::string_view new_p
   if (AvailBlocks() < reserved_blocks_ + 4) co_return FsStatus{false, Errno::kNoSpc};
   AddEntry(t.parent, t.name, s.node->ino);
   ++s.node->names;
+  s.node->ctime = Stamp();
   DirtyInode(s.node, false);
   co_return FsStatus{true, Errno::kOk};
 }
 
 sim::Task<FsResult<std::vector<std::string>>> Ext4::Readdir(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kReaddir, &dead_);
   using R = FsResult<std::vector<std::string>>;
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
@@ -810,6 +871,7 @@ sim::Task<FsResult<std::vector<std::string>>> Ext4::Readdir(std::string_view pat
   if (l.node == nullptr) co_return R{{}, Errno::kNoEnt};
   if (!l.node->is_dir) co_return R{{}, Errno::kNotDir};
   const uint32_t ino = l.node->ino;
+  TouchAtime(l.node);  // iterate_dir -> file_accessed
   std::vector<uint32_t> blocks;
   for (uint32_t b = 0; b < l.node->dblocks.size(); ++b) blocks.push_back(MapBlock(l.node, b));
   co_await ReadMeta(blocks);

@@ -63,6 +63,19 @@
 //   inode_readahead_blks blocks of the table around it, as far as inodes
 //   are in use; a new inode-table block none of whose other inodes is in
 //   use is not read (EXT4_STATE_NEW).
+// - Linux 6.x besides: auto_da_alloc (ext4_alloc_da_blocks when a file
+//   replaces another by rename, and at close after a truncate to 0); the
+//   block layer's plug (writes submitted at one instant merge with the one
+//   before when adjacent, up to max_io, FUA writes never); mtime/ctime/
+//   atime from a coarse clock of timestamp_granularity (a write logs the
+//   inode only when the tick moved: inode_needs_update_time); atime under
+//   relatime, strictatime or noatime (reads and readdir); the superblock's
+//   orphan list (s_last_orphan) logged by an unlink that frees an inode and
+//   by a shrinking truncate; fsync of a directory as ext4_force_commit;
+//   sync(2) flushing only when no commit sends the flush (ext4_sync_fs);
+//   the flusher writing an expired file whole; drop_caches keeping the
+//   metadata jbd2's checkpoint list references (written home since the
+//   last commit began).
 //
 // Documented deviations: the file system's state lives in memory whole;
 // what is cached is tracked per block, so a cold lookup, readdir, stat,
@@ -72,6 +85,10 @@
 // its blocks' content at the instant the commit takes it (operations never
 // span that instant, so no handle has to be waited for); read-ahead is
 // synchronous; the dentry hash is the model's own (seeded) string hash;
+// the inode on disk keeps one timestamp (mtime; ctime and atime start
+// from it after a mount); sync(2) is one call (the kernel's nowait-then-
+// wait pair may flush once more when the first call's commit ended before
+// the second); allocation changes a group's bitmaps without reading them;
 // no lost+found, xattrs, quota, inline data, fallocate, or resize inode;
 // mballoc scans block bitmaps first-fit instead of keeping buddies; the
 // locality group is one (the kernel has one per CPU).
@@ -92,6 +109,7 @@
 #include "fs/ext4/ext4_config.h"
 #include "fs/ext4/on_disk.h"
 #include "fs/file_system.h"
+#include "fs/fs_stats.h"
 #include "fs/vfs/block_image.h"
 #include "fs/vfs/fd_table.h"
 #include "fs/vfs/page_cache.h"
@@ -177,6 +195,16 @@ class Ext4 final : public FileSystem,
   sim::Task<FsStatus> Sync() override;
   // echo 3 > drop_caches: every clean page and metadata block is evicted.
   FsStatus DropCaches() override;
+  // data: data blocks; metadata: metadata written to its home location
+  // (the journal's checkpoints, unjournaled superblock and bitmap updates);
+  // journal: jbd2's blocks. ext4 has no cleaning and no checkpoint pack.
+  WritesByOrigin writes_by_origin() const override {
+    WritesByOrigin w;
+    w[WriteOrigin::kData] = stats_.blocks_written[0].value();
+    w[WriteOrigin::kMetadata] = stats_.blocks_written[1].value();
+    w[WriteOrigin::kJournal] = stats_.blocks_written[2].value();
+    return w;
+  }
 
   const Layout& layout() const { return layout_; }
   uint32_t committed_tid() const { return committed_tid_; }
@@ -187,6 +215,8 @@ class Ext4 final : public FileSystem,
   // hole or not allocated yet), for tests.
   uint32_t BlockOf(uint32_t ino, uint64_t index) const;
   size_t cached_pages() const { return cache_.pages(); }
+  // Whether the running transaction logs metadata block `blk` (tests).
+  bool RunningLogs(uint32_t blk) const;
 
  private:
   struct Inode;
@@ -236,6 +266,7 @@ class Ext4 final : public FileSystem,
   sim::Task<void> ReadPages(Inode* in, uint64_t first, uint64_t last);
   sim::Task<Errno> DoTruncate(Inode* in, uint64_t size);
   sim::Task<FsStatus> DoFsync(Inode* in, bool datasync);
+  sim::Task<FsStatus> DoDirFsync();
   // Writes back up to max_pages dirty pages of `in` (allocating delayed
   // blocks); returns the pages submitted.
   uint64_t WritebackPages(Inode* in, uint64_t max_pages);
@@ -287,8 +318,28 @@ class Ext4 final : public FileSystem,
   void SubmitWrite(uint32_t start, std::vector<BlockPtr> contents, IoKind kind, bool fua,
                    std::function<void()> done);
   void SubmitRead(uint32_t start, uint32_t count, IoKind kind, std::function<void()> done);
+  // Requests come from a pool the Ext4 owns, so those in flight at a power
+  // cut (never completed) are freed with it.
+  IoReq* AllocReq();
+  void FreeReq(IoReq* r);
   void OnBlockComplete(ssd::BlockRequest* req) override;
+  // The block layer's plug: writes submitted at one instant wait in plug_
+  // and merge with the one before when adjacent on the volume (back or
+  // front merge, up to max_io, never FUA writes) — adjacent writes of
+  // different files or of single metadata blocks go out as one request,
+  // as blk_attempt_plug_merge makes them. Unplug dispatches them once
+  // everything due at that instant ran (the submitter sleeps).
+  void Unplug();
   sim::Task<void> Cpu(sim::SimTime d);
+  // The coarse clock (current_time): now, down to timestamp_granularity.
+  sim::SimTime Stamp() const;
+  // file_update_time: mtime and ctime move, and the inode is logged, only
+  // when the coarse clock ticked since their last stamp.
+  void UpdateTimes(Inode* in);
+  // touch_atime under the atime mount option.
+  void TouchAtime(Inode* in);
+  // ext4_alloc_da_blocks: start writeback of the file's delayed blocks.
+  void AllocDaBlocks(Inode* in);
   sim::Task<sim::Status> Recover();
   sim::Task<void> ResetLog(uint32_t seq);
   sim::Status Load();
@@ -326,6 +377,7 @@ class Ext4 final : public FileSystem,
   uint32_t lg_pblk_ = 0, lg_len_ = 0;  // locality-group preallocation
 
   std::unordered_map<uint32_t, std::unique_ptr<Inode>> inodes_;
+  uint64_t next_gen_ = 1;  // Inode::gen
   std::set<uint32_t> orphans_;
   vfs::FdTable<OpenFile> fds_;
   // What each dynamic metadata block holds: (ino, kind, index).
@@ -356,6 +408,11 @@ class Ext4 final : public FileSystem,
     uint32_t writing_tid = 0;  // a home write of that version is in flight
   };
   std::map<uint32_t, Ckpt> ckpt_;  // committed metadata not yet written home
+  // Written home since the last commit began: still on jbd2's checkpoint
+  // list (cleaned by __jbd2_journal_clean_checkpoint_list at each
+  // commit), whose buffer_head references keep drop_caches from freeing
+  // the pages.
+  std::set<uint32_t> ckpt_written_;
   bool checkpointing_ = false;
 
   // Cache.
@@ -364,6 +421,10 @@ class Ext4 final : public FileSystem,
   std::unordered_map<uint32_t, std::unique_ptr<MetaPage>> meta_pages_;
 
   // I/O.
+  std::vector<std::unique_ptr<IoReq>> all_reqs_;
+  IoReq* free_reqs_ = nullptr;
+  std::vector<IoReq*> plug_;
+  sim::MemberEvent<Ext4, &Ext4::Unplug> unplug_event_{this, sim::Priority::kIssue};
   uint64_t ios_in_flight_ = 0;
   uint64_t committing_ordered_ = 0;        // ordered data writes the commit in progress waits for
   std::set<uint32_t> committing_blocks_;   // blocks the commit in progress logs
@@ -386,6 +447,7 @@ class Ext4 final : public FileSystem,
   bool stopping_ = false;
   bool commit_thread_done_ = false;
 
+  OpLatencies ops_;  // fs.op.<call>.lat
   struct Stats {
     sim::Counter commits, commit_blocks, journal_blocks, revokes, checkpoints, home_writes, jsb_writes;
     sim::Counter fsync_calls, fsync_commits, fsync_flushes, flushes;

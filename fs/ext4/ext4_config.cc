@@ -46,6 +46,17 @@ void Ext4Config::Describe(sim::Schema<Ext4Config>& s) {
           "flushes the cache");
   s.Param("delalloc", &Ext4Config::delalloc, "true",
           "delalloc: blocks are allocated at writeback, not at write time");
+  s.Param("auto_da_alloc", &Ext4Config::auto_da_alloc, "true",
+          "auto_da_alloc (false = noauto_da_alloc): a file's delayed blocks are allocated and written at once "
+          "when it replaces another file by rename, and at close after a truncate to 0 (ext4_alloc_da_blocks)");
+  s.Choice("atime", &Ext4Config::atime, "relatime", {"relatime", "strictatime", "noatime"},
+           "Access-time updates of reads and readdir (mount options relatime, the default; strictatime; "
+           "noatime): relatime logs the inode when the access time is not after the modification or change "
+           "time, or is a day old");
+  s.Param("timestamp_granularity", &Ext4Config::timestamp_granularity, "4ms",
+          "Tick of the coarse clock that stamps mtime/ctime/atime (a jiffy: 4 ms at CONFIG_HZ=250, the "
+          "Debian kernels' setting): a write dirties the inode only when the tick moved since its last "
+          "stamp (inode_needs_update_time); 0 = every write");
   s.Param("inode_readahead_blks", &Ext4Config::inode_readahead_blks, "32",
           "inode_readahead_blks=: inode-table blocks read ahead on a miss (power of 2)")
       .Range(1, 4096);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "fs/vfs/page_cache.h"
 #include "sim/config.h"
@@ -41,6 +42,9 @@ struct Ext4Config {
   sim::SimTime commit_interval;    // commit=
   bool barrier;                    // barrier / nobarrier
   bool delalloc;                   // delalloc / nodelalloc
+  bool auto_da_alloc;              // auto_da_alloc / noauto_da_alloc
+  std::string atime;               // relatime / strictatime / noatime
+  sim::SimTime timestamp_granularity;  // the coarse clock's tick (a jiffy)
   uint32_t inode_readahead_blks;   // inode_readahead_blks=
   uint32_t mb_stream_request;      // /sys/fs/ext4/*/mb_stream_req (blocks)
   uint32_t mb_group_prealloc;      // /sys/fs/ext4/*/mb_group_prealloc (blocks)

@@ -562,7 +562,9 @@ sim::Task<FsResult<uint64_t>> Ext4::DoRead(OpenFile* f, uint64_t offset, uint8_t
   Inode* in = inodes_.at(ino).get();
   if (in->is_dir) co_return R{0, Errno::kIsDir};
   if (!Readable(f->flags)) co_return R{0, Errno::kBadF};
-  if (offset >= in->size || len == 0) co_return R{0, Errno::kOk};
+  if (len == 0) co_return R{0, Errno::kOk};
+  TouchAtime(in);  // filemap_read -> file_accessed, at end of file too
+  if (offset >= in->size) co_return R{0, Errno::kOk};
   const uint64_t n = std::min(len, in->size - offset);
   const uint64_t first = offset / kBlockSize, last = (offset + n - 1) / kBlockSize;
   // Sequential readers read ahead `readahead` past what they asked.
@@ -602,6 +604,7 @@ sim::Task<FsResult<uint64_t>> Ext4::DoRead(OpenFile* f, uint64_t offset, uint8_t
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::Read(Fd fd, std::span<uint8_t> out) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kRead, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -611,6 +614,7 @@ sim::Task<FsResult<uint64_t>> Ext4::Read(Fd fd, std::span<uint8_t> out) {
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::Pread(Fd fd, uint64_t offset, std::span<uint8_t> out) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kPread, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -618,6 +622,7 @@ sim::Task<FsResult<uint64_t>> Ext4::Pread(Fd fd, uint64_t offset, std::span<uint
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::ReadDiscard(Fd fd, uint64_t length) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kRead, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -627,6 +632,7 @@ sim::Task<FsResult<uint64_t>> Ext4::ReadDiscard(Fd fd, uint64_t length) {
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::PreadDiscard(Fd fd, uint64_t offset, uint64_t length) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kPread, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -738,8 +744,7 @@ sim::Task<FsResult<uint64_t>> Ext4::DoWrite(OpenFile* f, uint64_t offset, std::s
     }
   }
   in->size = std::max(in->size, end);
-  in->mtime = q_->now();
-  DirtyInode(in, false);  // file_update_time
+  UpdateTimes(in);  // file_update_time
   stats_.app_bytes_written.Inc(length);
   co_await Cpu(cfg_.cpu.memcpy_page * static_cast<int64_t>(last - first + 1));
   if (!cfg_.delalloc) {
@@ -757,6 +762,7 @@ sim::Task<FsResult<uint64_t>> Ext4::DoWrite(OpenFile* f, uint64_t offset, std::s
 }
 
 sim::Task<FsResult<uint64_t>> Ext4::Write(Fd fd, std::span<const uint8_t> data, uint64_t length) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kWrite, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -770,6 +776,7 @@ sim::Task<FsResult<uint64_t>> Ext4::Write(Fd fd, std::span<const uint8_t> data, 
 
 sim::Task<FsResult<uint64_t>> Ext4::Pwrite(Fd fd, uint64_t offset, std::span<const uint8_t> data,
                                            uint64_t length) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kPwrite, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsResult<uint64_t>{0, Errno::kBadF};
@@ -852,11 +859,13 @@ uint64_t Ext4::WritebackPages(Inode* in, uint64_t max_pages) {
     writeback_pages_ += pages.size();
     if (allocated) ++t.ordered;
     const bool ordered = allocated;
-    SubmitWrite(b0, std::move(contents), IoKind::kData, false, [this, pages, ino, ordered, tid] {
+    const uint64_t gen = in->gen;
+    SubmitWrite(b0, std::move(contents), IoKind::kData, false, [this, pages, ino, gen, ordered, tid] {
       for (DataPage* p : pages) cache_.WritebackDone(p);
       writeback_pages_ -= pages.size();
+      // The inode may have been freed meanwhile and its number reused.
       auto it = inodes_.find(ino);
-      if (it != inodes_.end()) --it->second->writes_in_flight;
+      if (it != inodes_.end() && it->second->gen == gen) --it->second->writes_in_flight;
       if (ordered) {
         if (running_ && running_->tid == tid) {
           --running_->ordered;
@@ -888,7 +897,13 @@ vfs::WritebackState* Ext4::FindWritebackState(uint64_t id, uint64_t* dirty_pages
 sim::Task<bool> Ext4::WritebackFile(uint64_t id, uint64_t max_pages) {
   auto it = inodes_.find(static_cast<uint32_t>(id));
   if (it == inodes_.end()) co_return false;
-  WritebackPages(it->second.get(), max_pages);
+  // The flusher writes a file whole, not max_pages of it: the kernel's
+  // chunk is at least MIN_WRITEBACK_PAGES (16 MiB; writeback_chunk_size),
+  // and an inode left with dirty pages is requeued (requeue_io) and written
+  // again in the same wb_writeback pass, so an expired file goes out at
+  // once rather than a chunk per 5 s wake-up behind files not yet expired.
+  (void)max_pages;
+  WritebackPages(it->second.get(), 0);
   it = inodes_.find(static_cast<uint32_t>(id));
   co_return it != inodes_.end() && it->second->dirty_pages > 0 && it->second->wb.on_list;
 }
@@ -941,16 +956,22 @@ sim::Task<Errno> Ext4::DoTruncate(Inode* in, uint64_t size) {
     }
     DropInodePrealloc(in);
     FreeExtentsFrom(in, static_cast<uint32_t>(keep));
+    // ext4_setattr puts a shrinking inode on the orphan list for the
+    // truncate (the superblock's s_last_orphan, then back).
+    Dirty(0);
   }
   // ext4_setattr: the on-disk size is the new size, either way.
   in->size = size;
   in->disksize = size;
-  in->mtime = q_->now();
+  in->mtime = in->ctime = Stamp();
   DirtyInode(in, true);
+  // ext4_truncate: EXT4_STATE_DA_ALLOC_CLOSE on a file now empty.
+  if (size == 0 && cfg_.auto_da_alloc) in->da_alloc_close = true;
   co_return Errno::kOk;
 }
 
 sim::Task<FsStatus> Ext4::Ftruncate(Fd fd, uint64_t size) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFtruncate, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsStatus{false, Errno::kBadF};
@@ -966,6 +987,7 @@ sim::Task<FsStatus> Ext4::Ftruncate(Fd fd, uint64_t size) {
 }
 
 sim::Task<FsStatus> Ext4::Truncate(std::string_view path, uint64_t size) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kTruncate, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   const Lookup l = Resolve(path);
@@ -1007,21 +1029,44 @@ sim::Task<FsStatus> Ext4::DoFsync(Inode* in, bool datasync) {
   co_return FsStatus{!dead_, dead_ ? Errno::kIo : Errno::kOk};
 }
 
+// ext4_sync_file on a directory (journalled like data=journal, as every
+// non-regular inode): ext4_force_commit — the running transaction commits,
+// or the one committing is waited for, or nothing at all; never a flush of
+// its own.
+sim::Task<FsStatus> Ext4::DoDirFsync() {
+  stats_.fsync_calls.Inc();
+  if (running_ && (!running_->blocks.empty() || !running_->revokes.empty())) {
+    stats_.fsync_commits.Inc();
+    co_await ForceCommit(running_->tid);
+  } else if (committing_tid_ != 0) {
+    stats_.fsync_commits.Inc();
+    co_await ForceCommit(committing_tid_);
+  }
+  co_return FsStatus{!dead_, dead_ ? Errno::kIo : Errno::kOk};
+}
+
 sim::Task<FsStatus> Ext4::Fsync(Fd fd) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFsync, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsStatus{false, Errno::kBadF};
-  co_return co_await DoFsync(inodes_.at(f->ino).get(), false);
+  Inode* in = inodes_.at(f->ino).get();
+  if (in->is_dir) co_return co_await DoDirFsync();
+  co_return co_await DoFsync(in, false);
 }
 
 sim::Task<FsStatus> Ext4::Fdatasync(Fd fd) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFdatasync, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   OpenFile* f = FileOf(fd);
   if (f == nullptr) co_return FsStatus{false, Errno::kBadF};
-  co_return co_await DoFsync(inodes_.at(f->ino).get(), true);
+  Inode* in = inodes_.at(f->ino).get();
+  if (in->is_dir) co_return co_await DoDirFsync();
+  co_return co_await DoFsync(in, true);
 }
 
 sim::Task<FsStatus> Ext4::Sync() {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kSync, &dead_);
   co_await Cpu(cfg_.cpu.syscall);
   std::vector<uint32_t> inos;
   for (auto& [ino, n] : inodes_)
@@ -1032,8 +1077,19 @@ sim::Task<FsStatus> Ext4::Sync() {
     if (it != inodes_.end()) WritebackPages(it->second.get(), 0);
   }
   for (uint32_t ino : inos) co_await WaitFileWrites(ino);
-  if (running_ && !running_->blocks.empty()) co_await ForceCommit(running_->tid);
+  // ext4_sync_fs: the latest transaction commits (its commit block's flush
+  // covers the data above), and only when no commit will send that flush
+  // (nothing to commit, or the commit under way already sent it:
+  // jbd2_trans_will_send_data_barrier) is the cache flushed on its own.
+  bool needs_barrier = cfg_.barrier;
+  if (running_ && (!running_->blocks.empty() || !running_->revokes.empty())) {
+    needs_barrier = false;
+    co_await ForceCommit(running_->tid);
+  } else if (committing_tid_ != 0) {
+    needs_barrier = cfg_.barrier && commit_flush_sent_;
+  }
   if (committing_tid_ != 0) co_await ForceCommit(committing_tid_);
+  if (needs_barrier) co_await Flush();
   // sync_blockdev: committed metadata goes home too (the log tail moves
   // at the next checkpoint).
   std::vector<uint32_t> home;
@@ -1047,7 +1103,8 @@ sim::Task<FsStatus> Ext4::Sync() {
     if (!writing || dead_) break;
     co_await io_wq_.Wait();
   }
-  if (cfg_.barrier) co_await Flush();  // data written back above may follow the last commit's flush
+  // The home writes (sync_bdevs) are waited for but not flushed: the
+  // journal holds them durably.
   co_return FsStatus{!dead_, dead_ ? Errno::kIo : Errno::kOk};
 }
 

@@ -26,12 +26,13 @@ struct Ext4::MetaPage final : vfs::CachedPage {
 
 struct Ext4::Inode {
   uint32_t ino = 0;
+  uint64_t gen = 0;       // unique per in-memory inode: tells a reused inode number apart
   bool is_dir = false;
   uint64_t size = 0;      // i_size
   uint64_t disksize = 0;  // i_disksize: what the on-disk inode says
   uint32_t names = 0;     // files: directory entries naming it
   uint32_t subdirs = 0;   // directories: child directories
-  sim::SimTime mtime;
+  sim::SimTime mtime, ctime, atime;  // stamped by the coarse clock (Ext4::Stamp)
   uint32_t group = 0;     // i_block_group
   struct Ext {
     uint32_t pblk = 0;
@@ -67,6 +68,7 @@ struct Ext4::Inode {
   uint32_t open = 0;
   uint32_t pa_lblk = 0, pa_pblk = 0, pa_len = 0;  // inode preallocation
   uint32_t sync_tid = 0, datasync_tid = 0;
+  bool da_alloc_close = false;  // EXT4_STATE_DA_ALLOC_CLOSE: truncated to 0, flush delayed blocks at close
   uint64_t ra_next = UINT64_MAX;  // read-ahead: the page a sequential reader reads next
   bool freed = false;
 };
@@ -94,6 +96,7 @@ struct Ext4::IoReq final : ssd::BlockRequest {
   IoKind kind = IoKind::kData;
   std::vector<uint64_t> write_ids;
   std::function<void()> done;
+  std::vector<std::function<void()>> merged_done;  // writes merged into this one while plugged
   IoReq* next_free = nullptr;
   uint64_t flush_marker = 0;
 };

@@ -28,6 +28,8 @@ Ext4::Tx& Ext4::Running() {
   return *running_;
 }
 
+bool Ext4::RunningLogs(uint32_t blk) const { return running_ && running_->blocks.count(blk) > 0; }
+
 void Ext4::Dirty(uint32_t blk) {
   if (dead_) return;
   Tx& t = Running();
@@ -68,6 +70,7 @@ void Ext4::Revoke(uint32_t blk) {
     if (tl != tx_log_.end() && tl->second.live > 0) --tl->second.live;
     ckpt_.erase(c);
   }
+  ckpt_written_.erase(blk);
   auto m = meta_pages_.find(blk);
   if (m != meta_pages_.end() && m->second->writeback == 0 && m->second->pin == 0) {
     cache_.Detach(std::move(m->second));
@@ -313,7 +316,16 @@ std::unique_ptr<vfs::CachedPage> Ext4::Evict(vfs::CachedPage* p) {
 }
 
 FsStatus Ext4::DropCaches() {
+  // Pages jbd2 still references (the checkpoint list) stay.
+  std::vector<MetaPage*> held;
+  for (uint32_t b : ckpt_written_) {
+    auto m = meta_pages_.find(b);
+    if (m == meta_pages_.end()) continue;
+    cache_.Pin(m->second.get());
+    held.push_back(m->second.get());
+  }
   cache_.EvictAll();
+  for (MetaPage* p : held) cache_.Unpin(p);
   for (auto& [ino, n] : inodes_) n->ra_next = UINT64_MAX;
   return FsStatus{true, Errno::kOk};
 }
@@ -357,6 +369,7 @@ sim::Task<void> Ext4::Commit() {
   const uint32_t tid = t->tid;
   committing_tid_ = tid;
   commit_flush_sent_ = false;
+  ckpt_written_.clear();  // __jbd2_journal_clean_checkpoint_list
   committing_ordered_ += t->ordered;
   // The state the transaction persists: its blocks as they are now.
   std::vector<std::pair<uint32_t, BlockPtr>> copies;
@@ -534,6 +547,7 @@ void Ext4::WriteHome(uint32_t blk) {
     auto tl = tx_log_.find(tid);
     if (tl != tx_log_.end() && tl->second.live > 0) --tl->second.live;
     ckpt_.erase(c);
+    ckpt_written_.insert(blk);
     UpdateMetaPage(blk);
   });
 }
@@ -592,7 +606,7 @@ sim::Task<void> Ext4::AfterWritebackPass() {
 sim::Task<void> Ext4::Flush() {
   if (dead_) co_return;
   stats_.flushes.Inc();
-  auto* r = new IoReq();
+  IoReq* r = AllocReq();
   r->op = ssd::BlockOp::kFlush;
   r->queue = cfg_.io_queue;
   r->client = this;
@@ -607,10 +621,31 @@ sim::Task<void> Ext4::Flush() {
 void Ext4::SubmitWrite(uint32_t start, std::vector<BlockPtr> contents, IoKind kind, bool fua,
                        std::function<void()> done) {
   if (dead_) return;
-  auto* r = new IoReq();
+  stats_.blocks_written[static_cast<int>(kind)].Inc(contents.size());
+  const uint64_t offset = uint64_t{start} * kBlockSize, length = uint64_t{contents.size()} * kBlockSize;
+  if (!fua && !plug_.empty()) {
+    IoReq* last = plug_.back();
+    const bool back = last->offset + last->length == offset;
+    const bool front = offset + length == last->offset;
+    if (!last->fua && (back || front) && last->length + length <= cfg_.max_io.value) {
+      std::vector<uint64_t> ids;
+      for (size_t i = 0; i < contents.size(); ++i)
+        ids.push_back(image_->Submit(BlockNo{start + static_cast<uint32_t>(i)}, contents[i]));
+      if (back) {
+        last->write_ids.insert(last->write_ids.end(), ids.begin(), ids.end());
+      } else {
+        last->write_ids.insert(last->write_ids.begin(), ids.begin(), ids.end());
+        last->offset = offset;
+      }
+      last->length += length;
+      if (done) last->merged_done.push_back(std::move(done));
+      return;
+    }
+  }
+  IoReq* r = AllocReq();
   r->op = ssd::BlockOp::kWrite;
-  r->offset = uint64_t{start} * kBlockSize;
-  r->length = uint64_t{contents.size()} * kBlockSize;
+  r->offset = offset;
+  r->length = length;
   r->fua = fua;
   r->queue = cfg_.io_queue;
   r->client = this;
@@ -618,14 +653,21 @@ void Ext4::SubmitWrite(uint32_t start, std::vector<BlockPtr> contents, IoKind ki
   r->done = std::move(done);
   for (size_t i = 0; i < contents.size(); ++i)
     r->write_ids.push_back(image_->Submit(BlockNo{start + static_cast<uint32_t>(i)}, contents[i]));
-  stats_.blocks_written[static_cast<int>(kind)].Inc(contents.size());
   ++ios_in_flight_;
-  dev_->Submit(r);
+  plug_.push_back(r);
+  if (!unplug_event_.scheduled()) q_->Schedule(&unplug_event_, q_->now());
+}
+
+void Ext4::Unplug() {
+  if (dead_) return;  // the pool frees the requests with the Ext4
+  std::vector<IoReq*> out;
+  out.swap(plug_);
+  for (IoReq* r : out) dev_->Submit(r);
 }
 
 void Ext4::SubmitRead(uint32_t start, uint32_t count, IoKind kind, std::function<void()> done) {
   if (dead_) return;
-  auto* r = new IoReq();
+  IoReq* r = AllocReq();
   r->op = ssd::BlockOp::kRead;
   r->offset = uint64_t{start} * kBlockSize;
   r->length = uint64_t{count} * kBlockSize;
@@ -638,16 +680,42 @@ void Ext4::SubmitRead(uint32_t start, uint32_t count, IoKind kind, std::function
   dev_->Submit(r);
 }
 
+Ext4::IoReq* Ext4::AllocReq() {
+  if (free_reqs_ == nullptr) {
+    all_reqs_.push_back(std::make_unique<IoReq>());
+    return all_reqs_.back().get();
+  }
+  IoReq* r = free_reqs_;
+  free_reqs_ = r->next_free;
+  r->next_free = nullptr;
+  return r;
+}
+
+void Ext4::FreeReq(IoReq* r) {
+  *static_cast<ssd::BlockRequest*>(r) = ssd::BlockRequest{};
+  r->kind = IoKind::kData;
+  r->write_ids.clear();
+  r->done = nullptr;
+  r->merged_done.clear();
+  r->flush_marker = 0;
+  r->next_free = free_reqs_;
+  free_reqs_ = r;
+}
+
 void Ext4::OnBlockComplete(ssd::BlockRequest* req) {
-  std::unique_ptr<IoReq> r(static_cast<IoReq*>(req));
-  if (dead_) return;
+  auto* r = static_cast<IoReq*>(req);
+  if (dead_) return;  // the pool frees it with the Ext4
   --ios_in_flight_;
   if (r->op == ssd::BlockOp::kWrite) {
     for (uint64_t id : r->write_ids) image_->Complete(id, r->fua);
   } else if (r->op == ssd::BlockOp::kFlush) {
     image_->FlushEnd(r->flush_marker);
   }
-  if (r->done) r->done();
+  std::function<void()> done = std::move(r->done);
+  std::vector<std::function<void()>> merged = std::move(r->merged_done);
+  FreeReq(r);
+  if (done) done();
+  for (auto& d : merged) d();
   io_wq_.NotifyAll();
 }
 
@@ -811,9 +879,10 @@ sim::Status Ext4::Load() {
       if (d.mode == 0) return sim::Status::InvalidInput(fmt::format("ext4: inode {} in use but free", ino));
       auto n = std::make_unique<Inode>();
       n->ino = ino;
+      n->gen = next_gen_++;
       n->is_dir = d.mode == 2;
       n->size = n->disksize = d.size;
-      n->mtime = sim::SimTime::FromNs(d.mtime_ns);
+      n->mtime = n->ctime = n->atime = sim::SimTime::FromNs(d.mtime_ns);  // one stamp on disk
       n->group = g;
       n->depth = d.depth;
       n->parent = d.parent;
@@ -896,6 +965,7 @@ sim::Status Ext4::Load() {
 void Ext4::RegisterStats() {
   const sim::StatGroup& g = stat_group_;
   if (g.prefix().empty()) return;
+  ops_.Register(g);
   static const char* kKinds[] = {"data", "meta", "journal"};
   for (int i = 0; i < 3; ++i) {
     g.Add(&stats_.blocks_written[i], std::string("blocks_written.") + kKinds[i], "blocks",

@@ -257,7 +257,9 @@ TEST(Ext4Test, RevokedDirectoryBlocksAreNotReplayedOverReusedData) {
 }
 
 TEST(Ext4Test, DropCachesMakesTheNextReadsGoToTheDevice) {
-  Stack s;
+  Ext4Config c = testing::TestConfig();
+  c.atime = "noatime";  // reads leave the inode clean
+  Stack s(256ull << 20, c);
   s.FormatAndMount();
   Ext4* fs = s.fs_ptr();
   ASSERT_TRUE(s.Run(WriteFile(fs, "/f", Pattern(200000, 3), true)));
@@ -266,10 +268,11 @@ TEST(Ext4Test, DropCachesMakesTheNextReadsGoToTheDevice) {
   s.Run(ReadAll(fs, "/f"));
   EXPECT_EQ(s.stats().Value("fs.blocks_read.data"), before);  // cached
   fs->DropCaches();
-  const double meta_before = s.stats().Value("fs.blocks_read.meta");
+  double meta_before = s.stats().Value("fs.blocks_read.meta");
   EXPECT_EQ(s.Run(ReadAll(fs, "/f")), Pattern(200000, 3));
   EXPECT_GE(s.stats().Value("fs.blocks_read.data"), before + 49);
-  EXPECT_GT(s.stats().Value("fs.blocks_read.meta"), meta_before);  // the inode table again
+  // The metadata sync wrote home is still on jbd2's checkpoint list: kept.
+  EXPECT_EQ(s.stats().Value("fs.blocks_read.meta"), meta_before);
 }
 
 TEST(Ext4Test, ErrorsAreTheKernels) {

@@ -41,6 +41,11 @@ class Stack {
   Ext4Config& cfg() { return cfg_; }
   sim::StatsRegistry& stats() { return *stats_; }
   fakes::FixedLatencyDevice& device() { return *dev_; }
+  // Before the first mount: the device keeps a log of its write requests.
+  void LogWrites() {
+    dcfg_.log_writes = true;
+    NewDevice();
+  }
 
   void Format() {
     sim::Status st = Ext4::Format(cfg_, dcfg_.capacity, image_.get());

@@ -5,12 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "fs/fs_stats.h"
+
 namespace fs::f2fs {
 
 namespace {
-const char* kOpNames[] = {"open",  "close",   "read",  "write",  "pread",  "pwrite", "ftruncate",
-                          "truncate", "fsync", "fdatasync", "fstat", "stat", "unlink", "mkdir",
-                          "rmdir", "rename", "readdir", "sync", "link"};
 const char* kIoNames[] = {"data", "dentry", "node", "meta", "cp", "gc_data", "gc_node", "journal"};
 const char* kCpReasonNames[] = {"sync", "umount", "fsync", "gc", "background", "recovery", "journal"};
 }  // namespace
@@ -128,9 +127,12 @@ void F2fs::RegisterStats() {
   // A group with an empty prefix (e.g. the default Env) registers nothing.
   const sim::StatGroup& g = stat_group_;
   if (g.prefix().empty()) return;
-  for (int i = 0; i < static_cast<int>(Op::kCount); ++i)
-    g.Group("op").Add(&stats_.op_lat[i], std::string(kOpNames[i]) + ".lat", "ns",
-                      std::string("latency of ") + kOpNames[i]);
+  // fs.op.<call>.lat under the names every file system uses (fs/fs_stats.h).
+  static_assert(static_cast<int>(Op::kCount) == static_cast<int>(FsOp::kCount));
+  for (int i = 0; i < static_cast<int>(Op::kCount); ++i) {
+    const std::string name(FsOpName(static_cast<FsOp>(i)));
+    g.Group("op").Add(&stats_.op_lat[i], name + ".lat", "ns", "latency of " + name);
+  }
   sim::StatGroup fsync = g.Group("fsync");
   fsync.Add(&stats_.fsync_total, "lat_total", "ns", "fsync/fdatasync latency inside the file system");
   fsync.Add(&stats_.fsync_data, "lat_data", "ns", "fsync phase 1: writing and waiting for the file's data");
@@ -302,6 +304,17 @@ uint64_t F2fs::blocks_written() const {
   uint64_t n = 0;
   for (const auto& c : stats_.blocks_written) n += c.value();
   return n;
+}
+
+WritesByOrigin F2fs::writes_by_origin() const {
+  const auto n = [this](Io k) { return stats_.blocks_written[static_cast<int>(k)].value(); };
+  WritesByOrigin w;
+  w[WriteOrigin::kData] = n(Io::kData);
+  w[WriteOrigin::kMetadata] = n(Io::kNode) + n(Io::kDentry) + n(Io::kMeta);
+  w[WriteOrigin::kJournal] = n(Io::kJournal);
+  w[WriteOrigin::kCleaning] = n(Io::kGcData) + n(Io::kGcNode);
+  w[WriteOrigin::kCheckpoint] = n(Io::kCp);
+  return w;
 }
 
 uint64_t F2fs::gc_moved_blocks() const { return stats_.gc_moved_bg.value() + stats_.gc_moved_fg.value(); }

@@ -294,6 +294,9 @@ class F2fs final : public FileSystem,
   // A checkpoint is running from its apply (journal mode) or block
   // operations to its commit; skipped checkpoints do not count.
   CheckpointActivity checkpoint_activity() const override { return {cp_begun_, cp_active_}; }
+  // data: data; metadata: node, dentry and meta (SIT/NAT/SSA) blocks;
+  // journal: F2FS-J's journal; cleaning: GC moves; checkpoint: the pack.
+  WritesByOrigin writes_by_origin() const override;
   // fsck: verifies NAT <-> nodes, SIT counts <-> valid blocks, SSA <->
   // owners, no double allocation, directory structure, link counts and
   // space accounting, on the current state (cached pages win over flash).

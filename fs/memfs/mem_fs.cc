@@ -106,6 +106,7 @@ MemFs::MemFs(sim::EventQueue* q, const MemFsConfig& cfg) : q_(q), cfg_(cfg) {
 MemFs::~MemFs() = default;
 
 void MemFs::RegisterStats(const sim::StatGroup& g) {
+  ops_.Register(g);
   const sim::StatGroup calls = g.Group("calls");
   const std::pair<const sim::Counter*, const char*> kinds[] = {
       {&counters_.open, "open"},           {&counters_.close, "close"},         {&counters_.read, "read"},
@@ -268,6 +269,7 @@ FsResult<Fd> MemFs::DoOpen(std::string_view path, uint32_t flags) {
 }
 
 sim::Task<FsResult<Fd>> MemFs::Open(std::string_view path, uint32_t flags) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kOpen, nullptr);
   counters_.open.Inc();
   FsResult<Fd> r = DoOpen(path, flags);
   co_await Serve(cfg_.open_latency);
@@ -275,6 +277,7 @@ sim::Task<FsResult<Fd>> MemFs::Open(std::string_view path, uint32_t flags) {
 }
 
 sim::Task<FsStatus> MemFs::Close(Fd fd) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kClose, nullptr);
   counters_.close.Inc();
   FsStatus r{true, Errno::kOk};
   if (OpenFile* f = FileOf(fd)) {
@@ -370,6 +373,7 @@ FsResult<uint64_t> MemFs::DoWrite(OpenFile* f, uint64_t offset, std::span<const 
 }
 
 sim::Task<FsResult<uint64_t>> MemFs::Read(Fd fd, std::span<uint8_t> out) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kRead, nullptr);
   counters_.read.Inc();
   FsResult<uint64_t> r;
   if (OpenFile* f = FileOf(fd)) {
@@ -383,6 +387,7 @@ sim::Task<FsResult<uint64_t>> MemFs::Read(Fd fd, std::span<uint8_t> out) {
 }
 
 sim::Task<FsResult<uint64_t>> MemFs::Pread(Fd fd, uint64_t offset, std::span<uint8_t> out) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kPread, nullptr);
   counters_.pread.Inc();
   FsResult<uint64_t> r;
   if (OpenFile* f = FileOf(fd)) {
@@ -395,6 +400,7 @@ sim::Task<FsResult<uint64_t>> MemFs::Pread(Fd fd, uint64_t offset, std::span<uin
 }
 
 sim::Task<FsResult<uint64_t>> MemFs::Write(Fd fd, std::span<const uint8_t> data, uint64_t length) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kWrite, nullptr);
   counters_.write.Inc();
   FsResult<uint64_t> r;
   uint32_t flags = 0;
@@ -411,6 +417,7 @@ sim::Task<FsResult<uint64_t>> MemFs::Write(Fd fd, std::span<const uint8_t> data,
 
 sim::Task<FsResult<uint64_t>> MemFs::Pwrite(Fd fd, uint64_t offset, std::span<const uint8_t> data,
                                             uint64_t length) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kPwrite, nullptr);
   counters_.pwrite.Inc();
   FsResult<uint64_t> r;
   uint32_t flags = 0;
@@ -450,6 +457,7 @@ Errno MemFs::ResizeFile(Inode* n, uint64_t size) {
 }
 
 sim::Task<FsStatus> MemFs::Ftruncate(Fd fd, uint64_t size) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFtruncate, nullptr);
   counters_.ftruncate.Inc();
   FsStatus r{true, Errno::kOk};
   OpenFile* f = FileOf(fd);
@@ -465,6 +473,7 @@ sim::Task<FsStatus> MemFs::Ftruncate(Fd fd, uint64_t size) {
 }
 
 sim::Task<FsStatus> MemFs::Truncate(std::string_view path, uint64_t size) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kTruncate, nullptr);
   counters_.truncate.Inc();
   FsStatus r{true, Errno::kOk};
   const Lookup l = Resolve(path);
@@ -484,6 +493,7 @@ sim::Task<FsStatus> MemFs::Truncate(std::string_view path, uint64_t size) {
 }
 
 sim::Task<FsStatus> MemFs::Fsync(Fd fd) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFsync, nullptr);
   counters_.fsync.Inc();
   FsStatus r{true, Errno::kOk};
   if (FileOf(fd) == nullptr) r = Fail<FsStatus>(Errno::kBadF);
@@ -492,6 +502,7 @@ sim::Task<FsStatus> MemFs::Fsync(Fd fd) {
 }
 
 sim::Task<FsStatus> MemFs::Fdatasync(Fd fd) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFdatasync, nullptr);
   counters_.fdatasync.Inc();
   FsStatus r{true, Errno::kOk};
   if (FileOf(fd) == nullptr) r = Fail<FsStatus>(Errno::kBadF);
@@ -500,6 +511,7 @@ sim::Task<FsStatus> MemFs::Fdatasync(Fd fd) {
 }
 
 sim::Task<FsStatus> MemFs::Sync() {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kSync, nullptr);
   counters_.sync.Inc();
   co_await Serve(cfg_.sync_latency);
   co_return FsStatus{true, Errno::kOk};
@@ -509,6 +521,7 @@ sim::Task<FsStatus> MemFs::Sync() {
 // metadata
 
 sim::Task<FsResult<FileStat>> MemFs::Fstat(Fd fd) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kFstat, nullptr);
   counters_.fstat.Inc();
   FsResult<FileStat> r;
   if (OpenFile* f = FileOf(fd)) {
@@ -521,6 +534,7 @@ sim::Task<FsResult<FileStat>> MemFs::Fstat(Fd fd) {
 }
 
 sim::Task<FsResult<FileStat>> MemFs::Stat(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kStat, nullptr);
   counters_.stat.Inc();
   FsResult<FileStat> r;
   const Lookup l = Resolve(path);
@@ -538,6 +552,7 @@ sim::Task<FsResult<FileStat>> MemFs::Stat(std::string_view path) {
 }
 
 sim::Task<FsStatus> MemFs::Unlink(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kUnlink, nullptr);
   counters_.unlink.Inc();
   FsStatus r{true, Errno::kOk};
   const Lookup l = Resolve(path);
@@ -561,6 +576,7 @@ sim::Task<FsStatus> MemFs::Unlink(std::string_view path) {
 }
 
 sim::Task<FsStatus> MemFs::Mkdir(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kMkdir, nullptr);
   counters_.mkdir.Inc();
   FsStatus r{true, Errno::kOk};
   const Lookup l = Resolve(path);
@@ -579,6 +595,7 @@ sim::Task<FsStatus> MemFs::Mkdir(std::string_view path) {
 }
 
 sim::Task<FsStatus> MemFs::Rmdir(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kRmdir, nullptr);
   counters_.rmdir.Inc();
   FsStatus r{true, Errno::kOk};
   const Lookup l = Resolve(path);
@@ -654,6 +671,7 @@ FsStatus MemFs::DoRename(std::string_view from, std::string_view to) {
 }
 
 sim::Task<FsStatus> MemFs::Link(std::string_view existing, std::string_view new_path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kLink, nullptr);
   counters_.link.Inc();
   FsStatus r{true, Errno::kOk};
   const Lookup s = Resolve(existing);
@@ -682,6 +700,7 @@ sim::Task<FsStatus> MemFs::Link(std::string_view existing, std::string_view new_
 }
 
 sim::Task<FsStatus> MemFs::Rename(std::string_view from, std::string_view to) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kRename, nullptr);
   counters_.rename.Inc();
   FsStatus r = DoRename(from, to);
   co_await Serve(cfg_.rename_latency);
@@ -689,6 +708,7 @@ sim::Task<FsStatus> MemFs::Rename(std::string_view from, std::string_view to) {
 }
 
 sim::Task<FsResult<std::vector<std::string>>> MemFs::Readdir(std::string_view path) {
+  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kReaddir, nullptr);
   counters_.readdir.Inc();
   FsResult<std::vector<std::string>> r;
   const Lookup l = Resolve(path);

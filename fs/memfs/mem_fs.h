@@ -79,6 +79,7 @@
 #include "sim/cpu.h"
 #include "sim/config.h"
 #include "sim/event_queue.h"
+#include "fs/fs_stats.h"
 #include "sim/stats.h"
 #include "sim/task.h"
 #include "sim/time.h"
@@ -221,6 +222,7 @@ class MemFs final : public FileSystem {
   vfs::FdTable<OpenFile> fds_;
 
   Counters counters_;
+  OpLatencies ops_;  // <g>.op.<call>.lat
 };
 
 }  // namespace fs

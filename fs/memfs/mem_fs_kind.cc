@@ -9,8 +9,10 @@ namespace {
 
 class MountedMemFs final : public MountedFs {
  public:
-  MountedMemFs(sim::EventQueue* q, const MemFsConfig& cfg, sim::CpuScheduler* cpu) : fs_(q, cfg) {
+  MountedMemFs(sim::EventQueue* q, const MemFsConfig& cfg, sim::CpuScheduler* cpu, const sim::StatGroup& stats)
+      : fs_(q, cfg) {
     fs_.set_cpu(cpu);
+    if (!stats.prefix().empty()) fs_.RegisterStats(stats);
   }
   FileSystem* fs() override { return &fs_; }
   std::string Summary(const sim::StatsRegistry&) const override { return ""; }
@@ -22,7 +24,8 @@ class MountedMemFs final : public MountedFs {
 sim::Status Validate(const sim::ImplConfigs&, uint64_t, const fs::DeviceFacts&) { return sim::Status::Ok(); }
 
 sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, const FsEnv& env) {
-  return std::unique_ptr<MountedFs>(std::make_unique<MountedMemFs>(env.events, sections.Get<MemFsConfig>("memfs"), env.cpu));
+  return std::unique_ptr<MountedFs>(
+      std::make_unique<MountedMemFs>(env.events, sections.Get<MemFsConfig>("memfs"), env.cpu, env.stats));
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ std::vector<std::string> Warnings(const sim::ImplConfigs& sections) {
 // workload.trace.path was made absolute when the config was loaded.
 sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sections, const WorkloadEnv& env) {
   FS_RETURN_IF_ERROR(CheckTrace(sections.Get<TraceReplayConfig>("trace"), 1));
-  TraceReplayer::Env e{env.events, env.device, env.stats, env.seed, env.device_queues};
+  TraceReplayer::Env e{env.events, env.device, env.stats, env.seed, env.device_queues, env.first_queue};
   FS_ASSIGN_OR_RETURN(auto r, TraceReplayer::Create(sections.Get<TraceReplayConfig>("trace"), e, "", "workload.trace"));
   return std::unique_ptr<WorkloadDriver>(std::make_unique<TraceDriver>(std::move(r)));
 }

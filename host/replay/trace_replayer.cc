@@ -56,7 +56,7 @@ TraceReplayer::TraceReplayer(const TraceReplayConfig& cfg, Env env, AddressMap m
   for (uint32_t i = 0; i < cfg_.iodepth; ++i) {
     slots_[i].client = this;
     slots_[i].tag = i;
-    slots_[i].queue = i % env_.device_queues;
+    slots_[i].queue = env_.first_queue + i % env_.device_queues;
   }
   if (open_loop_) backlog_.resize(cfg_.max_backlog);
   RegisterStats();

@@ -85,7 +85,8 @@ class TraceReplayer final : public ssd::BlockClient {
     ssd::BlockDevice* device = nullptr;
     sim::StatGroup stats;        // where the stats above are registered
     uint64_t seed = 1;           // run seed (a replay draws no random numbers)
-    uint32_t device_queues = 1;  // slot i submits on queue i % device_queues
+    uint32_t device_queues = 1;  // slot i submits on queue first_queue + i % device_queues
+    uint32_t first_queue = 0;
   };
 
   // Validates `cfg` against env.device (errors name "<key_path>.<key>"),

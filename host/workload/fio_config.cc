@@ -125,6 +125,9 @@ void FioConfig::Describe(sim::Schema<FioConfig>& s) {
   s.Param("io_size", &FioConfig::io_size, "0", "Stop after this many bytes over all jobs; 0 = no bound");
   s.Param("runtime", &FioConfig::runtime, "0s", "Stop issuing this long after the start; 0 = no bound");
   s.Param("ramp_time", &FioConfig::ramp_time, "0s", "Statistics ignore I/Os completed within this time");
+  s.Param("jobfile", &FioConfig::jobfile, "",
+          "A fio job file: each [job] runs as a flow of its own (workload.flows), starting from this section's "
+          "values; options the model cannot honour are errors");
   s.Param("fsync", &FioConfig::fsync, "0", "Issue a flush after every this many writes of a job; 0 = never");
 }
 

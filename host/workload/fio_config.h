@@ -77,6 +77,8 @@ struct FioConfig {
   sim::SimTime runtime;
   sim::SimTime ramp_time;
   uint32_t fsync = 0;
+  // A fio job file whose jobs run as flows (app/flows.h); "" = none.
+  std::string jobfile;
 
   static void Describe(sim::Schema<FioConfig>& s);
 

@@ -64,7 +64,8 @@ TEST(FioConfigTest, DeclaredDefaultsMatchInClassValues) {
   EXPECT_EQ(d.runtime, c.runtime);
   EXPECT_EQ(d.ramp_time, c.ramp_time);
   EXPECT_EQ(d.fsync, c.fsync);
-  EXPECT_EQ(sim::SchemaOf<FioConfig>().AllKeys().size(), 23u) << "a new key needs a line above";
+  EXPECT_EQ(d.jobfile, c.jobfile);
+  EXPECT_EQ(sim::SchemaOf<FioConfig>().AllKeys().size(), 24u) << "a new key needs a line above";
 }
 
 TEST(FioConfigTest, DefaultsAloneNeverEnd) {

@@ -31,7 +31,7 @@ class FioGenerator::Job final : public ssd::BlockClient {
     free_.reserve(plan_.iodepth);
     // Hand out slot 0 first (stack order), which keeps traces readable.
     for (uint32_t i = plan_.iodepth; i-- > 0;) free_.push_back(i);
-    const uint32_t queue = index % gen->env_.device_queues;
+    const uint32_t queue = gen->env_.first_queue + index % gen->env_.device_queues;
     for (uint32_t i = 0; i < plan_.iodepth; ++i) {
       slots_[i].client = this;
       slots_[i].tag = i;

@@ -4,7 +4,7 @@
 // Jobs. numjobs independent jobs, each with its own Rng stream
 // ("<stats prefix>.job<i>" under the run seed), its own iodepth request
 // slots (allocated once at construction) and submission queue
-// i % device_queues. Per I/O a job draws, in this order: the op (only if
+// first_queue + i % device_queues. Per I/O a job draws, in this order: the op (only if
 // the pattern mixes ops), the block size (only with several sizes), and the
 // offset (random patterns only). No allocation happens per I/O.
 //
@@ -65,7 +65,8 @@ class FioGenerator {
     ssd::BlockDevice* device = nullptr;
     sim::StatGroup stats;        // where the stats above are registered
     uint64_t seed = 1;           // run seed
-    uint32_t device_queues = 1;  // job i submits on queue i % device_queues
+    uint32_t device_queues = 1;  // job i submits on queue first_queue + i % device_queues
+    uint32_t first_queue = 0;
   };
 
   // Validates `cfg` against env.device (see FioConfig::Validate) and builds

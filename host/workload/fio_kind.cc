@@ -25,7 +25,7 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t capacity, uint32
 }
 
 sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sections, const WorkloadEnv& env) {
-  FioGenerator::Env e{env.events, env.device, env.stats, env.seed, env.device_queues};
+  FioGenerator::Env e{env.events, env.device, env.stats, env.seed, env.device_queues, env.first_queue};
   FS_ASSIGN_OR_RETURN(auto g, FioGenerator::Create(sections.Get<FioConfig>("fio"), e, "workload.fio"));
   return std::unique_ptr<WorkloadDriver>(std::make_unique<FioDriver>(std::move(g)));
 }
@@ -34,6 +34,7 @@ sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sectio
 
 const sim::Registrar<WorkloadKind> kRegistered{
     {"fio", "fio-like block workload on the device", false,
-     sim::ImplSection::Of<FioConfig>("fio", "fio-like block workload (kind: fio)"), {}, &Validate, &Make}};
+     sim::ImplSection::Of<FioConfig>("fio", "fio-like block workload (kind: fio)"), {"jobfile"}, &Validate,
+     &Make}};
 
 }  // namespace host
