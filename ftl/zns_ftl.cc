@@ -155,6 +155,13 @@ uint64_t ZnsFtl::LogicalPages(const FtlConfig& cfg, const flash::Geometry& g) {
   return ConventionalBlocks(cfg, g) * g.pages_per_block + s.zones_per_group * s.groups * s.zone_pages;
 }
 
+ZoneLayout ZnsFtl::LayoutOf(const FtlConfig& cfg, const flash::Geometry& g) {
+  const Shape s = ShapeOf(cfg, g).value();
+  const ZnsConfig& z = cfg.kinds.Get<ZnsConfig>(kKind);
+  return ZoneLayout{ConventionalBlocks(cfg, g) * g.pages_per_block, s.zones_per_group * s.groups, s.zone_pages,
+                    s.cap_pages, z.max_open, z.max_active};
+}
+
 uint64_t ZnsFtl::MemoryBytes(const FtlConfig& cfg, const flash::Geometry& g) {
   const Shape s = ShapeOf(cfg, g).value();
   const uint64_t zones = s.zones_per_group * s.groups;
@@ -535,6 +542,6 @@ const sim::Registrar<FtlKindInfo> kRegisteredZns{
      "page-mapped area",
      &ZnsFtl::Validate, &ZnsFtl::LogicalPages, &Make,
      sim::ImplSection::Of<ZnsConfig>(kKind, "zoned-namespace device (ftl.kind: zns)"), &ZnsFtl::MemoryBytes,
-     /*fixed_placement=*/true, &ZnsFtl::ConventionalBlocks}};
+     /*fixed_placement=*/true, &ZnsFtl::ConventionalBlocks, &ZnsFtl::LayoutOf}};
 
 }  // namespace ftl

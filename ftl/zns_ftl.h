@@ -84,6 +84,8 @@ class ZnsFtl final : public Ftl, public Zoned, public FtlClient {
   static uint64_t ConventionalBlocks(const FtlConfig& cfg, const flash::Geometry& g);
   // The S-FTL's config under `cfg` (kind static_block, page_mapped set).
   static FtlConfig InnerConfig(const FtlConfig& cfg);
+  // The layout a ZnsFtl for `cfg` on `g` has (FtlKindInfo::zone_layout).
+  static ZoneLayout LayoutOf(const FtlConfig& cfg, const flash::Geometry& g);
 
   ZnsFtl(const FtlConfig& cfg, flash::FlashArray* array, sim::EventQueue* queue, const sim::StatGroup& stats);
   ~ZnsFtl() override;

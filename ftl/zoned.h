@@ -59,6 +59,21 @@ enum class ZoneError : uint8_t {
 };
 const char* ZoneErrorName(ZoneError e);
 
+// A zoned device's shape, in flash pages: what `check` derives from the
+// configuration before a device exists (FtlConfig::Zones) and what a built
+// device reports (Zoned::layout()).
+struct ZoneLayout {
+  uint64_t conventional_pages = 0;
+  uint64_t zones = 0;
+  uint64_t zone_pages = 0;     // zone size (LBA span)
+  uint64_t zone_capacity = 0;  // writable pages per zone
+  uint32_t max_open = 0;       // 0 = no limit
+  uint32_t max_active = 0;     // 0 = no limit
+  uint64_t ZoneStart(uint64_t z) const { return conventional_pages + z * zone_pages; }
+  // REQUIRES: lpn >= conventional_pages.
+  uint64_t ZoneOf(uint64_t lpn) const { return (lpn - conventional_pages) / zone_pages; }
+};
+
 struct ZoneInfo {
   ZoneState state = ZoneState::kEmpty;
   uint64_t start = 0;         // first logical page (Zone Start LBA)
@@ -94,6 +109,9 @@ class Zoned {
   // failure (the spec's controller-initiated transitions). REQUIRES: state
   // is kReadOnly or kOffline.
   virtual void FailZone(uint64_t z, ZoneState state) = 0;
+  ZoneLayout layout() const {
+    return ZoneLayout{conventional_pages(), zones(), zone_pages(), zone_capacity(), max_open(), max_active()};
+  }
   uint64_t ZoneOf(uint64_t lpn) const { return (lpn - conventional_pages()) / zone_pages(); }
   uint64_t ZoneStart(uint64_t z) const { return conventional_pages() + z * zone_pages(); }
 };

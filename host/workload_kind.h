@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "sim/config.h"
+#include "ssd/device_layout.h"
 #include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/registry.h"
@@ -26,7 +27,7 @@ class FileSystem;
 }
 namespace ssd {
 class BlockDevice;
-}
+}  // namespace ssd
 
 namespace host {
 
@@ -87,6 +88,14 @@ struct WorkloadKind {
   // (or a null function): none. `check` refuses such a configuration on a
   // file system that offers none. REQUIRES: validate ok.
   const char* (*transactions_key)(const sim::ImplConfigs& sections) = nullptr;
+  // Checks of a block kind's zone options against the device: `zones` the
+  // zone layout of a zoned device (ftl.kind: zns), null for a device that
+  // is not zoned; the flash page size and the device sector size in bytes.
+  // Null for a kind that cannot drive a zoned device (it is then refused on
+  // one; file kinds reach the device through their file system). REQUIRES:
+  // validate ok.
+  sim::Status (*validate_zoned)(const sim::ImplConfigs& sections, const ssd::ZoneLayout* zones,
+                                uint32_t page_size, uint32_t sector_size) = nullptr;
 };
 
 inline std::vector<std::string> WorkloadKindNames() { return sim::Registry<WorkloadKind>::Get().Names(); }

@@ -29,6 +29,7 @@ using ZoneState = ftl::ZoneState;
 using ZoneAction = ftl::ZoneAction;
 using ZoneError = ftl::ZoneError;
 using ZoneInfo = ftl::ZoneInfo;
+using ZoneLayout = ftl::ZoneLayout;
 
 struct DeviceLayout {
   uint32_t channels = 1;

@@ -382,6 +382,29 @@ TEST(ZnsLayoutTest, ConventionalAreaTakesRandomRewrites) {
   EXPECT_EQ(t.State(0), ZoneState::kFull);
 }
 
+// What `check` derives from the configuration (FtlConfig::Zones, used to
+// check workloads before a run) is the layout the built device reports.
+TEST(ZnsLayoutTest, TheLayoutCheckDerivesIsTheBuiltDevicesLayout) {
+  for (const ftl::FtlConfig& fc : {ZnsFtlConfig(1, 32, 24, 2, 3), ZnsFtlConfig(2, 0, 0, 0, 0),
+                                   ZnsFtlConfig(1, 32, 32, 0, 0, 2 * 16 * kPage)}) {
+    Rig t;
+    t.Build(fc);
+    ftl::ZoneLayout want;
+    ASSERT_TRUE(fc.Zones(t.geo_, &want));
+    const ftl::ZoneLayout got = t.zoned_->layout();
+    EXPECT_EQ(got.conventional_pages, want.conventional_pages);
+    EXPECT_EQ(got.zones, want.zones);
+    EXPECT_EQ(got.zone_pages, want.zone_pages);
+    EXPECT_EQ(got.zone_capacity, want.zone_capacity);
+    EXPECT_EQ(got.max_open, want.max_open);
+    EXPECT_EQ(got.max_active, want.max_active);
+  }
+  ftl::FtlConfig page;
+  page.kind = "page";
+  ftl::ZoneLayout none;
+  EXPECT_FALSE(page.Zones(flash::testing::TinyGeometry(), &none));
+}
+
 TEST(ZnsLayoutTest, AZoneStripesOverItsDiesPageByPage) {
   for (uint32_t dies : {1u, 2u, 4u}) {
     Rig t;
