@@ -676,7 +676,8 @@ TEST_F(CliTest, PointRunsOnePointAndResumeAggregates) {
   for (const char* bad : {"0", "-2", "two", ""}) {
     const Outcome b = Cli("run " + cfg + " --quiet --jobs=" + std::string(bad) + " --out " + out.string());
     EXPECT_EQ(b.code, 2) << bad << ": " << b.out;
-    EXPECT_THAT(b.out, HasSubstr("--jobs: must be a whole number of processes from 1 to 4096"));
+    EXPECT_THAT(b.out, ::testing::AnyOf(HasSubstr("--jobs: must be a whole number of processes from 1 to 4096"),
+                                        HasSubstr("--jobs: needs a value, got an empty one")));
   }
 }
 
@@ -1014,6 +1015,105 @@ TEST_F(CliTest, SqliteRunsAndFileWorkloadsNeedAFileSystem) {
   const Outcome e = Cli("check " + cfg + " --set fs.kind=none");
   EXPECT_EQ(e.code, 2);
   EXPECT_THAT(e.out, HasSubstr("needs a file system"));
+}
+
+// A run whose device refused requests writes its results, says so on the
+// summary's first line and exits with code 3: refused writes are never
+// reported as throughput.
+TEST_F(CliTest, RunWithRefusedIoFailsWithExitCode3) {
+  const std::string cfg = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/sftl_seq.yaml";
+  const std::string out = (dir_ / "r").string();
+  const Outcome o = Cli("run " + cfg +
+                        " --set workload.fio.rw=randwrite --set workload.fio.bs=8KiB --set workload.fio.total_ios=200"
+                        " --noprogress --out " + out);
+  EXPECT_EQ(o.code, 3) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("FAILED I/O: the device refused"));
+  EXPECT_THAT(o.out, HasSubstr("flashstack: error: the device refused"));
+  EXPECT_EQ(Slurp(fs::path(out) / "summary.txt").rfind("== ", 0), 0u);
+  EXPECT_THAT(Slurp(fs::path(out) / "summary.txt"), HasSubstr("\nFAILED I/O:"));
+  // The same workload in order is clean.
+  const Outcome ok = Cli("run " + cfg + " --set workload.fio.total_ios=8 --quiet --noprogress --out " + out);
+  EXPECT_EQ(ok.code, 0) << ok.out;
+}
+
+// A flag without its value, or with an empty one, is bad input (exit 2,
+// one line), never gflags' own exit 1 or a silent default.
+TEST_F(CliTest, FlagWithoutValueIsExit2) {
+  for (const char* flag : {"--seed", "--jobs", "--point", "--out", "--sweep_stats"}) {
+    const Outcome o = Cli("run " + Tiny() + " " + flag);
+    EXPECT_EQ(o.code, 2) << flag << ": " << o.out;
+    EXPECT_THAT(o.out, HasSubstr(std::string(flag) + " needs a value")) << o.out;
+    const Outcome e = Cli("run " + Tiny() + " " + flag + " ''");
+    EXPECT_EQ(e.code, 2) << flag << "'': " << e.out;
+    EXPECT_THAT(e.out, HasSubstr("needs a value, got an empty one")) << e.out;
+  }
+  const Outcome eq = Cli("run " + Tiny() + " --seed=");
+  EXPECT_EQ(eq.code, 2) << eq.out;
+}
+
+// A misspelt --sweep_stats name is found before the first point runs, not
+// after every point ran.
+TEST_F(CliTest, UnknownSweepStatIsRefusedBeforeAnyPointRuns) {
+  const std::string cfg = Write("s.yaml", "include: " + Tiny() + "\nsweep:\n  seed: [1, 2, 3]\n");
+  const std::string out = (dir_ / "s").string();
+  const Outcome o = Cli("run " + cfg + " --quiet --noprogress --sweep_stats workload.iops,workload.write.lat.p99.9 --out " + out);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("no statistic named workload.write.lat.p99.9"));
+  EXPECT_THAT(o.out, HasSubstr("before any point ran"));
+  EXPECT_FALSE(fs::exists(fs::path(out) / "000-seed=1" / "stats.json"));
+  EXPECT_FALSE(fs::exists(fs::path(out) / "001-seed=2" / "stats.json"));
+  const Outcome good = Cli("run " + cfg + " --quiet --noprogress --sweep_stats workload.iops,workload.write.lat.p999 --out " + out);
+  EXPECT_EQ(good.code, 0) << good.out;
+}
+
+// A trace request beyond the device is refused by default (fit: error):
+// `check` and `run` exit 2 naming the record's file:line and the device's
+// size; folding the trace onto the device is an explicit choice.
+TEST_F(CliTest, TraceBeyondTheDeviceIsRefusedUnlessAFitIsChosen) {
+  const std::string trace = Write("far.csv", "128166372003061629,hm,0,Write,8192,4096,1331\n"
+                                             "128166372003161629,hm,0,Write,68719476736,4096,1331\n"
+                                             "128166372003261629,hm,0,Read,0,4096,1331\n");
+  const std::string cfg = Write("far.yaml", "include: " + Tiny() +
+                                                "\nworkload:\n  kind: trace\n  trace:\n    path: far.csv\n"
+                                                "    reader:\n      format: msr\n");
+  for (const char* cmd : {"check", "run"}) {
+    const Outcome o = Cli(std::string(cmd) + " " + cfg + " --noprogress --out " + (dir_ / "far").string());
+    EXPECT_EQ(o.code, 2) << cmd << ": " << o.out;
+    EXPECT_THAT(o.out, HasSubstr(trace + ":2: request beyond the device (fit: error)")) << o.out;
+    EXPECT_THAT(o.out, HasSubstr("exceed the device's ")) << o.out;
+    EXPECT_THAT(o.out, HasSubstr("workload.trace.fit: wrap, scale or compact")) << o.out;
+  }
+  const Outcome w = Cli("run " + cfg + " --set workload.trace.fit=wrap --quiet --noprogress --out " +
+                        (dir_ / "wrap").string());
+  EXPECT_EQ(w.code, 0) << w.out;
+}
+
+// A key in a section the run does not use is named in a warning (check
+// and run), with the key that chose another section; a config that chose
+// no workload says so.
+TEST_F(CliTest, KeysOfUnusedSectionsAreWarnedAndAMissingWorkloadKindIsNamed) {
+  Outcome o = Cli("check " + Tiny() + " --set fs.f2fs.fsync_node_lookup=list --set workload.trace.speedup=2");
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("warning: --set fs.f2fs.fsync_node_lookup=list: fs.f2fs.fsync_node_lookup: section "
+                               "fs.f2fs.* is not used by this run (fs.kind is none)"));
+  EXPECT_THAT(o.out, HasSubstr("section workload.trace.* is not used by this run (workload.kind is fio)"));
+  o = Cli("check " + Tiny());
+  EXPECT_THAT(o.out, Not(HasSubstr("warning")));
+  // In the config file itself (not in an included preset, which sets keys
+  // for whichever kind uses it).
+  const std::string same = Write("fio_under_trace.yaml", "include: " + Tiny() + "\nworkload:\n  kind: trace\n"
+                                 "  trace: {path: x.csv}\n  fio: {iodepth: 4}\n");
+  Write("x.csv", "128166372003061629,hm,0,Write,8192,4096,1331\n");
+  o = Cli("check " + same + " --set workload.trace.reader.format=msr");
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_THAT(o.out, HasSubstr(same + ":5:"));
+  EXPECT_THAT(o.out, HasSubstr("workload.fio.iodepth: section workload.fio.* is not used by this run (workload.kind "
+                               "is trace)"));
+  EXPECT_THAT(o.out, Not(HasSubstr("workload.fio.bs")));  // set by the included preset
+  const std::string cfg = Write("nowork.yaml", "device:\n  geometry:\n    channels: 2\n");
+  o = Cli("check " + cfg);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("workload.kind is not set, so the default 'fio' was used and fails: "));
 }
 
 }  // namespace

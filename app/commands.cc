@@ -7,7 +7,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -16,7 +18,11 @@
 #include "app/interrupt.h"
 #include "app/results.h"
 #include "app/sweep.h"
+#include "fs/file_system_kind.h"
+#include "ftl/ftl_factory.h"
+#include "ftl/victim_policy.h"
 #include "host/replay/trace_replay_config.h"
+#include "host/workload_kind.h"
 #include "host/trace/trace_info.h"
 
 namespace app {
@@ -39,10 +45,54 @@ sim::Status Locate(const sim::Status& st, const sim::ResolvedConfig& rc) {
 
 struct LoadedRun {
   ExperimentConfig cfg;
+  std::vector<std::string> warnings;  // keys set in sections this run does not use
   std::string sweep_label;
   std::vector<std::string> sweep_keys;             // the swept keys, in order
   std::map<std::string, std::string> sweep_values;  // swept key -> value as written
 };
+
+// Keys set (in a file or with --set) in a section the run does not use:
+// fs.<kind>.* of another file system than fs.kind, workload.<kind>.* of
+// another workload, ftl.<kind>.* of another FTL, ftl.<policy>.* of another
+// victim policy. One warning per section, naming where its first key was
+// set. Only keys of the config file itself (`path`) and of --set are
+// looked at: an included preset sets keys for whichever kind uses it. Not
+// an error: a sweep over the kind sets them on purpose.
+std::vector<std::string> UnusedSectionWarnings(const sim::ResolvedConfig& rc, const ExperimentConfig& cfg,
+                                               const std::string& path) {
+  struct Slot {
+    std::string parent;  // "fs"
+    std::string key;     // "fs.kind"
+    std::string chosen;  // "f2fs"
+    std::vector<std::string> sections;
+  };
+  auto names = [](const std::vector<sim::ImplSection>& secs) {
+    std::vector<std::string> out;
+    for (const sim::ImplSection& s : secs) out.push_back(s.name);
+    return out;
+  };
+  const std::vector<Slot> slots = {
+      {"fs", "fs.kind", cfg.fs.kind, fs::FileSystemKindNames()},
+      {"workload", "workload.kind", cfg.workload.kind, host::WorkloadKindNames()},
+      {"ftl", "ftl.kind", cfg.ftl.kind, names(ftl::FtlKindSections())},
+      {"ftl", "ftl.victim", cfg.ftl.victim, names(ftl::VictimPolicySections())},
+  };
+  std::vector<std::string> out;
+  std::set<std::string> warned;
+  for (const auto& [key, entry] : rc.values) {
+    if (entry.loc.file != path && entry.loc.file.rfind("--set", 0) != 0) continue;
+    for (const Slot& slot : slots) {
+      for (const std::string& sec : slot.sections) {
+        const std::string prefix = slot.parent + "." + sec + ".";
+        if (sec == slot.chosen || key.rfind(prefix, 0) != 0 || !warned.insert(prefix).second) continue;
+        out.push_back(fmt::format("{}{}: section {}{}* is not used by this run ({} is {}); its keys have no effect",
+                                  entry.loc.line > 0 || !entry.loc.file.empty() ? entry.loc.ToString() + ": " : "",
+                                  key, slot.parent + ".", sec + ".", slot.key, slot.chosen));
+      }
+    }
+  }
+  return out;
+}
 
 sim::Result<std::vector<LoadedRun>> LoadRuns(const std::string& path, const CommandOptions& opts) {
   const sim::SchemaNode& schema = sim::SchemaOf<ExperimentConfig>();
@@ -75,7 +125,17 @@ sim::Result<std::vector<LoadedRun>> LoadRuns(const std::string& path, const Comm
       file = host::ResolveTracePath(file, std::filesystem::path(it->second.loc.file).parent_path().string());
       FS_RETURN_IF_ERROR(sim::SetKey(schema, &run.cfg, key, file));
     }
-    FS_RETURN_IF_ERROR(Locate(ValidateExperiment(run.cfg), rc));
+    if (sim::Status st = Locate(ValidateExperiment(run.cfg), rc); !st.ok()) {
+      // The default workload (fio, which needs a bound) chosen silently
+      // gives a puzzling message: say that no workload was chosen.
+      if (rc.values.count("workload.kind") == 0) {
+        return sim::Status::InvalidInput(fmt::format(
+            "{}: workload.kind is not set, so the default '{}' was used and fails: {}; choose one of: {}", path,
+            run.cfg.workload.kind, st.message(), fmt::join(host::WorkloadKindNames(), ", ")));
+      }
+      return st;
+    }
+    run.warnings = UnusedSectionWarnings(rc, run.cfg, path);
     run.sweep_label = rc.sweep_label;
     run.sweep_keys = rc.sweep_keys;
     for (const std::string& k : rc.sweep_keys) run.sweep_values[k] = rc.values.at(k).text;
@@ -158,7 +218,9 @@ sim::Status CmdCheck(const std::string& config_path, const CommandOptions& opts,
   }
   std::vector<std::string> warned;
   for (const auto& r : runs) {
-    for (const std::string& w : CheckWarnings(r.cfg)) {
+    std::vector<std::string> all = r.warnings;
+    for (std::string& w : CheckWarnings(r.cfg)) all.push_back(std::move(w));
+    for (const std::string& w : all) {
       if (std::find(warned.begin(), warned.end(), w) != warned.end()) continue;
       warned.push_back(w);
       out << "warning: " << w << "\n";
@@ -171,8 +233,11 @@ namespace {
 
 // Runs one point in this process and writes its folder; *summary is what
 // the run prints.
+// `check_stats`: the --sweep_stats patterns to look up in this point's
+// statistics before it runs (null: none).
 PointOutcome RunPoint(const LoadedRun& run, const std::string& dir, bool replaced, const Experiment::Progress& progress,
-                      const std::atomic<int>* interrupt, std::string* summary) {
+                      const std::atomic<int>* interrupt, const std::vector<std::string>* check_stats,
+                      std::string* summary) {
   PointOutcome o;
   const auto t0 = std::chrono::steady_clock::now();
   sim::Result<std::unique_ptr<Experiment>> made = Experiment::Create(run.cfg);
@@ -181,6 +246,14 @@ PointOutcome RunPoint(const LoadedRun& run, const std::string& dir, bool replace
     return o;
   }
   std::unique_ptr<Experiment> exp = std::move(made).value();
+  if (check_stats != nullptr) {
+    o.status = CheckSweepStats(*check_stats, exp->stats());
+    if (!o.status.ok()) {
+      o.status = sim::Status::InvalidInput(o.status.message() + fmt::format(
+          " — checked on point {} before any point ran", run.sweep_label.empty() ? "0" : run.sweep_label));
+      return o;
+    }
+  }
   const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Experiment::Progress p = progress;
   p.label = run.cfg.name + (run.sweep_label.empty() ? "" : " " + run.sweep_label);
@@ -188,6 +261,7 @@ PointOutcome RunPoint(const LoadedRun& run, const std::string& dir, bool replace
   o.status = exp->status();
   if (!o.status.ok()) return o;
   o.interrupted = rep.interrupted_by != 0;
+  o.failed_ios = exp->FailedRequests();
   *summary = fmt::format("== {}{}{} (seed {}) ==\n", run.cfg.name, run.sweep_label.empty() ? "" : " ",
                          run.sweep_label, run.cfg.seed);
   *summary += exp->Summary();
@@ -227,6 +301,14 @@ sim::Status CmdRun(const std::string& config_path, const CommandOptions& opts, s
     FS_ASSIGN_OR_RETURN(stats, ParseSweepStats(opts.sweep_stats));
   }
   FS_ASSIGN_OR_RETURN(std::vector<LoadedRun> runs, LoadRuns(config_path, opts));
+  {
+    std::set<std::string> warned;
+    for (const LoadedRun& r : runs) {
+      for (const std::string& w : r.warnings) {
+        if (warned.insert(w).second) std::cerr << "flashstack: warning: " << w << "\n";
+      }
+    }
+  }
   if (opts.point >= 0 && static_cast<uint64_t>(opts.point) >= runs.size()) {
     return sim::Status::InvalidInput(fmt::format("--point {}: {} has {} point{} (0 to {})", opts.point, config_path,
                                                  runs.size(), runs.size() == 1 ? "" : "s", runs.size() - 1));
@@ -278,9 +360,14 @@ sim::Status CmdRun(const std::string& config_path, const CommandOptions& opts, s
   const auto t0 = std::chrono::steady_clock::now();
   size_t done = 0;
   bool interrupted = false;
+  uint64_t failed_ios = 0, failed_points = 0;
   auto run_point = [&](size_t i) {
     std::string summary;
-    PointOutcome o = RunPoint(runs[i], dir_of(i), replaced[i], progress, opts.interrupt, &summary);
+    // A chosen --sweep_stats is looked up in the first point's statistics
+    // before that point runs, so a misspelt name fails at once.
+    const bool check = !opts.sweep_stats.empty() && !todo.empty() && i == todo.front();
+    PointOutcome o =
+        RunPoint(runs[i], dir_of(i), replaced[i], progress, opts.interrupt, check ? &stats : nullptr, &summary);
     // In this process (one job), print the summary here; a child's is
     // printed by the parent from the file.
     if (jobs == 1 && o.status.ok() && !opts.quiet) out << summary << std::flush;
@@ -289,6 +376,10 @@ sim::Status CmdRun(const std::string& config_path, const CommandOptions& opts, s
   auto on_done = [&](size_t i, const PointOutcome& o) {
     ++done;
     interrupted = interrupted || o.interrupted;
+    if (o.status.ok() && o.failed_ios > 0) {
+      failed_ios += o.failed_ios;
+      ++failed_points;
+    }
     if (jobs > 1 && o.status.ok() && !opts.quiet) {
       std::ifstream f(dir_of(i) + "/summary.txt", std::ios::binary);
       out << f.rdbuf() << std::flush;
@@ -323,7 +414,16 @@ sim::Status CmdRun(const std::string& config_path, const CommandOptions& opts, s
     }
   }
   FS_RETURN_IF_ERROR(run_status);
-  return table_status;
+  FS_RETURN_IF_ERROR(table_status);
+  if (opts.failed_ios != nullptr) *opts.failed_ios = failed_ios;
+  if (failed_ios > 0) {
+    std::cerr << fmt::format("flashstack: error: the device refused {} request{}{}: the results (in {}/) count only "
+                             "the work that completed; see the summary's FAILED I/O line and ssd.errors\n",
+                             failed_ios, failed_ios == 1 ? "" : "s",
+                             sweep ? fmt::format(" in {} point{}", failed_points, failed_points == 1 ? "" : "s") : "",
+                             base);
+  }
+  return sim::Status::Ok();
 }
 
 namespace {

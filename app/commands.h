@@ -27,6 +27,9 @@ struct CommandOptions {
   int64_t point = -1;       // >= 0: run only this point (0-based, as its folder NNN), keeping the others
   std::string sweep_stats;  // sweep.csv columns ("" = DefaultSweepStats())
   const std::atomic<int>* interrupt = nullptr;  // app/interrupt.h; null = runs are not interruptible
+  // run: set to the requests the device refused over every point run
+  // (results written; the CLI exits with code 3 when non-zero).
+  uint64_t* failed_ios = nullptr;
 };
 
 // Runs every point of CONFIG (or opts.point alone) into its folder, opts.jobs

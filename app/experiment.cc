@@ -30,6 +30,11 @@ void RunSection::Describe(sim::Schema<RunSection>& s) {
           "state, the file system's per-block tables) exceeds this; 0 = the machine's physical memory");
   s.Param("stats_interval", &RunSection::stats_interval, "10ms", "Sampling period of the time series (series.csv)")
       .Min(1);
+  s.Choice("rate_window", &RunSection::rate_window, "measured", {"measured", "run"},
+           "Window of the device's and the host's rates and utilizations (ssd.iops, ssd.write_bandwidth, "
+           "flash.die_utilization, host.cpu.utilization, ...) and of series.csv: measured = the workload's measured "
+           "phase (after its setup and ramp, until its last operation; run.measured_start/end), as the workload's "
+           "own figures; run = the whole simulated run, the drain after the workload included");
 }
 
 void FsSection::Describe(sim::Schema<FsSection>& s) {
@@ -242,6 +247,20 @@ sim::Result<std::unique_ptr<Experiment>> Experiment::Create(const ExperimentConf
   std::unique_ptr<Experiment> e(new Experiment(cfg));
   Stack& s = *e->stack_;
   sim::StatGroup root = e->stats_.Root();
+  e->stats_.SetWholeRunRates(cfg.run.rate_window == "run");
+  {
+    const sim::StatsRegistry* st = &e->stats_;
+    const sim::EventQueue* q = &s.queue;
+    sim::StatGroup run = root.Group("run");
+    run.AddFormula([st] { return st->measured_start().sec(); }, "measured_start", "s",
+                   "Start of the workload's measured phase (after its setup and ramp): the rates' window starts "
+                   "here (run.rate_window: measured)");
+    run.AddFormula([st, q] { return (st->measured_ended() ? st->measured_end() : q->now()).sec(); },
+                   "measured_end", "s",
+                   "End of the workload's measured phase (its last operation), or the run's end if it did not end");
+    run.AddFormula([q] { return q->now().sec(); }, "end", "s",
+                   "End of the simulated run (after the drain of background work, or at run.max_time)");
+  }
   const auto& dev = cfg.device;
   s.nand = std::make_unique<flash::NandArray>(&s.queue, dev.geometry, dev.flash, root.Group("flash"));
   // MakeFtl also preconditions the FTL (untimed) when ftl.precondition is on.
@@ -420,9 +439,38 @@ RunReport Experiment::Run(const Progress& progress, const std::atomic<int>* inte
 
 sim::Status Experiment::status() const { return stack_->workload->status(); }
 
+uint64_t Experiment::FailedRequests() const {
+  const double v = stats_.Value("ssd.errors");
+  return v == v && v > 0 ? static_cast<uint64_t>(v) : 0;
+}
+
+std::string Experiment::RateWindow() const {
+  const sim::StatsRegistry& st = stats_;
+  const double end = st.Value("run.end");
+  if (cfg_.run.rate_window == "run") return fmt::format(", over the whole run (0..{})", sim::Sec(end).ToString());
+  const double a = st.Value("run.measured_start"), b = st.Value("run.measured_end");
+  if (a == 0 && b == end) return "";
+  return fmt::format(", over the measured phase {}..{} (the run ended at {})", sim::Sec(a).ToString(),
+                     sim::Sec(b).ToString(), sim::Sec(end).ToString());
+}
+
 std::string Experiment::Summary() const {
   const sim::StatsRegistry& st = stats_;
-  std::string out = stack_->workload->Summary(st);
+  std::string out;
+  // Refused I/O makes every figure below describe a different workload
+  // than the one configured: said first, and the run fails (exit code 3).
+  if (const uint64_t failed = FailedRequests(); failed > 0) {
+    double done = 0;
+    for (const char* op : {"read", "write", "trim", "flush"}) {
+      const double v = st.Value(fmt::format("ssd.ops.{}", op));
+      if (v == v) done += v;
+    }
+    out += fmt::format("FAILED I/O: the device refused {} of {} requests ({} pages: out-of-order, overwrite or "
+                       "partial-page writes); the figures below count only the {} that completed (exit code 3)\n",
+                       failed, failed + static_cast<uint64_t>(done), static_cast<uint64_t>(st.Value("ssd.error_pages")),
+                       static_cast<uint64_t>(done));
+  }
+  out += stack_->workload->Summary(st);
   if (stack_->cpu != nullptr) out += CpuSummary(st);
   if (stack_->fs != nullptr) {
     out += stack_->fs->Summary(st);
@@ -465,13 +513,24 @@ std::string Experiment::Summary() const {
                        st.Value("ftl.erase_count_max"), st.Value("ftl.wear_leveling.erase_count_spread"));
   }
   if (cfg_.ftl.precondition.enabled) {
-    out += fmt::format("  precondition: {} page writes, WA {:.3f}\n",
+    out += fmt::format("  precondition: {} page writes, WA {:.3f}, not in the run's figures; the run starts with no GC "
+                       "in flight and every plane at its background GC threshold (steady state)\n",
                        static_cast<uint64_t>(st.Value("ftl.precondition.host_writes")),
                        st.Value("ftl.precondition.write_amplification"));
   }
-  out += fmt::format("flash      die utilization {:.1f}% (max {:.1f}%), channel utilization {:.1f}%\n",
+  // A run shorter than one GC cycle meets GC in whole victims: its WA steps
+  // with each victim. The victims' own figure does not.
+  if (const double cycle = st.Value("ftl.gc_cycle_pages"), victim_wa = st.Value("ftl.victim_write_amplification");
+      cycle == cycle && victim_wa > 0 && host < 10 * cycle) {
+    out += fmt::format("  short run: {} host pages, under 10 GC cycles of {} pages (an erase unit in every plane): "
+                       "its WA counts GC in whole victims; the {} victims imply WA {:.3f} "
+                       "(ftl.victim_write_amplification)\n",
+                       static_cast<uint64_t>(host), static_cast<uint64_t>(cycle),
+                       static_cast<uint64_t>(st.Value("ftl.gc_runs_bg") + st.Value("ftl.gc_runs_fg")), victim_wa);
+  }
+  out += fmt::format("flash      die utilization {:.1f}% (max {:.1f}%), channel utilization {:.1f}%{}\n",
                      100 * st.Value("flash.die_utilization"), 100 * st.Value("flash.die_utilization_max"),
-                     100 * st.Value("flash.channel_utilization"));
+                     100 * st.Value("flash.channel_utilization"), RateWindow());
   return out;
 }
 

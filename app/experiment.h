@@ -38,6 +38,7 @@ struct RunSection {
   sim::SimTime max_time;        // 0 = until the workload finishes
   sim::SimTime stats_interval;  // time-series sampling period
   sim::Bytes max_memory;        // refuse a larger estimate; 0 = the machine's memory
+  std::string rate_window;      // "measured" (the workload's measured phase) or "run"
   static void Describe(sim::Schema<RunSection>& s);
 };
 
@@ -143,8 +144,15 @@ class Experiment {
   }
 
   const sim::StatsRegistry& stats() const { return stats_; }
-  // The human summary of the finished run.
+  // The human summary of the finished run. A run whose device refused
+  // requests says so on its first line.
   std::string Summary() const;
+  // ", over the measured phase 1s..5s (the run ended at 20s)": the window
+  // of the rates, when it is not the whole run; empty otherwise.
+  std::string RateWindow() const;
+  // Requests the device refused (ssd.errors): work the figures do not
+  // count. A run with any is a failed run (the CLI exits with code 3).
+  uint64_t FailedRequests() const;
   // A workload that stopped on bad input (a malformed trace line in fail
   // mode, a request beyond the device with fit: error) reports it here.
   sim::Status status() const;

@@ -11,6 +11,7 @@
 
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "sim/config.h"
@@ -114,15 +115,15 @@ TEST(ExperimentTest, SeriesIntervalColumnsAddUpToTheRunsTotals) {
   };
   const std::vector<Case> cases = {
       {"configs/examples/tiny.yaml",
-       {"workload.fio.total_ios=6000"},
+       {"workload.fio.total_ios=6000", "run.rate_window=run"},
        {"workload.read.lat.p99", "workload.write.lat.count", "ftl.write_amplification", "ftl.gc_copies",
         "ftl.erases"}},
       {"configs/examples/varmail_f2fs.yaml",
-       {"run.max_time=400ms"},
+       {"run.max_time=400ms", "run.rate_window=run"},
        {"workload.fs.write.lat.p50", "workload.fs.fsync.lat.p99", "fs.write_amplification", "fs.gc.moved",
         "ftl.write_amplification"}},
       {"configs/examples/replay_msr.yaml",
-       {"run.max_time=10s", std::string("workload.trace.path=") + FLASHSTACK_SOURCE_DIR +
+       {"run.max_time=10s", "run.rate_window=run", std::string("workload.trace.path=") + FLASHSTACK_SOURCE_DIR +
                                   "/traces/examples/server.msr.csv"},
        {"workload.read.lat.p50", "workload.write.lat.p99"}},
   };
@@ -204,6 +205,84 @@ TEST(ExperimentTest, SeriesIntervalColumnsAddUpToTheRunsTotals) {
       EXPECT_GT(shown, 0);
     }
   }
+}
+
+// The device's and the host's rates cover the workload's measured phase,
+// not the drain after it (run.rate_window: measured, the default): a
+// filebench run of 300 ms inside a 2 s run reports its device bandwidth and
+// utilizations over those 300 ms, its series end there, and the whole-run
+// window is still one key away.
+TEST(ExperimentTest, RatesCoverTheMeasuredPhaseNotTheDrain) {
+  const std::vector<std::string> base = {"workload.filebench.run_time=300ms", "run.max_time=2s"};
+  std::unique_ptr<Experiment> m = Make("configs/examples/varmail_f2fs.yaml", base);
+  std::vector<std::string> whole_over = base;
+  whole_over.push_back("run.rate_window=run");
+  std::unique_ptr<Experiment> w = Make("configs/examples/varmail_f2fs.yaml", whole_over);
+  ASSERT_NE(m, nullptr);
+  ASSERT_NE(w, nullptr);
+  m->Run(false);
+  w->Run(false);
+  const sim::StatsRegistry& a = m->stats();
+  const sim::StatsRegistry& b = w->stats();
+  // The same run: the window changes what the rates divide, nothing else.
+  EXPECT_EQ(a.Value("ssd.ops.write"), b.Value("ssd.ops.write"));
+  const double start = a.Value("run.measured_start"), end = a.Value("run.measured_end");
+  const double run_end = a.Value("run.end");
+  EXPECT_GT(start, 0.0);  // after mount and the fileset's creation
+  EXPECT_NEAR(end - start, a.Value("workload.measured_time"), 1e-9);
+  EXPECT_NEAR(end - start, 0.3, 0.01);
+  EXPECT_GT(run_end, 2.0);  // max_time counts from the run's start, after the mount
+  EXPECT_GT(run_end, end + 1.0);
+  // The whole-run window: bytes / 2 s exactly.
+  const double bytes = b.Value("ssd.bytes.write");
+  ASSERT_GT(bytes, 0.0);
+  EXPECT_NEAR(b.Value("ssd.write_bandwidth"), bytes / run_end, 1e-6 * bytes);
+  // The measured window: no more than the bytes written, over 0.3 s, so far
+  // above the whole-run figure the drain diluted.
+  EXPECT_LE(a.Value("ssd.write_bandwidth") * (end - start), bytes * (1 + 1e-9));
+  EXPECT_GT(a.Value("ssd.write_bandwidth"), 2 * b.Value("ssd.write_bandwidth"));
+  EXPECT_GT(a.Value("flash.die_utilization"), 2 * b.Value("flash.die_utilization"));
+  EXPECT_GT(a.Value("host.cpu.utilization"), 2 * b.Value("host.cpu.utilization"));
+  EXPECT_LE(a.Value("flash.die_utilization_max"), 1.0);
+  EXPECT_GE(a.Value("flash.die_utilization_max"), a.Value("flash.die_utilization"));
+  // The series end with the phase; the summary names the window.
+  auto last_row_time = [](const sim::StatsRegistry& st) {
+    std::ostringstream out;
+    st.WriteSeriesCsv(out);
+    std::string csv = out.str();
+    csv.pop_back();
+    return std::stod(csv.substr(csv.rfind('\n') + 1));
+  };
+  EXPECT_NEAR(last_row_time(a), end, 1e-9);
+  EXPECT_NEAR(last_row_time(b), run_end, 1e-9);
+  EXPECT_NE(m->Summary().find("over the measured phase"), std::string::npos) << m->Summary();
+  EXPECT_NE(w->Summary().find("over the whole run"), std::string::npos) << w->Summary();
+}
+
+// A run shorter than a GC cycle measures GC in whole victims; the victims'
+// own figure (ftl.victim_write_amplification) is the steady state's, and the
+// summary says so. A long run's WA agrees with it.
+TEST(ExperimentTest, ShortRunsAfterPreconditioningReportTheVictimsWriteAmplification) {
+  auto run = [](uint64_t ios) {
+    std::unique_ptr<Experiment> e = Make("configs/examples/tiny.yaml",
+                                         {"workload.fio.rw=randwrite", fmt::format("workload.fio.total_ios={}", ios)});
+    EXPECT_NE(e, nullptr);
+    if (e != nullptr) e->Run(false);
+    return e;
+  };
+  std::unique_ptr<Experiment> shortrun = run(300), longrun = run(60000);
+  ASSERT_NE(shortrun, nullptr);
+  ASSERT_NE(longrun, nullptr);
+  const sim::StatsRegistry& a = shortrun->stats();
+  const sim::StatsRegistry& b = longrun->stats();
+  EXPECT_EQ(a.Value("ftl.gc_cycle_pages"), 8 * 64);  // 8 planes x 64-page blocks
+  ASSERT_GT(a.Value("ftl.gc_runs_bg") + a.Value("ftl.gc_runs_fg"), 0);
+  const double steady = b.Value("ftl.write_amplification");
+  ASSERT_GT(steady, 1.2);
+  EXPECT_NEAR(b.Value("ftl.victim_write_amplification"), steady, 0.05 * steady);
+  EXPECT_NEAR(a.Value("ftl.victim_write_amplification"), steady, 0.35 * steady);
+  EXPECT_NE(shortrun->Summary().find("short run: 300 host pages"), std::string::npos) << shortrun->Summary();
+  EXPECT_EQ(longrun->Summary().find("short run"), std::string::npos) << longrun->Summary();
 }
 
 TEST(ExperimentTest, MemoryEstimateCoversWhatBuildingTheStackTakes) {

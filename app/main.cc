@@ -7,14 +7,17 @@
 //   flashstack trace-info FILE [--format NAME] [--set reader-key=value]...
 //
 // Exit codes: 0 success, 2 user error (bad config, flag, trace), 1 other
-// failures (I/O errors writing results), 128 + N for a run stopped by
-// signal N (its results written, marked incomplete).
+// failures (I/O errors writing results), 3 a run whose device refused
+// requests (results written; the figures count only completed work),
+// 128 + N for a run stopped by signal N (its results written, marked
+// incomplete).
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -93,7 +96,9 @@ Options:
   --help            This text
 
 Exit codes: 0 ok, 2 bad input (config, flag, trace), 1 other errors,
-130/143 a run stopped by SIGINT/SIGTERM (results written, incomplete).
+3 a run whose device refused requests (results written; they count only
+the I/O that completed), 130/143 a run stopped by SIGINT/SIGTERM (results
+written, incomplete).
 )";
 
 int UserError(const std::string& msg) {
@@ -139,13 +144,28 @@ int main(int argc, char** argv) {
                         info.type == "bool");
     if (!known) return UserError(fmt::format("unknown flag '{}' (see flashstack --help)", rest[i]));
     // "--seed -1": the next word is the flag's value, whatever it starts with.
-    if (info.type != "bool" && a.find('=') == std::string::npos) ++i;
+    if (info.type != "bool" && a.find('=') == std::string::npos) {
+      if (i + 1 >= rest.size()) return UserError(fmt::format("{} needs a value (see flashstack --help)", rest[i]));
+      ++i;
+    }
   }
   int rest_argc = static_cast<int>(rest.size());
   char** rest_argv = rest.data();
   gflags::SetUsageMessage("see flashstack --help");
   gflags::AllowCommandLineReparsing();
   gflags::ParseCommandLineNonHelpFlags(&rest_argc, &rest_argv, /*remove_flags=*/true);
+
+  // A flag given an empty value ("--seed ''") would silently mean its
+  // default: refused.
+  for (const gflags::CommandLineFlagInfo& f : [] {
+         std::vector<gflags::CommandLineFlagInfo> all;
+         gflags::GetAllFlags(&all);
+         return all;
+       }()) {
+    if (f.type == "string" && !f.is_default && f.current_value.empty() && f.filename == __FILE__) {
+      return UserError(fmt::format("--{}: needs a value, got an empty one (see flashstack --help)", f.name));
+    }
+  }
 
   std::vector<std::string> args;
   for (int i = 1; i < rest_argc; ++i) {
@@ -199,9 +219,11 @@ int main(int argc, char** argv) {
   }
   opts.resume = FLAGS_resume;
   opts.sweep_stats = FLAGS_sweep_stats;
+  uint64_t failed_ios = 0;
   if (cmd == "run") {
     app::InstallInterruptHandlers();
     opts.interrupt = app::InterruptFlag();
+    opts.failed_ios = &failed_ios;
   }
 
   sim::Status st;
@@ -220,7 +242,9 @@ int main(int argc, char** argv) {
     return UserError(fmt::format("unknown command '{}' (commands: run, check, bench, explain, trace-info)", cmd));
   }
   if (!st.ok()) {
-    std::cerr << "flashstack: error: " << st.message() << "\n";
+    // Several errors (a config's, reported in one pass) come one per line.
+    std::istringstream lines(st.message());
+    for (std::string line; std::getline(lines, line);) std::cerr << "flashstack: error: " << line << "\n";
     return st.code() == sim::Status::Code::kIoError ? 1 : 2;
   }
   if (const int sig = app::InterruptSignal(); sig != 0) {
@@ -228,5 +252,6 @@ int main(int argc, char** argv) {
               << ": stopped; what it wrote so far is marked incomplete (\"complete\": false)\n";
     return 128 + sig;
   }
+  if (failed_ios > 0) return 3;  // CmdRun said what failed
   return 0;
 }

@@ -138,6 +138,46 @@ sim::Result<PointStats> ReadPointStats(const std::filesystem::path& file) {
 
 }  // namespace
 
+sim::Status CheckSweepStats(const std::vector<std::string>& stats, const sim::StatsRegistry& registry) {
+  // The names as stats.json gives them, read back as sweep.csv reads them.
+  std::ostringstream json;
+  registry.WriteJson(json);
+  PointStats p;
+  try {
+    const YAML::Node doc = YAML::Load(json.str());
+    for (const auto& kv : doc) {
+      const std::string name = kv.first.Scalar();
+      if (ScalarText(kv.second["type"]) == "histogram") {
+        for (const char* f : kHistogramFields) p.values[name + "." + f] = "";
+        p.bare_histograms.insert(name);
+      }
+      p.values[name] = "";
+    }
+  } catch (const YAML::Exception& e) {
+    LOG(FATAL) << "the registry's own JSON does not parse: " << e.what();
+  }
+  std::vector<std::string> names;
+  for (const auto& [n, v] : p.values) names.push_back(n);
+  const std::vector<std::string> histograms(p.bare_histograms.begin(), p.bare_histograms.end());
+  std::vector<std::string> unmatched;
+  for (const std::string& pat : stats) {
+    const bool glob = pat.find('*') != std::string::npos;
+    bool found = false;
+    for (const std::string& n : names) {
+      if (glob ? Glob(pat, n) && !std::binary_search(histograms.begin(), histograms.end(), n) : n == pat) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) unmatched.push_back(pat);
+  }
+  if (unmatched.empty()) return sim::Status::Ok();
+  return sim::Status::InvalidInput(fmt::format(
+      "--sweep_stats: this experiment has no statistic named {} (see `flashstack run` of one point's stats.json; "
+      "a histogram's field is name.p99, name.p999, name.mean, …)",
+      fmt::join(unmatched, ", ")));
+}
+
 sim::Status WriteSweepCsv(const std::string& base, const std::vector<SweepRow>& rows,
                           const std::vector<std::string>& stats, bool chosen) {
   namespace fs = std::filesystem;
@@ -239,10 +279,10 @@ struct Child {
   size_t index;
 };
 
-// The child's report: "<interrupted 0|1> <status code>\n<message>".
+// The child's report: "<interrupted 0|1> <status code> <failed I/Os>\n<message>".
 void SendOutcome(int fd, const PointOutcome& o) {
-  std::string msg = fmt::format("{} {}\n{}", o.interrupted ? 1 : 0, static_cast<int>(o.status.code()),
-                                o.status.message().substr(0, 4000));
+  std::string msg = fmt::format("{} {} {}\n{}", o.interrupted ? 1 : 0, static_cast<int>(o.status.code()),
+                                o.failed_ios, o.status.message().substr(0, 4000));
   const char* p = msg.data();
   size_t left = msg.size();
   while (left > 0) {
@@ -265,10 +305,12 @@ PointOutcome ReceiveOutcome(int fd, int wait_status, size_t index) {
   }
   PointOutcome o;
   int interrupted = 0, code = 0;
+  unsigned long long failed = 0;
   const size_t nl = msg.find('\n');
   if (WIFEXITED(wait_status) && nl != std::string::npos &&
-      std::sscanf(msg.c_str(), "%d %d", &interrupted, &code) == 2) {
+      std::sscanf(msg.c_str(), "%d %d %llu", &interrupted, &code, &failed) == 3) {
     o.interrupted = interrupted != 0;
+    o.failed_ios = failed;
     const std::string text = msg.substr(nl + 1);
     using C = sim::Status::Code;
     switch (static_cast<C>(code)) {

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/stats.h"
 #include "sim/status.h"
 
 namespace app {
@@ -49,6 +50,11 @@ struct SweepRow {
 // statistic, and for the fields of an empty histogram but its count). A pattern of `stats` matching no statistic of any point is
 // left out when the list is the default and is InvalidInput (naming it)
 // when `chosen`; the file is written either way.
+// InvalidInput naming every pattern of `stats` that matches no statistic
+// of `registry` (a built experiment's, before it runs), as sweep.csv would
+// match them, so a misspelt --sweep_stats is found before any point runs.
+sim::Status CheckSweepStats(const std::vector<std::string>& stats, const sim::StatsRegistry& registry);
+
 sim::Status WriteSweepCsv(const std::string& base, const std::vector<SweepRow>& rows,
                           const std::vector<std::string>& stats, bool chosen);
 
@@ -57,6 +63,7 @@ sim::Status WriteSweepCsv(const std::string& base, const std::vector<SweepRow>& 
 struct PointOutcome {
   sim::Status status;       // the run's error, if any
   bool interrupted = false;  // a signal ended it early (results written, incomplete)
+  uint64_t failed_ios = 0;   // requests the device refused (results written; the run failed)
 };
 
 // Runs run_point(i) for each i of `points`, at most `jobs` at a time, and

@@ -586,41 +586,30 @@ void NandArray::RegisterStats(sim::StatGroup& stats) {
   stats.Add(&multi_plane_cmds_, "multi_plane.cmds", "commands", "Commands executed within multi-plane operations");
   stats.Add(&suspends_[0], "suspends.program", "suspensions", "Programs suspended for reads");
   stats.Add(&suspends_[1], "suspends.erase", "suspensions", "Erases suspended for reads");
-  auto elapsed = [this] { return static_cast<double>(events_->now().ns()); };
-  stats.AddFormula(
-      [this, elapsed] {
-        const double t = elapsed();
-        if (t <= 0 || dies_.empty()) return 0.0;
+  // Utilizations over the measured phase (sim::StatsRegistry::BeginMeasured).
+  stats.AddRate(
+      [this] {
         double sum = 0;
-        for (uint32_t d = 0; d < dies_.size(); ++d) sum += static_cast<double>(DieBusyTime(d).ns());
-        return sum / t / static_cast<double>(dies_.size());
+        for (uint32_t d = 0; d < dies_.size(); ++d) sum += DieBusyTime(d).sec();
+        return dies_.empty() ? 0.0 : sum / static_cast<double>(dies_.size());
       },
-      "die_utilization", "fraction", "Mean over dies of the time a die holds a command, over elapsed time");
-  stats.AddFormula(
-      [this, elapsed] {
-        const double t = elapsed();
-        double m = 0;
-        if (t <= 0) return 0.0;
-        for (uint32_t d = 0; d < dies_.size(); ++d) m = std::max(m, static_cast<double>(DieBusyTime(d).ns()) / t);
-        return m;
+      events_, "die_utilization", "fraction",
+      "Mean over dies of the time a die holds a command, over the measured phase");
+  stats.AddMaxRate(
+      [this](std::vector<double>* out) {
+        for (uint32_t d = 0; d < dies_.size(); ++d) out->push_back(DieBusyTime(d).sec());
       },
-      "die_utilization_max", "fraction", "Utilization of the busiest die");
-  stats.AddFormula(
-      [this, elapsed] {
-        const double t = elapsed();
-        if (t <= 0 || channels_.empty()) return 0.0;
+      events_, "die_utilization_max", "fraction", "Utilization of the busiest die over the measured phase");
+  stats.AddRate(
+      [this] {
         double sum = 0;
-        for (uint32_t c = 0; c < channels_.size(); ++c) sum += static_cast<double>(ChannelBusyTime(c).ns());
-        return sum / t / static_cast<double>(channels_.size());
+        for (uint32_t c = 0; c < channels_.size(); ++c) sum += ChannelBusyTime(c).sec();
+        return channels_.empty() ? 0.0 : sum / static_cast<double>(channels_.size());
       },
-      "channel_utilization", "fraction", "Mean over channels of bus busy time over elapsed time");
+      events_, "channel_utilization", "fraction", "Mean over channels of bus busy time over the measured phase");
   for (uint32_t c = 0; c < channels_.size(); ++c) {
-    stats.AddFormula(
-        [this, elapsed, c] {
-          const double t = elapsed();
-          return t <= 0 ? 0.0 : static_cast<double>(ChannelBusyTime(c).ns()) / t;
-        },
-        fmt::format("channel.{}.utilization", c), "fraction", fmt::format("Bus busy time of channel {} over elapsed time", c));
+    stats.AddRate([this, c] { return ChannelBusyTime(c).sec(); }, events_, fmt::format("channel.{}.utilization", c),
+                  "fraction", fmt::format("Bus busy time of channel {} over the measured phase", c));
   }
 }
 

@@ -1,5 +1,7 @@
 #include "ftl/page_ftl.h"
 
+#include <limits>
+
 #include <algorithm>
 
 #include "ftl/ftl_factory.h"
@@ -62,6 +64,14 @@ void PageFtl::RegisterStats(const sim::StatGroup& st) {
   st.Add(&free_blocks_, "free_blocks", "blocks", "Erased blocks in the free pools");
   st.AddFormula([this] { return WriteAmplification(); }, "write_amplification", "ratio",
                 "(host + GC page programs) / host page programs");
+  st.AddFormula([this] { return VictimWriteAmplification(); }, "victim_write_amplification", "ratio",
+                "Write amplification the GC victims imply: victims x unit pages / the pages they freed (unit pages "
+                "- valid pages copied); the steady-state figure for the device's state, free of the whole-victim "
+                "steps that make a short run's write_amplification jump (0: no victim)");
+  st.AddFormula([this] { return static_cast<double>(core_.blocks().unit_pages()) * core_.blocks().groups(); },
+                "gc_cycle_pages", "pages",
+                "Pages that fill one erase unit in every plane group: a run writing fewer host pages measures "
+                "write_amplification in whole GC victims (see victim_write_amplification)");
   st.AddFormula([this] { return core_.EraseCounts().min; }, "erase_count_min", "erases", "Fewest erases of a block");
   st.AddFormula([this] { return core_.EraseCounts().max; }, "erase_count_max", "erases", "Most erases of a block");
   st.AddFormula([this] { return core_.EraseCounts().mean; }, "erase_count_mean", "erases", "Mean erases per block");
@@ -137,6 +147,15 @@ double PageFtl::WriteAmplification() const {
   const double gc = static_cast<double>(core_.counters().gc_copies.value());
   if (!core_.map_cached()) return (host + gc) / host;
   return (host + gc + static_cast<double>(core_.counters().map_writes.value())) / host;
+}
+
+double PageFtl::VictimWriteAmplification() const {
+  const double victims = static_cast<double>(gc_runs_bg_.value() + gc_runs_fg_.value());
+  if (victims == 0) return 0;
+  const FtlCounters& c = core_.counters();
+  const double copied = static_cast<double>(c.gc_copies.value() - c.wl_copies.value());
+  const double pages = victims * core_.blocks().unit_pages();
+  return pages > copied ? pages / (pages - copied) : std::numeric_limits<double>::infinity();
 }
 
 void PageFtl::UpdateFreeGauge() {

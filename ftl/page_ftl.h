@@ -119,6 +119,9 @@ class PageFtl final : public Ftl, public flash::FlashClient {
   uint64_t redirected_writes() const { return core_.counters().redirected_writes.value(); }
   uint64_t unmapped_reads() const { return unmapped_reads_.value(); }
   double WriteAmplification() const;
+  // victims x unit pages / (victims x unit pages - GC copies): the
+  // steady-state write amplification the collected victims imply.
+  double VictimWriteAmplification() const;
 
  private:
   enum class CmdKind : uint8_t {

@@ -100,6 +100,9 @@ struct Target {
   const SchemaNode* section = nullptr;          // set for a section
 };
 
+// Errors of single keys one pass reports at most.
+constexpr size_t kMaxConfigErrors = 20;
+
 class ExperimentLoader {
  public:
   explicit ExperimentLoader(const SchemaNode& root) : root_(root) {
@@ -112,8 +115,12 @@ class ExperimentLoader {
   }
 
   Result<std::vector<ResolvedConfig>> Load(const std::string& path, const std::vector<std::string>& overrides) {
-    FS_RETURN_IF_ERROR(LoadFile(path, path, nullptr));
-    for (const std::string& o : overrides) FS_RETURN_IF_ERROR(ApplyOverride(o));
+    if (Status st = LoadFile(path, path, nullptr); !st.ok()) return Collected(std::move(st));
+    for (const std::string& o : overrides) {
+      if (Full()) break;
+      if (Status st = ApplyOverride(o); !st.ok()) errors_.push_back(std::move(st));
+    }
+    FS_RETURN_IF_ERROR(Collected(Status::Ok()));
     return Expand();
   }
 
@@ -369,7 +376,13 @@ class ExperimentLoader {
       const std::string key = kv.first.Scalar();
       if (file_top && (key == kIncludeKey || key == kSweepKey)) continue;
       const SourceLoc key_loc = LocOf(scope.display, kv.first.Mark());
-      FS_ASSIGN_OR_RETURN(const Target t, Resolve(node, prefix, key, key_loc));
+      if (Full()) return Status::Ok();
+      Result<Target> resolved = Resolve(node, prefix, key, key_loc);
+      if (!resolved.ok()) {
+        errors_.push_back(resolved.status());
+        continue;
+      }
+      const Target t = std::move(resolved).value();
       // A missing value has no place of its own; point at its key.
       const SourceLoc value_loc = kv.second.IsNull() ? key_loc : LocOf(scope.display, kv.second.Mark());
       if (t.section != nullptr) {
@@ -383,11 +396,17 @@ class ExperimentLoader {
         continue;
       }
       if (const auto it = scope.set.find(t.path); it != scope.set.end()) {
-        return Error(key_loc, fmt::format("{}: set twice in this file (first at {})", t.path, it->second.ToString()));
+        errors_.push_back(
+            Error(key_loc, fmt::format("{}: set twice in this file (first at {})", t.path, it->second.ToString())));
+        continue;
       }
       scope.set.emplace(t.path, key_loc);
-      FS_ASSIGN_OR_RETURN(std::string text, ValueText(*t.param, t.path, kv.second, value_loc));
-      values_[t.path] = ResolvedConfig::Entry{std::move(text), value_loc};
+      Result<std::string> text = ValueText(*t.param, t.path, kv.second, value_loc);
+      if (!text.ok()) {
+        errors_.push_back(text.status());
+        continue;
+      }
+      values_[t.path] = ResolvedConfig::Entry{std::move(text).value(), value_loc};
     }
     return Status::Ok();
   }
@@ -501,6 +520,26 @@ class ExperimentLoader {
     }
     return out;
   }
+
+  // Errors of single keys (unknown, bad value, set twice) are collected so
+  // that one pass reports them all, up to kMaxConfigErrors; an error that
+  // stops the reading (a file that cannot be read, a YAML syntax error, a
+  // section of the wrong shape) ends the pass. One message per line.
+  bool Full() const { return errors_.size() >= kMaxConfigErrors; }
+  Status Collected(Status stop) {
+    if (errors_.empty()) return stop;
+    if (!stop.ok()) errors_.push_back(std::move(stop));
+    std::string msg;
+    const size_t shown = std::min(errors_.size(), kMaxConfigErrors);
+    for (size_t i = 0; i < shown; ++i) msg += (i ? "\n" : "") + errors_[i].message();
+    if (errors_.size() > 1) {
+      msg += fmt::format("\n{} errors{}", shown, Full() ? fmt::format(" (the first {}; fix them and check again)",
+                                                                      kMaxConfigErrors)
+                                                         : "");
+    }
+    return Status::InvalidInput(msg);
+  }
+  std::vector<Status> errors_;
 
   const SchemaNode& root_;
   std::vector<std::string> candidates_;                     // every key and section path, for suggestions

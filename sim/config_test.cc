@@ -409,6 +409,25 @@ TEST_F(ConfigLoadTest, UnknownKeysSuggestTheClosestDeclaredKey) {
   EXPECT_THAT(ErrorFor("device..model: 1\n"), StartsWith(path + ":1:1: unknown key 'device..model'"));
 }
 
+// Every error of single keys is reported in one pass, one per line in
+// file order, then the --set ones, and a count; not only the first.
+TEST_F(ConfigLoadTest, EveryKeyErrorIsReportedInOnePass) {
+  const std::string path = dir_ + "/exp.yaml";
+  EXPECT_EQ(LoadError(Write("exp.yaml", "ftl:\n  op: 107%\n  victm: fifo\ndevice.timing.tR: 75\nname: ok\n"),
+                      {"bogus=1"}),
+            path + ":2:7: ftl.op: out of range; must be between 0% and 100% (got '107%')\n" + path +
+                ":3:3: unknown key 'ftl.victm' — did you mean 'ftl.victim'?\n" + path +
+                ":4:19: device.timing.tR: missing unit; write e.g. 75us (units: ns, us, ms, s, min, h) (got '75')\n"
+                "--set bogus=1: unknown key 'bogus'; valid keys at the top level: name, seed, tags, device, ftl, "
+                "include, sweep\n4 errors");
+  // A run of mistakes stops at the limit, and says so.
+  std::string many;
+  for (int i = 0; i < 30; ++i) many += "ftl.x" + std::to_string(i) + ": 1\n";
+  const std::string msg = LoadError(Write("exp.yaml", many));
+  EXPECT_EQ(std::count(msg.begin(), msg.end(), '\n'), 20);
+  EXPECT_THAT(msg, testing::EndsWith("20 errors (the first 20; fix them and check again)"));
+}
+
 TEST_F(ConfigLoadTest, BadValuesAndShapesNameKeyAndText) {
   const std::string path = dir_ + "/exp.yaml";
   EXPECT_EQ(ErrorFor("ftl:\n  op: 107%\n"),

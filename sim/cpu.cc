@@ -212,27 +212,23 @@ CpuScheduler::CpuScheduler(EventQueue* q, const CpuConfig& cfg, StatGroup stats)
   stats_.Add(&run_queue_wait_, "run_queue_wait", "ns",
              "Wait for a core of each CPU burst and hold (0 when a core was free)");
   if (cfg_.cores > 0) {
-    stats_.AddFormula(
-        [this] {
-          const double t = static_cast<double>(q_->now().ns()) * cfg_.cores;
-          return t > 0 ? static_cast<double>(busy().ns()) / t : 0.0;
-        },
-        "utilization", "ratio", "Busy time over cores x the simulated time so far (0..1)");
+    stats_.AddRate([this] { return busy().sec() / cfg_.cores; }, q_, "utilization", "ratio",
+                   "Busy time over cores x the measured phase (0..1)");
     stats_.AddIntervalRatio([this] { return static_cast<double>(busy().ns()); },
                             [this] { return static_cast<double>(q_->now().ns()) * cfg_.cores; }, "utilization",
                             "ratio", "CPU utilization in the interval: busy time over cores x interval");
     stats_.AddSeries([this] { return static_cast<double>(queued_); }, StatGroup::SeriesKind::kValue,
                      "run_queue", "threads", "Threads waiting for a core at the interval's end");
     for (uint32_t c = 0; c < cfg_.cores; ++c) {
-      stats_.AddFormula(
+      stats_.AddRate(
           [this, c] {
             const Core& k = cores_[c];
             SimTime b = k.busy_total;
             if (k.busy) b += q_->now() - k.busy_since;
-            const double t = static_cast<double>(q_->now().ns());
-            return t > 0 ? static_cast<double>(b.ns()) / t : 0.0;
+            return b.sec();
           },
-          fmt::format("core{}.utilization", c), "ratio", fmt::format("Busy share of core {} so far", c));
+          q_, fmt::format("core{}.utilization", c), "ratio",
+          fmt::format("Busy share of core {} over the measured phase", c));
     }
   }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <iterator>
 #include <map>
 #include <set>
@@ -131,6 +132,45 @@ struct StatsRegistry::Impl {
     if (queue->pending() > 0) queue->ScheduleIn(&sampler, interval);
   }
 
+  // A rate over the measured phase (AddRate, AddMaxRate).
+  struct Rate {
+    std::function<void(std::vector<double>*)> fn;
+    const EventQueue* clock;
+    bool max;                    // the largest member's rate, else member 0's
+    std::vector<double> at_start;  // empty: zeros (phase from time 0)
+    std::vector<double> at_end;    // valid when the phase ended
+    double Value(const Impl& im) const {
+      std::vector<double> end;
+      SimTime t1;
+      if (im.phase_ended && !im.whole_run) {
+        end = at_end;
+        t1 = im.phase_end;
+      } else {
+        fn(&end);
+        t1 = clock->now();
+      }
+      const SimTime t0 = im.whole_run ? SimTime::Zero() : im.phase_start;
+      const double dt_ns = static_cast<double>((t1 - t0).ns());
+      if (dt_ns <= 0 || end.empty()) return 0.0;
+      double out = 0;
+      for (size_t i = 0; i < end.size(); ++i) {
+        const double a0 = im.whole_run || i >= at_start.size() ? 0.0 : at_start[i];
+        const double r = (end[i] - a0) * 1e9 / dt_ns;
+        if (!max) return r;
+        out = i == 0 ? r : std::max(out, r);
+      }
+      return out;
+    }
+  };
+
+  void SnapshotRates(bool start) {
+    for (Rate& r : rates) {
+      std::vector<double>& v = start ? r.at_start : r.at_end;
+      v.clear();
+      r.fn(&v);
+    }
+  }
+
   std::map<std::string, Stat, std::less<>> stats;  // sorted: output order
   std::vector<Series> series;                     // registration order
   std::set<std::string, std::less<>> series_names;
@@ -138,6 +178,13 @@ struct StatsRegistry::Impl {
 
   EventQueue* queue = nullptr;  // set by StartSampling
   bool stopped = false;
+  std::deque<Rate> rates;  // stable addresses: the formulas point at them
+  bool whole_run = false;
+  bool phase_begun = false;
+  bool phase_ended = false;
+  int phase_open = 0;  // Begins less Ends
+  SimTime phase_start;
+  SimTime phase_end;
   SimTime interval;
   SimTime last_sample;
   std::vector<int64_t> sample_ns;  // row times
@@ -179,6 +226,35 @@ void StatGroup::AddFormula(std::function<double()> fn, std::string_view name, st
                            std::string_view desc) const {
   CHECK(fn != nullptr && registry_ != nullptr);
   registry_->impl_->AddStat(Full(name), {std::move(fn), std::string(unit), std::string(desc)});
+}
+
+void StatGroup::AddRate(std::function<double()> amount, const EventQueue* clock, std::string_view name,
+                        std::string_view unit, std::string_view desc) const {
+  CHECK(amount != nullptr && clock != nullptr);
+  AddMaxRate([fn = std::move(amount)](std::vector<double>* out) { out->push_back(fn()); }, clock, name, unit,
+             desc);
+  registry_->impl_->rates.back().max = false;
+}
+
+void StatGroup::AddMaxRate(std::function<void(std::vector<double>*)> amounts, const EventQueue* clock,
+                           std::string_view name, std::string_view unit, std::string_view desc) const {
+  CHECK(amounts != nullptr && clock != nullptr && registry_ != nullptr);
+  StatsRegistry::Impl& im = *registry_->impl_;
+  CHECK(!im.phase_begun) << "rate '" << Full(name) << "' registered after the measured phase began";
+  StatsRegistry::Impl::Rate& r = im.rates.emplace_back();
+  r.fn = std::move(amounts);
+  r.clock = clock;
+  r.max = true;
+  const StatsRegistry::Impl* imp = &im;
+  im.AddStat(Full(name), {[&r, imp] { return r.Value(*imp); }, std::string(unit), std::string(desc)});
+}
+
+void StatGroup::BeginMeasured(SimTime now) const {
+  if (registry_ != nullptr) registry_->BeginMeasured(now);
+}
+
+void StatGroup::EndMeasured(SimTime now) const {
+  if (registry_ != nullptr) registry_->EndMeasured(now);
 }
 
 void StatGroup::AddSeries(std::function<double()> fn, SeriesKind kind, std::string_view name,
@@ -265,6 +341,41 @@ void StatsRegistry::StopSampling() {
   im.queue->Deschedule(&im.sampler);
   if (im.queue->now() > im.last_sample) im.TakeSample(im.queue->now());
 }
+
+// ---- Measured phase ----
+
+void StatsRegistry::SetWholeRunRates(bool whole) { impl_->whole_run = whole; }
+
+void StatsRegistry::BeginMeasured(SimTime now) {
+  Impl& im = *impl_;
+  if (im.whole_run) return;
+  ++im.phase_open;
+  if (!im.phase_begun) {
+    im.phase_begun = true;
+    im.phase_start = now;
+    im.SnapshotRates(/*start=*/true);
+  }
+  im.phase_ended = false;
+}
+
+void StatsRegistry::EndMeasured(SimTime now) {
+  Impl& im = *impl_;
+  if (im.whole_run) return;
+  CHECK_GT(im.phase_open, 0) << "EndMeasured without BeginMeasured";
+  if (--im.phase_open > 0) return;
+  im.phase_ended = true;
+  im.phase_end = now;
+  im.SnapshotRates(/*start=*/false);
+  // The series end with the phase: a partial row at its end, none after.
+  if (im.queue != nullptr && !im.stopped && im.sampler.scheduled()) {
+    CHECK(im.queue->now() == now) << "EndMeasured at a time other than now";
+    StopSampling();
+  }
+}
+
+SimTime StatsRegistry::measured_start() const { return impl_->phase_start; }
+SimTime StatsRegistry::measured_end() const { return impl_->phase_end; }
+bool StatsRegistry::measured_ended() const { return impl_->phase_ended; }
 
 // ---- Output ----
 

@@ -137,6 +137,21 @@ class StatGroup {
   // Evaluated at output time.
   void AddFormula(std::function<double()> fn, std::string_view name, std::string_view unit,
                   std::string_view desc) const;
+  // A rate over the measured phase (StatsRegistry::BeginMeasured):
+  // (amount() at the phase's end - amount() at its start) / the phase's
+  // length in seconds, 0 for an empty phase. `clock` is the end of a phase
+  // still open at output time. An amount in seconds of busy time gives a
+  // utilization (0..1). Amounts are 0 at time 0 (counters, busy times).
+  void AddRate(std::function<double()> amount, const EventQueue* clock, std::string_view name,
+               std::string_view unit, std::string_view desc) const;
+  // The largest of several such rates (`amounts` fills one value per
+  // member, always as many): the busiest die's utilization.
+  void AddMaxRate(std::function<void(std::vector<double>*)> amounts, const EventQueue* clock,
+                  std::string_view name, std::string_view unit, std::string_view desc) const;
+  // The measured phase's marks (StatsRegistry::BeginMeasured); no-ops in a
+  // group without a registry.
+  void BeginMeasured(SimTime now) const;
+  void EndMeasured(SimTime now) const;
   // A per-interval time series column. kValue samples fn() at each interval
   // end; kRate reports (fn() now - fn() at last sample) / interval seconds;
   // kDelta reports fn() now - fn() at the last sample (what a counter
@@ -182,6 +197,25 @@ class StatsRegistry {
   // Takes a final partial-interval sample (if any time passed since the
   // last one) and stops sampling.
   void StopSampling();
+
+  // The measured phase: the span of simulated time the workload measures,
+  // from the end of its setup (and ramp) to its last completion. Workloads
+  // mark it; several (flows) make one phase from the first BeginMeasured to
+  // the last EndMeasured (a Begin after the phase ended reopens it, keeping
+  // its start). Rates (StatGroup::AddRate) are over it, and time series
+  // stop at its end with a partial row there, so neither describes the
+  // drain that follows (background work, unmount). Without a Begin the phase
+  // starts at time 0; without an End it lasts until output.
+  void BeginMeasured(SimTime now);
+  void EndMeasured(SimTime now);
+  // Rates over the whole run instead (run.rate_window: run): the marks are
+  // ignored and series run to the end. Call before the run.
+  void SetWholeRunRates(bool whole);
+  // The phase as marked: start (0 without a Begin), end and whether it
+  // ended (false: open, or never begun).
+  SimTime measured_start() const;
+  SimTime measured_end() const;
+  bool measured_ended() const;
 
   // `{"<name>": {"unit":…, "desc":…, "value":…}, …}` for counters, gauges
   // and formulas; histograms add count/min/max/mean/p50/p90/p99/p999/p9999.

@@ -511,6 +511,95 @@ TEST(StatsSamplingTest, StopAddsPartialRow) {
   EXPECT_EQ(Csv(r), "time_s,iops\n0.1,100\n0.2,100\n0.25,100\n");
 }
 
+// Rates are over the measured phase: what happened before its Begin and
+// after its End (a drain of background work) is in no rate, and the series
+// stop at its End with a partial row there.
+TEST(MeasuredPhaseTest, RatesCoverThePhaseAndSeriesStopAtItsEnd) {
+  EventQueue q;
+  StatsRegistry r;
+  Counter ios;
+  Counter busy_a, busy_b;  // busy milliseconds of two members
+  const StatGroup g = r.Root();
+  g.AddRate([&] { return static_cast<double>(ios.value()); }, &q, "iops", "ops/s", "");
+  g.AddMaxRate(
+      [&](std::vector<double>* out) {
+        out->push_back(static_cast<double>(busy_a.value()) / 1000);
+        out->push_back(static_cast<double>(busy_b.value()) / 1000);
+      },
+      &q, "busiest", "fraction", "");
+  g.AddSeries([&] { return static_cast<double>(ios.value()); }, SeriesKind::kRate, "iops", "ops/s", "");
+  Ticker ticker(&q, &ios, Ms(500));  // 100 ticks/s until 500 ms
+  r.StartSampling(&q, Ms(100));
+  FunctionEvent begin([&] {
+    ios.Inc(1000);  // a burst just before Begin's snapshot: in no rate (in the series' row)
+    r.BeginMeasured(q.now());
+  });
+  FunctionEvent end([&] {
+    busy_a.Inc(30);   // 30 ms busy of a 200 ms phase: 0.15
+    busy_b.Inc(100);  // 0.5: the busiest
+    r.EndMeasured(q.now());
+    busy_b.Inc(100);  // after the phase: in no rate
+  });
+  q.Schedule(&begin, Ms(105));
+  q.Schedule(&end, Ms(305));
+  q.Run();
+  r.StopSampling();
+  EXPECT_EQ(q.now(), Ms(500));
+  EXPECT_EQ(r.measured_start(), Ms(105));
+  EXPECT_EQ(r.measured_end(), Ms(305));
+  EXPECT_TRUE(r.measured_ended());
+  // 20 ticks in 105..305 ms (at 110, 120, ... 300): 100/s; the 1,000
+  // before the snapshot and the 20 ticks after the end count in no rate.
+  EXPECT_NEAR(r.Value("iops"), 100.0, 1e-9);
+  EXPECT_NEAR(r.Value("busiest"), 0.5, 1e-9);
+  // Rows at 100, 200, 300 ms and the partial one at the phase's end; none
+  // for the 195 ms the run went on.
+  EXPECT_EQ(Csv(r),
+            "time_s,iops\n"
+            "0.1,100\n"
+            "0.2,10100\n"
+            "0.3,100\n"
+            "0.305,0\n");
+}
+
+// Several workloads (flows) make one phase from the first Begin to the last
+// End; without marks, or with whole-run rates, a rate covers 0..now.
+TEST(MeasuredPhaseTest, NestedMarksMakeOnePhaseAndWholeRunIgnoresThem) {
+  for (const bool whole : {false, true}) {
+    SCOPED_TRACE(whole);
+    EventQueue q;
+    StatsRegistry r;
+    r.SetWholeRunRates(whole);
+    Counter ios;
+    r.Root().AddRate([&] { return static_cast<double>(ios.value()); }, &q, "iops", "ops/s", "");
+    Ticker ticker(&q, &ios, Ms(1000));  // 100/s until 1 s
+    FunctionEvent b1([&] { r.BeginMeasured(q.now()); }), b2([&] { r.BeginMeasured(q.now()); });
+    FunctionEvent e1([&] { r.EndMeasured(q.now()); }), e2([&] { r.EndMeasured(q.now()); });
+    FunctionEvent burst([&] { ios.Inc(200); });
+    q.Schedule(&b1, Ms(205));
+    q.Schedule(&b2, Ms(305));
+    q.Schedule(&e1, Ms(405));
+    q.Schedule(&burst, Ms(500));  // inside the phase: e2 has not come
+    q.Schedule(&e2, Ms(605));
+    FunctionEvent check([&] {
+      // Mid-phase: an open phase ends at output time.
+      EXPECT_FALSE(r.measured_ended());
+      EXPECT_NEAR(r.Value("iops"), whole ? 25.0 / 0.255 : 5.0 / 0.05, 1e-9);
+    });
+    q.Schedule(&check, Ms(255));
+    q.Run();
+    EXPECT_EQ(q.now(), Ms(1000));
+    if (whole) {
+      EXPECT_FALSE(r.measured_ended());
+      EXPECT_NEAR(r.Value("iops"), 300.0, 1e-9);  // (100 ticks + 200) / 1 s
+    } else {
+      EXPECT_EQ(r.measured_start(), Ms(205));
+      EXPECT_EQ(r.measured_end(), Ms(605));
+      EXPECT_NEAR(r.Value("iops"), (40.0 + 200) / 0.4, 1e-9);
+    }
+  }
+}
+
 TEST(StatsSamplingTest, SamplingStartsFromCurrentTime) {
   EventQueue q;
   FunctionEvent noop([] {});

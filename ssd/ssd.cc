@@ -692,11 +692,14 @@ void Ssd::Complete(Request* r) {
   const sim::SimTime now = events_->now();
   req->complete_time = now;
   req->status = r->status;
-  if (r->status != ssd::IoStatus::kOk) failed_requests_.Inc();
   // A Zone Append is a write; zone management commands are counted apart
-  // (k past kWrite: no flow statistics either).
+  // (k past kWrite: no flow statistics either). A refused request counts as
+  // an error only: not as completed work, in the rates or the latencies (the
+  // device's or its flow's).
   const int k = req->op == ssd::BlockOp::kZoneAppend ? OpIndex(ssd::BlockOp::kWrite) : OpIndex(req->op);
-  if (req->op == ssd::BlockOp::kZoneMgmt) {
+  if (r->status != ssd::IoStatus::kOk) {
+    failed_requests_.Inc();
+  } else if (req->op == ssd::BlockOp::kZoneMgmt) {
     zone_commands_.Inc();
     zone_command_latency_.Record((now - req->submit_time).ns());
   } else {
@@ -707,13 +710,13 @@ void Ssd::Complete(Request* r) {
     if (r->flash_used && k <= OpIndex(ssd::BlockOp::kWrite)) {
       flash_latency_[k].Record((r->flash_end - r->flash_start).ns());
     }
-  }
-  if (const int32_t f = queue_flow_[req->queue]; f >= 0 && k <= OpIndex(ssd::BlockOp::kWrite)) {
-    FlowStats& fs = *flows_[f];
-    fs.ops[k].Inc();
-    fs.bytes[k].Inc(req->length);
-    fs.latency[k].Record((now - req->submit_time).ns());
-    fs.device_latency[k].Record((now - r->fetch_time).ns());
+    if (const int32_t f = queue_flow_[req->queue]; f >= 0 && k <= OpIndex(ssd::BlockOp::kWrite)) {
+      FlowStats& fs = *flows_[f];
+      fs.ops[k].Inc();
+      fs.bytes[k].Inc(req->length);
+      fs.latency[k].Record((now - req->submit_time).ns());
+      fs.device_latency[k].Record((now - r->fetch_time).ns());
+    }
   }
   ++completed_;
   // Release the context and admit the queue's next request before telling
@@ -788,7 +791,7 @@ void Ssd::CheckFlushes() {
 void Ssd::RegisterStats(sim::StatGroup& stats) {
   static constexpr const char* kOps[] = {"read", "write", "trim", "flush"};
   for (int k = 0; k < 4; ++k) {
-    stats.Add(&ops_[k], fmt::format("ops.{}", kOps[k]), "requests", fmt::format("Completed {} requests", kOps[k]));
+    stats.Add(&ops_[k], fmt::format("ops.{}", kOps[k]), "requests", fmt::format("Completed {} requests (refused ones count in errors only)", kOps[k]));
     stats.Add(&latency_[k], fmt::format("latency.{}", kOps[k]), "ns",
               fmt::format("End-to-end {} latency, submit to completion", kOps[k]));
     if (k < 3) {
@@ -817,37 +820,17 @@ void Ssd::RegisterStats(sim::StatGroup& stats) {
     stats.Add(&zone_command_latency_, "latency.zone_command", "ns",
               "Zone Management Send latency, submit to completion (a reset's includes its erases)");
   }
-  auto secs = [this] { return events_->now().sec(); };
-  stats.AddFormula(
-      [this, secs] {
-        const double t = secs();
-        return t > 0 ? static_cast<double>(ops_[0].value() + ops_[1].value()) / t : 0.0;
-      },
-      "iops", "requests/s", "Completed reads and writes per simulated second");
-  stats.AddFormula(
-      [this, secs] {
-        const double t = secs();
-        return t > 0 ? static_cast<double>(bytes_[0].value()) / t : 0.0;
-      },
-      "read_bandwidth", "bytes/s", "Bytes read per simulated second");
-  stats.AddFormula(
-      [this, secs] {
-        const double t = secs();
-        return t > 0 ? static_cast<double>(bytes_[1].value()) / t : 0.0;
-      },
-      "write_bandwidth", "bytes/s", "Bytes written per simulated second");
-  stats.AddFormula(
-      [this] {
-        const double t = static_cast<double>(events_->now().ns());
-        return t > 0 ? static_cast<double>(PcieBusyTime(true).ns()) / t : 0.0;
-      },
-      "pcie.to_device_utilization", "fraction", "Host-to-device link busy time over elapsed time");
-  stats.AddFormula(
-      [this] {
-        const double t = static_cast<double>(events_->now().ns());
-        return t > 0 ? static_cast<double>(PcieBusyTime(false).ns()) / t : 0.0;
-      },
-      "pcie.to_host_utilization", "fraction", "Device-to-host link busy time over elapsed time");
+  // Rates over the measured phase (sim::StatsRegistry::BeginMeasured).
+  stats.AddRate([this] { return static_cast<double>(ops_[0].value() + ops_[1].value()); }, events_, "iops",
+                "requests/s", "Completed reads and writes per simulated second of the measured phase");
+  stats.AddRate([this] { return static_cast<double>(bytes_[0].value()); }, events_, "read_bandwidth", "bytes/s",
+                "Bytes read per simulated second of the measured phase");
+  stats.AddRate([this] { return static_cast<double>(bytes_[1].value()); }, events_, "write_bandwidth", "bytes/s",
+                "Bytes written per simulated second of the measured phase");
+  stats.AddRate([this] { return PcieBusyTime(true).sec(); }, events_, "pcie.to_device_utilization", "fraction",
+                "Host-to-device link busy time over the measured phase");
+  stats.AddRate([this] { return PcieBusyTime(false).sec(); }, events_, "pcie.to_host_utilization", "fraction",
+                "Device-to-host link busy time over the measured phase");
   stats.AddFormula([this] { return buffer_ ? static_cast<double>(buffer_->occupied()) : 0.0; },
                    "buffer.occupied", "pages", "Write buffer slots in use at the end of the run");
 }

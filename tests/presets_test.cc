@@ -143,6 +143,19 @@ TEST(PresetsTest, SftlRefusesRandomWritesOnTheRequest) {
   EXPECT_EQ(st.Value("ssd.error_pages"), refused);
   EXPECT_EQ(st.Value("ftl.host_writes") + refused, 500);
   EXPECT_NE(exp->Summary().find("requests failed"), std::string::npos);
+  // Refused writes are no completed work: the workload and the device count
+  // only the writes that were done, and the summary says so first.
+  const double failed = st.Value("ssd.errors");
+  EXPECT_EQ(failed, refused);  // one 8 KiB page per request
+  EXPECT_EQ(exp->FailedRequests(), static_cast<uint64_t>(failed));
+  EXPECT_EQ(st.Value("workload.failed_ios"), failed);
+  EXPECT_EQ(st.Value("workload.ios_total"), 500 - failed);
+  EXPECT_EQ(st.Value("workload.write.ios"), 500 - failed);
+  EXPECT_EQ(st.Value("workload.write.bytes"), (500 - failed) * 8192);
+  EXPECT_EQ(exp->stats().FindHistogram("workload.write.lat")->count(), 500 - failed);
+  EXPECT_EQ(st.Value("ssd.ops.write"), 500 - failed);
+  EXPECT_EQ(st.Value("ssd.bytes.write"), (500 - failed) * 8192);
+  EXPECT_EQ(exp->Summary().rfind("FAILED I/O: the device refused ", 0), 0u) << exp->Summary();
 }
 
 // ParaFS on the S-FTL under heavy random overwrites (configs/parafs): the

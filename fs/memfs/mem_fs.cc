@@ -1,5 +1,7 @@
 #include "fs/memfs/mem_fs.h"
 
+#include <optional>
+
 #include <algorithm>
 #include <cstring>
 
@@ -305,22 +307,22 @@ Errno MemFs::CheckIo(const OpenFile* f, uint64_t offset, uint64_t length, bool w
   return Errno::kOk;
 }
 
-FsResult<uint64_t> MemFs::DoRead(OpenFile* f, uint64_t offset, std::span<uint8_t> out) {
-  const Errno e = CheckIo(f, offset, out.size(), false);
+FsResult<uint64_t> MemFs::DoRead(OpenFile* f, uint64_t offset, uint64_t length, uint8_t* out) {
+  const Errno e = CheckIo(f, offset, length, false);
   if (e != Errno::kOk) return Fail<FsResult<uint64_t>>(e);
   Inode* n = f->inode;
-  if (offset >= n->size || out.empty()) return FsResult<uint64_t>{0, Errno::kOk};
-  const uint64_t len = std::min<uint64_t>(out.size(), n->size - offset);
-  uint64_t done = 0;
+  if (offset >= n->size || length == 0) return FsResult<uint64_t>{0, Errno::kOk};
+  const uint64_t len = std::min<uint64_t>(length, n->size - offset);
+  uint64_t done = out == nullptr ? len : 0;  // discarded: nothing to copy
   while (done < len) {
     const uint64_t pos = offset + done;
     const uint64_t b = pos / kBlockSize;
     const uint64_t in_block = pos % kBlockSize;
     const uint64_t chunk = std::min(len - done, kBlockSize - in_block);
     if (const uint8_t* src = n->DataBlock(b)) {
-      std::memcpy(out.data() + done, src + in_block, chunk);
+      std::memcpy(out + done, src + in_block, chunk);
     } else {
-      std::memset(out.data() + done, 0, chunk);
+      std::memset(out + done, 0, chunk);
     }
     done += chunk;
   }
@@ -373,25 +375,29 @@ FsResult<uint64_t> MemFs::DoWrite(OpenFile* f, uint64_t offset, std::span<const 
 }
 
 sim::Task<FsResult<uint64_t>> MemFs::Read(Fd fd, std::span<uint8_t> out) {
-  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kRead, nullptr);
-  counters_.read.Inc();
-  FsResult<uint64_t> r;
-  if (OpenFile* f = FileOf(fd)) {
-    r = DoRead(f, f->pos, out);
-    if (r.ok()) f->pos += r.value;
-  } else {
-    r = Fail<FsResult<uint64_t>>(Errno::kBadF);
-  }
-  co_await Serve(ReadTime(r.value));
-  co_return r;
+  co_return co_await ReadAt(fd, std::nullopt, out.size(), out.data());
 }
 
 sim::Task<FsResult<uint64_t>> MemFs::Pread(Fd fd, uint64_t offset, std::span<uint8_t> out) {
-  OpLatencies::Scope op_scope(&ops_, q_, FsOp::kPread, nullptr);
-  counters_.pread.Inc();
+  co_return co_await ReadAt(fd, offset, out.size(), out.data());
+}
+
+sim::Task<FsResult<uint64_t>> MemFs::ReadDiscard(Fd fd, uint64_t length) {
+  co_return co_await ReadAt(fd, std::nullopt, length, nullptr);
+}
+
+sim::Task<FsResult<uint64_t>> MemFs::PreadDiscard(Fd fd, uint64_t offset, uint64_t length) {
+  co_return co_await ReadAt(fd, offset, length, nullptr);
+}
+
+sim::Task<FsResult<uint64_t>> MemFs::ReadAt(Fd fd, std::optional<uint64_t> offset, uint64_t length, uint8_t* out) {
+  const bool at_pos = !offset.has_value();
+  OpLatencies::Scope op_scope(&ops_, q_, at_pos ? FsOp::kRead : FsOp::kPread, nullptr);
+  (at_pos ? counters_.read : counters_.pread).Inc();
   FsResult<uint64_t> r;
   if (OpenFile* f = FileOf(fd)) {
-    r = DoRead(f, offset, out);
+    r = DoRead(f, at_pos ? f->pos : *offset, length, out);
+    if (r.ok() && at_pos) f->pos += r.value;
   } else {
     r = Fail<FsResult<uint64_t>>(Errno::kBadF);
   }

@@ -68,6 +68,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -135,6 +136,9 @@ class MemFs final : public FileSystem {
   sim::Task<FsResult<uint64_t>> Read(Fd fd, std::span<uint8_t> out) override;
   sim::Task<FsResult<uint64_t>> Write(Fd fd, std::span<const uint8_t> data, uint64_t length) override;
   sim::Task<FsResult<uint64_t>> Pread(Fd fd, uint64_t offset, std::span<uint8_t> out) override;
+  // No copy: the same checks, time and result as Read/Pread.
+  sim::Task<FsResult<uint64_t>> ReadDiscard(Fd fd, uint64_t length) override;
+  sim::Task<FsResult<uint64_t>> PreadDiscard(Fd fd, uint64_t offset, uint64_t length) override;
   sim::Task<FsResult<uint64_t>> Pwrite(Fd fd, uint64_t offset, std::span<const uint8_t> data,
                                        uint64_t length) override;
   sim::Task<FsStatus> Ftruncate(Fd fd, uint64_t size) override;
@@ -201,7 +205,12 @@ class MemFs final : public FileSystem {
   FileStat StatOf(const Inode& n) const;
 
   FsResult<Fd> DoOpen(std::string_view path, uint32_t flags);
-  FsResult<uint64_t> DoRead(OpenFile* f, uint64_t offset, std::span<uint8_t> out);
+  // Reads `length` bytes at `offset` into `out`, or only counts them when
+  // `out` is null (the discarding reads).
+  FsResult<uint64_t> DoRead(OpenFile* f, uint64_t offset, uint64_t length, uint8_t* out);
+  // Read (at the descriptor's position, advancing it) or Pread (at
+  // `offset`) of `length` bytes into `out` (null: discarded).
+  sim::Task<FsResult<uint64_t>> ReadAt(Fd fd, std::optional<uint64_t> offset, uint64_t length, uint8_t* out);
   FsResult<uint64_t> DoWrite(OpenFile* f, uint64_t offset, std::span<const uint8_t> data, uint64_t length);
   Errno CheckIo(const OpenFile* f, uint64_t offset, uint64_t length, bool write) const;
   Errno ResizeFile(Inode* n, uint64_t size);

@@ -48,6 +48,36 @@ TEST_F(MemFsTest, CreateWriteReadBack) {
   EXPECT_EQ(fs_.open_fd_count(), 0u);
 }
 
+// Discarding reads (what benchmarks issue) give Read/Pread's result, time,
+// position and counts without handing bytes back, and the same errors.
+TEST(MemFsTimingTest, DiscardingReadsMatchReadsWithoutACopy) {
+  sim::EventQueue q;
+  MemFsConfig c = sim::MakeDefault<MemFsConfig>();
+  c.read_latency = sim::Us(3);
+  c.read_bandwidth = sim::Bandwidth{1e9};
+  sim::StatsRegistry reg;
+  MemFs fs(&q, c);
+  fs.RegisterStats(reg.Root());
+  SyncFs s(&q, &fs);
+  const Fd fd = s.Open("/f", kRdWr | kCreat).value;
+  s.PwriteZeros(fd, 0, 10000);
+  sim::SimTime t0 = q.now();
+  EXPECT_EQ(testing::RunToEnd(&q, fs.PreadDiscard(fd, 4000, 1 << 20)).value, 6000u);  // short at EOF
+  EXPECT_EQ(q.now() - t0, sim::Us(3) + sim::Us(6));
+  EXPECT_EQ(testing::RunToEnd(&q, fs.PreadDiscard(fd, 20000, 100)).value, 0u);
+  t0 = q.now();
+  // ReadDiscard reads at the position and advances it.
+  EXPECT_EQ(testing::RunToEnd(&q, fs.ReadDiscard(fd, 9000)).value, 9000u);
+  EXPECT_EQ(q.now() - t0, sim::Us(3) + sim::Us(9));
+  EXPECT_EQ(testing::RunToEnd(&q, fs.ReadDiscard(fd, 9000)).value, 1000u);
+  EXPECT_EQ(reg.Value("calls.pread"), 2);
+  EXPECT_EQ(reg.Value("calls.read"), 2);
+  EXPECT_EQ(reg.Value("bytes_read"), 16000);
+  const Fd wo = s.Open("/f", kWrOnly).value;
+  EXPECT_EQ(testing::RunToEnd(&q, fs.PreadDiscard(wo, 0, 10)).err, Errno::kBadF);
+  EXPECT_EQ(testing::RunToEnd(&q, fs.ReadDiscard(99, 10)).err, Errno::kBadF);
+}
+
 // Nothing is cached: dropping caches succeeds and changes nothing.
 TEST_F(MemFsTest, DropCachesIsOkAndKeepsData) {
   FsResult<Fd> fd = s_.Open("/a", kRdWr | kCreat);

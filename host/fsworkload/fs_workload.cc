@@ -109,6 +109,7 @@ sim::Task<void> FsWorkload::RunWorker(uint32_t index) {
   if (--running_ == 0) {
     end_time_ = now();
     measuring_ = false;
+    env_.stats.EndMeasured(end_time_);
     workers_done_.Complete(true);
   }
 }
@@ -123,6 +124,7 @@ sim::Task<void> FsWorkload::Main() {
       env_.queue->Schedule(&deadline_event_, deadline_);
     }
     measuring_ = true;
+    env_.stats.BeginMeasured(start_time_);
     running_ = threads_;
     for (uint32_t i = 0; i < threads_; ++i) Spawn(RunWorker(i));
     co_await workers_done_;

@@ -255,8 +255,10 @@ sim::Result<bool> ReplayStream::NextItem(ReplayItem* item) {
                                      : fmt::format("the device's {} bytes", r.size);
       uint64_t end = 0;
       if (__builtin_add_overflow(placed.offset, placed.length, &end)) end = UINT64_MAX;
-      return Fail(LineError(rec_.line_no, fmt::format("request beyond the device (fit: error): bytes [{}, {}) exceed {}",
-                                                      placed.offset, end, where)));
+      return Fail(LineError(rec_.line_no,
+                            fmt::format("request beyond the device (fit: error): bytes [{}, {}) exceed {}; to fold "
+                                        "the trace onto the device choose workload.trace.fit: wrap, scale or compact",
+                                        placed.offset, end, where)));
     }
     item->offset = placed.offset;
     item->length = placed.length;

@@ -1,6 +1,9 @@
 // workload.kind: trace — block trace replay on the device.
 #include <fmt/format.h>
 
+#include "host/replay/address_map.h"
+#include "host/replay/replay_stream.h"
+#include "host/replay/trace_input.h"
 #include "host/replay/trace_replay_config.h"
 #include "host/replay/trace_replayer.h"
 #include "host/replay/zone_replay.h"
@@ -53,10 +56,35 @@ sim::Status CheckTrace(const TraceReplayConfig& cfg, uint64_t records) {
   return sim::Status::Ok();
 }
 
+// With fit: error, the first `records` requests of the replay (through the
+// replay's own filters, alignment and volume layout) must fit the device,
+// so `check` names the first one that does not as `run` would; later ones
+// are refused when the replay reaches them.
+sim::Status CheckFit(const TraceReplayConfig& cfg, uint64_t capacity, uint32_t sector_size, uint64_t records) {
+  if (cfg.fit != "error") return sim::Status::Ok();
+  const TraceInput input = TraceInput::File(cfg.path);
+  sim::Result<std::unique_ptr<BlockTraceReader>> first = input.Open(cfg.reader);
+  if (!first.ok()) return sim::Status::InvalidInput("workload.trace.path: " + first.status().message());
+  sim::Result<AddressMap> map = AddressMap::Build(cfg, capacity, sector_size, input);
+  if (!map.ok()) return sim::Status::InvalidInput("workload.trace.path: " + map.status().message());
+  ReplayStreamCounters counters;
+  TraceReplayConfig one = cfg;
+  one.loops = 1;
+  ReplayStream stream(one, input, std::move(first).value(), &map.value(), &counters);
+  ReplayItem item;
+  for (uint64_t i = 0; i < records; ++i) {
+    sim::Result<bool> more = stream.Next(&item);
+    if (!more.ok()) return sim::Status::InvalidInput("workload.trace.fit: " + more.status().message());
+    if (!*more) break;
+  }
+  return sim::Status::Ok();
+}
+
 sim::Status Validate(const sim::ImplConfigs& sections, uint64_t capacity, uint32_t sector_size) {
   const TraceReplayConfig& cfg = sections.Get<TraceReplayConfig>("trace");
   FS_RETURN_IF_ERROR(cfg.Validate(capacity, sector_size, "workload.trace"));
-  return CheckTrace(cfg, kCheckedRecords);
+  FS_RETURN_IF_ERROR(CheckTrace(cfg, kCheckedRecords));
+  return CheckFit(cfg, capacity, sector_size, kCheckedRecords);
 }
 
 // On a zoned device: refuse checks the whole stream (CheckZonedReplay);

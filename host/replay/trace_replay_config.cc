@@ -43,9 +43,10 @@ void TraceReplayConfig::Describe(sim::Schema<TraceReplayConfig>& s) {
   s.Choice("volume_layout", &TraceReplayConfig::volume_layout, "overlay", {"overlay", "split"},
            "overlay: every volume maps onto the whole device; split: each kept volume gets capacity/N of "
            "it, side by side");
-  s.Choice("fit", &TraceReplayConfig::fit, "wrap", {"wrap", "scale", "compact", "error"},
-           "Fitting trace addresses to the device: offset mod capacity, proportional scaling, packing "
-           "the used extents, or an error for a request beyond the device");
+  s.Choice("fit", &TraceReplayConfig::fit, "error", {"error", "wrap", "scale", "compact"},
+           "Fitting trace addresses to the device: error (the default) refuses a request beyond the device, "
+           "naming its line; wrap (offset mod capacity), scale (proportional) and compact (the used extents "
+           "packed) fold the trace onto it, counted in workload.fit.*");
   s.Param("trace_span", &TraceReplayConfig::trace_span, "0",
           "fit: scale: trace address space mapped onto the device; 0 = highest request end (pre-pass)");
   s.Param("compact_granularity", &TraceReplayConfig::compact_granularity, "1MiB",

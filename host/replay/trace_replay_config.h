@@ -10,7 +10,7 @@
 //       speedup: 2                      # open loop: twice as fast as recorded
 //       iodepth: 64
 //       volumes: ["0"]                  # keep disk 0 only
-//       fit: scale                      # wrap | scale | compact | error
+//       fit: scale                      # error (default) | wrap | scale | compact
 //
 // Pipeline of one trace record (see TraceReplayer for timing):
 //  1. Operation filter: trims and flushes are dropped unless include_trims /
@@ -51,8 +51,9 @@
 //                coarser granularity); used extents are then packed in address
 //                order, removing the holes. If the packed space is still
 //                larger than R, offsets wrap as in "wrap" (counted).
-//     - error:   a request ending beyond R is an InvalidInput
-//                "path:line: request beyond ...: <the line>".
+//     - error (the default): a request ending beyond R is an InvalidInput
+//                "path:line: request beyond ...: <the line>"; `check` finds
+//                it among the records it reads (TraceFitCheckedRecords).
 //     A request longer than R is clamped to R bytes at the region start
 //     (counted); other requests keep their aligned length and are passed to
 //     the device whole (the device splits them).
@@ -102,7 +103,7 @@ struct TraceReplayConfig {
   uint32_t max_backlog = 1024;
   std::vector<std::string> volumes;
   std::string volume_layout = "overlay";
-  std::string fit = "wrap";
+  std::string fit = "error";
   sim::Bytes trace_span{0};
   sim::Bytes compact_granularity{1 << 20};
   sim::Bytes align{0};

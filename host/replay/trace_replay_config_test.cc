@@ -24,7 +24,7 @@ TEST(TraceReplayConfigTest, InClassValuesEqualDeclaredDefaults) {
   const TraceReplayConfig c;
   EXPECT_EQ(sim::DumpYaml(sim::SchemaOf<TraceReplayConfig>(), &d), sim::DumpYaml(sim::SchemaOf<TraceReplayConfig>(), &c));
   EXPECT_EQ(d.mode, "open");
-  EXPECT_EQ(d.fit, "wrap");
+  EXPECT_EQ(d.fit, "error");
   EXPECT_EQ(d.volume_layout, "overlay");
   EXPECT_EQ(d.compact_granularity.value, 1u << 20);
   EXPECT_EQ(d.reader.on_error, "fail");

@@ -90,6 +90,7 @@ void TraceReplayer::Start() {
   started_ = true;
   start_time_ = env_.queue->now();
   CHECK_LT(start_time_.ns(), int64_t{1} << 62) << "replay starts too late for trace times to fit";
+  env_.stats.BeginMeasured(start_time_);
   if (open_loop_) {
     ReadNext();
     PumpArrivals();
@@ -198,19 +199,25 @@ void TraceReplayer::OnBlockComplete(ssd::BlockRequest* req) {
   const uint32_t slot = static_cast<uint32_t>(req->tag);
   CHECK_LT(slot, slots_.size());
   CHECK_EQ(req, &slots_[slot]);
-  Finish(slot, req->op, req->length, req->submit_time);
+  Finish(slot, req->op, req->length, req->submit_time, req->status == ssd::IoStatus::kOk);
 }
 
-void TraceReplayer::Finish(uint32_t slot, ssd::BlockOp op, uint64_t length, sim::SimTime submit) {
+void TraceReplayer::Finish(uint32_t slot, ssd::BlockOp op, uint64_t length, sim::SimTime submit, bool ok) {
   const sim::SimTime now = env_.queue->now();
-  OpStats& s = ops_[OpIndex(op)];
-  s.ios.Inc();
-  s.bytes.Inc(length);
-  s.lat.Record((now - slot_info_[slot].arrival).ns());
-  s.device_lat.Record((now - submit).ns());
-  if (op != ssd::BlockOp::kFlush) {
-    ios_total_.Inc();
-    bytes_total_.Inc(length);
+  // A request the device refused did no work: it counts as failed, never
+  // in the throughput or the latencies.
+  if (!ok) {
+    failed_.Inc();
+  } else {
+    OpStats& s = ops_[OpIndex(op)];
+    s.ios.Inc();
+    s.bytes.Inc(length);
+    s.lat.Record((now - slot_info_[slot].arrival).ns());
+    s.device_lat.Record((now - submit).ns());
+    if (op != ssd::BlockOp::kFlush) {
+      ios_total_.Inc();
+      bytes_total_.Inc(length);
+    }
   }
   ++completed_;
   --outstanding_;
@@ -244,6 +251,7 @@ void TraceReplayer::Fail(const sim::Status& st) {
 void TraceReplayer::IssueRemapped(uint32_t slot, const ReplayItem& item) {
   SlotInfo& si = slot_info_[slot];
   si.parts = 0;
+  si.failed = false;
   si.first_submit = env_.queue->now();
   si.op = item.op;
   si.length = item.length;
@@ -356,7 +364,8 @@ void TraceReplayer::OnPartDone(ssd::BlockRequest* req) {
   }
   SlotInfo& si = slot_info_[pi.slot];
   CHECK_GT(si.parts, 0u);
-  if (--si.parts == 0 && si.left == 0) Finish(pi.slot, si.op, si.length, si.first_submit);
+  if (req->status != ssd::IoStatus::kOk) si.failed = true;
+  if (--si.parts == 0 && si.left == 0) Finish(pi.slot, si.op, si.length, si.first_submit, !si.failed);
 }
 
 void TraceReplayer::Instant(uint32_t slot) {
@@ -369,7 +378,7 @@ void TraceReplayer::OnInstantEvent() {
   now.swap(instant_);
   for (uint32_t slot : now) {
     const SlotInfo& si = slot_info_[slot];
-    Finish(slot, si.op, si.length, si.first_submit);
+    Finish(slot, si.op, si.length, si.first_submit, !si.failed);
   }
 }
 
@@ -377,6 +386,7 @@ void TraceReplayer::MaybeDone() {
   if (done_ || !started_ || !stream_over_ || have_pending_ || backlog_size_ > 0 || outstanding_ > 0) return;
   done_ = true;
   end_time_ = env_.queue->now();
+  env_.stats.EndMeasured(end_time_);
   if (on_done_) on_done_();
 }
 
@@ -484,6 +494,8 @@ void TraceReplayer::RegisterStats() {
   g.Add(&sc_.ties, "ties", "records", "Records at the time of the record before (first loop)");
   g.Add(&sc_.spread, "spread", "records", "Records moved later by spread_ties (all loops)");
   g.Add(&ios_total_, "ios_total", "ios", "Reads+writes+trims completed");
+  g.Add(&failed_, "failed_ios", "ios",
+        "Requests the device refused (any op): not counted as completed, in the rates or the latencies");
   g.AddFormula([this] { return Iops(); }, "iops", "ios/s", "Reads+writes+trims per second of replay");
   g.AddFormula([this] { return Bandwidth(); }, "bw", "bytes/s", "Read+write+trim bytes per second of replay");
   g.AddFormula([this] { return MeasuredSeconds(); }, "measured_time", "s",

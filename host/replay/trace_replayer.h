@@ -58,7 +58,8 @@
 //   read/write/trim/flush (lat = arrival to completion, the end-to-end
 //   latency including the host queue; device_lat = device submit to
 //   completion; bytes as sent to the device, after alignment); ios_total
-//   (reads+writes+trims completed), iops, bw, measured_time (s, start to the
+//   (reads+writes+trims completed), failed_ios (requests the device
+//   refused: in no other statistic), iops, bw, measured_time (s, start to the
 //   last completion); lateness (ns, issue - arrival, open loop), delayed,
 //   pauses, backlog (host queue length seen by each delayed arrival),
 //   backlog_max, outstanding (requests in flight after each issue),
@@ -195,7 +196,8 @@ class TraceReplayer final : public ssd::BlockClient {
   void Fill();
   void Issue(const ReplayItem& item, sim::SimTime arrival);
   // A slot's request(s) completed: stats, then the next issue.
-  void Finish(uint32_t slot, ssd::BlockOp op, uint64_t length, sim::SimTime submit);
+  // `ok`: the device did it (else it counts as failed only).
+  void Finish(uint32_t slot, ssd::BlockOp op, uint64_t length, sim::SimTime submit, bool ok);
   // workload.trace.zoned: remap.
   void IssueRemapped(uint32_t slot, const ReplayItem& item);
   void PlaceHeld();
@@ -228,6 +230,7 @@ class TraceReplayer final : public ssd::BlockClient {
     uint64_t line_no = 0;
     uint64_t next_lp = 0;
     uint64_t left = 0;
+    bool failed = false;  // a device request of the record was refused
   };
   std::vector<ssd::BlockRequest> slots_;
   std::vector<SlotInfo> slot_info_;
@@ -261,6 +264,7 @@ class TraceReplayer final : public ssd::BlockClient {
   sim::Counter issued_;
   sim::Counter ios_total_;
   sim::Counter bytes_total_;
+  sim::Counter failed_;
   sim::Counter delayed_;
   sim::Counter pauses_;
   sim::Histogram lateness_;

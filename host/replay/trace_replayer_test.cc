@@ -360,7 +360,9 @@ TEST(FitTest, WrapTakesOffsetsModuloTheDevice) {
                             MqLine(2, 0, (3 * kGiB + 512) / 512, 2, false) +    // 3 GiB + 512
                             MqLine(3, 0, 4096 / 512, (2 * kGiB) / 512, false);  // longer than the device
   ReplayBench bench;
-  Ran r = RunOk(MqConfig(), trace, &bench);
+  TraceReplayConfig cfg = MqConfig();
+  cfg.fit = "wrap";  // the default, error, refuses these
+  Ran r = RunOk(cfg, trace, &bench);
   EXPECT_THAT(Offsets(bench.device), ElementsAre(4096, 0, 512, 0));
   EXPECT_THAT(Lengths(bench.device), ElementsAre(4096, 8192, 1024, kGiB));
   EXPECT_EQ(r.replay->fit_counters().wrapped.value(), 2u);
@@ -454,7 +456,8 @@ TEST(FitTest, ErrorModeStopsWithPathLineAndTheLine) {
   EXPECT_EQ(rp->status().code(), sim::Status::Code::kInvalidInput);
   EXPECT_EQ(rp->status().message(),
             path + ":3: request beyond the device (fit: error): bytes [2147483648, 2147487744) exceed the "
-                   "device's 1073741824 bytes: " + line3);
+                   "device's 1073741824 bytes; to fold the trace onto the device choose workload.trace.fit: wrap, "
+                   "scale or compact: " + line3);
   EXPECT_EQ(rp->issued(), 2u);
   EXPECT_EQ(rp->completed(), 2u);
   EXPECT_THAT(rp->Report(), HasSubstr("stopped    " + path + ":3: request beyond"));
@@ -471,7 +474,8 @@ TEST(FitTest, ErrorModeNamesTheVolumeRegion) {
   bench.Run(made->get());
   EXPECT_THAT((*made)->status().message(),
               StartsWith("mem:2: request beyond the device (fit: error): bytes [1073741824, 1073745920) exceed the "
-                         "536870912 bytes given to volume 1: 1 1 2097152 8 1"));
+                         "536870912 bytes given to volume 1; to fold the trace onto the device choose "
+                         "workload.trace.fit: wrap, scale or compact: 1 1 2097152 8 1"));
 }
 
 // ---------------------------------------------------------- alignment

@@ -132,9 +132,15 @@ void MobibenchSqlite::ThreadMain(uint32_t t) {
   setup_done_.Arrive();
   if (!sqlite_.failed() && !setup_owner) sqlite_.Fail(OpenAndConfigure(th));
   if (!sqlite_.failed()) sqlite_.Fail(Prepare(th));
-  ready_.Arrive([this] { window_.Begin(env_.queue->now(), sqlite_.vfs().Snapshot()); });
+  ready_.Arrive([this] {
+    window_.Begin(env_.queue->now(), sqlite_.vfs().Snapshot());
+    env_.stats.BeginMeasured(env_.queue->now());
+  });
   if (!sqlite_.failed()) sqlite_.Fail(RunTransactions(th));
-  if (++finished_loops_ == cfg_.threads) window_.End(env_.queue->now(), sqlite_.vfs().Snapshot());
+  if (++finished_loops_ == cfg_.threads) {
+    window_.End(env_.queue->now(), sqlite_.vfs().Snapshot());
+    env_.stats.EndMeasured(env_.queue->now());
+  }
   sqlite_.Fail(Teardown(th));
 }
 

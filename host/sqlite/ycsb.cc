@@ -205,9 +205,13 @@ void YcsbSqlite::ThreadMain(uint32_t t) {
   ready_.Arrive([this] {
     run_start_ = env_.queue->now();
     window_.Begin(run_start_, sqlite_.vfs().Snapshot());
+    env_.stats.BeginMeasured(run_start_);
   });
   if (!sqlite_.failed() && spec_.p.dotransactions) sqlite_.Fail(Run(th));
-  if (++finished_loops_ == n) window_.End(env_.queue->now(), sqlite_.vfs().Snapshot());
+  if (++finished_loops_ == n) {
+    window_.End(env_.queue->now(), sqlite_.vfs().Snapshot());
+    env_.stats.EndMeasured(env_.queue->now());
+  }
   if (cfg_.count_rows) {
     finished_.Arrive();
     if (t == 0 && !sqlite_.failed()) {

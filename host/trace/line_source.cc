@@ -12,15 +12,13 @@
 #include <memory>
 #include <string>
 
-#include <boost/iostreams/device/array.hpp>
-#include <boost/iostreams/device/file_descriptor.hpp>
 #include <boost/iostreams/filter/bzip2.hpp>
-#include <boost/iostreams/filter/gzip.hpp>
 #include <boost/iostreams/filter/lzma.hpp>
 #include <boost/iostreams/filter/zstd.hpp>
 #include <boost/iostreams/filtering_streambuf.hpp>
 #include <boost/iostreams/read.hpp>
 #include <fmt/format.h>
+#include <zlib.h>
 
 namespace host {
 namespace {
@@ -72,23 +70,6 @@ class PrefixedFdSource final : public ByteSource {
   FdSource fd_;
 };
 
-// The same as a boost source device, for decompressing such a stream.
-// Copies share the state (boost copies devices into its chain).
-class PrefixedFdDevice {
- public:
-  using char_type = char;
-  using category = boost::iostreams::source_tag;
-  PrefixedFdDevice(std::string head, int fd) : src_(std::make_shared<PrefixedFdSource>(std::move(head), fd)) {}
-  std::streamsize read(char* dst, std::streamsize n) {
-    sim::Result<size_t> r = src_->Read(dst, static_cast<size_t>(n));
-    if (!r.ok()) throw std::ios_base::failure(r.status().message());
-    return *r == 0 ? -1 : static_cast<std::streamsize>(*r);
-  }
-
- private:
-  std::shared_ptr<PrefixedFdSource> src_;
-};
-
 class MemorySource final : public ByteSource {
  public:
   explicit MemorySource(std::string_view data) : data_(data) {}
@@ -103,22 +84,217 @@ class MemorySource final : public ByteSource {
   std::string_view data_;
 };
 
+// A boost source device over any ByteSource (boost copies devices into its
+// chain: copies share the source).
+class ByteSourceDevice {
+ public:
+  using char_type = char;
+  using category = boost::iostreams::source_tag;
+  explicit ByteSourceDevice(std::shared_ptr<ByteSource> src) : src_(std::move(src)) {}
+  std::streamsize read(char* dst, std::streamsize n) {
+    sim::Result<size_t> r = src_->Read(dst, static_cast<size_t>(n));
+    if (!r.ok()) throw std::ios_base::failure(r.status().message());
+    return *r == 0 ? -1 : static_cast<std::streamsize>(*r);
+  }
+
+ private:
+  std::shared_ptr<ByteSource> src_;
+};
+
+// gzip through zlib itself, which checks every member's CRC-32 and length
+// (ISIZE) against its trailer; boost's gzip filter checks the CRC only.
+// Members follow one another (a concatenated .gz); anything after the last
+// member but a whole member is an error, as is a stream that ends inside
+// one.
+class GzipSource final : public ByteSource {
+ public:
+  explicit GzipSource(std::unique_ptr<ByteSource> raw) : raw_(std::move(raw)), in_(new unsigned char[kIn]) {
+    zs_.zalloc = Z_NULL;
+    zs_.zfree = Z_NULL;
+    zs_.opaque = Z_NULL;
+    CHECK_EQ(inflateInit2(&zs_, 16 + MAX_WBITS), Z_OK);
+  }
+  ~GzipSource() override { inflateEnd(&zs_); }
+
+  sim::Result<size_t> Read(char* dst, size_t n) override {
+    if (done_) return size_t{0};
+    zs_.next_out = reinterpret_cast<unsigned char*>(dst);
+    zs_.avail_out = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
+    while (zs_.avail_out > 0) {
+      if (zs_.avail_in == 0 && !eof_) {
+        FS_ASSIGN_OR_RETURN(const size_t got, raw_->Read(reinterpret_cast<char*>(in_.get()), kIn));
+        if (got == 0) eof_ = true;
+        zs_.next_in = in_.get();
+        zs_.avail_in = static_cast<uInt>(got);
+      }
+      if (zs_.avail_in == 0 && eof_) {
+        if (in_member_) return Fail("the compressed stream ends inside a gzip member (truncated file)");
+        done_ = true;
+        break;
+      }
+      in_member_ = true;
+      const int rc = inflate(&zs_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        in_member_ = false;
+        CHECK_EQ(inflateReset(&zs_), Z_OK);
+        continue;
+      }
+      if (rc == Z_BUF_ERROR) continue;  // needs more input
+      if (rc != Z_OK) return Fail(zs_.msg != nullptr ? zs_.msg : "corrupt data");
+    }
+    return n - zs_.avail_out;
+  }
+
+ private:
+  static constexpr size_t kIn = 256 * 1024;
+  sim::Status Fail(const std::string& why) {
+    done_ = true;
+    return sim::Status::InvalidInput(fmt::format("gzip: {}", why));
+  }
+  std::unique_ptr<ByteSource> raw_;
+  std::unique_ptr<unsigned char[]> in_;
+  z_stream zs_{};
+  bool eof_ = false;
+  bool in_member_ = false;
+  bool done_ = false;
+};
+
+// Passes a zstd stream through unchanged while following its frame
+// structure (RFC 8878: frame header, block headers, optional checksum), so
+// a stream cut inside a frame is told apart from a complete one: boost's
+// zstd filter ends quietly on a truncated frame. Skippable frames are
+// followed too. The content checksum itself is verified by the decoder.
+class ZstdFrameWalker final : public ByteSource {
+ public:
+  explicit ZstdFrameWalker(std::unique_ptr<ByteSource> raw) : raw_(std::move(raw)) {}
+
+  sim::Result<size_t> Read(char* dst, size_t n) override {
+    FS_ASSIGN_OR_RETURN(const size_t got, raw_->Read(dst, n));
+    for (size_t i = 0; i < got; ++i) Step(static_cast<unsigned char>(dst[i]));
+    if (got == 0 && !complete()) {
+      return sim::Status::InvalidInput("zstd: the compressed stream ends inside a frame (truncated file)");
+    }
+    if (bad_) return sim::Status::InvalidInput("zstd: not a valid frame structure");
+    return got;
+  }
+  // The bytes so far end exactly after a frame.
+  bool complete() const { return state_ == State::kMagic && have_ == 0; }
+
+ private:
+  enum class State { kMagic, kDescriptor, kHeaderRest, kBlockHeader, kSkipBody, kSkipSize, kChecksum };
+  void Step(unsigned char b) {
+    if (skip_ > 0) {  // inside a block body, skippable data or the rest of a header
+      if (--skip_ == 0) Done();
+      return;
+    }
+    acc_[have_++] = b;
+    switch (state_) {
+      case State::kMagic:
+        if (have_ < 4) return;
+        have_ = 0;
+        if (acc_[0] == 0x28 && acc_[1] == 0xb5 && acc_[2] == 0x2f && acc_[3] == 0xfd) {
+          state_ = State::kDescriptor;
+          skippable_ = false;
+        } else if ((acc_[0] & 0xf0) == 0x50 && acc_[1] == 0x2a && acc_[2] == 0x4d && acc_[3] == 0x18) {
+          state_ = State::kSkipSize;
+          skippable_ = true;
+        } else {
+          bad_ = true;
+        }
+        return;
+      case State::kSkipSize:
+        if (have_ < 4) return;
+        have_ = 0;
+        skip_ = Le(4);
+        state_ = State::kSkipBody;
+        if (skip_ == 0) Done();
+        return;
+      case State::kDescriptor: {
+        have_ = 0;
+        const unsigned fcs_flag = b >> 6, single = (b >> 5) & 1, dict = b & 3;
+        checksum_ = (b >> 2) & 1;
+        static constexpr uint32_t kDict[] = {0, 1, 2, 4};
+        static constexpr uint32_t kFcs[] = {0, 2, 4, 8};
+        uint64_t rest = (single ? 0 : 1) + kDict[dict] + (fcs_flag == 0 && single ? 1 : kFcs[fcs_flag]);
+        state_ = State::kHeaderRest;
+        if (rest == 0) {
+          state_ = State::kBlockHeader;
+        } else {
+          skip_ = rest;
+        }
+        return;
+      }
+      case State::kBlockHeader: {
+        if (have_ < 3) return;
+        have_ = 0;
+        const uint32_t h = static_cast<uint32_t>(Le(3));
+        last_ = h & 1;
+        const uint32_t type = (h >> 1) & 3;
+        const uint32_t size = h >> 3;
+        if (type == 3) {
+          bad_ = true;
+          return;
+        }
+        state_ = State::kSkipBody;
+        skip_ = type == 1 ? 1 : size;
+        if (skip_ == 0) Done();
+        return;
+      }
+      case State::kChecksum:
+        if (have_ < 4) return;
+        have_ = 0;
+        state_ = State::kMagic;
+        return;
+      case State::kHeaderRest:
+      case State::kSkipBody:
+        have_ = 0;  // not reached: bodies are skipped above
+        return;
+    }
+  }
+  // The end of a header, a block body or a skippable frame's data.
+  void Done() {
+    switch (state_) {
+      case State::kHeaderRest:
+        state_ = State::kBlockHeader;
+        return;
+      case State::kSkipBody:
+        if (skippable_) {
+          state_ = State::kMagic;
+        } else if (last_) {
+          state_ = checksum_ ? State::kChecksum : State::kMagic;
+        } else {
+          state_ = State::kBlockHeader;
+        }
+        return;
+      default:
+        return;
+    }
+  }
+  uint64_t Le(int k) const {
+    uint64_t v = 0;
+    for (int i = k; i-- > 0;) v = v << 8 | acc_[i];
+    return v;
+  }
+
+  std::unique_ptr<ByteSource> raw_;
+  State state_ = State::kMagic;
+  unsigned char acc_[8] = {};
+  int have_ = 0;
+  uint64_t skip_ = 0;
+  bool checksum_ = false;
+  bool last_ = false;
+  bool skippable_ = false;
+  bool bad_ = false;
+};
+
 // A decompressor chain over a file descriptor or a memory block. Boost
 // reports corrupt input by throwing; the exception is turned into a Status
 // here and nowhere else.
 class DecompressingSource final : public ByteSource {
  public:
-  DecompressingSource(Compression c, int fd) {
+  DecompressingSource(Compression c, std::unique_ptr<ByteSource> raw) {
     PushFilter(c);
-    chain_.push(bio::file_descriptor_source(fd, bio::close_handle), kBoostBufferBytes);
-  }
-  DecompressingSource(Compression c, PrefixedFdDevice device) {
-    PushFilter(c);
-    chain_.push(std::move(device), kBoostBufferBytes);
-  }
-  DecompressingSource(Compression c, std::string_view data) {
-    PushFilter(c);
-    chain_.push(bio::array_source(data.data(), data.size()), kBoostBufferBytes);
+    chain_.push(ByteSourceDevice(std::shared_ptr<ByteSource>(std::move(raw))), kBoostBufferBytes);
   }
 
   sim::Result<size_t> Read(char* dst, size_t n) override {
@@ -139,7 +315,7 @@ class DecompressingSource final : public ByteSource {
  private:
   void PushFilter(Compression c) {
     switch (c) {
-      case Compression::kGzip: chain_.push(bio::gzip_decompressor(), kBoostBufferBytes); break;
+      case Compression::kGzip: LOG(FATAL) << "gzip is read by GzipSource";
       case Compression::kBzip2: chain_.push(bio::bzip2_decompressor(), kBoostBufferBytes); break;
       case Compression::kXz: chain_.push(bio::lzma_decompressor(), kBoostBufferBytes); break;
       case Compression::kZstd: chain_.push(bio::zstd_decompressor(), kBoostBufferBytes); break;
@@ -150,6 +326,13 @@ class DecompressingSource final : public ByteSource {
   bio::filtering_streambuf<bio::input> chain_;
   bool done_ = false;
 };
+
+// The decompressor for `c` over the raw (compressed) bytes.
+std::unique_ptr<ByteSource> Decompress(Compression c, std::unique_ptr<ByteSource> raw) {
+  if (c == Compression::kGzip) return std::make_unique<GzipSource>(std::move(raw));
+  if (c == Compression::kZstd) raw = std::make_unique<ZstdFrameWalker>(std::move(raw));
+  return std::make_unique<DecompressingSource>(c, std::move(raw));
+}
 
 constexpr size_t kMagicBytes = 6;
 
@@ -208,7 +391,7 @@ sim::Result<std::unique_ptr<LineSource>> LineSource::Open(const std::string& pat
     if (c == Compression::kNone) {
       bytes = std::make_unique<PrefixedFdSource>(std::move(h), fd);
     } else {
-      bytes = std::make_unique<DecompressingSource>(c, PrefixedFdDevice(std::move(h), fd));
+      bytes = Decompress(c, std::make_unique<PrefixedFdSource>(std::move(h), fd));
     }
     return std::make_unique<LineSource>(path, c, std::move(bytes), max_line_bytes);
   }
@@ -222,7 +405,7 @@ sim::Result<std::unique_ptr<LineSource>> LineSource::Open(const std::string& pat
   if (c == Compression::kNone) {
     bytes = std::make_unique<FdSource>(fd);
   } else {
-    bytes = std::make_unique<DecompressingSource>(c, fd);
+    bytes = Decompress(c, std::make_unique<FdSource>(fd));
   }
   return std::make_unique<LineSource>(path, c, std::move(bytes), max_line_bytes);
 }
@@ -234,7 +417,7 @@ sim::Result<std::unique_ptr<LineSource>> LineSource::FromMemory(std::string name
   if (c == Compression::kNone) {
     bytes = std::make_unique<MemorySource>(data);
   } else {
-    bytes = std::make_unique<DecompressingSource>(c, data);
+    bytes = Decompress(c, std::make_unique<MemorySource>(data));
   }
   return std::make_unique<LineSource>(std::move(name), c, std::move(bytes), max_line_bytes);
 }

@@ -554,7 +554,9 @@ bool FioGenerator::DecWriteCnt() {
   return true;
 }
 
-FioGenerator::~FioGenerator() = default;
+FioGenerator::~FioGenerator() {
+  if (ramp_end_.scheduled()) env_.queue->Deschedule(&ramp_end_);
+}
 
 void FioGenerator::Start() {
   CHECK(!started_) << "FioGenerator::Start called twice";
@@ -571,7 +573,19 @@ void FioGenerator::Start() {
     write_cnt_ = 1;
     DecWriteCnt();  // initialises it (fio's zbd_reset_write_cnt)
   }
+  if (plan_.ramp_time > sim::SimTime::Zero()) {
+    ramp_end_.set_daemon(true);
+    env_.queue->Schedule(&ramp_end_, measure_start());
+  } else {
+    BeginMeasured();
+  }
   for (auto& job : jobs_) job->Start();
+}
+
+void FioGenerator::BeginMeasured() {
+  if (done_) return;
+  measure_begun_ = true;
+  env_.stats.BeginMeasured(env_.queue->now());
 }
 
 bool FioGenerator::MayIssue(sim::SimTime now) const {
@@ -597,6 +611,11 @@ void FioGenerator::NoteIssued(uint64_t bytes) {
 }
 
 void FioGenerator::NoteCompleted(const ssd::BlockRequest& req) {
+  // A request the device refused did no work: counted as failed only.
+  if (req.status != ssd::IoStatus::kOk) {
+    failed_.Inc();
+    return;
+  }
   if (req.op != ssd::BlockOp::kFlush) {
     completed_all_.Inc();
     bytes_all_.Inc(req.length);
@@ -615,6 +634,8 @@ void FioGenerator::OnJobFinished() {
   if (finished_jobs_ < jobs_.size()) return;
   done_ = true;
   end_time_ = env_.queue->now();
+  if (ramp_end_.scheduled()) env_.queue->Deschedule(&ramp_end_);
+  if (measure_begun_) env_.stats.EndMeasured(end_time_);
   if (on_done_) on_done_();
 }
 
@@ -672,6 +693,9 @@ void FioGenerator::RegisterStats() {
     g.Add(&zone_errors_, "zone_errors", "requests",
           "zonemode zbd: requests the zoned device refused (0 unless the model disagrees with the device)");
   }
+  g.Add(&failed_, "failed_ios", "ios",
+        "Requests the device refused (any op, ramp included): not counted as completed, in the rates or the "
+        "latencies");
   g.Add(&delayed_, "delayed_arrivals", "ios", "Rate-limited arrivals that found every slot busy");
   g.Add(&arrival_delay_, "arrival_delay", "ns", "Rate-limited arrivals: wait for a free slot");
   g.AddSeries([this] { return static_cast<double>(completed_all_.value()); }, sim::StatGroup::SeriesKind::kRate,

@@ -67,7 +67,10 @@
 // Statistics (group given at construction, e.g. "workload"):
 //   <op>.ios, <op>.bytes, <op>.lat (ns, complete_time - submit_time),
 //   <op>.iops, <op>.bw for op in read/write/trim/flush; iops, bw,
-//   measured_time, delayed_arrivals, arrival_delay; series iops and MBps.
+//   measured_time, delayed_arrivals, arrival_delay, failed_ios; series iops
+//   and MBps. A request the device refuses (BlockRequest::status not kOk)
+//   counts in failed_ios only: never as completed work, in a rate or a
+//   latency.
 // Scalars cover the measured window (start + ramp_time, end]: an I/O
 // counts if it completes strictly after start + ramp_time. The window ends
 // at the last completion (or now, while running). Series count every
@@ -133,7 +136,7 @@ class FioGenerator {
   // Measured-window stats of one op.
   const OpStats& op_stats(ssd::BlockOp op) const { return ops_[static_cast<size_t>(op)]; }
   // Data I/Os (read/write/trim) submitted / completed since Start(), ramp
-  // included; flushes excluded.
+  // included; flushes and refused requests excluded.
   uint64_t issued() const { return issued_ios_; }
   uint64_t completed() const { return completed_all_.value(); }
   uint64_t flushes_issued() const { return flushes_issued_; }
@@ -160,6 +163,9 @@ class FioGenerator {
   void NoteIssued(uint64_t bytes);
   void NoteCompleted(const ssd::BlockRequest& req);
   void OnJobFinished();
+  // Marks the start of the measured phase (sim::StatsRegistry::BeginMeasured)
+  // at start + ramp_time.
+  void BeginMeasured();
   void RegisterStats();
   double MeasuredSeconds() const;
   // zonemode zbd.
@@ -180,6 +186,8 @@ class FioGenerator {
   bool started_ = false;
   bool done_ = false;
   uint32_t finished_jobs_ = 0;
+  bool measure_begun_ = false;
+  sim::MemberEvent<FioGenerator, &FioGenerator::BeginMeasured> ramp_end_{this};
   sim::SimTime start_time_;
   sim::SimTime deadline_ = sim::SimTime::Max();  // start + runtime, or Max
   sim::SimTime end_time_;
@@ -189,6 +197,7 @@ class FioGenerator {
 
   std::array<OpStats, 4> ops_;  // indexed by BlockOp
   sim::Counter completed_all_;  // data I/Os, ramp included (series)
+  sim::Counter failed_;         // requests the device refused
   sim::Counter bytes_all_;
   sim::Counter delayed_;
   sim::Histogram arrival_delay_;  // ns an open-loop arrival waited for a slot
