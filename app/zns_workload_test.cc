@@ -115,6 +115,12 @@ TEST_F(ZnsWorkloadTest, RandomWritesGoToOpenZonesWritePointersWithZbd) {
   // A reset erases the zone's 8 blocks (one per die) in parallel: at least tBERS (3 ms).
   EXPECT_GE(Stat(zbd, "workload.zone_reset_lat", "min"), 3e6);
   EXPECT_EQ(zbd, Run("zbd_again", sets));
+  // A device with only an active limit: the workload keeps within it.
+  const std::string act = Run("active", kRandWrite + " --set workload.fio.zonemode=zbd --set ftl.zns.max_open=0 "
+                                                     "--set ftl.zns.max_active=6");
+  EXPECT_EQ(Stat(act, "ssd.errors"), 0);
+  EXPECT_EQ(Stat(act, "ftl.zns.errors.too_many_active"), 0);
+  EXPECT_LE(Stat(act, "ftl.zns.active_zones"), 6);
 }
 
 // A sequential job writes zone after zone and, coming back to the first,
@@ -229,6 +235,12 @@ TEST_F(ZnsWorkloadTest, CheckRefusesZbdOptionsTheDeviceCannotHonour) {
     EXPECT_THAT(o.out, HasSubstr(c.want)) << c.sets;
   }
   EXPECT_EQ(Check(zbd + "--set workload.fio.max_open_zones=14").code, 0);
+  // Without an open limit the active one bounds the zones written at once.
+  Outcome act = Check(zbd + "--set ftl.zns.max_open=0 --set ftl.zns.max_active=6 --set workload.fio.max_open_zones=7");
+  EXPECT_EQ(act.code, 2) << act.out;
+  EXPECT_THAT(act.out, HasSubstr("workload.fio.max_open_zones: 7 is larger than the device's max active zones 6"));
+  act = Check(zbd + "--set ftl.zns.max_open=0 --set ftl.zns.max_active=6 --set workload.fio.numjobs=7");
+  EXPECT_THAT(act.out, HasSubstr("workload.fio.numjobs: 7 jobs but 6 open zones"));
   // zonemode none on a zoned device is allowed (the device refuses misplaced
   // writes and counts them) but `check` says so.
   const Outcome none = Check("--set workload.fio.zonemode=none --set workload.fio.rw=randwrite");

@@ -135,7 +135,8 @@ void FioConfig::Describe(sim::Schema<FioConfig>& s) {
            "only below write pointers (docs/ZNS.md)");
   s.Param("max_open_zones", &FioConfig::max_open_zones, "0",
           "zonemode zbd: zones written at once over all jobs (fio's max_open_zones), split evenly among the "
-          "jobs; at most the device's max open zones; 0 = the device's limit (no limit if it has none)");
+          "jobs; at most the device's max open (and active) zones; 0 = the device's max open zones, else its "
+          "max active zones, else no limit");
   s.Param("zone_reset_threshold", &FioConfig::zone_reset_threshold, "100%",
           "zonemode zbd: written fraction of the range above which zones are reset at zone_reset_frequency "
           "(fio's zone_reset_threshold, default 1)");
@@ -360,7 +361,10 @@ sim::Result<FioPlan> ResolveFio(const FioConfig& cfg, uint64_t capacity, uint32_
 }
 
 uint32_t ZbdOpenLimit(const FioPlan& plan, const ssd::ZoneLayout& zones) {
-  return plan.max_open_zones > 0 ? plan.max_open_zones : zones.max_open;
+  if (plan.max_open_zones > 0) return plan.max_open_zones;
+  // A zone the workload writes is open, hence active: without an open
+  // limit the active one bounds it.
+  return zones.max_open > 0 ? zones.max_open : zones.max_active;
 }
 
 sim::Status CheckZbd(const FioPlan& plan, const ssd::ZoneLayout& zones, uint32_t page_size, std::string_view path) {
@@ -401,6 +405,12 @@ sim::Status CheckZbd(const FioPlan& plan, const ssd::ZoneLayout& zones, uint32_t
   if (zones.max_open > 0 && plan.max_open_zones > zones.max_open) {
     return err("max_open_zones", fmt::format("{} is larger than the device's max open zones {} (ftl.zns.max_open)",
                                              plan.max_open_zones, zones.max_open));
+  }
+  if (zones.max_active > 0 && plan.max_open_zones > zones.max_active) {
+    return err("max_open_zones", fmt::format(
+                                     "{} is larger than the device's max active zones {} (ftl.zns.max_active): a "
+                                     "zone being written is active",
+                                     plan.max_open_zones, zones.max_active));
   }
   const uint64_t range_zones = (plan.range_end - plan.range_start) / zone;
   if (range_zones < plan.numjobs) {

@@ -153,7 +153,8 @@ sim::Result<FioPlan> ResolveFio(const FioConfig& cfg, uint64_t capacity, uint32_
 sim::Status CheckZbd(const FioPlan& plan, const ssd::ZoneLayout& zones, uint32_t page_size,
                      std::string_view path = "");
 // The open-zone limit a zbd plan runs with (fio: max_open_zones, or the
-// device's max open zones when 0; 0 = no limit).
+// device's max open zones when 0; without one, its max active zones; 0 = no
+// limit).
 uint32_t ZbdOpenLimit(const FioPlan& plan, const ssd::ZoneLayout& zones);
 
 }  // namespace host
