@@ -144,18 +144,18 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
   FS_RETURN_IF_ERROR(ssd::ValidateDeviceForFtl(cfg.device, cfg.ftl));
   const uint64_t capacity = cfg.ftl.LogicalPages(cfg.device.geometry) * cfg.device.geometry.page_size.value;
   const auto sector = static_cast<uint32_t>(cfg.device.ssd.sector_size.value);
+  const host::WorkloadKind* workload = nullptr;
   if (HasFlows(cfg)) {
     FS_RETURN_IF_ERROR(ValidateFlows(cfg, capacity, sector));
-    return CheckMemory(cfg);
+  } else {
+    if (cfg.workload.alone_runs) {
+      return sim::Status::InvalidInput("workload.alone_runs: needs workload.flows (a run of one workload is alone)");
+    }
+    // Only the selected workload's and file system's sections must be complete.
+    FS_ASSIGN_OR_RETURN(workload, sim::Registry<host::WorkloadKind>::Get().Lookup(cfg.workload.kind, "workload kind"));
+    FS_RETURN_IF_ERROR(workload->validate(cfg.workload.kinds, capacity, sector));
+    FS_RETURN_IF_ERROR(CheckZonedWorkload(cfg, *workload, cfg.workload.kinds));
   }
-  if (cfg.workload.alone_runs) {
-    return sim::Status::InvalidInput("workload.alone_runs: needs workload.flows (a run of one workload is alone)");
-  }
-  // Only the selected workload's and file system's sections must be complete.
-  FS_ASSIGN_OR_RETURN(const host::WorkloadKind* workload,
-                      sim::Registry<host::WorkloadKind>::Get().Lookup(cfg.workload.kind, "workload kind"));
-  FS_RETURN_IF_ERROR(workload->validate(cfg.workload.kinds, capacity, sector));
-  FS_RETURN_IF_ERROR(CheckZonedWorkload(cfg, *workload, cfg.workload.kinds));
   const fs::FileSystemKind* fs_kind = nullptr;
   if (cfg.fs.kind != "none") {
     FS_ASSIGN_OR_RETURN(fs_kind, sim::Registry<fs::FileSystemKind>::Get().Lookup(cfg.fs.kind, "file system"));
@@ -174,15 +174,32 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
     }
   }
   FS_RETURN_IF_ERROR(CheckMemory(cfg));
-  if (!workload->needs_fs && fs_kind != nullptr) {
-    return sim::Status::InvalidInput(fmt::format(
-        "fs.kind: block workload '{}' drives the device directly; set fs.kind: none", cfg.workload.kind));
+  // Each file workload among the flows (ValidateFlows checked their kinds
+  // against fs.kind) that uses transactions needs a file system with them.
+  std::vector<std::string> tx_keys;  // the keys that ask for transactions
+  if (workload == nullptr) {
+    FS_ASSIGN_OR_RETURN(const std::vector<NamedFlow> flows, FlowsOf(cfg));
+    for (const NamedFlow& f : flows) {
+      const host::WorkloadKind* k = sim::Registry<host::WorkloadKind>::Get().Find(f.cfg.kind);
+      if (const char* key = k->transactions_key ? k->transactions_key(f.cfg.kinds) : nullptr) {
+        // "workload.txbench.mode" -> "workload.flows.<name>.txbench.mode"
+        tx_keys.push_back(f.key + "." + std::string(key).substr(std::string("workload.").size()));
+      }
+    }
+  } else {
+    if (!workload->needs_fs && fs_kind != nullptr) {
+      return sim::Status::InvalidInput(fmt::format(
+          "fs.kind: block workload '{}' drives the device directly; set fs.kind: none", cfg.workload.kind));
+    }
+    if (workload->needs_fs && fs_kind == nullptr) {
+      return sim::Status::InvalidInput(
+          fmt::format("workload.kind: file workload '{}' needs a file system; set fs.kind", cfg.workload.kind));
+    }
+    if (const char* key = workload->transactions_key ? workload->transactions_key(cfg.workload.kinds) : nullptr) {
+      tx_keys.emplace_back(key);
+    }
   }
-  if (workload->needs_fs && fs_kind == nullptr) {
-    return sim::Status::InvalidInput(
-        fmt::format("workload.kind: file workload '{}' needs a file system; set fs.kind", cfg.workload.kind));
-  }
-  if (const char* key = workload->transactions_key ? workload->transactions_key(cfg.workload.kinds) : nullptr) {
+  for (const std::string& key : tx_keys) {
     std::string why;
     if (fs_kind->transactions == nullptr || !fs_kind->transactions(cfg.fs.kinds, &why)) {
       return sim::Status::InvalidInput(fmt::format("{}: needs file-system transactions, which fs.kind {} does not offer{}",

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "fs/file_system_kind.h"
 #include "host/workload/fio_config.h"
 #include "host/workload/fio_jobfile.h"
 
@@ -43,6 +46,67 @@ std::string FlowName(const std::string& section) {
   return out.substr(0, 64);
 }
 
+// A flow of a file workload: it issues no device requests of its own (the
+// file system does, on its queues), so it takes no submission queue.
+bool IsFileFlow(const host::FlowConfig& fc) {
+  const host::WorkloadKind* k = sim::Registry<host::WorkloadKind>::Get().Find(fc.kind);
+  return k != nullptr && k->needs_fs;
+}
+
+// Whether directory a is b or holds it, component-wise ("/a" holds "/a/b",
+// not "/ab"); "/" holds everything.
+bool Holds(std::string a, const std::string& b) {
+  while (a.size() > 1 && a.back() == '/') a.pop_back();
+  if (a == "/" || a.empty()) return true;
+  return b == a || (b.size() > a.size() && b.compare(0, a.size(), a) == 0 && b[a.size()] == '/');
+}
+
+// The queue the file system submits on, if the run has one that does.
+std::optional<uint32_t> FsQueue(const ExperimentConfig& cfg) {
+  if (cfg.fs.kind == "none") return std::nullopt;
+  const fs::FileSystemKind* k = sim::Registry<fs::FileSystemKind>::Get().Find(cfg.fs.kind);
+  if (k == nullptr || !k->uses_device || k->io_queue == nullptr) return std::nullopt;
+  return k->io_queue(cfg.fs.kinds);
+}
+
+// Each flow's `after` names other flows, without a cycle.
+sim::Status CheckAfter(const std::vector<NamedFlow>& flows) {
+  auto index = [&](const std::string& n) -> int {
+    for (size_t i = 0; i < flows.size(); ++i)
+      if (flows[i].name == n) return static_cast<int>(i);
+    return -1;
+  };
+  for (const NamedFlow& f : flows) {
+    for (const std::string& a : f.cfg.after) {
+      if (index(a) < 0) return sim::Status::InvalidInput(fmt::format("{}.after: no flow named '{}'", f.key, a));
+      if (a == f.name) return sim::Status::InvalidInput(fmt::format("{}.after: a flow cannot wait for itself", f.key));
+    }
+  }
+  // Depth-first search for a cycle: 0 unseen, 1 on the path, 2 done.
+  std::vector<int> state(flows.size(), 0);
+  std::function<int(size_t)> visit = [&](size_t i) -> int {
+    state[i] = 1;
+    for (const std::string& a : flows[i].cfg.after) {
+      const auto j = static_cast<size_t>(index(a));
+      if (state[j] == 1) return static_cast<int>(j);
+      if (state[j] == 0) {
+        if (const int c = visit(j); c >= 0) return c;
+      }
+    }
+    state[i] = 2;
+    return -1;
+  };
+  for (size_t i = 0; i < flows.size(); ++i) {
+    if (state[i] != 0) continue;
+    if (const int c = visit(i); c >= 0) {
+      return sim::Status::InvalidInput(fmt::format(
+          "{}.after: flows wait for each other in a cycle through '{}': none of them would start", flows[i].key,
+          flows[static_cast<size_t>(c)].name));
+    }
+  }
+  return sim::Status::Ok();
+}
+
 bool UsesJobFile(const ExperimentConfig& cfg) {
   return cfg.workload.flows.empty() && cfg.workload.kind == "fio" &&
          !cfg.workload.kinds.Get<host::FioConfig>("fio").jobfile.empty();
@@ -71,6 +135,13 @@ sim::Result<std::vector<NamedFlow>> FlowsOf(const ExperimentConfig& cfg) {
       f.cfg = sim::MakeDefault<host::FlowConfig>();
       f.cfg.kind = "fio";
       f.cfg.start = job.startdelay;
+      // stonewall / wait_for_previous: every earlier job; wait_for=<job>: that one.
+      for (const std::string& w : job.after) {
+        for (const NamedFlow& o : out) {
+          if (o.from_jobfile && o.jobfile_section == w) f.cfg.after.push_back(o.name);
+        }
+      }
+      f.jobfile_section = job.name;
       job.cfg.jobfile.clear();
       f.cfg.kinds.Mutable<host::FioConfig>("fio") = std::move(job.cfg);
       out.push_back(std::move(f));
@@ -79,14 +150,16 @@ sim::Result<std::vector<NamedFlow>> FlowsOf(const ExperimentConfig& cfg) {
   // Flows without a queue take, in flow order, the lowest run of queues that
   // no flow with an explicit queue and no earlier flow uses.
   std::vector<std::pair<uint64_t, uint64_t>> taken;  // [first, end)
+  if (const std::optional<uint32_t> q = FsQueue(cfg)) taken.emplace_back(*q, uint64_t{*q} + 1);
   for (NamedFlow& f : out) {
+    if (IsFileFlow(f.cfg)) continue;
     if (f.cfg.queue >= 0) {
       f.first_queue = static_cast<uint32_t>(f.cfg.queue);
       taken.emplace_back(f.first_queue, uint64_t{f.first_queue} + f.cfg.queues);
     }
   }
   for (NamedFlow& f : out) {
-    if (f.cfg.queue >= 0) continue;
+    if (f.cfg.queue >= 0 || IsFileFlow(f.cfg)) continue;
     uint64_t first = 0;
     for (bool moved = true; moved;) {
       moved = false;
@@ -107,18 +180,69 @@ sim::Status ValidateFlows(const ExperimentConfig& cfg, uint64_t capacity, uint32
   FS_ASSIGN_OR_RETURN(const std::vector<NamedFlow> flows, FlowsOf(cfg));
   const uint32_t queues = cfg.device.ssd.queues;
   std::vector<const NamedFlow*> owner(queues, nullptr);
+  const bool has_fs = cfg.fs.kind != "none";
+  const std::optional<uint32_t> fs_queue = FsQueue(cfg);
+  // The file flows' directories so far: (flow, directory).
+  std::vector<std::pair<const NamedFlow*, std::string>> dirs;
   for (const NamedFlow& f : flows) {
     FS_ASSIGN_OR_RETURN(const host::WorkloadKind* kind,
                         sim::Registry<host::WorkloadKind>::Get().Lookup(f.cfg.kind, "workload kind"));
     if (kind->needs_fs) {
-      return sim::Status::InvalidInput(fmt::format(
-          "{}.kind: '{}' is a file workload; flows are block workloads (fio, trace) that drive the device "
-          "directly",
-          f.key, f.cfg.kind));
+      // Several file workloads on the one file system, each in directories
+      // of its own; the file system issues the device requests.
+      if (!has_fs) {
+        return sim::Status::InvalidInput(fmt::format(
+            "{}.kind: '{}' is a file workload: it needs a file system (set fs.kind)", f.key, f.cfg.kind));
+      }
+      if (f.cfg.queue >= 0 || f.cfg.queues != 1 || f.cfg.queue_depth != 0 || f.cfg.priority != "medium") {
+        return sim::Status::InvalidInput(fmt::format(
+            "{}: a file workload issues no device requests of its own (the file system does, on its queues): "
+            "queue, queues, queue_depth and priority do not apply to it",
+            f.key));
+      }
+      if (kind->directories == nullptr) {
+        return sim::Status::InvalidInput(fmt::format(
+            "{}.kind: '{}' may use any path of the file system, so it runs only alone, not as a flow", f.key,
+            f.cfg.kind));
+      }
+      FS_RETURN_IF_ERROR(InFlow(kind->validate(f.cfg.kinds, capacity, sector_size), f));
+      for (const std::string& d : kind->directories(f.cfg.kinds)) {
+        for (const auto& [other, od] : dirs) {
+          if (Holds(d, od) || Holds(od, d)) {
+            return sim::Status::InvalidInput(fmt::format(
+                "{}.{}.{}: its files under '{}' meet flow {}'s under '{}': flows on one file system need "
+                "directories of their own",
+                f.key, f.cfg.kind, kind->directory_key, d, other->name, od));
+          }
+        }
+        dirs.emplace_back(&f, d);
+      }
+      continue;
     }
-    if (cfg.fs.kind != "none") {
-      return sim::Status::InvalidInput(fmt::format(
-          "fs.kind: flows are block workloads that drive the whole device; set fs.kind: none"));
+    if (has_fs) {
+      // A raw block flow beside the file system: on a partition of its own,
+      // past the formatted volume.
+      if (f.cfg.kind != "fio") {
+        return sim::Status::InvalidInput(fmt::format(
+            "{}.kind: beside a file system (fs.kind: {}) a block flow must be fio with its range past the volume; "
+            "a trace's addresses are not confined to a partition",
+            f.key, cfg.fs.kind));
+      }
+      if (cfg.fs.volume.value == 0 || cfg.fs.volume.value >= capacity) {
+        return sim::Status::InvalidInput(fmt::format(
+            "fs.volume: the file system takes the whole device; set it smaller to leave a partition for block flow "
+            "{}",
+            f.name));
+      }
+      const sim::Result<host::FioPlan> plan =
+          host::ResolveFio(f.cfg.kinds.Get<host::FioConfig>("fio"), capacity, sector_size);
+      if (!plan.ok()) return InFlow(plan.status(), f);
+      if (plan->range_start < cfg.fs.volume.value) {
+        return sim::Status::InvalidInput(fmt::format(
+            "{}.fio.offset: the flow's range starts at byte {}, inside the file system's volume (fs.volume: {} "
+            "bytes); set offset to at least the volume",
+            f.key, plan->range_start, cfg.fs.volume.value));
+      }
     }
     const uint64_t end = uint64_t{f.first_queue} + f.cfg.queues;
     if (end > queues) {
@@ -127,6 +251,12 @@ sim::Status ValidateFlows(const ExperimentConfig& cfg, uint64_t capacity, uint32
           f.first_queue, end - 1, queues));
     }
     for (uint64_t q = f.first_queue; q < end; ++q) {
+      if (fs_queue && q == *fs_queue) {
+        return sim::Status::InvalidInput(fmt::format(
+            "{}.queue: submission queue {} is the file system's (fs.{}.io_queue); a block flow needs queues of "
+            "its own",
+            f.key, q, cfg.fs.kind));
+      }
       if (owner[q] != nullptr) {
         return sim::Status::InvalidInput(fmt::format(
             "{}.queue: submission queue {} is also {}'s; each flow needs queues of its own (its figures are "
@@ -160,7 +290,7 @@ sim::Status ValidateFlows(const ExperimentConfig& cfg, uint64_t capacity, uint32
     }
     zbd.emplace_back(&f, *plan);
   }
-  return sim::Status::Ok();
+  return CheckAfter(flows);
 }
 
 sim::Status CheckZonedWorkload(const ExperimentConfig& cfg, const host::WorkloadKind& kind,
@@ -227,20 +357,27 @@ sim::Result<std::unique_ptr<host::FlowsDriver>> BuildFlows(const ExperimentConfi
   FS_ASSIGN_OR_RETURN(const std::vector<NamedFlow> flows, FlowsOf(cfg));
   std::vector<host::FlowsDriver::Flow> built;
   for (const NamedFlow& f : flows) {
-    ssd::QueueSetup setup;
-    setup.priority = PriorityOf(f.cfg.priority);
-    setup.depth = f.cfg.queue_depth;
-    setup.flow = f.name;
-    for (uint32_t q = f.first_queue; q < f.first_queue + f.cfg.queues; ++q) device->SetupQueue(q, setup);
     const host::WorkloadKind* kind = sim::Registry<host::WorkloadKind>::Get().Find(f.cfg.kind);
     CHECK(kind != nullptr) << "flow kind not validated";
+    if (!kind->needs_fs) {
+      ssd::QueueSetup setup;
+      setup.priority = PriorityOf(f.cfg.priority);
+      setup.depth = f.cfg.queue_depth;
+      setup.flow = f.name;
+      for (uint32_t q = f.first_queue; q < f.first_queue + f.cfg.queues; ++q) device->SetupQueue(q, setup);
+    }
     host::WorkloadEnv env = base;
     env.stats = stats->Root().Group("flows").Group(f.name);
     env.device_queues = f.cfg.queues;
     env.first_queue = f.first_queue;
     sim::Result<std::unique_ptr<host::WorkloadDriver>> d = kind->make(f.cfg.kinds, env);
     if (!d.ok()) return InFlow(d.status(), f);
-    built.push_back(host::FlowsDriver::Flow{f.name, f.cfg.start, std::move(*d)});
+    std::vector<size_t> after;
+    for (const std::string& a : f.cfg.after) {
+      for (size_t j = 0; j < flows.size(); ++j)
+        if (flows[j].name == a) after.push_back(j);
+    }
+    built.push_back(host::FlowsDriver::Flow{f.name, f.cfg.start, std::move(*d), std::move(after)});
   }
   return std::make_unique<host::FlowsDriver>(base.events, stats->Root(), std::move(built));
 }
@@ -258,7 +395,8 @@ std::vector<double> AloneLatencies(const ExperimentConfig& cfg, const std::atomi
     one.workload.flows.clear();
     one.workload.kinds.Mutable<host::FioConfig>("fio").jobfile.clear();
     host::FlowConfig fc = f.cfg;
-    fc.queue = static_cast<int32_t>(f.first_queue);
+    if (!IsFileFlow(fc)) fc.queue = static_cast<int32_t>(f.first_queue);
+    fc.after.clear();  // alone: nothing to wait for
     one.workload.flows.emplace(name, fc);
     auto e = Experiment::Create(one);
     CHECK(e.ok()) << "alone run of flow " << name << ": " << e.status().message();

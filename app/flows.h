@@ -30,6 +30,7 @@ struct NamedFlow {
   bool from_jobfile = false;
   host::FlowConfig cfg;
   uint32_t first_queue = 0;  // resolved (cfg.queue, or assigned)
+  std::string jobfile_section;  // a job file's job: its section name
 };
 
 // The run's flows with their queues assigned; empty for a single-workload

@@ -166,12 +166,56 @@ TEST_F(FlowsCliTest, FioJobFileRunsEachJobAsAFlow) {
   EXPECT_GT(StatField(s, "flows.writer.write.lat", "min"), 0);
 
   // A job file with an option the model cannot honour: exit 2, file:line.
-  const std::string job = Write("bad.fio", "[global]\nbs=4k\n\n[r]\nrw=randread\nstonewall\n");
+  const std::string job = Write("bad.fio", "[global]\nbs=4k\n\n[r]\nrw=randread\ndirect=0\n");
   const std::string cfg = Write("bad.yaml", "include: " + Src("configs/examples/tiny.yaml") +
                                                 "\nworkload:\n  fio:\n    jobfile: bad.fio\n");
   const Outcome bad = Cli("run " + cfg + " --quiet --out " + (dir_ / "bad").string());
   EXPECT_EQ(bad.code, 2) << bad.out;
-  EXPECT_THAT(bad.out, HasSubstr(job + ":6: stonewall: jobs that wait"));
+  EXPECT_THAT(bad.out, HasSubstr(job + ":6: direct: buffered I/O"));
+}
+
+// fio's stonewall: the second job starts when the first finished, so the
+// run lasts as long as both one after the other; without it they overlap.
+// A flow's `after` does the same in YAML; cycles and unknown names are
+// refused.
+TEST_F(FlowsCliTest, StonewalledJobsRunOneAfterTheOther) {
+  auto run = [&](const std::string& name, const std::string& mid) {
+    Write(name + ".fio", "[global]\nrw=randwrite\nbs=4k\niodepth=4\nio_size=4m\n[fill]\n[steady]\n" + mid +
+                             "rw=randread\n");
+    const std::string cfg = Write(name + ".yaml", "include: " + Src("configs/examples/tiny.yaml") +
+                                                      "\ndevice.ssd.queues: 2\nworkload:\n  fio:\n    jobfile: " +
+                                                      name + ".fio\n");
+    const std::string out = (dir_ / name).string();
+    const Outcome o = Cli("run " + cfg + " --quiet --out " + out);
+    EXPECT_EQ(o.code, 0) << o.out;
+    return Slurp(fs::path(out) / "stats.json");
+  };
+  const std::string serial = run("serial", "stonewall\n"), overlap = run("overlap", "");
+  for (const std::string* s : {&serial, &overlap}) {
+    EXPECT_EQ(StatField(*s, "flows.fill.write.lat", "count"), 1024);
+    EXPECT_EQ(StatField(*s, "flows.steady.read.lat", "count"), 1024);
+  }
+  const double fill = StatField(serial, "flows.fill.measured_time", "value");
+  const double steady = StatField(serial, "flows.steady.measured_time", "value");
+  const double phase = StatField(serial, "run.measured_end", "value") - StatField(serial, "run.measured_start", "value");
+  EXPECT_NEAR(phase, fill + steady, 1e-6);
+  const double ophase =
+      StatField(overlap, "run.measured_end", "value") - StatField(overlap, "run.measured_start", "value");
+  EXPECT_LT(ophase, StatField(overlap, "flows.fill.measured_time", "value") +
+                        StatField(overlap, "flows.steady.measured_time", "value") - 1e-4);
+
+  const std::string base = "include: " + Src("configs/examples/tiny.yaml") + "\ndevice.ssd.queues: 2\n";
+  const std::pair<std::string, std::string> bad[] = {
+      {"workload:\n  flows:\n    a: {after: [b], fio: {total_ios: 10}}\n    b: {after: [a], fio: {total_ios: 10}}\n",
+       "workload.flows.a.after: flows wait for each other in a cycle"},
+      {"workload:\n  flows:\n    a: {after: [x], fio: {total_ios: 10}}\n", "workload.flows.a.after: no flow named 'x'"},
+  };
+  int i = 0;
+  for (const auto& [yaml, want] : bad) {
+    const Outcome o = Cli("check " + Write("bad" + std::to_string(i++) + ".yaml", base + yaml));
+    EXPECT_EQ(o.code, 2) << o.out;
+    EXPECT_THAT(o.out, HasSubstr(want));
+  }
 }
 
 // A trace flow beside a fio flow; the trace path is relative to the config
@@ -201,6 +245,48 @@ TEST_F(FlowsCliTest, TraceFlowBesideAFioFlow) {
   EXPECT_EQ(StatField(s, "ssd.ops.read", "value") + StatField(s, "ssd.ops.write", "value"), 500);
 }
 
+// File workloads as flows: two on one file system, in directories of their
+// own, beside a raw block flow on the partition past the volume. Each flow's
+// figures are its own (its file-system calls, its CPU time; the raw flow's
+// device requests on its queue), the file system's requests are nobody's
+// flow, the same seed gives byte-identical results, and each flow's slowdown
+// comes from its run alone.
+TEST_F(FlowsCliTest, FileWorkloadsShareAFileSystemBesideARawFlow) {
+  const std::string cfg = Src("configs/examples/shared_fs_flows.yaml");
+  const std::string quick = " --set workload.flows.mail.filebench.run_time=150ms"
+                            " --set workload.flows.logger.fio_files.runtime=150ms"
+                            " --set workload.flows.raw.fio.runtime=150ms --quiet";
+  const std::string a = (dir_ / "a").string(), b = (dir_ / "b").string();
+  const Outcome o = Cli("run " + cfg + quick + " --out " + a);
+  ASSERT_EQ(o.code, 0) << o.out;
+  ASSERT_EQ(Cli("run " + cfg + quick + " --out " + b).code, 0);
+  const std::string s = Slurp(fs::path(a) / "stats.json");
+  EXPECT_EQ(s, Slurp(fs::path(b) / "stats.json"));
+  // Each file flow's own calls and CPU time.
+  EXPECT_GT(StatField(s, "flows.mail.ops", "value"), 100);
+  EXPECT_GT(StatField(s, "flows.mail.fs.fsync.lat", "count"), 10);
+  EXPECT_GT(StatField(s, "flows.logger.fsyncs", "value"), 10);
+  EXPECT_EQ(StatField(s, "flows.logger.fs.unlink.lat", "count"), 0);  // varmail's deletes are mail's
+  EXPECT_GT(StatField(s, "host.cpu.owner.flows.mail.time", "value"), 0);
+  EXPECT_GT(StatField(s, "host.cpu.owner.flows.logger.time", "value"), 0);
+  // The raw flow's requests are on its own queue; the device saw more (the
+  // file system's).
+  const double raw = StatField(s, "ssd.flow.raw.ops.write", "value");
+  EXPECT_GT(raw, 100);
+  EXPECT_EQ(raw, StatField(s, "flows.raw.ios_total", "value"));
+  EXPECT_GT(StatField(s, "ssd.ops.write", "value"), raw + 100);
+  for (const char* f : {"mail", "logger", "raw"}) {
+    const double slowdown = StatField(s, std::string("flows.") + f + ".slowdown", "value");
+    EXPECT_GT(slowdown, 0.5) << f;
+    EXPECT_LT(slowdown, 100) << f;
+  }
+  EXPECT_GT(StatField(s, "flows.fairness", "value"), 0);
+  const std::string summary = Slurp(fs::path(a) / "summary.txt");
+  EXPECT_THAT(summary, HasSubstr("flow mail"));
+  EXPECT_THAT(summary, HasSubstr("flow logger"));
+  EXPECT_THAT(summary, HasSubstr("flow raw"));
+}
+
 TEST_F(FlowsCliTest, FlowConfigurationErrorsAreExitCode2) {
   const std::string base = "include: " + Src("configs/examples/tiny.yaml") + "\n";
   struct Case {
@@ -213,7 +299,8 @@ TEST_F(FlowsCliTest, FlowConfigurationErrorsAreExitCode2) {
        "workload.flows.b.queue: submission queue 1 is also a's"},
       {"workload:\n  flows:\n    a: {fio: {total_ios: 10}}\n    b: {fio: {total_ios: 10}}\n",
        "workload.flows.b.queues: the flow needs submission queues 1..1, but the device has 1"},
-      {"workload:\n  flows:\n    a: {kind: postmark}\n", "workload.flows.a.kind: 'postmark' is a file workload"},
+      {"workload:\n  flows:\n    a: {kind: postmark}\n",
+       "workload.flows.a.kind: 'postmark' is a file workload: it needs a file system"},
       {"workload:\n  flows:\n    a: {queue_depth: 100, fio: {total_ios: 10}}\n",
        "workload.flows.a.queue_depth: 100 exceeds device.ssd.queue_depth 64"},
       {"workload:\n  flows:\n    a: {fio: {total_ios: 10, bs: 1000}}\n", "workload.flows.a.fio.bs:"},
@@ -221,7 +308,28 @@ TEST_F(FlowsCliTest, FlowConfigurationErrorsAreExitCode2) {
       {"workload:\n  alone_runs: true\n", "workload.alone_runs: needs workload.flows"},
       {"device.ssd.arbitration.policy: fair\n", "device.ssd.arbitration.policy:"},
   };
+  // Beside a file system (the shipped shared-file-system example).
+  const std::string fsbase = "include: " + Src("configs/examples/shared_fs_flows.yaml") + "\n";
+  const Case fs_cases[] = {
+      {"workload.flows.logger.fio_files.directory: /mail\n",
+       "workload.flows.mail.filebench.dir: its files under '/mail/"},
+      {"workload.flows.logger.fio_files.directory: /mail/bigfileset/logs\n", "meet flow logger's under '/mail/"},
+      {"workload.flows.logger.priority: urgent\n",
+       "workload.flows.logger: a file workload issues no device requests of its own"},
+      {"workload.flows.logger.kind: mobigen\n", "workload.flows.logger.kind: 'mobigen' may use any path"},
+      {"workload.flows.raw.fio.offset: 1GiB\n",
+       "workload.flows.raw.fio.offset: the flow's range starts at byte 1073741824, inside the file system's volume"},
+      {"fs.volume: 0\n", "fs.volume: the file system takes the whole device"},
+      {"workload.flows.raw.queue: 0\n", "workload.flows.raw.queue: submission queue 0 is the file system's"},
+      {"workload.flows.raw.kind: trace\n", "workload.flows.raw.kind: beside a file system (fs.kind: f2fs) a block flow must be fio"},
+  };
   int i = 0;
+  for (const Case& c : fs_cases) {
+    const std::string cfg = Write("f" + std::to_string(i++) + ".yaml", fsbase + c.yaml);
+    const Outcome o = Cli("check " + cfg);
+    EXPECT_EQ(o.code, 2) << c.yaml << o.out;
+    EXPECT_THAT(o.out, HasSubstr(c.want)) << c.yaml;
+  }
   for (const Case& c : cases) {
     const std::string cfg = Write("c" + std::to_string(i++) + ".yaml", base + c.yaml);
     const Outcome o = Cli("check " + cfg);

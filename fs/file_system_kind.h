@@ -81,6 +81,9 @@ struct FileSystemKind {
   // Tx*, AtomicWrite* other than EOPNOTSUPP), and if not, why in a few
   // words (`why` may be null); null function: it offers none.
   bool (*transactions)(const sim::ImplConfigs& sections, std::string* why) = nullptr;
+  // The device submission queue the configured file system submits on
+  // (block flows beside it need others); null: it submits nothing.
+  uint32_t (*io_queue)(const sim::ImplConfigs& sections) = nullptr;
 };
 
 // Registered kinds, sorted; their config sections.

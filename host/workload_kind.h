@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +50,9 @@ class WorkloadDriver {
  public:
   virtual ~WorkloadDriver() = default;
   virtual void Start() = 0;
+  // `fn` runs once, when the workload has done all it will do (finished()
+  // turns true). Call before Start().
+  virtual void SetDoneCallback(std::function<void()> fn) = 0;
   // Host I/Os (or operations) completed so far and planned in all (0 =
   // unknown), for the progress line and the wall-clock report.
   virtual uint64_t completed() const = 0;
@@ -88,6 +92,13 @@ struct WorkloadKind {
   // (or a null function): none. `check` refuses such a configuration on a
   // file system that offers none. REQUIRES: validate ok.
   const char* (*transactions_key)(const sim::ImplConfigs& sections) = nullptr;
+  // A file workload's own part of the namespace: the directories its files
+  // and directories live under (e.g. {"/fio"}), so that several file
+  // workloads can share one file system as flows (workload.flows) without
+  // meeting; `key` names the key that moves them ("dir"). Null: the
+  // workload may touch any path, and runs only alone. REQUIRES: validate ok.
+  std::vector<std::string> (*directories)(const sim::ImplConfigs& sections) = nullptr;
+  const char* directory_key = nullptr;
   // Checks of a block kind's zone options against the device: `zones` the
   // zone layout of a zoned device (ftl.kind: zns), null for a device that
   // is not zoned; the flash page size and the device sector size in bytes.

@@ -103,6 +103,7 @@ class TouchDriver final : public host::WorkloadDriver {
   TouchDriver(const host::WorkloadEnv& env, uint32_t files, bool hang)
       : env_(env), files_(files), hang_(hang), never_(env.events, 0), threads_(env.events) {}
   void Start() override { threads_.Spawn(Main()); }
+  void SetDoneCallback(std::function<void()> fn) override { on_done_ = std::move(fn); }
   uint64_t completed() const override { return done_; }
   uint64_t planned() const override { return files_; }
   bool finished() const override { return finished_; }
@@ -120,8 +121,10 @@ class TouchDriver final : public host::WorkloadDriver {
     }
     if (hang_) co_await never_.Acquire();
     finished_ = true;
+    if (on_done_) on_done_();
   }
   host::WorkloadEnv env_;
+  std::function<void()> on_done_;
   uint32_t files_;
   bool hang_;
   sim::Semaphore never_;

@@ -91,10 +91,12 @@ uint64_t MemoryBytes(const sim::ImplConfigs& sections, uint64_t volume_bytes, ui
   return Image::BaseMemoryBytes(blocks) + blocks / 4;
 }
 
+uint32_t IoQueue(const sim::ImplConfigs& sections) { return sections.Get<Ext4Config>("ext4").io_queue; }
+
 const sim::Registrar<FileSystemKind> kRegistered{
     {"ext4", "an ext4-like in-place file system with JBD2 journaling (ordered mode) on the simulated SSD", true,
      sim::ImplSection::Of<Ext4Config>("ext4", "ext4 model (fs.kind: ext4)"), &Validate, &Mount, &MemoryBytes,
-     nullptr}};
+     nullptr, &IoQueue}};
 
 }  // namespace
 }  // namespace fs::ext4

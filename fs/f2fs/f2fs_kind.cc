@@ -186,9 +186,11 @@ bool Transactions(const sim::ImplConfigs& sections, std::string* why) {
   return false;
 }
 
+uint32_t IoQueue(const sim::ImplConfigs& sections) { return sections.Get<F2fsConfig>("f2fs").io_queue; }
+
 const sim::Registrar<FileSystemKind> kRegistered{
     {"f2fs", "the F2FS model on the simulated SSD", true,
      sim::ImplSection::Of<F2fsConfig>("f2fs", "F2FS model (fs.kind: f2fs)"), &Validate, &Mount, &MemoryBytes,
-     &Transactions}};
+     &Transactions, &IoQueue}};
 
 }  // namespace fs::f2fs

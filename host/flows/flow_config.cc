@@ -6,9 +6,13 @@ namespace host {
 
 void FlowConfig::Describe(sim::Schema<FlowConfig>& s) {
   s.Choice("kind", &FlowConfig::kind, "fio", WorkloadKindNames(),
-           "The flow's workload, a block workload configured in the flow's section <kind> (e.g. "
-           "workload.flows.<name>.fio.rw)");
+           "The flow's workload, configured in the flow's section <kind> (e.g. workload.flows.<name>.fio.rw): a "
+           "block workload on queues of its own, or a file workload on the file system (fs.kind) in directories "
+           "of its own; beside a file system a block flow is fio with its range past fs.volume");
   s.Param("start", &FlowConfig::start, "0s", "Simulated time after the run's start at which the flow starts");
+  s.Param("after", &FlowConfig::after, "[]",
+          "Flows that must have finished before this one starts (fio's stonewall and wait_for): it starts at the "
+          "later of its start and their last end");
   s.Param("queue", &FlowConfig::queue, "-1",
           "First NVMe submission queue of the flow; -1 = the lowest queues no other flow uses (flows taken in name "
           "order)")

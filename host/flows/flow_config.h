@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/config.h"
 #include "sim/time.h"
@@ -34,8 +35,9 @@
 namespace host {
 
 struct FlowConfig {
-  std::string kind;        // a registered block workload kind; its section is <kind>
+  std::string kind;        // a registered workload kind (block, or file beside fs.kind); its section is <kind>
   sim::SimTime start;      // the flow starts this long after the run starts
+  std::vector<std::string> after;  // ... and not before these flows finished (fio's stonewall / wait_for)
   int32_t queue;           // first submission queue; -1 = the lowest free ones (flows in name order)
   uint32_t queues;         // submission queues, queue .. queue + queues - 1
   uint32_t queue_depth;    // depth of each of them; 0 = device.ssd.queue_depth

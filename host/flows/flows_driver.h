@@ -33,16 +33,22 @@ class FlowsDriver final : public WorkloadDriver {
  public:
   struct Flow {
     std::string name;
-    sim::SimTime start;
+    sim::SimTime start;  // after the run's start
     std::unique_ptr<WorkloadDriver> driver;
+    // Flows (indices) that must have finished before this one starts (fio's
+    // stonewall / wait_for): it starts at the later of `start` and the
+    // last of their ends.
+    std::vector<size_t> after = {};
   };
-  // REQUIRES: flows non-empty, names unique; each flow's workload registered
+  // REQUIRES: flows non-empty, names unique, `after` acyclic and within
+  // range; each flow's workload registered
   // its stats under "flows.<name>." in the registry of `stats`. `stats` is
   // the root group; the figures above go under "flows.".
   FlowsDriver(sim::EventQueue* events, sim::StatGroup stats, std::vector<Flow> flows);
   ~FlowsDriver() override;
 
   void Start() override;
+  void SetDoneCallback(std::function<void()> fn) override { on_done_ = std::move(fn); }
   uint64_t completed() const override;
   uint64_t planned() const override;
   sim::Status status() const override;
@@ -62,7 +68,15 @@ class FlowsDriver final : public WorkloadDriver {
 
  private:
   class StartEvent;
+  // Flow i finished: starts the flows waiting only for it.
+  void OnFlowDone(size_t i);
+  // Starts flow i now, or schedules its start at run start + its start.
+  void StartOrSchedule(size_t i);
   sim::EventQueue* events_;
+  sim::SimTime run_start_;
+  std::vector<size_t> waiting_;  // per flow: flows of `after` not finished yet
+  size_t finished_flows_ = 0;
+  std::function<void()> on_done_;
   sim::StatGroup stats_;
   std::vector<Flow> flows_;
   std::vector<std::unique_ptr<StartEvent>> starts_;

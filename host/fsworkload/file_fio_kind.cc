@@ -14,9 +14,13 @@ sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sectio
   return MakeFsWorkload<FileFioConfig, FileFioWorkload>(sections, "fio_files", env);
 }
 
+std::vector<std::string> Directories(const sim::ImplConfigs& sections) {
+  return {sections.Get<FileFioConfig>("fio_files").directory};
+}
+
 }  // namespace
 
 const sim::Registrar<WorkloadKind> kRegistered{
-    {"fio_files", "fio-like I/O on files with fsync every N writes", true, sim::ImplSection::Of<FileFioConfig>("fio_files", "fio-like workload on files (kind: fio_files)"), {}, &Validate, &Make}};
+    {"fio_files", "fio-like I/O on files with fsync every N writes", true, sim::ImplSection::Of<FileFioConfig>("fio_files", "fio-like workload on files (kind: fio_files)"), {}, &Validate, &Make, nullptr, nullptr, nullptr, &Directories, "directory"}};
 
 }  // namespace host

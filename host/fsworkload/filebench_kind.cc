@@ -23,9 +23,23 @@ uint64_t MemoryBytes(const sim::ImplConfigs& sections) {
   return bytes;
 }
 
+// Where the script's filesets live: each one's root, <path>/<name>, after $dir.
+std::vector<std::string> Directories(const sim::ImplConfigs& sections) {
+  auto script = FilebenchWorkload::BuildScript(sections.Get<FilebenchConfig>("filebench"), "workload.filebench");
+  std::vector<std::string> out;
+  if (!script.ok()) return out;
+  for (const FilesetDef& f : script->filesets) {
+    // A fileset's root (or a single file) is <path>/<name> (Fileset).
+    std::string root = f.path;
+    while (root.size() > 1 && root.back() == '/') root.pop_back();
+    out.push_back(root == "/" ? "/" + f.name : root + "/" + f.name);
+  }
+  return out;
+}
+
 }  // namespace
 
 const sim::Registrar<WorkloadKind> kRegistered{
-    {"filebench", "filebench personalities on a file system", true, sim::ImplSection::Of<FilebenchConfig>("filebench", "filebench personality (kind: filebench)"), {}, &Validate, &Make, &MemoryBytes}};
+    {"filebench", "filebench personalities on a file system", true, sim::ImplSection::Of<FilebenchConfig>("filebench", "filebench personality (kind: filebench)"), {}, &Validate, &Make, &MemoryBytes, nullptr, nullptr, &Directories, "dir"}};
 
 }  // namespace host

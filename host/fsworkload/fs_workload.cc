@@ -12,7 +12,11 @@ FsWorkload::FsWorkload(FsWorkloadEnv env, uint32_t threads)
       workers_done_(env_.queue),
       threads_group_(env_.queue) {
   CHECK(env_.queue != nullptr && env_.fs != nullptr);
-  if (env_.cpu != nullptr) owner_ = env_.cpu->Owner("workload");
+  // A flow's threads are charged to the flow ("flows.<name>").
+  if (env_.cpu != nullptr) {
+    const std::string& p = env_.stats.prefix();
+    owner_ = env_.cpu->Owner(p.rfind("flows.", 0) == 0 ? p : "workload");
+  }
   rngs_.reserve(threads_);
   for (uint32_t i = 0; i < threads_; ++i) rngs_.push_back(MakeRng("thread" + std::to_string(i)));
 

@@ -14,9 +14,13 @@ sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sectio
   return MakeFsWorkload<PostmarkConfig, PostmarkWorkload>(sections, "postmark", env);
 }
 
+std::vector<std::string> Directories(const sim::ImplConfigs& sections) {
+  return {sections.Get<PostmarkConfig>("postmark").location};
+}
+
 }  // namespace
 
 const sim::Registrar<WorkloadKind> kRegistered{
-    {"postmark", "PostMark v1.51", true, sim::ImplSection::Of<PostmarkConfig>("postmark", "PostMark (kind: postmark)"), {}, &Validate, &Make}};
+    {"postmark", "PostMark v1.51", true, sim::ImplSection::Of<PostmarkConfig>("postmark", "PostMark (kind: postmark)"), {}, &Validate, &Make, nullptr, nullptr, nullptr, &Directories, "location"}};
 
 }  // namespace host

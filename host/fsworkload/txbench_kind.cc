@@ -22,11 +22,15 @@ sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sectio
     const sim::Histogram& h = raw->txn_latency();
     return fmt::format("txbench    {} transactions ({}): mean {:.1f} us, p99 {:.1f} us\n", raw->txns(), mode,
                        h.count() ? h.mean() / 1e3 : 0.0, h.count() ? static_cast<double>(h.Percentile(0.99)) / 1e3 : 0.0);
-  }));
+  }, env.stats.prefix()));
 }
 
 const char* TransactionsKey(const sim::ImplConfigs& sections) {
   return sections.Get<TxbenchConfig>("txbench").mode == "fsync" ? nullptr : "workload.txbench.mode";
+}
+
+std::vector<std::string> Directories(const sim::ImplConfigs& sections) {
+  return {sections.Get<TxbenchConfig>("txbench").dir};
 }
 
 }  // namespace
@@ -34,6 +38,6 @@ const char* TransactionsKey(const sim::ImplConfigs& sections) {
 const sim::Registrar<WorkloadKind> kRegistered{
     {"txbench", "exF2FS's transaction microbenchmarks (throughput_volume, multi_aw)", true,
      sim::ImplSection::Of<TxbenchConfig>("txbench", "Transaction microbenchmarks (kind: txbench)"), {}, &Validate,
-     &Make, nullptr, nullptr, &TransactionsKey}};
+     &Make, nullptr, nullptr, &TransactionsKey, &Directories, "dir"}};
 
 }  // namespace host

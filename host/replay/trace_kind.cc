@@ -19,6 +19,7 @@ class TraceDriver final : public WorkloadDriver {
  public:
   explicit TraceDriver(std::unique_ptr<TraceReplayer> r) : r_(std::move(r)) {}
   void Start() override { r_->Start(); }
+  void SetDoneCallback(std::function<void()> fn) override { r_->SetDoneCallback(std::move(fn)); }
   uint64_t completed() const override { return r_->completed(); }
   uint64_t planned() const override { return 0; }
   sim::Status status() const override { return r_->status(); }
@@ -136,6 +137,6 @@ sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sectio
 const sim::Registrar<WorkloadKind> kRegistered{
     {"trace", "block trace replay on the device", false,
      sim::ImplSection::Of<TraceReplayConfig>("trace", "Block trace replay (kind: trace)"), {"path"}, &Validate,
-     &Make, nullptr, &Warnings, nullptr, &ValidateZoned}};
+     &Make, nullptr, &Warnings, nullptr, nullptr, nullptr, &ValidateZoned}};
 
 }  // namespace host

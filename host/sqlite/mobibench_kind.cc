@@ -12,7 +12,8 @@ namespace {
 class MobibenchDriver final : public WorkloadDriver {
  public:
   explicit MobibenchDriver(std::unique_ptr<MobibenchSqlite> w) : w_(std::move(w)) {}
-  void Start() override { w_->Start(); }
+  void Start() override { w_->Start(on_done_); }
+  void SetDoneCallback(std::function<void()> fn) override { on_done_ = std::move(fn); }
   uint64_t completed() const override { return w_->txns(); }
   uint64_t planned() const override { return 0; }
   sim::Status status() const override { return w_->status(); }
@@ -32,6 +33,7 @@ class MobibenchDriver final : public WorkloadDriver {
 
  private:
   std::unique_ptr<MobibenchSqlite> w_;
+  std::function<void()> on_done_;
 };
 
 sim::Status Validate(const sim::ImplConfigs& sections, uint64_t, uint32_t) {

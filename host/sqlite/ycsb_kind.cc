@@ -12,7 +12,8 @@ constexpr const char* kPath = "workload.ycsb";
 class YcsbDriver final : public WorkloadDriver {
  public:
   explicit YcsbDriver(std::unique_ptr<YcsbSqlite> w) : w_(std::move(w)) {}
-  void Start() override { w_->Start(); }
+  void Start() override { w_->Start(on_done_); }
+  void SetDoneCallback(std::function<void()> fn) override { on_done_ = std::move(fn); }
   uint64_t completed() const override { return w_->completed(); }
   uint64_t planned() const override { return w_->planned(); }
   sim::Status status() const override { return w_->status(); }
@@ -21,6 +22,7 @@ class YcsbDriver final : public WorkloadDriver {
 
  private:
   std::unique_ptr<YcsbSqlite> w_;
+  std::function<void()> on_done_;
 };
 
 sim::Status Validate(const sim::ImplConfigs& sections, uint64_t, uint32_t) {

@@ -1,5 +1,7 @@
 #include "host/workload/fio_jobfile.h"
 
+#include <algorithm>
+
 #include <cctype>
 #include <charconv>
 #include <fstream>
@@ -99,6 +101,8 @@ struct JobState {
   bool io_size_set = false;
   bool sync_engine = false;
   uint64_t size_bytes = 0;  // size= in bytes (0: not given or a percentage)
+  bool stonewall = false;   // stonewall / wait_for_previous: after every earlier job
+  std::string wait_for;     // wait_for=<job>: after that job
 };
 
 // Sets a FioConfig key through its declaration (units, ranges, choices).
@@ -319,16 +323,21 @@ const std::map<std::string, Handler, std::less<>>& Handlers() {
       if (v == "1") return sim::Status::Ok();
       return NotHere("repeating a job (loops > 1) is not modelled; bound it with io_size or runtime");
     };
-    h["stonewall"] = [](JobState&, std::string_view, bool) -> sim::Status {
-      return NotHere("jobs that wait for the earlier jobs to finish are not modelled; every job runs concurrently "
-                     "(use startdelay to stagger them)");
+    h["stonewall"] = [](JobState& j, std::string_view v, bool bare) -> sim::Status {
+      if (!bare && v != "1" && v != "0") return NotHere("takes no value (or 0/1)");
+      j.stonewall = bare || v == "1";
+      return sim::Status::Ok();
     };
     h["wait_for_previous"] = h["stonewall"];
     h["directory"] = [](JobState&, std::string_view, bool) -> sim::Status {
       return NotHere("files in a directory need a file system; a job-file flow drives the device as a block "
                      "device (drop directory, keep filename)");
     };
-    h["wait_for"] = h["stonewall"];
+    h["wait_for"] = [](JobState& j, std::string_view v, bool bare) -> sim::Status {
+      if (bare || v.empty()) return NotHere("needs the name of an earlier job");
+      j.wait_for = std::string(v);
+      return sim::Status::Ok();
+    };
     return t;
   }();
   return *table;
@@ -450,7 +459,18 @@ sim::Result<std::vector<FioJob>> ParseFioJobFile(std::string_view text, const st
           "time_based",
           display, sec.line));
     }
-    out.push_back(FioJob{sec.name, sec.line, std::move(j.cfg), j.startdelay});
+    std::vector<std::string> after;
+    if (j.stonewall) {
+      for (const FioJob& e : out) after.push_back(e.name);
+    }
+    if (!j.wait_for.empty()) {
+      if (std::none_of(out.begin(), out.end(), [&](const FioJob& e) { return e.name == j.wait_for; })) {
+        return sim::Status::InvalidInput(fmt::format("{}:{}: wait_for: no earlier job [{}]", display, sec.line,
+                                                     j.wait_for));
+      }
+      if (std::find(after.begin(), after.end(), j.wait_for) == after.end()) after.push_back(j.wait_for);
+    }
+    out.push_back(FioJob{sec.name, sec.line, std::move(j.cfg), j.startdelay, std::move(after)});
   }
   return out;
 }

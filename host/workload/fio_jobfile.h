@@ -24,7 +24,10 @@
 //   unified_rw_reporting.
 // Without time_based a job whose size is given in bytes ends after size
 // bytes per job clone (io_size = size x numjobs), as fio's does. Every
-// other option, and values these cannot honour (direct=0, stonewall,
+// stonewall / wait_for_previous (the job starts once every earlier job
+// finished) and wait_for=<job> (once that earlier job finished), with
+// startdelay still counted from the run's start as fio does. Every
+// other option, and values these cannot honour (direct=0,
 // steady-state detection, per-direction "a,b" values, ...), is an error
 // "<file>:<line>: <option>: <why>".
 #pragma once
@@ -44,6 +47,9 @@ struct FioJob {
   int line = 0;      // line of its "[name]" header
   FioConfig cfg;
   sim::SimTime startdelay;  // the job starts this long after the run
+  // Section names of the jobs it waits for (stonewall, wait_for_previous:
+  // every earlier job; wait_for=<name>: that one).
+  std::vector<std::string> after = {};
 };
 
 // `display` names the file in messages. No job at all is an error.

@@ -106,10 +106,31 @@ TEST(FioJobFileTest, TranslatesMixesSplitsDistributionsAndBounds) {
   EXPECT_EQ((*tb)[0].cfg.io_size.value, 0u);
 }
 
+// stonewall (and wait_for_previous) waits for every earlier job, wait_for
+// for one; startdelay still counts from the start.
+TEST(FioJobFileTest, StonewallAndWaitForOrderTheJobs) {
+  auto jobs = ParseFioJobFile(
+      "[global]\nrw=randread\n[a]\n[b]\nstartdelay=5ms\n[c]\nstonewall\n[d]\nwait_for=b\n[e]\nwait_for_previous\n"
+      "wait_for=a\n[f]\nstonewall=0\n",
+      "t.fio", Base());
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  ASSERT_EQ(jobs->size(), 6u);
+  using V = std::vector<std::string>;
+  EXPECT_EQ((*jobs)[0].after, V{});
+  EXPECT_EQ((*jobs)[1].after, V{});
+  EXPECT_EQ((*jobs)[1].startdelay, sim::Ms(5));
+  EXPECT_EQ((*jobs)[2].after, (V{"a", "b"}));
+  EXPECT_EQ((*jobs)[3].after, V{"b"});
+  EXPECT_EQ((*jobs)[4].after, (V{"a", "b", "c", "d"}));
+  EXPECT_EQ((*jobs)[5].after, V{});
+}
+
 // Options that cannot be honoured name the file and line.
 TEST(FioJobFileTest, UnhonouredOptionsAreErrorsWithFileAndLine) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"[a]\nrw=randread\nstonewall\n", "t.fio:3: stonewall:"},
+      {"[a]\nrw=randread\nwait_for=b\n[b]\n", "t.fio:1: wait_for: no earlier job [b]"},
+      {"[a]\nwait_for\n", "t.fio:2: wait_for: needs the name"},
+      {"[a]\nstonewall=2\n", "t.fio:2: stonewall:"},
       {"[a]\ndirect=0\n", "t.fio:2: direct: buffered I/O"},
       {"[a]\nverify=md5\n", "t.fio:2: verify: option not modelled"},
       {"[a]\nsteadystate=iops:10%\n", "t.fio:2: steadystate: steady-state"},
@@ -151,7 +172,7 @@ TEST(FioJobFileTest, RealFioJobFiles) {
       {"fsx.fio", "loops", 0},
       {"fio-rand-RW.fio", "direct", 0},
       {"ssd-test.fio", "directory", 0},
-      {"ssd-steadystate.fio", "stonewall", 0},
+      {"ssd-steadystate.fio", nullptr, 2},
       {"steadystate.fio", "ss", 0},
       {"example_latency_steadystate.fio", "steadystate", 0},
   };
@@ -168,6 +189,11 @@ TEST(FioJobFileTest, RealFioJobFiles) {
     EXPECT_EQ(msg.rfind(where, 0), 0u) << msg;
     EXPECT_NE(msg.find(std::string(": ") + c.error_prefix), std::string::npos) << msg;
   }
+  // The steady-state file's random phase waits for the sequential fill.
+  auto steady = ReadFioJobFile((dir / "ssd-steadystate.fio").string(), Base());
+  ASSERT_TRUE(steady.ok());
+  EXPECT_TRUE((*steady)[0].after.empty());
+  EXPECT_EQ((*steady)[1].after, std::vector<std::string>{"sequential-fill"});
   auto jesd = ReadFioJobFile((dir / "jesd219.fio").string(), Base());
   ASSERT_TRUE(jesd.ok());
   EXPECT_EQ((*jesd)[0].cfg.iodepth, 256u);

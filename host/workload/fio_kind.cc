@@ -11,6 +11,7 @@ class FioDriver final : public WorkloadDriver {
  public:
   explicit FioDriver(std::unique_ptr<FioGenerator> g) : g_(std::move(g)) {}
   void Start() override { g_->Start(); }
+  void SetDoneCallback(std::function<void()> fn) override { g_->SetDoneCallback(std::move(fn)); }
   uint64_t completed() const override { return g_->completed(); }
   uint64_t planned() const override { return g_->plan().total_ios; }
   bool finished() const override { return g_->done(); }
@@ -49,6 +50,6 @@ sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sectio
 const sim::Registrar<WorkloadKind> kRegistered{
     {"fio", "fio-like block workload on the device", false,
      sim::ImplSection::Of<FioConfig>("fio", "fio-like block workload (kind: fio)"), {"jobfile"}, &Validate,
-     &Make, nullptr, nullptr, nullptr, &ValidateZoned}};
+     &Make, nullptr, nullptr, nullptr, nullptr, nullptr, &ValidateZoned}};
 
 }  // namespace host
