@@ -112,7 +112,10 @@ std::vector<std::string> CheckWarnings(const ExperimentConfig& cfg) {
   if (HasFlows(cfg)) return FlowWarnings(cfg);
   const host::WorkloadKind* w = sim::Registry<host::WorkloadKind>::Get().Find(cfg.workload.kind);
   CHECK(w != nullptr) << "unknown workload.kind '" << cfg.workload.kind << "' (Validate first)";
-  return w->warnings != nullptr ? w->warnings(cfg.workload.kinds) : std::vector<std::string>{};
+  std::vector<std::string> out =
+      w->warnings != nullptr ? w->warnings(cfg.workload.kinds) : std::vector<std::string>{};
+  if (std::string z = ZonedFioWarning(cfg, cfg.workload.kind, cfg.workload.kinds); !z.empty()) out.push_back(z);
+  return out;
 }
 
 namespace {
@@ -151,6 +154,7 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
     // Only the selected workload's and file system's sections must be complete.
     FS_ASSIGN_OR_RETURN(workload, sim::Registry<host::WorkloadKind>::Get().Lookup(cfg.workload.kind, "workload kind"));
     FS_RETURN_IF_ERROR(workload->validate(cfg.workload.kinds, capacity, sector));
+    FS_RETURN_IF_ERROR(CheckZonedWorkload(cfg, *workload, cfg.workload.kinds));
   }
   const fs::FileSystemKind* fs_kind = nullptr;
   if (cfg.fs.kind != "none") {

@@ -270,8 +270,53 @@ sim::Status ValidateFlows(const ExperimentConfig& cfg, uint64_t capacity, uint32
                                                    f.cfg.queue_depth, cfg.device.ssd.queue_depth));
     }
     FS_RETURN_IF_ERROR(InFlow(kind->validate(f.cfg.kinds, capacity, sector_size), f));
+    FS_RETURN_IF_ERROR(InFlow(CheckZonedWorkload(cfg, *kind, f.cfg.kinds), f));
+  }
+  // Flows writing in fio's zonemode zbd each keep their own view of their
+  // zones' write pointers: their ranges must not share a zone.
+  std::vector<std::pair<const NamedFlow*, host::FioPlan>> zbd;
+  for (const NamedFlow& f : flows) {
+    if (f.cfg.kind != "fio") continue;
+    auto plan = host::ResolveFio(f.cfg.kinds.Get<host::FioConfig>("fio"), capacity, sector_size);
+    if (!plan.ok() || !plan->zbd || plan->p_write == 0) continue;
+    for (const auto& [other, op] : zbd) {
+      if (plan->range_start < op.range_end && op.range_start < plan->range_end) {
+        return InFlow(sim::Status::InvalidInput(fmt::format(
+                          "workload.fio.offset: its range shares zones with flow {}'s; flows writing in zonemode "
+                          "zbd need disjoint ranges (offset, size)",
+                          other->name)),
+                      f);
+      }
+    }
+    zbd.emplace_back(&f, *plan);
   }
   return CheckAfter(flows);
+}
+
+sim::Status CheckZonedWorkload(const ExperimentConfig& cfg, const host::WorkloadKind& kind,
+                               const sim::ImplConfigs& sections) {
+  if (kind.needs_fs) return sim::Status::Ok();
+  ssd::ZoneLayout zones;
+  const bool zoned = cfg.ftl.Zones(cfg.device.geometry, &zones);
+  if (!zoned && kind.validate_zoned == nullptr) return sim::Status::Ok();
+  if (kind.validate_zoned == nullptr) {
+    return sim::Status::InvalidInput(fmt::format(
+        "workload.{}: this block workload cannot drive a zoned device (ftl.kind: {}); use fio with zonemode: zbd "
+        "or trace replay",
+        kind.name, cfg.ftl.kind));
+  }
+  return kind.validate_zoned(sections, zoned ? &zones : nullptr, static_cast<uint32_t>(cfg.device.geometry.page_size.value),
+                             static_cast<uint32_t>(cfg.device.ssd.sector_size.value));
+}
+
+std::string ZonedFioWarning(const ExperimentConfig& cfg, const std::string& kind, const sim::ImplConfigs& sections) {
+  ssd::ZoneLayout zones;
+  if (kind != "fio" || !cfg.ftl.Zones(cfg.device.geometry, &zones)) return "";
+  const host::FioConfig& f = sections.Get<host::FioConfig>("fio");
+  if (f.zonemode != "none" || f.rw == "read" || f.rw == "randread") return "";
+  return "workload.fio.zonemode: none on a zoned device (ftl.kind: " + cfg.ftl.kind +
+         "): writes go where drawn, and those not at a zone's write pointer fail (ssd.errors); set zonemode: zbd "
+         "for fio's zoned semantics";
 }
 
 uint64_t FlowsMemory(const ExperimentConfig& cfg) {
@@ -296,6 +341,7 @@ std::vector<std::string> FlowWarnings(const ExperimentConfig& cfg) {
     if (k != nullptr && k->warnings != nullptr) {
       for (const std::string& w : k->warnings(f.cfg.kinds)) out.push_back(f.key + ": " + w);
     }
+    if (std::string z = ZonedFioWarning(cfg, f.cfg.kind, f.cfg.kinds); !z.empty()) out.push_back(f.key + ": " + z);
   }
   const auto& arb = cfg.device.ssd.arbitration;
   if (prioritized && (arb.policy != "wrr" || arb.max_outstanding == 0)) {

@@ -44,6 +44,18 @@ bool HasFlows(const ExperimentConfig& cfg);
 // the flow's keys).
 sim::Status ValidateFlows(const ExperimentConfig& cfg, uint64_t capacity, uint32_t sector_size);
 uint64_t FlowsMemory(const ExperimentConfig& cfg);
+// A fio workload (kind `kind`, its sections) that writes with zonemode none
+// on a zoned device: the warning `check` gives (its writes not at a write
+// pointer will fail); "" otherwise.
+std::string ZonedFioWarning(const ExperimentConfig& cfg, const std::string& kind, const sim::ImplConfigs& sections);
+
+// Block workload `kind`'s zone options checked against the device
+// (WorkloadKind::validate_zoned): on a zoned device (ftl.kind: zns) against
+// its zone layout, a kind without the check refused; on another device
+// zone options that need one are refused. Ok for file workloads. Errors
+// name workload.<kind>.* keys.
+sim::Status CheckZonedWorkload(const ExperimentConfig& cfg, const host::WorkloadKind& kind,
+                               const sim::ImplConfigs& sections);
 std::vector<std::string> FlowWarnings(const ExperimentConfig& cfg);
 
 // Sets up each flow's queues on `device` (priority, depth, per-flow

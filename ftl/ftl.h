@@ -21,6 +21,7 @@
 
 #include "flash/geometry.h"
 #include "ftl/fixed_placement.h"
+#include "ftl/zoned.h"
 #include "sim/time.h"
 
 namespace ftl {
@@ -46,18 +47,24 @@ enum class FtlStatus : uint8_t {
   // A write of a page already programmed since its block was last erased
   // (an overwrite without an erase).
   kOverwrite,
+  // A zoned device's refusal (ftl/zoned.h, ZoneError): the op's zone_error
+  // says which.
+  kZoneError,
 };
 inline const char* FtlStatusName(FtlStatus s) {
   switch (s) {
     case FtlStatus::kOk: return "ok";
     case FtlStatus::kWriteOutOfOrder: return "write out of order";
     case FtlStatus::kOverwrite: return "overwrite without erase";
+    case FtlStatus::kZoneError: return "zone error";
   }
   return "?";
 }
 
 struct FtlOp {
-  enum class Kind : uint8_t { kRead, kWrite };
+  // kZoneMgmt: a zoned device's Zone Management Send (zone_action) on the
+  // zone starting at lpn (ftl/zoned.h); only for an FTL with zoned().
+  enum class Kind : uint8_t { kRead, kWrite, kZoneMgmt };
   Kind kind = Kind::kRead;
   Lpn lpn;
   FtlClient* client = nullptr;
@@ -67,6 +74,8 @@ struct FtlOp {
   FtlOp* next = nullptr;      // intrusive link, owned by the FTL while pending
   Temperature temperature = Temperature::kUnknown;  // writes only; a placement hint
   FtlStatus status = FtlStatus::kOk;  // set to kOk by the submitter; an error by the FTL
+  ZoneAction zone_action = ZoneAction::kOpen;  // kZoneMgmt only
+  ZoneError zone_error = ZoneError::kOk;       // with status kZoneError
 };
 
 class FtlClient {
@@ -110,6 +119,10 @@ class Ftl {
   // say (the default). A write's page is mapped from when the FTL submits
   // its program (a read of it is then served from there). REQUIRES: l <
   // logical_pages(). For measurements; no simulated time passes.
+  // The zoned view of a zoned device (ftl.kind: zns), null otherwise. The
+  // host interface admits every write into a zone through it
+  // (Zoned::AdmitWrite) before submitting its pages. Lives as long as the FTL.
+  virtual Zoned* zoned() { return nullptr; }
   virtual flash::Ppn Locate(Lpn l) const {
     (void)l;
     return flash::kInvalidPpn;

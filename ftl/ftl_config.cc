@@ -140,6 +140,14 @@ uint64_t FtlConfig::FixedFrom(const flash::Geometry& g) const {
   return k->fixed_from ? k->fixed_from(*this, g) : 0;
 }
 
+bool FtlConfig::Zones(const flash::Geometry& g, ZoneLayout* out) const {
+  const FtlKindInfo* k = sim::Registry<FtlKindInfo>::Get().Find(kind);
+  CHECK(k != nullptr) << "unknown ftl.kind '" << kind << "' (Validate first)";
+  if (k->zone_layout == nullptr) return false;
+  *out = k->zone_layout(*this, g);
+  return true;
+}
+
 uint64_t FtlConfig::LogicalPagesByOp(const flash::Geometry& g) const {
   if (op_basis == "physical") {
     return static_cast<uint64_t>(std::floor(static_cast<double>(g.pages()) * (1.0 - op.value)));

@@ -151,6 +151,9 @@ struct FtlConfig {
   // With fixed placement: the first logical block with a fixed place (the
   // FTL's FixedPlacement::fixed_from()). REQUIRES: Validate(g).ok().
   uint64_t FixedFrom(const flash::Geometry& g) const;
+  // The zone layout of a zoned kind (ftl.kind: zns) on `g`; false (and
+  // *out untouched) for a kind that is not zoned. REQUIRES: Validate ok.
+  bool Zones(const flash::Geometry& g, ZoneLayout* out) const;
 };
 
 }  // namespace ftl

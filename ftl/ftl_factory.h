@@ -48,6 +48,9 @@ struct FtlKindInfo {
   // place (FixedPlacement::fixed_from() of the FTL it makes; null = 0).
   // REQUIRES: validate ok.
   uint64_t (*fixed_from)(const FtlConfig& cfg, const flash::Geometry& g) = nullptr;
+  // For a zoned kind (its Ftl::zoned() is non-null): the zone layout the
+  // FTL it makes will have on `g` (null = not zoned). REQUIRES: validate ok.
+  ZoneLayout (*zone_layout)(const FtlConfig& cfg, const flash::Geometry& g) = nullptr;
 };
 
 // Registered kinds, sorted; their config sections.

@@ -410,7 +410,8 @@ uint64_t StaticBlockFtl::write_errors(FtlStatus s) const {
   switch (s) {
     case FtlStatus::kWriteOutOfOrder: return errors_out_of_order_.value();
     case FtlStatus::kOverwrite: return errors_overwrite_.value();
-    case FtlStatus::kOk: break;
+    case FtlStatus::kOk:
+    case FtlStatus::kZoneError: break;  // never from this FTL
   }
   return 0;
 }
@@ -628,6 +629,7 @@ void StaticBlockFtl::OnEraseDone(uint64_t b) {
     IssueProgram(op, b);
   }
   bs.wait_tail = nullptr;
+  if (erase_done_hook_) erase_done_hook_(b);
 }
 
 void StaticBlockFtl::Retire(uint64_t b) { RetireSlot(PlaneOf(b), &blocks_[b].slot_block); }

@@ -129,6 +129,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -213,6 +214,17 @@ class StaticBlockFtl final : public Ftl, public FixedPlacement, public flash::Fl
   uint64_t fixed_from() const override { return area_blocks_; }
   FlashPlace PlaceOf(uint64_t logical_block) const override;
   int64_t WrittenPages(uint64_t b) const override { return blocks_[b].write_ptr; }
+
+  // For an FTL built on this one (the ZNS device, ftl/zns_ftl.h); unused
+  // otherwise. `fn` (null: none) is called at the end of each completed
+  // erase of fixed logical block b, from the flash completion event.
+  void SetEraseDoneHook(std::function<void(uint64_t b)> fn) { erase_done_hook_ = std::move(fn); }
+  // Fixed logical block b has an erase asked for (by a whole-block trim) or
+  // running.
+  bool ErasePending(uint64_t b) const { return blocks_[b].erase_needed || blocks_[b].erasing; }
+  // Completes `op` (its status as set) after unmapped_read_latency without
+  // flash, through op->client, as the FTL's own refusals complete.
+  void CompleteLater(FtlOp* op) { CompleteWithoutFlash(op); }
 
   void OnFlashComplete(flash::FlashCommand* cmd) override;
 
@@ -337,6 +349,7 @@ class StaticBlockFtl final : public Ftl, public FixedPlacement, public flash::Fl
   const uint32_t planes_;
   const uint32_t spares_;
   const uint32_t erase_limit_;
+  std::function<void(uint64_t)> erase_done_hook_;  // SetEraseDoneHook
   uint64_t logical_blocks_ = 0;
   std::vector<uint32_t> plane_seq_;       // stripe order: position -> plane id
   std::vector<BlockState> blocks_;        // per logical block

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "sim/config.h"
+#include "ssd/device_layout.h"
 #include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/registry.h"
@@ -27,7 +28,7 @@ class FileSystem;
 }
 namespace ssd {
 class BlockDevice;
-}
+}  // namespace ssd
 
 namespace host {
 
@@ -98,6 +99,14 @@ struct WorkloadKind {
   // workload may touch any path, and runs only alone. REQUIRES: validate ok.
   std::vector<std::string> (*directories)(const sim::ImplConfigs& sections) = nullptr;
   const char* directory_key = nullptr;
+  // Checks of a block kind's zone options against the device: `zones` the
+  // zone layout of a zoned device (ftl.kind: zns), null for a device that
+  // is not zoned; the flash page size and the device sector size in bytes.
+  // Null for a kind that cannot drive a zoned device (it is then refused on
+  // one; file kinds reach the device through their file system). REQUIRES:
+  // validate ok.
+  sim::Status (*validate_zoned)(const sim::ImplConfigs& sections, const ssd::ZoneLayout* zones,
+                                uint32_t page_size, uint32_t sector_size) = nullptr;
 };
 
 inline std::vector<std::string> WorkloadKindNames() { return sim::Registry<WorkloadKind>::Get().Names(); }

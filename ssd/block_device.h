@@ -14,7 +14,11 @@
 //
 // Errors: a request the device refuses in whole or in part still completes
 // through OnBlockComplete, with `status` other than kOk. Only a device with
-// fixed placement (the static block-mapped FTL) refuses requests: writes
+// fixed placement (the static block-mapped FTL) or a zoned device refuses
+// requests. A zoned device (layout().zoned) refuses, whole, a write into a
+// zone not at its write pointer, crossing its capacity, into a full, read-only
+// or offline zone, or beyond the open/active limits (ftl/zoned.h; kZoneError
+// with zone_error set); nothing of it is written. A static block-mapped FTL: writes
 // must program whole flash pages (layout().page_size), each the next
 // unwritten page of its logical block, in submission order; a refused page
 // is not written (the request's other pages may be).
@@ -29,7 +33,15 @@
 
 namespace ssd {
 
-enum class BlockOp : uint8_t { kRead, kWrite, kTrim, kFlush };
+// kZoneAppend and kZoneMgmt only on a zoned device (layout().zoned set):
+// - kZoneAppend: a write of `length` bytes into the zone starting at
+//   `offset`; the device writes at the zone's write pointer and returns the
+//   byte offset it wrote at in `result_offset` (NVMe Zone Append).
+// - kZoneMgmt: Zone Management Send `zone_action` on the zone starting at
+//   `offset` (length 0): open, close, finish, reset (erases the zone's
+//   blocks; completes when the erases have), offline.
+// Zone reports need no request: layout().zoned->Report(z) (no time passes).
+enum class BlockOp : uint8_t { kRead, kWrite, kTrim, kFlush, kZoneAppend, kZoneMgmt };
 
 // How soon the written data is expected to change (F2FS's hot/warm/cold
 // logs, a stream id of NVMe streams).
@@ -41,6 +53,7 @@ enum class IoStatus : uint8_t {
   kWriteOutOfOrder,  // a page written before the earlier pages of its block
   kOverwrite,        // a page written again without its block being trimmed (erased)
   kPartialPage,      // a write covering only part of a flash page
+  kZoneError,        // a zoned device refused it: BlockRequest::zone_error says why
 };
 inline const char* IoStatusName(IoStatus s) {
   switch (s) {
@@ -48,6 +61,7 @@ inline const char* IoStatusName(IoStatus s) {
     case IoStatus::kWriteOutOfOrder: return "write out of order";
     case IoStatus::kOverwrite: return "overwrite without erase";
     case IoStatus::kPartialPage: return "partial-page write";
+    case IoStatus::kZoneError: return "zone error";
   }
   return "?";
 }
@@ -91,6 +105,9 @@ struct BlockRequest {
   sim::SimTime submit_time;   // set by the device at Submit()
   sim::SimTime complete_time; // set by the device before OnBlockComplete()
   IoStatus status = IoStatus::kOk;  // set by the device before OnBlockComplete()
+  ZoneAction zone_action = ZoneAction::kOpen;  // kZoneMgmt: the action
+  ZoneError zone_error = ZoneError::kOk;       // with status kZoneError: the NVMe zone status
+  uint64_t result_offset = 0;  // kZoneAppend: byte offset written at, set on success
 };
 
 class BlockClient {

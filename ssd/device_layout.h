@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "ftl/fixed_placement.h"
+#include "ftl/zoned.h"
 
 namespace ssd {
 
@@ -22,6 +23,13 @@ namespace ssd {
 // these names.
 using FlashPlace = ftl::FlashPlace;
 using FixedPlacement = ftl::FixedPlacement;
+// A zoned device's zones (ftl/zoned.h: layout, states, Report Zones).
+using Zoned = ftl::Zoned;
+using ZoneState = ftl::ZoneState;
+using ZoneAction = ftl::ZoneAction;
+using ZoneError = ftl::ZoneError;
+using ZoneInfo = ftl::ZoneInfo;
+using ZoneLayout = ftl::ZoneLayout;
 
 struct DeviceLayout {
   uint32_t channels = 1;
@@ -41,6 +49,12 @@ struct DeviceLayout {
   // page write there is read-modified-written like on a page-mapped device,
   // if ssd.partial_page_rmw is on).
   const FixedPlacement* fixed = nullptr;
+  // Set for a zoned device (ftl.kind: zns), null otherwise: its zone layout
+  // in flash pages (conventional area, zone size and capacity, limits) and
+  // Report Zones. A zoned device's writes are whole pages (partial pages in
+  // the zone area are refused, kPartialPage) and it has no write buffer. Lives
+  // as long as the device; writes and zone commands go through Submit.
+  const Zoned* zoned = nullptr;
 };
 
 }  // namespace ssd

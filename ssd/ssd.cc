@@ -48,6 +48,7 @@ struct Ssd::PageOp : ftl::FtlOp {
     kToHost,        // read data on the PCIe link
     kDestageRead,   // read-modify-write read of a partial buffered page
     kDestageWrite,  // FTL write of a buffered page
+    kZoneMgmt,      // a zoned device's zone management command
   };
   Request* req = nullptr;  // nullptr for destages
   uint32_t slot = 0;       // destages: buffer slot
@@ -154,6 +155,11 @@ Ssd::Ssd(sim::EventQueue* events, const SsdConfig& config, const flash::Geometry
   // Null for an FTL that places data itself (the page-mapped FTL).
   layout_.fixed = ftl_->fixed_placement();
   if (layout_.fixed != nullptr) fixed_from_page_ = layout_.fixed->fixed_from() * geometry.pages_per_block;
+  // A zoned device: its zones take whole pages at their write pointers.
+  zoned_ = ftl_->zoned();
+  layout_.zoned = zoned_;
+  if (zoned_ != nullptr) fixed_from_page_ = zoned_->conventional_pages();
+  whole_pages_only_ = layout_.fixed != nullptr || zoned_ != nullptr;
 
   admitted_.assign(config_.queues, 0);
   depth_.assign(config_.queues, config_.queue_depth);
@@ -255,6 +261,10 @@ void Ssd::Submit(ssd::BlockRequest* req) {
     CHECK_LE(req->offset + req->length, capacity_) << "request beyond capacity";
   }
   if (req->op == ssd::BlockOp::kRead || req->op == ssd::BlockOp::kWrite) CHECK_GT(req->length, 0u);
+  if (req->op == ssd::BlockOp::kZoneAppend || req->op == ssd::BlockOp::kZoneMgmt) {
+    CHECK(zoned_ != nullptr) << "a zone command to a device that is not zoned (layout().zoned is null)";
+    CHECK(req->op == ssd::BlockOp::kZoneMgmt ? req->length == 0 : req->length > 0);
+  }
   req->submit_time = events_->now();
   if (observer_ != nullptr) observer_->OnSubmit(*req);
   if (admitted_[req->queue] < depth_[req->queue]) {
@@ -408,7 +418,11 @@ void Ssd::OnFetched(Request* r) {
   switch (r->req->op) {
     case ssd::BlockOp::kRead:
     case ssd::BlockOp::kWrite:
+    case ssd::BlockOp::kZoneAppend:
       StartReadWrite(r);
+      return;
+    case ssd::BlockOp::kZoneMgmt:
+      StartZoneMgmt(r);
       return;
     case ssd::BlockOp::kTrim:
       DoTrim(r);
@@ -424,15 +438,19 @@ void Ssd::StartReadWrite(Request* r) {
   const uint64_t end = req->offset + req->length;
   const uint64_t first = req->offset / page_size_;
   const uint64_t last = (end - 1) / page_size_;
-  r->pending = static_cast<uint32_t>(last - first + 1);
   const bool read = req->op == ssd::BlockOp::kRead;
+  uint64_t shift = 0;  // a Zone Append's pages: from its zone's start to where the device writes them
+  if (zoned_ != nullptr && !read && last >= fixed_from_page_ && !AdmitZoneWrite(r, first, last - first + 1, &shift)) {
+    return;
+  }
+  r->pending = static_cast<uint32_t>(last - first + 1);
   for (uint64_t lpn = first; lpn <= last; ++lpn) {
     const uint64_t page_start = lpn * page_size_;
     const uint64_t lo = std::max(req->offset, page_start);
     const uint64_t hi = std::min(end, page_start + page_size_);
     PageOp* op = AllocOp();
     op->req = r;
-    op->lpn = ftl::Lpn{lpn};
+    op->lpn = ftl::Lpn{lpn + shift};
     op->bytes = static_cast<uint32_t>(hi - lo);
     const uint32_t s0 = static_cast<uint32_t>((lo - page_start) / sector_size_);
     const uint32_t n = static_cast<uint32_t>((hi - lo) / sector_size_);
@@ -471,6 +489,54 @@ void Ssd::DoTrim(Request* r) {
     }
   }
   Complete(r);
+}
+
+bool Ssd::AdmitZoneWrite(Request* r, uint64_t first, uint64_t pages, uint64_t* shift) {
+  ssd::BlockRequest* req = r->req;
+  const bool append = req->op == ssd::BlockOp::kZoneAppend;
+  ssd::IoStatus s = ssd::IoStatus::kOk;
+  uint64_t at = 0;
+  if (req->offset % page_size_ != 0 || req->length % page_size_ != 0) {
+    s = ssd::IoStatus::kPartialPage;  // zones program whole pages, once
+  } else if (first < fixed_from_page_) {
+    // A write reaching from the conventional area into the first zone.
+    s = ssd::IoStatus::kZoneError;
+    req->zone_error = ftl::ZoneError::kBoundary;
+  } else {
+    const ftl::ZoneError e = zoned_->AdmitWrite(first, pages, append, &at);
+    if (e != ftl::ZoneError::kOk) {
+      s = ssd::IoStatus::kZoneError;
+      req->zone_error = e;
+    }
+  }
+  if (s != ssd::IoStatus::kOk) {
+    failed_pages_.Inc(pages);
+    r->status = s;
+    Complete(r);
+    return false;
+  }
+  *shift = at - first;
+  if (append) req->result_offset = at * page_size_;
+  return true;
+}
+
+void Ssd::StartZoneMgmt(Request* r) {
+  PageOp* op = AllocOp();
+  op->req = r;
+  op->lpn = ftl::Lpn{r->req->offset / page_size_};
+  op->bytes = 0;
+  op->mask = 0;
+  op->phase = PageOp::Phase::kZoneMgmt;
+  op->kind = ftl::FtlOp::Kind::kZoneMgmt;
+  op->zone_action = r->req->zone_action;
+  r->pending = 1;
+  if (r->req->offset % page_size_ != 0) {
+    r->req->zone_error = ftl::ZoneError::kInvalidField;
+    r->status = ssd::IoStatus::kZoneError;
+    PageDone(op);
+    return;
+  }
+  ftl_->Submit(op);
 }
 
 void Ssd::StartFlush(Request* r) {
@@ -525,7 +591,7 @@ void Ssd::SubmitFlashWrite(PageOp* op) {
     r->flash_start = events_->now();
   }
   uint64_t have = op->mask;
-  if (layout_.fixed != nullptr && op->lpn.v >= fixed_from_page_ && PartialPage(have)) {
+  if (whole_pages_only_ && op->lpn.v >= fixed_from_page_ && PartialPage(have)) {
     // The FTL programs whole pages once per erase (no buffer merges halves).
     // Its page-mapped area (below fixed_from_page_) rewrites pages out of
     // place, so a partial page there is read-modified-written as on a
@@ -561,7 +627,19 @@ void Ssd::OnFtlDone(ftl::FtlOp* f) {
       return;
     case PageOp::Phase::kWrite:
       op->req->flash_end = events_->now();
-      if (op->status != ftl::FtlStatus::kOk) Fail(op, FromFtl(op->status));
+      if (op->status != ftl::FtlStatus::kOk) {
+        if (op->status == ftl::FtlStatus::kZoneError && op->req->status == ssd::IoStatus::kOk) {
+          op->req->req->zone_error = op->zone_error;
+        }
+        Fail(op, FromFtl(op->status));
+      }
+      PageDone(op);
+      return;
+    case PageOp::Phase::kZoneMgmt:
+      if (op->status != ftl::FtlStatus::kOk) {
+        op->req->req->zone_error = op->zone_error;
+        op->req->status = FromFtl(op->status);
+      }
       PageDone(op);
       return;
     case PageOp::Phase::kDestageRead:
@@ -592,6 +670,7 @@ ssd::IoStatus Ssd::FromFtl(ftl::FtlStatus s) {
     case ftl::FtlStatus::kOk: return ssd::IoStatus::kOk;
     case ftl::FtlStatus::kWriteOutOfOrder: return ssd::IoStatus::kWriteOutOfOrder;
     case ftl::FtlStatus::kOverwrite: return ssd::IoStatus::kOverwrite;
+    case ftl::FtlStatus::kZoneError: return ssd::IoStatus::kZoneError;
   }
   LOG(FATAL) << "unknown FTL status " << static_cast<int>(s);
 }
@@ -613,14 +692,19 @@ void Ssd::Complete(Request* r) {
   const sim::SimTime now = events_->now();
   req->complete_time = now;
   req->status = r->status;
-  const int k = OpIndex(req->op);
-  // A refused request counts as an error only: not as completed work, in
-  // the rates or the latencies (the device's or its flow's).
+  // A Zone Append is a write; zone management commands are counted apart
+  // (k past kWrite: no flow statistics either). A refused request counts as
+  // an error only: not as completed work, in the rates or the latencies (the
+  // device's or its flow's).
+  const int k = req->op == ssd::BlockOp::kZoneAppend ? OpIndex(ssd::BlockOp::kWrite) : OpIndex(req->op);
   if (r->status != ssd::IoStatus::kOk) {
     failed_requests_.Inc();
+  } else if (req->op == ssd::BlockOp::kZoneMgmt) {
+    zone_commands_.Inc();
+    zone_command_latency_.Record((now - req->submit_time).ns());
   } else {
     ops_[k].Inc();
-    if (req->op == ssd::BlockOp::kWrite && req->fua) fua_writes_.Inc();
+    if (k == OpIndex(ssd::BlockOp::kWrite) && req->fua) fua_writes_.Inc();
     bytes_[k].Inc(req->length);
     latency_[k].Record((now - req->submit_time).ns());
     if (r->flash_used && k <= OpIndex(ssd::BlockOp::kWrite)) {
@@ -729,6 +813,13 @@ void Ssd::RegisterStats(sim::StatGroup& stats) {
   stats.Add(&failed_requests_, "errors", "requests",
             "Requests completed with an error status (pages refused by an FTL with fixed placement)");
   stats.Add(&failed_pages_, "error_pages", "pages", "Pages refused: out-of-order, overwrite or partial-page writes");
+  if (zoned_ != nullptr) {
+    stats.Add(&zone_commands_, "zone_commands", "requests",
+              "Completed Zone Management Send commands (open, close, finish, reset, offline); appends count as "
+              "writes");
+    stats.Add(&zone_command_latency_, "latency.zone_command", "ns",
+              "Zone Management Send latency, submit to completion (a reset's includes its erases)");
+  }
   // Rates over the measured phase (sim::StatsRegistry::BeginMeasured).
   stats.AddRate([this] { return static_cast<double>(ops_[0].value() + ops_[1].value()); }, events_, "iops",
                 "requests/s", "Completed reads and writes per simulated second of the measured phase");

@@ -157,6 +157,9 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
   void StartReadWrite(Request* r);
   void StartFlush(Request* r);
   void DoTrim(Request* r);
+  // Zoned devices only.
+  bool AdmitZoneWrite(Request* r, uint64_t first, uint64_t pages, uint64_t* shift);
+  void StartZoneMgmt(Request* r);
   void OnLinkDone(PageOp* op, bool to_device);
   void WriteArrived(PageOp* op);
   void SubmitFlashWrite(PageOp* op);
@@ -180,7 +183,9 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
   uint32_t sector_size_;
   uint32_t sectors_per_page_;
   uint64_t full_mask_;
-  uint64_t fixed_from_page_ = 0;  // first logical page with fixed placement (layout_.fixed)
+  uint64_t fixed_from_page_ = 0;  // first logical page with fixed placement (layout_.fixed) or of the zones
+  bool whole_pages_only_ = false;  // layout_.fixed or zoned_: partial pages from fixed_from_page_ on are refused
+  ftl::Zoned* zoned_ = nullptr;    // the FTL's zoned view (ftl.kind: zns), null otherwise
   uint64_t capacity_;
   ssd::DeviceLayout layout_;
   flash::Geometry geometry_;
@@ -240,6 +245,9 @@ class Ssd final : public ssd::BlockDevice, private ftl::FtlClient {
   sim::Counter trimmed_pages_;
   sim::Counter failed_requests_;
   sim::Counter failed_pages_;
+  // Zoned devices only (registered only then).
+  sim::Counter zone_commands_;
+  sim::Histogram zone_command_latency_;
 };
 
 }  // namespace ssd

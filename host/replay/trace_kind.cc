@@ -6,6 +6,7 @@
 #include "host/replay/trace_input.h"
 #include "host/replay/trace_replay_config.h"
 #include "host/replay/trace_replayer.h"
+#include "host/replay/zone_replay.h"
 #include "host/trace/block_trace_reader.h"
 #include "host/trace/trace_info.h"
 #include "host/workload_kind.h"
@@ -87,6 +88,28 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t capacity, uint32
   return CheckFit(cfg, capacity, sector_size, kCheckedRecords);
 }
 
+// On a zoned device: refuse checks the whole stream (CheckZonedReplay);
+// remap needs whole flash pages. On another device remap has nothing to do.
+sim::Status ValidateZoned(const sim::ImplConfigs& sections, const ssd::ZoneLayout* zones, uint32_t page_size,
+                          uint32_t sector_size) {
+  const TraceReplayConfig& cfg = sections.Get<TraceReplayConfig>("trace");
+  if (zones == nullptr) {
+    if (cfg.zoned == "remap") {
+      return sim::Status::InvalidInput("workload.trace.zoned: remap needs a zoned device (ftl.kind: zns)");
+    }
+    return sim::Status::Ok();
+  }
+  if (cfg.zoned == "remap") {
+    if (cfg.EffectiveAlign(sector_size) % page_size != 0) {
+      return sim::Status::InvalidInput(fmt::format(
+          "workload.trace.align: zoned: remap takes whole {}-byte flash pages: set align to a multiple of it",
+          page_size));
+    }
+    return sim::Status::Ok();
+  }
+  return CheckZonedReplay(cfg, *zones, page_size, sector_size, "workload.trace");
+}
+
 // The trace-time signs `trace-info` warns about (a misread time unit, a
 // coarse clock), over the records `check` reads.
 std::vector<std::string> Warnings(const sim::ImplConfigs& sections) {
@@ -114,6 +137,6 @@ sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sectio
 const sim::Registrar<WorkloadKind> kRegistered{
     {"trace", "block trace replay on the device", false,
      sim::ImplSection::Of<TraceReplayConfig>("trace", "Block trace replay (kind: trace)"), {"path"}, &Validate,
-     &Make, nullptr, &Warnings}};
+     &Make, nullptr, &Warnings, nullptr, nullptr, nullptr, &ValidateZoned}};
 
 }  // namespace host

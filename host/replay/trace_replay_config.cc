@@ -68,6 +68,12 @@ void TraceReplayConfig::Describe(sim::Schema<TraceReplayConfig>& s) {
       .Range(1, kMaxLoops);
   s.Param("include_trims", &TraceReplayConfig::include_trims, "true", "Replay trim/discard records");
   s.Param("include_flushes", &TraceReplayConfig::include_flushes, "true", "Replay cache-flush records");
+  s.Choice("zoned", &TraceReplayConfig::zoned, "refuse", {"refuse", "remap"},
+           "On a zoned device (ftl.kind: zns): refuse = replay as recorded, and refuse before the run a trace "
+           "with a write the zones would not take (not at the write pointer, past the capacity, beyond the "
+           "active limit), naming its file:line; remap = every write becomes a Zone Append to an open zone "
+           "through a host page map that later reads and trims follow (no cleaning: zones are reused once "
+           "nothing in them is mapped)");
 }
 
 sim::Status TraceReplayConfig::Validate(uint64_t capacity, uint32_t sector_size, std::string_view path) const {
@@ -77,6 +83,9 @@ sim::Status TraceReplayConfig::Validate(uint64_t capacity, uint32_t sector_size,
   if (!reader.format.empty()) {
     sim::Result<const TraceFormat*> f = BuiltinFormats().Find(reader.format);
     if (!f.ok()) return err("reader.format", f.status().message());
+  }
+  if (zoned != "refuse" && zoned != "remap") {
+    return err("zoned", fmt::format("'{}' is not one of: refuse, remap", zoned));
   }
   if (mode != "open" && mode != "closed") {
     return err("mode", fmt::format("'{}' is not one of: open, closed", mode));

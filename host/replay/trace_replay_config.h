@@ -57,6 +57,10 @@
 //     A request longer than R is clamped to R bytes at the region start
 //     (counted); other requests keep their aligned length and are passed to
 //     the device whole (the device splits them).
+//  8. Zoned device (ftl.kind: zns): `zoned` refuse (default) replays the
+//     requests as they are, after a check of the whole stream that refuses
+//     a trace whose writes the zones would not take; remap turns writes into
+//     Zone Appends through a host page map (host/replay/zone_replay.h).
 //  Flushes carry no address and skip steps 5-7. Of the record flags only FUA
 //  is replayed (BlockRequest::fua); preflush, sync and metadata are not.
 //
@@ -111,6 +115,7 @@ struct TraceReplayConfig {
   uint32_t loops = 1;
   bool include_trims = true;
   bool include_flushes = true;
+  std::string zoned = "refuse";
 
   static void Describe(sim::Schema<TraceReplayConfig>& s);
 

@@ -39,6 +39,17 @@ sim::Result<std::unique_ptr<TraceReplayer>> TraceReplayer::Make(const TraceRepla
   // any pre-pass work.
   sim::Result<std::unique_ptr<BlockTraceReader>> first = input.Open(cfg.reader);
   if (!first.ok()) return first.status();
+  if (cfg.zoned == "remap") {
+    const ssd::DeviceLayout& l = env.device->layout();
+    if (l.zoned == nullptr) {
+      return sim::KeyErrors(key_path)("zoned", "remap needs a zoned device (ftl.kind: zns)");
+    }
+    if (cfg.EffectiveAlign(env.device->sector_size()) % l.page_size != 0) {
+      return sim::KeyErrors(key_path)(
+          "align", fmt::format("zoned: remap takes whole {}-byte flash pages: set align to a multiple of it",
+                               l.page_size));
+    }
+  }
   FS_ASSIGN_OR_RETURN(AddressMap map,
                       AddressMap::Build(cfg, env.device->capacity(), env.device->sector_size(), input));
   return std::unique_ptr<TraceReplayer>(
@@ -59,11 +70,19 @@ TraceReplayer::TraceReplayer(const TraceReplayConfig& cfg, Env env, AddressMap m
     slots_[i].queue = env_.first_queue + i % env_.device_queues;
   }
   if (open_loop_) backlog_.resize(cfg_.max_backlog);
+  if (cfg_.zoned == "remap") {
+    const ssd::DeviceLayout& l = env_.device->layout();
+    zones_ = l.zoned->layout();
+    page_ = l.page_size;
+    remap_ = std::make_unique<ZoneRemap>(zones_, env_.device->capacity() / page_);
+    held_.reserve(cfg_.iodepth);
+  }
   RegisterStats();
 }
 
 TraceReplayer::~TraceReplayer() {
   if (arrival_event_.scheduled()) env_.queue->Deschedule(&arrival_event_);
+  if (instant_event_.scheduled()) env_.queue->Deschedule(&instant_event_);
 }
 
 void TraceReplayer::Start() {
@@ -164,27 +183,40 @@ void TraceReplayer::Issue(const ReplayItem& item, sim::SimTime arrival) {
   trace_min_ns_ = std::min(trace_min_ns_, item.trace_ns);
   trace_max_ns_ = std::max(trace_max_ns_, item.trace_ns);
   issued_.Inc();
+  if (remap_ != nullptr && item.op != ssd::BlockOp::kFlush) {
+    IssueRemapped(slot, item);
+    return;
+  }
   env_.device->Submit(req);
 }
 
 void TraceReplayer::OnBlockComplete(ssd::BlockRequest* req) {
+  if (req->tag >= kPartTag) {
+    OnPartDone(req);
+    return;
+  }
   CHECK_GT(outstanding_, 0u);
   const uint32_t slot = static_cast<uint32_t>(req->tag);
   CHECK_LT(slot, slots_.size());
   CHECK_EQ(req, &slots_[slot]);
+  Finish(slot, req->op, req->length, req->submit_time, req->status == ssd::IoStatus::kOk);
+}
+
+void TraceReplayer::Finish(uint32_t slot, ssd::BlockOp op, uint64_t length, sim::SimTime submit, bool ok) {
+  const sim::SimTime now = env_.queue->now();
   // A request the device refused did no work: it counts as failed, never
   // in the throughput or the latencies.
-  if (req->status != ssd::IoStatus::kOk) {
+  if (!ok) {
     failed_.Inc();
   } else {
-    OpStats& s = ops_[OpIndex(req->op)];
+    OpStats& s = ops_[OpIndex(op)];
     s.ios.Inc();
-    s.bytes.Inc(req->length);
-    s.lat.Record((req->complete_time - slot_info_[slot].arrival).ns());
-    s.device_lat.Record((req->complete_time - req->submit_time).ns());
-    if (req->op != ssd::BlockOp::kFlush) {
+    s.bytes.Inc(length);
+    s.lat.Record((now - slot_info_[slot].arrival).ns());
+    s.device_lat.Record((now - submit).ns());
+    if (op != ssd::BlockOp::kFlush) {
       ios_total_.Inc();
-      bytes_total_.Inc(req->length);
+      bytes_total_.Inc(length);
     }
   }
   ++completed_;
@@ -192,10 +224,10 @@ void TraceReplayer::OnBlockComplete(ssd::BlockRequest* req) {
   free_.push_back(slot);
   if (open_loop_) {
     if (backlog_size_ > 0 && status_.ok()) {
-      const ReplayItem& item = backlog_[backlog_head_];
-      Issue(item, start_time_ + sim::Ns(item.arrival_ns));
+      const ReplayItem item = backlog_[backlog_head_];
       backlog_head_ = (backlog_head_ + 1) % backlog_.size();
       --backlog_size_;
+      Issue(item, start_time_ + sim::Ns(item.arrival_ns));
     }
     if (have_pending_ && !arrival_event_.scheduled()) PumpArrivals();
   } else {
@@ -211,6 +243,143 @@ void TraceReplayer::Fail(const sim::Status& st) {
   dropped_ += backlog_size_;
   backlog_size_ = 0;
   if (arrival_event_.scheduled()) env_.queue->Deschedule(&arrival_event_);
+}
+
+// ---------------------------------------------------------------------------
+// workload.trace.zoned: remap
+
+void TraceReplayer::IssueRemapped(uint32_t slot, const ReplayItem& item) {
+  SlotInfo& si = slot_info_[slot];
+  si.parts = 0;
+  si.failed = false;
+  si.first_submit = env_.queue->now();
+  si.op = item.op;
+  si.length = item.length;
+  si.line_no = item.line_no;
+  const uint64_t lp = item.offset / page_;
+  const uint64_t n = (item.offset + item.length + page_ - 1) / page_ - lp;
+  if (item.op == ssd::BlockOp::kWrite) {
+    si.next_lp = lp;
+    si.left = n;
+    held_.push_back(slot);
+    PlaceHeld();
+    return;
+  }
+  remap_->Runs(lp, n, &runs_);
+  uint64_t mapped = 0;
+  for (const ZoneRemap::Run& r : runs_) mapped += r.pages;
+  if (item.op == ssd::BlockOp::kTrim) {
+    remap_->Trim(lp, n);  // a ZNS device ignores trims in zones: host-side only
+  } else {
+    z_unmapped_.Inc(n - mapped);
+    for (const ZoneRemap::Run& r : runs_) SubmitPart(slot, ssd::BlockOp::kRead, r.device_page * page_, r.pages * page_);
+  }
+  if (si.parts == 0) Instant(slot);
+}
+
+// Places the held writes in record order; stops at a zone reset (resumed
+// when it completes) or, with no space left, fails the replay.
+void TraceReplayer::PlaceHeld() {
+  while (held_head_ < held_.size() && !reset_inflight_) {
+    const uint32_t slot = held_[held_head_];
+    SlotInfo& si = slot_info_[slot];
+    while (si.left > 0) {
+      if (!status_.ok()) {
+        si.left = 0;  // the replay failed: what was placed completes, the rest is dropped
+        break;
+      }
+      const ZoneRemap::Place p = remap_->PlaceWrite(si.left);
+      if (p.kind == ZoneRemap::Place::kReset) {
+        const uint32_t part = SubmitPart(slot, ssd::BlockOp::kZoneMgmt, zones_.ZoneStart(p.zone) * page_, 0);
+        --si.parts;  // a reset is no part of the record
+        part_info_[part].slot = UINT32_MAX;
+        part_info_[part].zone = p.zone;
+        reset_inflight_ = true;
+        return;
+      }
+      if (p.kind == ZoneRemap::Place::kNoSpace) {
+        Fail(sim::Status::InvalidInput(fmt::format(
+            "{}:{}: zoned: remap: no zone is empty or free of live data for this write (remap does no cleaning: "
+            "the trace's live data fills the zones)",
+            stream_->path(), si.line_no)));
+        continue;
+      }
+      const uint32_t part =
+          SubmitPart(slot, ssd::BlockOp::kZoneAppend, zones_.ZoneStart(p.zone) * page_, p.pages * page_);
+      part_info_[part].zone = p.zone;
+      part_info_[part].first_lp = si.next_lp;
+      part_info_[part].pages = p.pages;
+      z_appends_.Inc();
+      si.next_lp += p.pages;
+      si.left -= p.pages;
+    }
+    ++held_head_;
+    if (si.parts == 0) Instant(slot);
+  }
+  if (held_head_ == held_.size()) {
+    held_.clear();
+    held_head_ = 0;
+  }
+}
+
+uint32_t TraceReplayer::SubmitPart(uint32_t slot, ssd::BlockOp op, uint64_t offset, uint64_t length) {
+  if (free_parts_.empty()) {
+    free_parts_.push_back(static_cast<uint32_t>(parts_.size()));
+    parts_.push_back(std::make_unique<ssd::BlockRequest>());
+    part_info_.emplace_back();
+    parts_.back()->client = this;
+    parts_.back()->tag = kPartTag + (parts_.size() - 1);
+  }
+  const uint32_t i = free_parts_.back();
+  free_parts_.pop_back();
+  ssd::BlockRequest* req = parts_[i].get();
+  req->op = op;
+  req->offset = offset;
+  req->length = length;
+  req->fua = false;
+  req->zone_action = ssd::ZoneAction::kReset;
+  req->queue = slots_[slot].queue;
+  part_info_[i] = PartInfo{slot, 0, 0, 0};
+  ++slot_info_[slot].parts;
+  env_.device->Submit(req);
+  return i;
+}
+
+void TraceReplayer::OnPartDone(ssd::BlockRequest* req) {
+  const uint32_t i = static_cast<uint32_t>(req->tag - kPartTag);
+  const PartInfo pi = part_info_[i];
+  free_parts_.push_back(i);
+  if (req->status != ssd::IoStatus::kOk) z_errors_.Inc();
+  if (pi.slot == UINT32_MAX) {  // a zone reset
+    remap_->ResetDone(pi.zone);
+    z_resets_.Inc();
+    z_reset_lat_.Record((req->complete_time - req->submit_time).ns());
+    reset_inflight_ = false;
+    PlaceHeld();
+    MaybeDone();
+    return;
+  }
+  if (req->op == ssd::BlockOp::kZoneAppend) {
+    remap_->AppendDone(pi.zone, pi.first_lp, pi.pages, req->result_offset / page_, req->status == ssd::IoStatus::kOk);
+  }
+  SlotInfo& si = slot_info_[pi.slot];
+  CHECK_GT(si.parts, 0u);
+  if (req->status != ssd::IoStatus::kOk) si.failed = true;
+  if (--si.parts == 0 && si.left == 0) Finish(pi.slot, si.op, si.length, si.first_submit, !si.failed);
+}
+
+void TraceReplayer::Instant(uint32_t slot) {
+  instant_.push_back(slot);
+  if (!instant_event_.scheduled()) env_.queue->Schedule(&instant_event_, env_.queue->now());
+}
+
+void TraceReplayer::OnInstantEvent() {
+  std::vector<uint32_t> now;
+  now.swap(instant_);
+  for (uint32_t slot : now) {
+    const SlotInfo& si = slot_info_[slot];
+    Finish(slot, si.op, si.length, si.first_submit, !si.failed);
+  }
 }
 
 void TraceReplayer::MaybeDone() {
@@ -351,6 +520,14 @@ void TraceReplayer::RegisterStats() {
   fg.Add(&sc_.fit.clamped, "clamped", "records", "Requests longer than their region, cut to it");
   fg.Add(&sc_.fit.moved, "moved", "records", "Requests moved to end inside their region");
   fg.Add(&sc_.fit.align_bytes, "align_bytes", "bytes", "Bytes added by widening requests to the alignment");
+  if (remap_ != nullptr) {
+    const sim::StatGroup zg = g.Group("zoned");
+    zg.Add(&z_appends_, "appends", "requests", "zoned: remap: Zone Appends sent (a write split where a zone fills)");
+    zg.Add(&z_resets_, "resets", "zones", "zoned: remap: zones reset for reuse (no page mapped to them)");
+    zg.Add(&z_reset_lat_, "reset_lat", "ns", "zoned: remap: Zone Reset latency, submit to completion");
+    zg.Add(&z_unmapped_, "unmapped_pages", "pages", "zoned: remap: read pages never written (no device read)");
+    zg.Add(&z_errors_, "errors", "requests", "zoned: remap: requests the device refused (0 unless the model is wrong)");
+  }
   g.AddSeries([this] { return static_cast<double>(ios_total_.value()); }, sim::StatGroup::SeriesKind::kRate, "iops",
               "ios/s", "Reads+writes+trims completed per second");
   g.AddSeries([this] { return static_cast<double>(bytes_total_.value()) / 1e6; }, sim::StatGroup::SeriesKind::kRate,

@@ -34,6 +34,19 @@
 // complete. With the reader's on_error "skip", malformed lines are counted
 // (skipped.malformed) and their first messages are in reader_errors().
 //
+// Zoned devices (workload.trace.zoned, host/replay/zone_replay.h): with
+// "refuse" the records go to the device as they are (the run's checks have
+// refused a trace that would miswrite a zone); with "remap" a record's
+// writes become Zone Appends (split where a zone fills), its reads and trims
+// follow the page map: a record is then one or more device requests (its
+// slot completes when they all have; device_lat from the first submit), a
+// read or trim of pages never written completes at once without the device,
+// trims only unmap host-side (a ZNS device ignores them in zones), and a
+// zone to reuse is reset first, the writes waiting for it in record order.
+// Extra stats then: zoned.appends, zoned.resets, zoned.reset_lat,
+// zoned.unmapped_pages (read pages never written), zoned.errors (device
+// refusals: 0 unless the model is wrong).
+//
 // Memory: iodepth request slots and a max_backlog ring, allocated at
 // construction; a fit "compact" or "scale" pre-pass keeps per-volume
 // summaries (see AddressMap). Nothing is allocated per request.
@@ -68,6 +81,7 @@
 #include "host/replay/replay_stream.h"
 #include "host/replay/trace_input.h"
 #include "host/replay/trace_replay_config.h"
+#include "host/replay/zone_replay.h"
 #include "ssd/block_device.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
@@ -181,6 +195,16 @@ class TraceReplayer final : public ssd::BlockClient {
   void OnArrivalEvent() { PumpArrivals(); }
   void Fill();
   void Issue(const ReplayItem& item, sim::SimTime arrival);
+  // A slot's request(s) completed: stats, then the next issue.
+  // `ok`: the device did it (else it counts as failed only).
+  void Finish(uint32_t slot, ssd::BlockOp op, uint64_t length, sim::SimTime submit, bool ok);
+  // workload.trace.zoned: remap.
+  void IssueRemapped(uint32_t slot, const ReplayItem& item);
+  void PlaceHeld();
+  uint32_t SubmitPart(uint32_t slot, ssd::BlockOp op, uint64_t offset, uint64_t length);
+  void OnPartDone(ssd::BlockRequest* req);
+  void Instant(uint32_t slot);
+  void OnInstantEvent();
   void Fail(const sim::Status& st);
   void MaybeDone();
   void RegisterStats();
@@ -197,6 +221,16 @@ class TraceReplayer final : public ssd::BlockClient {
   // Request slots.
   struct SlotInfo {
     sim::SimTime arrival;
+    // remap: the record's device requests in flight, its first submit,
+    // what it was, and for a write the pages still to place.
+    uint32_t parts = 0;
+    sim::SimTime first_submit;
+    ssd::BlockOp op = ssd::BlockOp::kRead;
+    uint64_t length = 0;
+    uint64_t line_no = 0;
+    uint64_t next_lp = 0;
+    uint64_t left = 0;
+    bool failed = false;  // a device request of the record was refused
   };
   std::vector<ssd::BlockRequest> slots_;
   std::vector<SlotInfo> slot_info_;
@@ -238,6 +272,29 @@ class TraceReplayer final : public ssd::BlockClient {
   sim::Histogram outstanding_hist_;
   sim::Gauge backlog_max_gauge_;
   sim::Gauge outstanding_max_gauge_;
+
+  // workload.trace.zoned: remap (null otherwise).
+  static constexpr uint64_t kPartTag = uint64_t{1} << 40;
+  struct PartInfo {
+    uint32_t slot = 0;  // UINT32_MAX for a zone reset
+    uint64_t zone = 0;
+    uint64_t first_lp = 0;  // appends: the logical pages written
+    uint64_t pages = 0;
+  };
+  std::unique_ptr<ZoneRemap> remap_;
+  uint64_t page_ = 0;
+  ssd::ZoneLayout zones_;
+  std::vector<std::unique_ptr<ssd::BlockRequest>> parts_;
+  std::vector<PartInfo> part_info_;
+  std::vector<uint32_t> free_parts_;
+  std::vector<uint32_t> held_;  // write slots waiting for placement, in record order (FIFO)
+  size_t held_head_ = 0;
+  bool reset_inflight_ = false;
+  std::vector<uint32_t> instant_;  // slots completing without the device
+  std::vector<ZoneRemap::Run> runs_;
+  sim::MemberEvent<TraceReplayer, &TraceReplayer::OnInstantEvent> instant_event_{this, sim::Priority::kIssue};
+  sim::Counter z_appends_, z_resets_, z_unmapped_, z_errors_;
+  sim::Histogram z_reset_lat_;
 };
 
 }  // namespace host

@@ -8,6 +8,8 @@ std::string_view OpName(BlockTraceRecord::Op op) {
     case BlockTraceRecord::Op::kWrite: return "write";
     case BlockTraceRecord::Op::kTrim: return "trim";
     case BlockTraceRecord::Op::kFlush: return "flush";
+    case BlockTraceRecord::Op::kZoneAppend: return "zone_append";
+    case BlockTraceRecord::Op::kZoneMgmt: return "zone_mgmt";
   }
   return "?";
 }

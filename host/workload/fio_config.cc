@@ -129,6 +129,23 @@ void FioConfig::Describe(sim::Schema<FioConfig>& s) {
           "A fio job file: each [job] runs as a flow of its own (workload.flows), starting from this section's "
           "values; options the model cannot honour are errors");
   s.Param("fsync", &FioConfig::fsync, "0", "Issue a flush after every this many writes of a job; 0 = never");
+  s.Choice("zonemode", &FioConfig::zonemode, "none", {"none", "zbd"},
+           "fio's zonemode (zbd.c): none = offsets as drawn; zbd = on a zoned device (ftl.kind: zns) every "
+           "write goes to the write pointer of an open zone, a full zone is reset when written again, reads "
+           "only below write pointers (docs/ZNS.md)");
+  s.Param("max_open_zones", &FioConfig::max_open_zones, "0",
+          "zonemode zbd: zones written at once over all jobs (fio's max_open_zones), split evenly among the "
+          "jobs; at most the device's max open (and active) zones; 0 = the device's max open zones, else its "
+          "max active zones, else no limit");
+  s.Param("zone_reset_threshold", &FioConfig::zone_reset_threshold, "100%",
+          "zonemode zbd: written fraction of the range above which zones are reset at zone_reset_frequency "
+          "(fio's zone_reset_threshold, default 1)");
+  s.Param("zone_reset_frequency", &FioConfig::zone_reset_frequency, "0%",
+          "zonemode zbd: above zone_reset_threshold, reset the zone a write goes to once every 1/frequency "
+          "writes (fio's zone_reset_frequency, default 0 = never)");
+  s.Param("read_beyond_wp", &FioConfig::read_beyond_wp, "false",
+          "zonemode zbd: reads go where drawn, beyond write pointers too (fio's read_beyond_wp); false = reads "
+          "only written data");
 }
 
 sim::Status FioConfig::Validate(uint64_t capacity, uint32_t sector_size, std::string_view path) const {
@@ -321,7 +338,96 @@ sim::Result<FioPlan> ResolveFio(const FioConfig& cfg, uint64_t capacity, uint32_
   plan.runtime = cfg.runtime;
   plan.ramp_time = cfg.ramp_time;
   plan.fsync = cfg.fsync;
+
+  // ---- zonemode
+  if (cfg.zonemode != "none" && cfg.zonemode != "zbd") {
+    return err("zonemode", fmt::format("unknown zone mode '{}'; choices: none, zbd", cfg.zonemode));
+  }
+  for (const auto& [key, r] : {std::pair<const char*, double>{"zone_reset_threshold", cfg.zone_reset_threshold.value},
+                               {"zone_reset_frequency", cfg.zone_reset_frequency.value}}) {
+    if (!(r >= 0 && r <= 1)) return err(key, fmt::format("{} is outside 0%..100%", Pct(r)));
+  }
+  plan.zbd = cfg.zonemode == "zbd";
+  if (plan.zbd && plan.p_trim > 0) {
+    return err(cfg.trim_ratio.value > 0 ? "trim_ratio" : "rw",
+               "trims with zonemode zbd are zone resets in fio (trim bs = zone size); not modelled, use "
+               "zone_reset_frequency");
+  }
+  plan.max_open_zones = cfg.max_open_zones;
+  plan.zone_reset_threshold = cfg.zone_reset_threshold.value;
+  plan.zone_reset_frequency = cfg.zone_reset_frequency.value;
+  plan.read_beyond_wp = cfg.read_beyond_wp;
   return plan;
+}
+
+uint32_t ZbdOpenLimit(const FioPlan& plan, const ssd::ZoneLayout& zones) {
+  if (plan.max_open_zones > 0) return plan.max_open_zones;
+  // A zone the workload writes is open, hence active: without an open
+  // limit the active one bounds it.
+  return zones.max_open > 0 ? zones.max_open : zones.max_active;
+}
+
+sim::Status CheckZbd(const FioPlan& plan, const ssd::ZoneLayout& zones, uint32_t page_size, std::string_view path) {
+  if (!plan.zbd) return sim::Status::Ok();
+  const sim::KeyErrors err(path);
+  const uint64_t page = page_size;
+  const uint64_t first = zones.conventional_pages * page;
+  const uint64_t zone = zones.zone_pages * page;
+  const uint64_t cap = zones.zone_capacity * page;
+  const uint64_t end = first + zones.zones * zone;
+  if (plan.range_start < first || (plan.range_start - first) % zone != 0) {
+    return err("offset", fmt::format("with zonemode zbd the range must start on a zone: {} is not a zone start "
+                                     "(zones of {} start at {}, after the conventional area)",
+                                     BytesText(plan.range_start), BytesText(zone), BytesText(first)));
+  }
+  if (plan.range_end > end || (plan.range_end - first) % zone != 0) {
+    return err("size", fmt::format("with zonemode zbd the range must end on a zone boundary: it ends at {}, "
+                                   "zones are {} from {}",
+                                   BytesText(plan.range_end), BytesText(zone), BytesText(first)));
+  }
+  for (const FioPlan::BlockSize& s : plan.sizes) {
+    if (s.bytes % page != 0) {
+      return err(plan.sizes.size() > 1 ? "bssplit" : "bs",
+                 fmt::format("{} is not a multiple of the flash page ({} bytes): a zone takes whole pages",
+                             BytesText(s.bytes), page));
+    }
+  }
+  if (cap % plan.min_bs != 0) {
+    return err(plan.sizes.size() > 1 ? "bssplit" : "bs",
+               fmt::format("the smallest block size {} does not divide the zone capacity {}: fio would leave "
+                           "the remainder of every zone unwritten and reset it",
+                           BytesText(plan.min_bs), BytesText(cap)));
+  }
+  if (plan.max_bs > cap) {
+    return err(plan.sizes.size() > 1 ? "bssplit" : "bs",
+               fmt::format("{} exceeds the zone capacity {}", BytesText(plan.max_bs), BytesText(cap)));
+  }
+  if (zones.max_open > 0 && plan.max_open_zones > zones.max_open) {
+    return err("max_open_zones", fmt::format("{} is larger than the device's max open zones {} (ftl.zns.max_open)",
+                                             plan.max_open_zones, zones.max_open));
+  }
+  if (zones.max_active > 0 && plan.max_open_zones > zones.max_active) {
+    return err("max_open_zones", fmt::format(
+                                     "{} is larger than the device's max active zones {} (ftl.zns.max_active): a "
+                                     "zone being written is active",
+                                     plan.max_open_zones, zones.max_active));
+  }
+  const uint64_t range_zones = (plan.range_end - plan.range_start) / zone;
+  if (range_zones < plan.numjobs) {
+    return err("numjobs", fmt::format("{} jobs but the range holds {} zones: each job writes zones of its own",
+                                      plan.numjobs, range_zones));
+  }
+  const uint32_t limit = ZbdOpenLimit(plan, zones);
+  if (limit > 0 && limit < plan.numjobs) {
+    return err(plan.max_open_zones > 0 ? "max_open_zones" : "numjobs",
+               fmt::format("{} jobs but {} open zones: each job needs an open zone of its own", plan.numjobs,
+                           limit));
+  }
+  if (plan.io_size % page != 0) {
+    return err("io_size", fmt::format("{} is not a multiple of the flash page ({} bytes)", BytesText(plan.io_size),
+                                      page));
+  }
+  return sim::Status::Ok();
 }
 
 }  // namespace host

@@ -45,6 +45,7 @@
 
 #include "host/workload/access_distribution.h"
 #include "ssd/block_device.h"
+#include "ssd/device_layout.h"
 #include "sim/config.h"
 #include "sim/status.h"
 #include "sim/time.h"
@@ -79,6 +80,13 @@ struct FioConfig {
   uint32_t fsync = 0;
   // A fio job file whose jobs run as flows (app/flows.h); "" = none.
   std::string jobfile;
+  // fio's zoned-block-device mode (zonemode=zbd, fio's zbd.c), for a zoned
+  // device: see FioGenerator's header for the semantics.
+  std::string zonemode = "none";
+  uint32_t max_open_zones = 0;
+  sim::Ratio zone_reset_threshold{1};
+  sim::Ratio zone_reset_frequency{0};
+  bool read_beyond_wp = false;
 
   static void Describe(sim::Schema<FioConfig>& s);
 
@@ -121,6 +129,12 @@ struct FioPlan {
   sim::SimTime runtime;      // zero = unbounded
   sim::SimTime ramp_time;
   uint32_t fsync = 0;
+  // zonemode: zbd (the device-dependent checks are CheckZbd's).
+  bool zbd = false;
+  uint32_t max_open_zones = 0;  // as configured; 0 = the device's limit
+  double zone_reset_threshold = 1;
+  double zone_reset_frequency = 0;
+  bool read_beyond_wp = false;
 
   bool open_loop() const { return rate_iops > 0 || rate_bw > 0; }
 };
@@ -128,5 +142,19 @@ struct FioPlan {
 // Validates `cfg` (as FioConfig::Validate) and resolves it.
 sim::Result<FioPlan> ResolveFio(const FioConfig& cfg, uint64_t capacity, uint32_t sector_size,
                                 std::string_view path = "");
+
+// The checks of a plan against a zoned device's layout (`page_size`-byte
+// flash pages), as fio's zbd_setup_files / zbd_set_max_open_zones make them
+// plus what this model needs: with zonemode zbd, the range starts and ends
+// on zone boundaries inside the zone area, every block size is a multiple
+// of the page size and min_bs divides the zone capacity, max_bs fits a
+// zone, max_open_zones does not exceed the device's max open zones, every
+// job gets at least one zone and one open zone. Errors name the key.
+sim::Status CheckZbd(const FioPlan& plan, const ssd::ZoneLayout& zones, uint32_t page_size,
+                     std::string_view path = "");
+// The open-zone limit a zbd plan runs with (fio: max_open_zones, or the
+// device's max open zones when 0; without one, its max active zones; 0 = no
+// limit).
+uint32_t ZbdOpenLimit(const FioPlan& plan, const ssd::ZoneLayout& zones);
 
 }  // namespace host

@@ -65,7 +65,12 @@ TEST(FioConfigTest, DeclaredDefaultsMatchInClassValues) {
   EXPECT_EQ(d.ramp_time, c.ramp_time);
   EXPECT_EQ(d.fsync, c.fsync);
   EXPECT_EQ(d.jobfile, c.jobfile);
-  EXPECT_EQ(sim::SchemaOf<FioConfig>().AllKeys().size(), 24u) << "a new key needs a line above";
+  EXPECT_EQ(d.zonemode, c.zonemode);
+  EXPECT_EQ(d.max_open_zones, c.max_open_zones);
+  EXPECT_EQ(d.zone_reset_threshold, c.zone_reset_threshold);
+  EXPECT_EQ(d.zone_reset_frequency, c.zone_reset_frequency);
+  EXPECT_EQ(d.read_beyond_wp, c.read_beyond_wp);
+  EXPECT_EQ(sim::SchemaOf<FioConfig>().AllKeys().size(), 29u) << "a new key needs a line above";
 }
 
 TEST(FioConfigTest, DefaultsAloneNeverEnd) {

@@ -42,6 +42,12 @@ class FioGenerator::Job final : public ssd::BlockClient {
       stripe_end_ = stripe_start_ + plan_.stripe_len;
       seq_pos_ = stripe_start_;
     }
+    if (plan_.zbd) {
+      const uint64_t n = gen->zr1_ - gen->zr0_;
+      jz0_ = gen->zr0_ + n * index / plan_.numjobs;
+      jz1_ = gen->zr0_ + n * (index + 1) / plan_.numjobs;
+      zpos_[0] = zpos_[1] = gen->ZoneStartByte(jz0_);
+    }
   }
 
   ~Job() override {
@@ -65,14 +71,26 @@ class FioGenerator::Job final : public ssd::BlockClient {
 
   void OnBlockComplete(ssd::BlockRequest* req) override {
     CHECK_GT(inflight_, 0u);
-    gen_->NoteCompleted(*req);
     --inflight_;
     free_.push_back(static_cast<uint32_t>(req->tag));
+    if (plan_.zbd) {
+      if (req->status != ssd::IoStatus::kOk) gen_->zone_errors_.Inc();
+      if (req->op == ssd::BlockOp::kZoneMgmt) {
+        OnResetDone(req);
+      } else {
+        gen_->NoteCompleted(*req);
+        if (req->op == ssd::BlockOp::kWrite) OnZoneWriteDone(*req);
+      }
+      // A waiting write goes once the job is quiet (or its reset is done).
+      if (pend_.valid && inflight_ == 0) TryPending();
+    } else {
+      gen_->NoteCompleted(*req);
+    }
     if (!plan_.open_loop()) {
       FillSlots();
     } else if (flush_pending_) {
       IssueFlush();
-    } else if (arrival_waiting_) {
+    } else if (arrival_waiting_ && !pend_.valid) {
       arrival_waiting_ = false;
       if (gen_->MayIssue(gen_->env_.queue->now())) {
         IssueArrival();
@@ -101,7 +119,7 @@ class FioGenerator::Job final : public ssd::BlockClient {
       MaybeFinish();
       return;
     }
-    if (free_.empty() || flush_pending_) {
+    if (free_.empty() || flush_pending_ || pend_.valid) {
       arrival_waiting_ = true;
       gen_->delayed_.Inc();
       return;
@@ -131,7 +149,7 @@ class FioGenerator::Job final : public ssd::BlockClient {
 
   // Closed loop: use every free slot, a pending flush first.
   void FillSlots() {
-    while (!free_.empty()) {
+    while (!free_.empty() && !pend_.valid && !zbd_eof_) {
       if (flush_pending_) {
         IssueFlush();
       } else if (gen_->MayIssue(gen_->env_.queue->now())) {
@@ -143,9 +161,14 @@ class FioGenerator::Job final : public ssd::BlockClient {
   }
 
   void MaybeFinish() {
-    if (finished_ || inflight_ > 0 || flush_pending_) return;
+    if (finished_ || inflight_ > 0 || flush_pending_ || pend_.valid) return;
+    if (zbd_eof_ && plan_.open_loop() && !arrivals_over_) {
+      if (arrival_event_.scheduled()) gen_->env_.queue->Deschedule(&arrival_event_);
+      arrival_waiting_ = false;
+      arrivals_over_ = true;
+    }
     const bool more = plan_.open_loop() ? (!arrivals_over_ || arrival_waiting_)
-                                        : gen_->MayIssue(gen_->env_.queue->now());
+                                        : gen_->MayIssue(gen_->env_.queue->now()) && !zbd_eof_;
     if (more) return;
     finished_ = true;
     gen_->OnJobFinished();
@@ -163,6 +186,7 @@ class FioGenerator::Job final : public ssd::BlockClient {
   // Draws and submits one data I/O. REQUIRES: a free slot, MayIssue(now).
   // Returns its length.
   uint64_t IssueData() {
+    if (plan_.zbd) return IssueZbd();
     const ssd::BlockOp op = DrawOp();
     const uint64_t len = gen_->ClampToIoSize(DrawSize());
     const uint64_t offset = NextOffset(len);
@@ -187,6 +211,204 @@ class FioGenerator::Job final : public ssd::BlockClient {
     req->offset = 0;
     req->length = 0;
     ++gen_->flushes_issued_;
+    gen_->env_.device->Submit(req);
+  }
+
+  // ---- zonemode zbd (see the header)
+
+  static constexpr uint64_t kNoZone = UINT64_MAX;
+
+  bool ZoneFull(uint64_t z) { return gen_->Wp(z) + plan_.min_bs > gen_->zone_cap_; }
+  bool IsOpen(uint64_t z) const { return std::find(open_.begin(), open_.end(), z) != open_.end(); }
+
+  // fio's zbd_open_zone: true if z is open (and not full) or may be opened now.
+  bool OpenZone(uint64_t z) {
+    if (gen_->job_open_limit_ == 0) return true;
+    if (IsOpen(z)) return gen_->Wp(z) < gen_->zone_cap_;
+    if (open_.size() >= gen_->job_open_limit_) return false;
+    open_.push_back(z);
+    return true;
+  }
+
+  // fio's zbd_convert_to_open_zone: an open zone for a write drawn at `off`
+  // into zone z, kNoZone when the job must first quiesce.
+  uint64_t ConvertToOpenZone(uint64_t z, uint64_t off) {
+    if (!open_.empty()) {
+      const uint64_t i = (off - plan_.range_start) * open_.size() / (plan_.range_end - plan_.range_start);
+      const uint64_t c = open_[std::min<uint64_t>(i, open_.size() - 1)];
+      if (!ZoneFull(c)) return c;
+    }
+    const uint64_t n = jz1_ - jz0_;
+    if (open_.size() >= gen_->job_open_limit_ || open_.size() >= n) {
+      if (inflight_ > 0) return kNoZone;
+      // Quiet: the full zones' last writes have completed and closed them.
+      std::erase_if(open_, [this](uint64_t o) { return gen_->Wp(o) >= gen_->zone_cap_; });
+    }
+    for (uint64_t i = 1; i <= n; ++i) {
+      const uint64_t c = jz0_ + (z - jz0_ + i) % n;
+      if (IsOpen(c)) continue;
+      if (OpenZone(c)) return c;
+      break;
+    }
+    for (uint64_t c : open_) {
+      if (!ZoneFull(c)) return c;
+    }
+    CHECK_GT(inflight_, 0u) << "zonemode zbd: no zone to write with nothing in flight";
+    return kNoZone;
+  }
+
+  // Draws one I/O and submits it, or keeps a write pending until the job
+  // is quiet. Returns its drawn length.
+  uint64_t IssueZbd() {
+    ssd::BlockOp op = DrawOp();
+    if (op == ssd::BlockOp::kRead && plan_.p_write > 0 && !plan_.read_beyond_wp && !gen_->AnyData()) {
+      op = ssd::BlockOp::kWrite;  // fio's zbd_adjust_ddir: nothing to read yet
+    }
+    const uint64_t len = gen_->ClampToIoSize(DrawSize());
+    const int d = op == ssd::BlockOp::kRead ? 0 : 1;
+    uint64_t off = zpos_[d];
+    if (!plan_.sequential) off = NextOffset(len);
+    if (op == ssd::BlockOp::kRead) {
+      ZbdRead(off, len);
+      return len;
+    }
+    gen_->NoteIssued(len);
+    pend_ = Pending{true, len, off, false, false, kNoZone};
+    TryPending();
+    return len;
+  }
+
+  void ZbdRead(uint64_t off, uint64_t len) {
+    uint64_t new_len = len;
+    if (!plan_.read_beyond_wp) {
+      const uint64_t min_bs = plan_.min_bs;
+      const uint64_t z0 = gen_->zl_.ZoneOf(off / gen_->page_);
+      uint64_t z = z0;
+      uint64_t range = gen_->Readable(z);
+      if (range < min_bs || (plan_.sequential && off + min_bs > gen_->ZoneStartByte(z) + range)) {
+        z = FindZone(z0);
+        if (z == kNoZone) {
+          zbd_eof_ = true;  // fio: io_u_eof, the job ends
+          return;
+        }
+        range = gen_->Readable(z);
+        if (plan_.sequential) off = gen_->ZoneStartByte(z);
+      }
+      const uint64_t zs = gen_->ZoneStartByte(z);
+      if (range <= len) {
+        off = zs;
+      } else if (!plan_.sequential) {
+        off = zs + ((off - gen_->ZoneStartByte(z0)) % (range - len)) / min_bs * min_bs;
+      }
+      new_len = std::min(len, zs + range - off) / min_bs * min_bs;
+    }
+    if (plan_.sequential) {
+      zpos_[0] = off + new_len;
+      if (zpos_[0] >= gen_->ZoneStartByte(jz1_)) zpos_[0] = gen_->ZoneStartByte(jz0_);
+    }
+    Submit(ssd::BlockOp::kRead, off, new_len);
+  }
+
+  // fio's zbd_find_zone: the nearest zone (sequential: the next) with at
+  // least min_bs bytes written; sequential jobs look in their own zones.
+  uint64_t FindZone(uint64_t zb) {
+    const uint64_t lo = plan_.sequential ? jz0_ : gen_->zr0_;
+    const uint64_t hi = plan_.sequential ? jz1_ : gen_->zr1_;
+    for (uint64_t i = 1; i < hi - lo + 1; ++i) {
+      if (zb + i < hi && gen_->Readable(zb + i) >= plan_.min_bs) return zb + i;
+      if (!plan_.sequential && zb >= lo + i && gen_->Readable(zb - i) >= plan_.min_bs) return zb - i;
+    }
+    return kNoZone;
+  }
+
+  // Submits the pending write, its zone's reset first if due; returns
+  // without submitting when the job must first quiesce.
+  void TryPending() {
+    CHECK(pend_.valid);
+    const uint64_t off = pend_.off;
+    const uint64_t rz = (off - plan_.range_start) / gen_->zone_bytes_;
+    uint64_t z = plan_.sequential ? gen_->zr0_ + rz
+                                  : jz0_ + rz * (jz1_ - jz0_) / (gen_->zr1_ - gen_->zr0_);
+    if (pend_.zone != kNoZone) {
+      z = pend_.zone;  // reset done: write there
+    } else if (!OpenZone(z)) {
+      z = ConvertToOpenZone(z, off);
+      if (z == kNoZone) {
+        gen_->quiesces_.Inc();
+        return;
+      }
+    }
+    if (!pend_.reset_checked) {
+      pend_.reset_checked = true;
+      const double range = static_cast<double>(plan_.range_end - plan_.range_start);
+      pend_.reset_due = plan_.zone_reset_frequency > 0 &&
+                        static_cast<double>(gen_->zdata_) >= range * plan_.zone_reset_threshold && gen_->DecWriteCnt();
+    }
+    if (pend_.reset_due || ZoneFull(z)) {
+      if (inflight_ > 0) {
+        gen_->quiesces_.Inc();
+        return;
+      }
+      pend_.reset_due = false;
+      if (gen_->Wp(z) > 0) {
+        ssd::BlockRequest* req = TakeSlot();
+        req->op = ssd::BlockOp::kZoneMgmt;
+        req->zone_action = ssd::ZoneAction::kReset;
+        req->offset = gen_->ZoneStartByte(z);
+        req->length = 0;
+        pend_.zone = z;
+        gen_->env_.device->Submit(req);
+        return;  // the write goes when the reset completes
+      }
+    }
+    uint64_t& wp = gen_->Wp(z);
+    const uint64_t new_len = std::min(pend_.len, gen_->zone_cap_ - wp) / plan_.min_bs * plan_.min_bs;
+    CHECK_GT(new_len, 0u);
+    const uint64_t at = gen_->ZoneStartByte(z) + wp;
+    wp += new_len;
+    gen_->zdata_ += new_len;
+    gen_->zinflight_[z - gen_->zr0_] += new_len;
+    if (plan_.sequential) {
+      uint64_t pos = at + new_len;
+      if (pos - gen_->ZoneStartByte(z) >= gen_->zone_cap_) pos = gen_->ZoneStartByte(z) + gen_->zone_bytes_;
+      if (pos >= gen_->ZoneStartByte(jz1_)) pos = gen_->ZoneStartByte(jz0_);
+      zpos_[1] = pos;
+    }
+    pend_.valid = false;
+    SubmitCounted(ssd::BlockOp::kWrite, at, new_len);
+    if (plan_.fsync > 0 && ++writes_since_flush_ == plan_.fsync) {
+      writes_since_flush_ = 0;
+      flush_pending_ = true;
+      if (!free_.empty()) IssueFlush();
+    }
+  }
+
+  void OnResetDone(const ssd::BlockRequest* req) {
+    const uint64_t z = gen_->zl_.ZoneOf(req->offset / gen_->page_);
+    uint64_t& wp = gen_->Wp(z);
+    gen_->zdata_ -= wp;
+    wp = 0;
+    gen_->zone_resets_.Inc();
+    gen_->zone_reset_lat_.Record((req->complete_time - req->submit_time).ns());
+  }
+
+  // fio's zbd_end_zone_io: a write reaching the capacity closes its zone.
+  void OnZoneWriteDone(const ssd::BlockRequest& req) {
+    const uint64_t z = gen_->zl_.ZoneOf(req.offset / gen_->page_);
+    gen_->zinflight_[z - gen_->zr0_] -= req.length;
+    if (req.offset + req.length >= gen_->ZoneStartByte(z) + gen_->zone_cap_) std::erase(open_, z);
+  }
+
+  void Submit(ssd::BlockOp op, uint64_t off, uint64_t len) {
+    gen_->NoteIssued(len);
+    SubmitCounted(op, off, len);
+  }
+  // A data I/O already counted by NoteIssued.
+  void SubmitCounted(ssd::BlockOp op, uint64_t off, uint64_t len) {
+    ssd::BlockRequest* req = TakeSlot();
+    req->op = op;
+    req->offset = off;
+    req->length = len;
     gen_->env_.device->Submit(req);
   }
 
@@ -237,12 +459,33 @@ class FioGenerator::Job final : public ssd::BlockClient {
   double next_arrival_ns_ = 0;  // nominal time of the next (or the waiting) arrival
   bool arrival_waiting_ = false;
   bool arrivals_over_ = false;
+  // zonemode zbd.
+  struct Pending {
+    bool valid = false;
+    uint64_t len = 0;
+    uint64_t off = 0;  // drawn offset (random) or position (sequential)
+    bool reset_checked = false;
+    bool reset_due = false;
+    uint64_t zone = UINT64_MAX;  // the zone chosen, once its reset has been sent
+  };
+  uint64_t jz0_ = 0, jz1_ = 0;  // the job's zones
+  std::vector<uint64_t> open_;  // its open zones, in open order
+  uint64_t zpos_[2] = {0, 0};   // sequential positions: reads, writes
+  Pending pend_;                // a write waiting for the job to quiesce
+  bool zbd_eof_ = false;        // a read found no data anywhere: the job ends
 };
 
 sim::Result<std::unique_ptr<FioGenerator>> FioGenerator::Create(const FioConfig& cfg, Env env,
                                                                 std::string_view path) {
   CHECK(env.queue != nullptr && env.device != nullptr);
   FS_ASSIGN_OR_RETURN(FioPlan plan, ResolveFio(cfg, env.device->capacity(), env.device->sector_size(), path));
+  if (plan.zbd) {
+    const ssd::Zoned* z = env.device->layout().zoned;
+    if (z == nullptr) {
+      return sim::KeyErrors(path)("zonemode", "zbd needs a zoned device (ftl.kind: zns)");
+    }
+    FS_RETURN_IF_ERROR(CheckZbd(plan, z->layout(), env.device->layout().page_size, path));
+  }
   return std::make_unique<FioGenerator>(plan, std::move(env));
 }
 
@@ -263,9 +506,52 @@ FioGenerator::FioGenerator(const FioPlan& plan, Env env) : plan_(plan), env_(std
       CHECK(d.ok()) << d.status().message();
       dist = std::move(d.value());
     }
+    if (i == 0 && plan_.zbd) {
+      zoned_ = env_.device->layout().zoned;
+      CHECK(zoned_ != nullptr) << "zonemode zbd on a device that is not zoned";
+      zl_ = zoned_->layout();
+      page_ = env_.device->layout().page_size;
+      zone_bytes_ = zl_.zone_pages * page_;
+      zone_cap_ = zl_.zone_capacity * page_;
+      zr0_ = zl_.ZoneOf(plan_.range_start / page_);
+      zr1_ = zl_.ZoneOf(plan_.range_end / page_ - 1) + 1;
+      const uint32_t limit = ZbdOpenLimit(plan_, zl_);
+      job_open_limit_ = limit / plan_.numjobs;
+      CHECK(limit == 0 || job_open_limit_ > 0);
+      zwp_.assign(zr1_ - zr0_, 0);
+      zinflight_.assign(zr1_ - zr0_, 0);
+    }
     jobs_.push_back(std::make_unique<Job>(this, i, std::move(dist)));
   }
   RegisterStats();
+}
+
+uint64_t FioGenerator::Readable(uint64_t z) const {
+  if (plan_.p_write > 0 && z >= zr0_ && z < zr1_) {
+    // Its own writes: those completed (a zone's writes are issued in
+    // address order, so the bytes below wp - in flight have completed).
+    return zwp_[z - zr0_] - zinflight_[z - zr0_];
+  }
+  const ssd::ZoneInfo i = zoned_->Report(z);
+  if (i.state == ssd::ZoneState::kOffline) return 0;
+  return (i.write_pointer - i.start) * page_;
+}
+
+bool FioGenerator::AnyData() const {
+  for (uint64_t z = zr0_; z < zr1_; ++z) {
+    if (Readable(z) > 0) return true;
+  }
+  return false;
+}
+
+// fio's zbd_dec_and_reset_write_cnt.
+bool FioGenerator::DecWriteCnt() {
+  if (write_cnt_ > 0) --write_cnt_;
+  if (write_cnt_ > 0) return false;
+  write_cnt_ = plan_.zone_reset_frequency > 0
+                   ? static_cast<uint64_t>(std::min(1.0 / plan_.zone_reset_frequency, 4294967295.0))
+                   : UINT32_MAX;
+  return true;
 }
 
 FioGenerator::~FioGenerator() {
@@ -277,6 +563,16 @@ void FioGenerator::Start() {
   started_ = true;
   start_time_ = env_.queue->now();
   if (plan_.runtime > sim::SimTime::Zero()) deadline_ = start_time_ + plan_.runtime;
+  if (plan_.zbd) {
+    // fio's parse_zone_info: the host's write pointers from Report Zones.
+    for (uint64_t z = zr0_; z < zr1_; ++z) {
+      const ssd::ZoneInfo i = zoned_->Report(z);
+      Wp(z) = i.state == ssd::ZoneState::kFull ? zone_cap_ : (i.write_pointer - i.start) * page_;
+      zdata_ += Wp(z);
+    }
+    write_cnt_ = 1;
+    DecWriteCnt();  // initialises it (fio's zbd_reset_write_cnt)
+  }
   if (plan_.ramp_time > sim::SimTime::Zero()) {
     ramp_end_.set_daemon(true);
     env_.queue->Schedule(&ramp_end_, measure_start());
@@ -389,6 +685,14 @@ void FioGenerator::RegisterStats() {
   g.AddFormula([this] { return MeasuredSeconds(); }, "measured_time", "s",
                "Measured window: from start + ramp_time to the last completion");
   g.Add(&completed_all_, "ios_total", "ios", "Data requests completed, ramp included");
+  if (plan_.zbd) {
+    g.Add(&zone_resets_, "zone_resets", "zones", "zonemode zbd: zones reset (fio's zone resets)");
+    g.Add(&zone_reset_lat_, "zone_reset_lat", "ns", "zonemode zbd: Zone Reset latency, submit to completion");
+    g.Add(&quiesces_, "quiesces", "events",
+          "zonemode zbd: times a write waited for its job's I/Os to complete (a zone to close or to reset)");
+    g.Add(&zone_errors_, "zone_errors", "requests",
+          "zonemode zbd: requests the zoned device refused (0 unless the model disagrees with the device)");
+  }
   g.Add(&failed_, "failed_ios", "ios",
         "Requests the device refused (any op, ramp included): not counted as completed, in the rates or the "
         "latencies");

@@ -32,6 +32,38 @@
 // schedules nothing more (so EventQueue::Run() returns) and calls the done
 // callback once.
 //
+// zonemode zbd (a zoned device, ssd::DeviceLayout::zoned), after fio's
+// zbd.c. The generator keeps fio's host view of each zone's write pointer
+// (from Report Zones at Start, advanced as writes are submitted):
+//  - A write goes to the write pointer of an open zone: the zone its drawn
+//    offset (random) or its position (sequential) falls in, or, at the
+//    open-zone limit, one of the job's open zones picked from the offset
+//    (fio's zbd_convert_to_open_zone); with every open zone full it waits
+//    for its I/Os to complete (fio's io_u_quiesce), by which time the full
+//    zones have closed, and opens the next zone. Its length is cut to the
+//    zone's capacity and to a multiple of the smallest block size.
+//  - A zone a write goes to that is full (or due a reset by
+//    zone_reset_threshold / zone_reset_frequency) is first reset: the job
+//    waits for its I/Os to complete, submits a Zone Reset and writes when it
+//    has completed (fio resets synchronously too).
+//  - A zone is open from the first write the job sends to it until a write
+//    reaching its capacity completes. max_open_zones (or the device's max
+//    open zones) is split evenly among the jobs; each job writes only its
+//    own zones, range zones split evenly in job order (fio lets jobs share
+//    zones under zone locks; here a zone's writes stay on one queue, in
+//    order, so the device sees them at the write pointer).
+//  - Sequential writes skip from a zone's capacity to the next zone and wrap
+//    to the job's first zone, resetting zones as they come back to them.
+//  - Reads (read_beyond_wp false) read only written data (a job that
+//    writes: what its completed writes hold; a read-only job: data below
+//    the device's write pointers): a read drawn into a zone with less than the smallest block
+//    written moves to the nearest zone with data (sequential: the next),
+//    and is cut at the write pointer; with no data anywhere a mixed job
+//    writes instead and a read-only job ends (fio's zbd_adjust_ddir and
+//    zbd_find_zone).
+// Stats in this mode: zone_resets, zone_reset_lat (ns), quiesces,
+// zone_errors (requests the device refused: 0 unless the model is wrong).
+//
 // Statistics (group given at construction, e.g. "workload"):
 //   <op>.ios, <op>.bytes, <op>.lat (ns, complete_time - submit_time),
 //   <op>.iops, <op>.bw for op in read/write/trim/flush; iops, bw,
@@ -136,6 +168,14 @@ class FioGenerator {
   void BeginMeasured();
   void RegisterStats();
   double MeasuredSeconds() const;
+  // zonemode zbd.
+  uint64_t ZoneStartByte(uint64_t z) const { return zl_.ZoneStart(z) * page_; }
+  uint64_t& Wp(uint64_t z) { return zwp_[z - zr0_]; }
+  // Bytes of zone z a read may cover: its own writes that have completed
+  // (a job that writes), else those below the device's write pointer.
+  uint64_t Readable(uint64_t z) const;
+  bool AnyData() const;
+  bool DecWriteCnt();
 
   FioPlan plan_;
   Env env_;
@@ -161,6 +201,23 @@ class FioGenerator {
   sim::Counter bytes_all_;
   sim::Counter delayed_;
   sim::Histogram arrival_delay_;  // ns an open-loop arrival waited for a slot
+
+  // zonemode zbd (see above).
+  const ssd::Zoned* zoned_ = nullptr;
+  ssd::ZoneLayout zl_;
+  uint64_t page_ = 0;
+  uint64_t zone_bytes_ = 0;     // zone size
+  uint64_t zone_cap_ = 0;       // zone capacity
+  uint64_t zr0_ = 0, zr1_ = 0;  // the range's zones [zr0_, zr1_)
+  uint32_t job_open_limit_ = 0; // open zones per job; 0 = no limit
+  std::vector<uint64_t> zwp_;   // host write pointers: bytes written into each range zone
+  std::vector<uint64_t> zinflight_;  // bytes of writes in flight per range zone
+  uint64_t zdata_ = 0;          // bytes below the host write pointers (fio's wp_sectors_with_data)
+  uint64_t write_cnt_ = 0;      // writes to the next threshold reset (fio's write_cnt)
+  sim::Counter zone_resets_;
+  sim::Histogram zone_reset_lat_;
+  sim::Counter quiesces_;
+  sim::Counter zone_errors_;
 };
 
 }  // namespace host

@@ -253,6 +253,23 @@ const std::map<std::string, Handler, std::less<>>& Handlers() {
       FS_ASSIGN_OR_RETURN(uint64_t n, Uint(v));
       return Set(j, "fsync", std::to_string(n));
     };
+    h["zonemode"] = [](JobState& j, std::string_view v, bool) -> sim::Status {
+      if (v == "none" || v == "zbd") return Set(j, "zonemode", std::string(v));
+      return NotHere(fmt::format("'{}' is not modelled (none, zbd)", Shown(v)));
+    };
+    h["max_open_zones"] = [](JobState& j, std::string_view v, bool) -> sim::Status {
+      FS_ASSIGN_OR_RETURN(uint64_t n, Uint(v));
+      return Set(j, "max_open_zones", std::to_string(n));
+    };
+    h["zone_reset_threshold"] = [](JobState& j, std::string_view v, bool) -> sim::Status {
+      return Set(j, "zone_reset_threshold", std::string(v));
+    };
+    h["zone_reset_frequency"] = [](JobState& j, std::string_view v, bool) -> sim::Status {
+      return Set(j, "zone_reset_frequency", std::string(v));
+    };
+    h["read_beyond_wp"] = [](JobState& j, std::string_view v, bool bare) -> sim::Status {
+      return Set(j, "read_beyond_wp", bare || v == "1" ? "true" : "false");
+    };
     h["random_distribution"] = [](JobState& j, std::string_view v, bool) -> sim::Status {
       if (v == "random") return Set(j, "distribution", "uniform");
       if (v.rfind("zipf:", 0) == 0) {

@@ -56,6 +56,29 @@ TEST(FioJobFileTest, GlobalOptionsReachEveryLaterJobAndJobsOverrideThem) {
   EXPECT_EQ(w.startdelay, sim::SimTime::Zero());
 }
 
+// fio's zoned-block-device options (zbd.c) reach workload.fio's zone keys.
+TEST(FioJobFileTest, TranslatesZoneOptions) {
+  const std::string text =
+      "[zbd]\n"
+      "rw=randwrite\n"
+      "zonemode=zbd\n"
+      "max_open_zones=4\n"
+      "zone_reset_threshold=0.7\n"
+      "zone_reset_frequency=0.25\n"
+      "read_beyond_wp=1\n";
+  auto jobs = ParseFioJobFile(text, "t.fio", Base());
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  const FioConfig& c = (*jobs)[0].cfg;
+  EXPECT_EQ(c.zonemode, "zbd");
+  EXPECT_EQ(c.max_open_zones, 4u);
+  EXPECT_DOUBLE_EQ(c.zone_reset_threshold.value, 0.7);
+  EXPECT_DOUBLE_EQ(c.zone_reset_frequency.value, 0.25);
+  EXPECT_TRUE(c.read_beyond_wp);
+  auto bad = ParseFioJobFile("[z]\nzonemode=strided\n", "t.fio", Base());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("t.fio:2"), std::string::npos) << bad.status().message();
+}
+
 TEST(FioJobFileTest, TranslatesMixesSplitsDistributionsAndBounds) {
   const std::string text =
       "[JESD219]\n"

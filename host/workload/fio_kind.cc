@@ -25,6 +25,20 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t capacity, uint32
   return sections.Get<FioConfig>("fio").Validate(capacity, sector_size, "workload.fio");
 }
 
+sim::Status ValidateZoned(const sim::ImplConfigs& sections, const ssd::ZoneLayout* zones, uint32_t page_size,
+                          uint32_t sector_size) {
+  const FioConfig& cfg = sections.Get<FioConfig>("fio");
+  if (zones == nullptr) {
+    if (cfg.zonemode == "zbd") {
+      return sim::Status::InvalidInput("workload.fio.zonemode: zbd needs a zoned device (ftl.kind: zns)");
+    }
+    return sim::Status::Ok();
+  }
+  const uint64_t capacity = (zones->conventional_pages + zones->zones * zones->zone_pages) * page_size;
+  FS_ASSIGN_OR_RETURN(const FioPlan plan, ResolveFio(cfg, capacity, sector_size, "workload.fio"));
+  return CheckZbd(plan, *zones, page_size, "workload.fio");
+}
+
 sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sections, const WorkloadEnv& env) {
   FioGenerator::Env e{env.events, env.device, env.stats, env.seed, env.device_queues, env.first_queue};
   FS_ASSIGN_OR_RETURN(auto g, FioGenerator::Create(sections.Get<FioConfig>("fio"), e, "workload.fio"));
@@ -36,6 +50,6 @@ sim::Result<std::unique_ptr<WorkloadDriver>> Make(const sim::ImplConfigs& sectio
 const sim::Registrar<WorkloadKind> kRegistered{
     {"fio", "fio-like block workload on the device", false,
      sim::ImplSection::Of<FioConfig>("fio", "fio-like block workload (kind: fio)"), {"jobfile"}, &Validate,
-     &Make}};
+     &Make, nullptr, nullptr, nullptr, nullptr, nullptr, &ValidateZoned}};
 
 }  // namespace host

@@ -58,6 +58,9 @@ void FixedLatencyDevice::Submit(ssd::BlockRequest* req) {
     case ssd::BlockOp::kTrim:
       done = q_->now() + cfg_.trim_latency;
       break;
+    case ssd::BlockOp::kZoneAppend:
+    case ssd::BlockOp::kZoneMgmt:
+      LOG(FATAL) << "a zone command to a device that is not zoned (layout().zoned is null)";
   }
   Done* d = Alloc();
   d->req = req;
