@@ -11,19 +11,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "app/cli_test_util.h"
+
 namespace app {
 namespace {
+
+using app::testing::Slurp;
 
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 class SweepTest : public ::testing::Test {
  protected:

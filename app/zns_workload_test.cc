@@ -16,36 +16,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "app/cli_test_util.h"
+
 namespace {
+
+using app::testing::Cli;
+using app::testing::Outcome;
+using app::testing::Slurp;
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-struct Outcome {
-  int code = -1;
-  std::string out;
-};
-
-Outcome Cli(const std::string& args) {
-  const std::string cmd = std::string(FLASHSTACK_BINARY) + " " + args + " 2>&1";
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return o;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.out.append(buf, n);
-  const int st = pclose(p);
-  o.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // The "value" of stat `stat` in a stats.json text; -1 if absent.
 double Stat(const std::string& json, const std::string& stat, const std::string& field = "value") {
