@@ -277,6 +277,9 @@ class FtlCore {
   // Functional: copies victim u's valid pages and erases it; returns the
   // pages copied.
   int64_t CollectUnit(UnitId u);
+  // CollectUnit of a one-block unit with page mapping: finds the pages to
+  // move from the valid bits.
+  int64_t CollectBlock(UnitId u);
   // Moves valid page src (of victim `from`, holding l) to a GC-stream page.
   flash::Ppn MoveValidPage(UnitId from, flash::Ppn src, Lpn l);
   // The FTL changed l's mapping itself (GC, trim): with a cache, the entry
@@ -304,6 +307,9 @@ class FtlCore {
   uint32_t next_map_group_ = 0;
   std::vector<uint8_t> wl_check_;  // per group: erased since the last wear-leveling check
   bool flushing_ = false;
+  // CollectBlock's scratch: the victim's valid pages and their Lpns.
+  std::vector<uint64_t> gc_pages_;
+  std::vector<uint64_t> gc_lpns_;
 };
 
 }  // namespace ftl
