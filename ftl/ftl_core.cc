@@ -279,6 +279,20 @@ UnitId FtlCore::SelectWearLevelVictim(uint32_t group) {
   return best;
 }
 
+uint32_t FtlCore::NextValidPage(UnitId u, uint32_t i) const {
+  const uint32_t pages = blocks_.unit_pages();
+  if (mapping_.unit() == MapUnit::kPage && blocks_.group_planes() == 1) {
+    const uint64_t first = geometry_.FirstPpnOfBlock(blocks_.BlockIdOf(u, 0)).v;
+    return static_cast<uint32_t>(mapping_.NextValid(first + i, first + pages) - first);
+  }
+  for (; i < pages; ++i) {
+    // Validity checks read random L2P entries: fetch a few pages ahead.
+    if (i + 8 < pages) mapping_.PrefetchValidity(blocks_.PpnOf(u, i + 8));
+    if (mapping_.IsValid(blocks_.PpnOf(u, i))) return i;
+  }
+  return pages;
+}
+
 int64_t FtlCore::CollectOnce(uint32_t group) {
   const UnitId u = SelectVictim(group);
   if (u == kNoUnit) return -1;
@@ -423,8 +437,7 @@ void FtlCore::FillAndOverwrite(uint64_t fill, uint64_t overwrites, uint64_t seed
     const Lpn l{slot};
     slot = rng.Uniform(fill);
     mapping_.PrefetchLpn(Lpn{slot});
-    const uint64_t soon = mapping_.PrefetchRetire(Lpn{ahead[(i + kUnitAhead) % kAhead]});
-    if (soon != kNoBlock) blocks_.PrefetchUnit(blocks_.UnitOfBlock(soon));
+    PrefetchRetire(Lpn{ahead[(i + kUnitAhead) % kAhead]});
     Write(l);
   }
 }

@@ -151,6 +151,12 @@ class FtlCore {
   // program of the new version), running GC inline where needed.
   void FlushMapUpdates();
   flash::Ppn Lookup(Lpn l) const { return mapping_.Lookup(l); }
+  // Cache hints (see Ftl::PrefetchEntry/PrefetchRetire); no effect on results.
+  void PrefetchEntry(Lpn l) const { mapping_.PrefetchLpn(l); }
+  void PrefetchRetire(Lpn l) const {
+    const uint64_t b = mapping_.PrefetchRetire(l);
+    if (b != kNoBlock) blocks_.PrefetchUnit(blocks_.UnitOfBlock(b));
+  }
   // Sequential fill, then uniform random overwrites of the filled range.
   // With spec.replicate (and page_stripe on per-plane groups, as
   // FtlConfig::Validate requires for it) on a fresh FTL: the same on one
@@ -208,6 +214,10 @@ class FtlCore {
   UnitId SelectVictim(uint32_t group);
   // The Lpn whose valid copy is at p, or an invalid Lpn.
   Lpn ValidLpnAt(flash::Ppn p) const { return mapping_.IsValid(p) ? mapping_.LpnAt(p) : Lpn{}; }
+  // The first page index >= i of unit u that holds a valid copy, or
+  // unit_pages(). With page mapping and one-block units a scan of the valid
+  // bits; otherwise page by page, fetching validity a few pages ahead.
+  uint32_t NextValidPage(UnitId u, uint32_t i) const;
   // If l's valid copy is still at `src`, allocates a GC-stream page in src's
   // group, moves the mapping there and returns it; otherwise returns
   // kInvalidPpn (the data went stale while GC was reading it).

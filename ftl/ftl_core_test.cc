@@ -195,6 +195,17 @@ TEST_P(FtlCoreCombos, RandomWritesTrimsStayConsistent) {
     }
     core.Trim(Lpn{rng.Uniform(u)}, 1 + rng.Uniform(u / 16));
     ASSERT_EQ(core.CheckConsistency(), "") << "round " << round;
+    // NextValidPage (GC's scan) against a page-by-page check of every unit.
+    const BlockManager& b = core.blocks();
+    for (UnitId unit = 0; unit < b.units(); ++unit) {
+      uint32_t want = 0;
+      for (uint32_t i = 0; i <= b.unit_pages(); ++i) {
+        if (i < b.unit_pages() && !core.ValidLpnAt(b.PpnOf(unit, i)).valid()) continue;
+        for (; want <= i; ++want) {
+          ASSERT_EQ(core.NextValidPage(unit, want), i) << "unit " << unit << " from page " << want;
+        }
+      }
+    }
   }
   EXPECT_GT(core.counters().gc_copies.value(), 0u);
   EXPECT_GT(core.counters().trimmed_pages.value(), 0u);
