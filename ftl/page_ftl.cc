@@ -729,7 +729,8 @@ std::unique_ptr<Ftl> MakePageFtl(const FtlConfig& cfg, flash::FlashArray* array,
 }
 sim::Status ValidatePageFtl(const FtlConfig& cfg, const flash::Geometry& g) { return cfg.ValidatePageMapped(g); }
 uint64_t PageFtlLogicalPages(const FtlConfig& cfg, const flash::Geometry& g) { return cfg.LogicalPagesByOp(g); }
-// The mapping tables exactly, and per block the block manager's state
+// The mapping tables exactly (with page mapping, their valid bits too), and
+// per block the block manager's state
 // (valid, erase and pending counts, close sequence, state, stream, free
 // ring and candidate-set position: 34 bytes), rounded up to 48 bytes.
 // With a mapping cache, its model: 4 bytes per logical page, 32 per cached
