@@ -154,6 +154,7 @@ class FtlCore {
   // Cache hints (see Ftl::PrefetchEntry/PrefetchRetire); no effect on results.
   void PrefetchEntry(Lpn l) const { mapping_.PrefetchLpn(l); }
   void PrefetchRetire(Lpn l) const {
+    if (l.v >= logical_pages_) return;  // a hint never reads past the table
     const uint64_t b = mapping_.PrefetchRetire(l);
     if (b != kNoBlock) blocks_.PrefetchUnit(blocks_.UnitOfBlock(b));
   }
