@@ -49,8 +49,9 @@ void PowerCutSection::Describe(sim::Schema<PowerCutSection>& s) {
            "against what it acknowledged as durable (fsync, O_SYNC writes, transaction commits, sync, directory "
            "fsync): none; time = at power_cut.time; ops = after power_cut.ops file-system calls completed; "
            "random = at a time drawn uniformly from [power_cut.min_time, power_cut.max_time] with the run's seed. "
-           "Needs a file system that keeps what is on flash (fs.kind f2fs or ext4). If the run ends first, the cut "
-           "comes at its end");
+           "Needs a file system that keeps what is on flash (fs.kind f2fs or ext4). The system runs on until a "
+           "cut at a time, idle or not (commits, checkpoints and writeback go on after the workload ended); "
+           "run.max_time ending the run first, or a workload ending before its N-th call, cuts at the run's end");
   s.Param("time", &PowerCutSection::time, "0s", "when: time — the cut's simulated time from the run's start");
   s.Param("ops", &PowerCutSection::ops, "0",
           "when: ops — cut right after this many file-system calls (of every workload, setup included) completed");
@@ -493,6 +494,21 @@ RunReport Experiment::Run(const Progress& progress, const std::atomic<int>* inte
   sim::SimTime until =
       cfg_.run.max_time > sim::SimTime::Zero() ? s.queue.now() + cfg_.run.max_time : sim::SimTime::Max();
   const PowerCutSection& pc = cfg_.run.power_cut;
+  // A cut at a time: the system runs until then, idle or not (its periodic
+  // work — commits, checkpoints, writeback — goes on after the workload
+  // ended), so a live event stands at the cut.
+  class StopAt final : public sim::Event {
+   public:
+    explicit StopAt(sim::EventQueue* q) : sim::Event(sim::Priority::kProgress), q_(q) {}
+    ~StopAt() override {
+      if (scheduled()) q_->Deschedule(this);
+    }
+    void Process() override { q_->Stop(); }
+
+   private:
+    sim::EventQueue* q_;
+  };
+  StopAt stop_at(&s.queue);
   if (pc.enabled()) {
     sim::SimTime cut = sim::SimTime::Max();
     if (pc.when == "time") cut = s.queue.now() + pc.time;
@@ -507,7 +523,10 @@ RunReport Experiment::Run(const Progress& progress, const std::atomic<int>* inte
         if (ops == n) q->Stop();
       });
     }
-    until = std::min(until, cut);
+    if (cut <= until) {
+      s.queue.Schedule(&stop_at, cut);
+      until = cut;
+    }
   }
   s.queue.SetInterrupt(interrupt);
   s.queue.Run(until);
@@ -520,6 +539,10 @@ RunReport Experiment::Run(const Progress& progress, const std::atomic<int>* inte
     CutAndRecover();
     // The other cuts: each a fresh run of the same config.
     for (uint32_t i = 1; cut_index_ == 0 && i < pc.cuts; ++i) {
+      if (progress.mode != Progress::Mode::kOff) {
+        std::fprintf(stderr, "[flashstack] %s%spower cut %u of %u\n", progress.label.c_str(),
+                     progress.label.empty() ? "" : ": ", i + 1, pc.cuts);
+      }
       sim::Result<std::unique_ptr<Experiment>> other = Create(cfg_);
       CHECK(other.ok()) << other.status().message();
       (*other)->cut_index_ = i;
