@@ -196,7 +196,10 @@ sim::Status ValidateExperiment(const ExperimentConfig& cfg) {
     facts.channels = cfg.device.geometry.channels;
     facts.page_size = static_cast<uint32_t>(cfg.device.geometry.page_size.value);
     facts.pages_per_block = cfg.device.geometry.pages_per_block;
-    facts.fixed_placement = cfg.ftl.FixesPlacement();
+    facts.zoned = cfg.ftl.Zones(cfg.device.geometry, &facts.zones);
+    // A zoned device fixes placement too, but shows the file system zones
+    // (write pointers) rather than flash blocks.
+    facts.fixed_placement = cfg.ftl.FixesPlacement() && !facts.zoned;
     if (facts.fixed_placement) facts.fixed_from_block = cfg.ftl.FixedFrom(cfg.device.geometry);
     FS_RETURN_IF_ERROR(fs_kind->validate(cfg.fs.kinds, cfg.fs.volume.value, facts));
     if (fs_kind->uses_device && cfg.fs.volume.value > capacity) {

@@ -49,6 +49,9 @@ struct DeviceFacts {
   // With fixed placement: the first logical flash block with a fixed place
   // (below it, a page-mapped area takes in-place updates).
   uint64_t fixed_from_block = 0;
+  // A zoned device (ftl.kind: zns): its zones, in flash pages.
+  bool zoned = false;
+  ssd::ZoneLayout zones;
 };
 
 class MountedFs {

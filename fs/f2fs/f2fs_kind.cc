@@ -135,7 +135,16 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, co
     // The journal area is a ring rewritten in place; on the static
     // block-mapped FTL only the page-mapped head of the device may be, so
     // mkfs puts it there (before the checkpoint area).
-    lp.journal_at_head = device.fixed_placement;
+    lp.journal_at_head = device.fixed_placement || device.zoned;
+  }
+  if (device.zoned) {
+    const sim::Status zst = F2fs::ZonedLayoutParams(cfg, device.zones, device.page_size, &lp);
+    if (!zst.ok()) return zst;
+    if (cfg.allocation != "default")
+      return sim::Status::InvalidInput(fmt::format(
+          "fs.f2fs.allocation: '{}' on a zoned device; F2FS's zoned mode allocates with the kernel's default "
+          "policy (a section per zone)",
+          cfg.allocation));
   }
   sim::Result<Layout> layout = ComputeLayout(lp);
   if (!layout.ok()) {
