@@ -75,6 +75,22 @@ TEST(F2fsZonedTest, PowerCutsRecover) {
     EXPECT_GT(f.ack_bytes, 0u) << durability;
     EXPECT_EQ(e->FailedRequests(), 0u) << durability << ": " << e->Summary();
   }
+  // Cuts while F2FS cleans and resets zones (random overwrites of a file
+  // filling most of the volume, fsync every 64 writes: cleaning runs from
+  // about a minute on).
+  std::unique_ptr<Experiment> e =
+      Make(kConfig, {"workload.kind=fio_files", "workload.fio_files.size=640MiB", "workload.fio_files.bs=8KiB",
+                     "workload.fio_files.fsync=64", "workload.fio_files.total_ios=50000", "run.power_cut.when=random",
+                     "run.power_cut.min_time=60s", "run.power_cut.max_time=150s", "run.power_cut.cuts=4"});
+  ASSERT_NE(e, nullptr);
+  e->Run(false);
+  const Experiment::PowerCutFigures& f = e->power_cut();
+  EXPECT_EQ(f.cuts, 4u);
+  EXPECT_EQ(f.mount_failures + f.check_failures, 0u) << f.first_failure;
+  EXPECT_EQ(f.violations(), 0u) << f.first_failure;
+  EXPECT_GT(f.ack_bytes, 500u << 20);  // the file, fsynced
+  EXPECT_GT(e->stats().Value("fs.io.zone_resets"), 0.0);  // the first run's cleaning, before its cut
+  EXPECT_EQ(e->FailedRequests(), 0u);
 }
 
 // What zoned mode cannot run is refused before the run, naming the key.
