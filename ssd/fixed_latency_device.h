@@ -99,8 +99,9 @@ class FixedLatencyDevice final : public BlockDevice {
   std::vector<Trim> trim_log_;
   Done* free_ = nullptr;
   size_t in_flight_ = 0;
-  uint64_t count_[4] = {};
-  uint64_t bytes_[4] = {};
+  // By BlockOp (kRead .. kZoneMgmt).
+  uint64_t count_[static_cast<int>(BlockOp::kZoneMgmt) + 1] = {};
+  uint64_t bytes_[static_cast<int>(BlockOp::kZoneMgmt) + 1] = {};
   uint64_t fua_ = 0;
   std::function<sim::SimTime(const BlockRequest&)> extra_latency_;
 };
