@@ -32,7 +32,7 @@ bool FsyncManager::NeedDoCheckpoint(Inode* inode) {
   const InodeFields& f = I(inode);
   const Inode* parent = itab_->Find(f.pino);
   return durability_->FsyncNeedsCheckpoint(FsyncFacts{inode->ino, f.pino, f.is_dir, f.links, f.lost_pino,
-                                                      host_->ValidBlocks(), host_->AllocatedSinceCheckpoint(),
+                                                      host_->ValidBlocksAtCheckpoint(), host_->AllocatedSinceCheckpoint(),
                                                       parent != nullptr && parent->trans_dir});
 }
 

@@ -66,7 +66,9 @@ class FsyncManager {
     virtual sim::Task<Errno> JournalFsync(Inode* inode) = 0;
     // An fsync of `inode` ended (a transaction's commit may wait for it).
     virtual void FsyncEnded(Inode* inode) = 0;
-    virtual uint64_t ValidBlocks() const = 0;        // total_valid_block_count
+    // last_valid_block_count: total_valid_block_count when the last
+    // checkpoint committed or was mounted.
+    virtual uint64_t ValidBlocksAtCheckpoint() const = 0;
     virtual uint64_t AllocatedSinceCheckpoint() const = 0;  // alloc_valid_block_count
   };
   struct Deps {
