@@ -156,6 +156,8 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   fsm.durability = durability_.get();
   fsm.inodes = &itab_;
   fsm.journal = journal_ != nullptr;
+  fsm.journal_fsync_commit =
+      journal_ == nullptr || cfg_.impl_configs.Get<JournalConfig>("journal").fsync == "commit";
   fsm.host = this;
   fsm_ = std::make_unique<FsyncManager>(fsm);
   RegisterStats();

@@ -222,6 +222,7 @@ void RunCrashIterations(const F2fsConfig& cfg, int iterations, uint64_t base_see
   // roll-forward: replay is what recovers.
   if (cfg.durability == "journal") {
     EXPECT_GT(journal_replays, 0);
+    if (cfg.impl_configs.Get<JournalConfig>("journal").fsync == "rollforward") EXPECT_GT(recovered_runs, 0);
   } else {
     EXPECT_GT(recovered_runs, 0);
   }
@@ -259,6 +260,15 @@ F2fsConfig JournalCrashConfig(sim::SimTime commit_interval, sim::Bytes size) {
 // of these ran 1,000 to 3,000 iterations clean before being cut down to
 // the suite's share.
 TEST(CrashTest, RandomCutsJournal) { RunCrashIterations(JournalCrashConfig(sim::Ms(3), sim::MiB(1)), 60, 21); }
+
+// fs.f2fs.journal.fsync rollforward (the F2FS-J artifact's fsync): fsyncs
+// write dnodes for roll-forward beside the journal's commits; a cut
+// recovers the checkpoint, the committed epochs, then the fsynced files.
+TEST(CrashTest, RandomCutsJournalRollForwardFsync) {
+  F2fsConfig c = JournalCrashConfig(sim::Ms(3), sim::MiB(1));
+  c.impl_configs.Mutable<JournalConfig>("journal").fsync = "rollforward";
+  RunCrashIterations(c, 40, 23);
+}
 
 TEST(CrashTest, RandomCutsJournalWithHardLinks) {
   RunCrashIterations(JournalCrashConfig(sim::Ms(3), sim::MiB(1)), 40, 31, /*big_writes=*/false, {},

@@ -174,6 +174,76 @@ TEST(JournalModeTest, CommittedOperationsSurviveAPowerCutThatCheckpointModeLoses
   }
 }
 
+// fs.f2fs.journal.fsync: commit (the paper's) commits the running epoch
+// at fsync and writes no node for it; rollforward (the F2FS-J artifact's)
+// is stock F2FS fsync beside the journal: the file's dnodes with the fsync
+// mark and a cache flush, no journal commit, and after a power cut that
+// loses everything volatile roll-forward recovery brings the fsynced data
+// back (the journal, never committed, replays nothing).
+TEST(JournalModeTest, FsyncCommitsTheJournalOrRollsForward) {
+  for (const std::string how : {"commit", "rollforward"}) {
+    SCOPED_TRACE(how);
+    // No commit by the thread within the test (1 s interval).
+    F2fsConfig c = JournalConfigFor(sim::Ms(1000));
+    c.impl_configs.Mutable<JournalConfig>("journal").fsync = how;
+    c.page_cache.writeback_interval = sim::Ms(1000);
+    c.page_cache.dirty_expire = sim::Ms(1000);
+    Stack s(64ull << 20, c);
+    s.FormatAndMount();
+    // The parent directory, checkpointed: the file's fsync needs no
+    // checkpoint (need_do_checkpoint's CP_NODE_NEED_CP).
+    ASSERT_TRUE(s.Run(s.fs().Mkdir("/d")).ok());
+    ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+    const double commits0 = s.stats().Value("fs.journal.commits");
+    const double cps0 = s.stats().Value("fs.cp.count");
+    FsResult<Fd> fd = s.Run(s.fs().Open("/d/f", kCreat | kRdWr));
+    ASSERT_TRUE(fd.ok());
+    const std::vector<uint8_t> data = Pattern(5 * kBlockSize, 9);
+    ASSERT_TRUE(s.Run(s.fs().Pwrite(fd.value, 0, data, data.size())).ok());
+    ASSERT_TRUE(s.Run(s.fs().Fsync(fd.value)).ok());
+    EXPECT_EQ(s.stats().Value("fs.cp.count") - cps0, 0);
+    if (how == "commit") {
+      EXPECT_EQ(s.stats().Value("fs.journal.commits") - commits0, 1);
+      EXPECT_EQ(s.stats().Value("fs.journal.fsync_commits"), 1);
+      EXPECT_EQ(s.stats().Value("fs.fsync.nodes_written"), 0);
+    } else {
+      EXPECT_EQ(s.stats().Value("fs.journal.commits") - commits0, 0);
+      EXPECT_EQ(s.stats().Value("fs.journal.fsync_commits"), 0);
+      EXPECT_GT(s.stats().Value("fs.fsync.nodes_written"), 0);
+    }
+    s.PowerCut([](BlockAddr, bool) { return false; });
+    ASSERT_TRUE(s.Mount().ok());
+    s.ExpectCheck();
+    if (how == "commit") {
+      EXPECT_GT(s.stats().Value("fs.journal.replayed"), 0);
+    } else {
+      EXPECT_EQ(s.stats().Value("fs.journal.replayed"), 0);
+      EXPECT_GT(s.fs().recovered_dnodes(), 0u);
+    }
+    const Namespace got = s.Run(Snapshot(s.fs_ptr()));
+    ASSERT_TRUE(got.count("/d/f")) << Describe(got);
+    EXPECT_TRUE(got.at("/d/f").data == data);
+  }
+}
+
+// rollforward: an fsync in need_do_checkpoint's cases (a file whose parent
+// no checkpoint holds) checkpoints, as stock F2FS; commit never does.
+TEST(JournalModeTest, RollForwardFsyncCheckpointsInStockF2fsCases) {
+  for (const std::string how : {"commit", "rollforward"}) {
+    SCOPED_TRACE(how);
+    F2fsConfig c = JournalConfigFor(sim::Ms(1000));
+    c.impl_configs.Mutable<JournalConfig>("journal").fsync = how;
+    Stack s(64ull << 20, c);
+    s.FormatAndMount();
+    ASSERT_TRUE(s.Run(s.fs().Mkdir("/new")).ok());
+    FsResult<Fd> fd = s.Run(s.fs().Open("/new/f", kCreat | kRdWr));
+    ASSERT_TRUE(fd.ok());
+    ASSERT_TRUE(s.Run(s.fs().Pwrite(fd.value, 0, Pattern(kBlockSize, 3), kBlockSize)).ok());
+    ASSERT_TRUE(s.Run(s.fs().Fsync(fd.value)).ok());
+    EXPECT_EQ(s.stats().Value("fs.fsync.checkpoints"), how == "rollforward" ? 1 : 0);
+  }
+}
+
 // apply: committed — the checkpoint first writes the node pages of
 // committed records while operations go on, and holds operations only for
 // what is left; apply: checkpoint writes them all with operations held. Four threads keep creating files through the

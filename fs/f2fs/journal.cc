@@ -37,6 +37,12 @@ void JournalConfig::Describe(sim::Schema<JournalConfig>& s) {
            "uncommitted record touched since are written while operations go on; the checkpoint then holds "
            "operations only for what is left) or checkpoint (F2FS's checkpoint writes every dirty node page "
            "with operations held)");
+  s.Choice("fsync", &JournalConfig::fsync, "commit", {"commit", "rollforward"},
+           "What fsync does with the journal running: commit (the paper's design: the running epoch is "
+           "committed, every record of every file, with the commit's flush and FUA commit block) or rollforward "
+           "(the F2FS-J artifact's: stock F2FS fsync, the file's dnodes written with the fsync mark and a cache "
+           "flush, recovered by roll-forward after the journal's replay; a checkpoint in need_do_checkpoint's "
+           "cases, as fs.f2fs.durability checkpoint decides them)");
 }
 
 uint64_t JournalAreaBlocks(const F2fsConfig& cfg) {

@@ -52,6 +52,7 @@ struct JournalConfig {
   sim::SimTime record_cpu = sim::SimTime::FromNs(200);
   std::string apply = "committed";
   std::string list_lock = "per_inode";
+  std::string fsync = "commit";
   static void Describe(sim::Schema<JournalConfig>& s);
 };
 
