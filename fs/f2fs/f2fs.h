@@ -742,6 +742,11 @@ class F2fs final : public FileSystem,
   // is owed (journal_cpu_owed_, see WriteDataPage).
   sim::Task<void> JournalCpu();
   uint64_t journal_cpu_owed_ = 0;
+  // fs.f2fs.journal.records all: data blocks' new addresses are journaled
+  // (DATA_WRITE), so commits order that data. namespace: JournalCpu charges
+  // the records appended since its last call (journal_records_charged_).
+  bool journal_data_records_ = false;
+  uint64_t journal_records_charged_ = 0;
   // At mount: replays the committed records after the checkpoint's
   // position; `*applied` counts the records applied.
   sim::Task<sim::Status> ReplayJournal(const JournalPosition& cp, uint64_t* applied);

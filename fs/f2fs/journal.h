@@ -53,6 +53,9 @@ struct JournalConfig {
   std::string apply = "committed";
   std::string list_lock = "per_inode";
   std::string fsync = "commit";
+  std::string records = "all";
+  bool commit_wait = true;
+  bool checkpoint_after_commit = false;
   static void Describe(sim::Schema<JournalConfig>& s);
 };
 

@@ -38,6 +38,7 @@ class JournalDurability final : public Durability {
   }
   void OnRename(Nid from_dir, std::string_view from, Nid to_dir, std::string_view to, Nid ino,
                 Nid replaced) override {
+    if (!all_) return;
     JournalRecord r;
     r.type = JournalRecordType::kRename;
     r.ino = ino;
@@ -48,8 +49,11 @@ class JournalDurability final : public Durability {
     r.replaced = replaced;
     journal_.Append(ino, std::move(r));
   }
-  void OnLink(Nid dir, Nid ino, std::string_view name) override { Append(JournalRecordType::kLink, ino, dir, name); }
+  void OnLink(Nid dir, Nid ino, std::string_view name) override {
+    if (all_) Append(JournalRecordType::kLink, ino, dir, name);
+  }
   void OnSetattr(Nid ino, uint64_t size) override {
+    if (!all_) return;
     JournalRecord r;
     r.type = JournalRecordType::kSetattr;
     r.ino = ino;
@@ -61,7 +65,7 @@ class JournalDurability final : public Durability {
   // freed blocks (the unlink or setattr that freed them is recorded), nor
   // directory blocks (replay rebuilds entries from the namespace records).
   void OnBlockUpdate(const BlockUpdate& u) override {
-    if (u.node || u.dir_data || u.new_addr == kNullAddr || u.new_addr == kNewAddr) return;
+    if (!all_ || u.node || u.dir_data || u.new_addr == kNullAddr || u.new_addr == kNewAddr) return;
     JournalRecord r;
     r.type = JournalRecordType::kDataWrite;
     r.ino = u.ino;
@@ -107,7 +111,10 @@ class JournalDurability final : public Durability {
   Journal journal_;
   const DurabilityHost& host_;
   sim::SimTime last_cp_time_;
-  std::unique_ptr<Durability> stock_fsync_;  // fsync rollforward: the checkpoint mode's need_do_checkpoint
+  std::unique_ptr<Durability> stock_fsync_;
+  // records all (the paper's); false: namespace, only create, mkdir, unlink
+  // and rmdir (the artifact's).
+  const bool all_ = cfg_.records == "all";  // fsync rollforward: the checkpoint mode's need_do_checkpoint
 };
 
 }  // namespace
