@@ -17,7 +17,8 @@ Every run has --cores host CPU cores (host.cpu.cores): 10 by default, the
 seed's testbed (Intel i9-10850K, a 10-core part; the slides print "19 CPU
 cores"); 0 runs every simulated thread on its own core.
 
-Configs default to every configs/filebench/*.yaml. Each run goes to
+Configs default to every configs/filebench/*.yaml but the *_journal.yaml
+ones (their base config with durability journal, which the modes cover). Each run goes to
 OUT/<config>/<mode>/; a run already complete there is reused (delete OUT to
 rerun). The table is printed on stdout and written to OUT/table.md; with
 --doc, also into that file between its "<!-- f2fsj-table begin -->" and
@@ -167,8 +168,10 @@ def main():
         ap.error(f"--modes: checkpoint,journal then optionally journal_artifact (got {a.modes})")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.chdir(root)
+    # The *_journal.yaml configs are their base configs with durability
+    # journal set: the modes cover them.
     configs = a.configs or sorted(os.path.join("configs/filebench", c) for c in os.listdir("configs/filebench")
-                                  if c.endswith(".yaml"))
+                                  if c.endswith(".yaml") and not c.endswith("_journal.yaml"))
     rows = []
     for cfg in configs:
         name = os.path.splitext(os.path.basename(cfg))[0]
