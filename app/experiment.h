@@ -34,11 +34,27 @@
 
 namespace app {
 
+// run.power_cut: cut the power during a file-system experiment, mount
+// again (recovery) and compare the recovered volume with what the file
+// system acknowledged as durable (fs/durability_ledger.h).
+struct PowerCutSection {
+  std::string when;          // none | time | ops | random
+  sim::SimTime time;         // when: time — simulated time from the run's start
+  uint64_t ops = 0;          // when: ops — file-system calls completed
+  sim::SimTime min_time;     // when: random — the window the cut time is drawn from
+  sim::SimTime max_time;
+  uint32_t cuts = 1;         // runs cut (each a fresh run of the same config)
+  std::string device_keeps;  // random | none | completed: the volatile writes the device keeps
+  bool enabled() const { return when != "none"; }
+  static void Describe(sim::Schema<PowerCutSection>& s);
+};
+
 struct RunSection {
   sim::SimTime max_time;        // 0 = until the workload finishes
   sim::SimTime stats_interval;  // time-series sampling period
   sim::Bytes max_memory;        // refuse a larger estimate; 0 = the machine's memory
   std::string rate_window;      // "measured" (the workload's measured phase) or "run"
+  PowerCutSection power_cut;
   static void Describe(sim::Schema<RunSection>& s);
 };
 
@@ -157,6 +173,31 @@ class Experiment {
   // mode, a request beyond the device with fit: error) reports it here.
   sim::Status status() const;
 
+  // run.power_cut's figures, summed over the cuts (power_cut.* in
+  // stats.json).
+  struct PowerCutFigures {
+    uint64_t cuts = 0;
+    double cut_time = 0;           // s, summed
+    uint64_t ops_before_cut = 0;
+    uint64_t mount_failures = 0;
+    uint64_t check_failures = 0;
+    uint64_t cuts_violating = 0;   // cuts that lost acknowledged state
+    // Acknowledged durable at the cut.
+    uint64_t ack_files = 0, ack_bytes = 0, ack_names = 0, ack_fsyncs = 0, ack_syncs = 0, ack_commits = 0;
+    // Violations.
+    uint64_t files_missing = 0, files_short = 0, blocks_wrong = 0, names_wrong = 0, bytes_lost_acknowledged = 0;
+    // Losses the contract allows.
+    uint64_t files_at_cut = 0, bytes_at_cut = 0, bytes_lost = 0, names_at_cut = 0, names_lost = 0, names_back = 0;
+    uint64_t files_unverifiable = 0, blocks_compared = 0;
+    // The mount after the cut, on a fixed-latency device.
+    double recovery_time = 0, recovery_time_max = 0;  // s
+    uint64_t recovery_reads = 0, recovery_writes = 0;  // requests
+    std::string first_failure;  // the first violation, mount or checker failure
+    uint64_t violations() const { return files_missing + files_short + blocks_wrong + names_wrong; }
+    void Add(const PowerCutFigures& o);
+  };
+  const PowerCutFigures& power_cut() const { return pc_; }
+
   // Keys naming files (trace paths), as full key paths: they are resolved
   // against the directory of the config file that set them.
   static std::vector<std::string> FileKeys();
@@ -166,10 +207,17 @@ class Experiment {
 
  private:
   explicit Experiment(const ExperimentConfig& cfg);
+  // The run stopped at the cut: cuts the power, mounts on a fixed-latency
+  // device, runs the checker and the ledger's comparison; adds to pc_.
+  void CutAndRecover();
+  void RegisterPowerCutStats(const sim::StatGroup& g);
+  std::string PowerCutSummary() const;
   struct Stack;
   ExperimentConfig cfg_;
   sim::StatsRegistry stats_;
   std::unique_ptr<Stack> stack_;
+  PowerCutFigures pc_;
+  uint32_t cut_index_ = 0;  // which of run.power_cut.cuts this run is
 };
 
 }  // namespace app

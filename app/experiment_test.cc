@@ -14,24 +14,14 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "app/experiment_test_util.h"
 #include "sim/config.h"
 #include "sim/time.h"
 
 namespace app {
 namespace {
 
-std::unique_ptr<Experiment> Make(const std::string& config, const std::vector<std::string>& overrides) {
-  const std::string path = std::string(FLASHSTACK_SOURCE_DIR) + "/" + config;
-  auto runs = sim::LoadExperiment(sim::SchemaOf<ExperimentConfig>(), path, overrides);
-  EXPECT_TRUE(runs.ok()) << path << ": " << runs.status().message();
-  if (!runs.ok()) return nullptr;
-  ExperimentConfig cfg;
-  EXPECT_TRUE(sim::Bind(sim::SchemaOf<ExperimentConfig>(), runs.value()[0], &cfg).ok());
-  EXPECT_TRUE(ValidateExperiment(cfg).ok()) << ValidateExperiment(cfg).message();
-  auto e = Experiment::Create(cfg);
-  EXPECT_TRUE(e.ok()) << path << ": " << e.status().message();
-  return e.ok() ? std::move(e).value() : nullptr;
-}
+using testing::Make;
 
 // A workload that uses file-system transactions is refused before the run
 // on a file system that has none (memfs, F2FS-J), naming the key that asks

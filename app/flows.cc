@@ -391,6 +391,7 @@ std::vector<double> AloneLatencies(const ExperimentConfig& cfg, const std::atomi
     // job becomes a YAML flow).
     const std::string name = f.name;
     ExperimentConfig one = cfg;
+    one.run.power_cut.when = "none";  // a flow alone measures its latency, not a cut
     one.workload.alone_runs = false;
     one.workload.flows.clear();
     one.workload.kinds.Mutable<host::FioConfig>("fio").jobfile.clear();

@@ -49,6 +49,9 @@ struct DeviceFacts {
   // With fixed placement: the first logical flash block with a fixed place
   // (below it, a page-mapped area takes in-place updates).
   uint64_t fixed_from_block = 0;
+  // A zoned device (ftl.kind: zns): its zones, in flash pages.
+  bool zoned = false;
+  ssd::ZoneLayout zones;
 };
 
 class MountedFs {
@@ -57,6 +60,30 @@ class MountedFs {
   virtual FileSystem* fs() = 0;
   // Lines for the run summary, from the registered statistics ("" = none).
   virtual std::string Summary(const sim::StatsRegistry& stats) const = 0;
+
+  // ---- Power cuts (run.power_cut). A kind whose volume survives a cut
+  // (it keeps an image of what is on flash, fs/vfs/block_image.h; its
+  // FileSystemKind says survives_power_cut) overrides all three.
+  // Cuts the power: the file system stops (nothing is scheduled or woken
+  // from now on, fs() stays valid and dead so its statistics can still be
+  // read); the image keeps its durable content and, of each volatile write
+  // in submission order, what keep(completed) says. The caller then clears
+  // the event queue and destroys the workload's threads.
+  // REQUIRES: the kind survives_power_cut; called once.
+  virtual void PowerCut(const std::function<bool(bool completed)>& keep) { (void)keep; }
+  // After PowerCut: mounts a new instance on the image (recovery included)
+  // over `env` (another event queue and device: the cut device's state is
+  // gone), running env.events until mounted. The instance is the caller's;
+  // it must be destroyed before this object and env's queue.
+  virtual sim::Result<std::unique_ptr<FileSystem>> Recover(const FsEnv& env) {
+    (void)env;
+    return sim::Status::InvalidInput("this file system cannot be cut");
+  }
+  // The kind's checker (fsck) on an instance Recover returned.
+  virtual sim::Status Check(const FileSystem& recovered) const {
+    (void)recovered;
+    return sim::Status::Ok();
+  }
 };
 
 struct FileSystemKind {
@@ -84,6 +111,9 @@ struct FileSystemKind {
   // The device submission queue the configured file system submits on
   // (block flows beside it need others); null: it submits nothing.
   uint32_t (*io_queue)(const sim::ImplConfigs& sections) = nullptr;
+  // Its volume survives a power cut: MountedFs's PowerCut, Recover and
+  // Check are implemented (run.power_cut).
+  bool survives_power_cut = false;
 };
 
 // Registered kinds, sorted; their config sections.

@@ -11,11 +11,42 @@
 namespace fs::ext4 {
 namespace {
 
+// Mounts the ext4 model on `image` over `fs_env`, running its queue until
+// mounted (journal recovery included).
+sim::Result<std::unique_ptr<Ext4>> MountOn(const Ext4Config& cfg, const FsEnv& fs_env, Image* image) {
+  Ext4::Env env;
+  env.events = fs_env.events;
+  env.device = fs_env.device;
+  env.image = image;
+  env.stats = fs_env.stats;
+  env.device_write_amplification = fs_env.device_write_amplification;
+  env.cpu = fs_env.cpu;
+  sim::Result<std::unique_ptr<Ext4>> mounted = sim::Status::InvalidInput("fs.ext4: mount did not finish");
+  auto mount = [&]() -> sim::Task<> { mounted = co_await Ext4::Mount(cfg, env); };
+  sim::ThreadGroup mounting(fs_env.events);
+  mounting.Spawn(mount());
+  fs_env.events->Run();
+  return mounted;
+}
+
 class MountedExt4 final : public MountedFs {
  public:
-  MountedExt4(std::unique_ptr<Image> image, std::unique_ptr<Ext4> fs) : image_(std::move(image)), fs_(std::move(fs)) {}
+  MountedExt4(const Ext4Config& cfg, std::unique_ptr<Image> image, std::unique_ptr<Ext4> fs)
+      : cfg_(cfg), image_(std::move(image)), fs_(std::move(fs)) {}
   ~MountedExt4() override { fs_.reset(); }
   FileSystem* fs() override { return fs_.get(); }
+
+  void PowerCut(const std::function<bool(bool completed)>& keep) override {
+    fs_->Kill();
+    image_->PowerCut([&keep](BlockNo, bool completed) { return keep(completed); });
+  }
+  sim::Result<std::unique_ptr<FileSystem>> Recover(const FsEnv& env) override {
+    FS_ASSIGN_OR_RETURN(std::unique_ptr<Ext4> fs, MountOn(cfg_, env, image_.get()));
+    return std::unique_ptr<FileSystem>(std::move(fs));
+  }
+  sim::Status Check(const FileSystem& recovered) const override {
+    return static_cast<const Ext4&>(recovered).Check();
+  }
   std::string Summary(const sim::StatsRegistry& st) const override {
     const bool wrote = st.Value("fs.app.bytes_written") > 0;
     const auto ratio = [&](const char* key) {
@@ -36,6 +67,7 @@ class MountedExt4 final : public MountedFs {
   }
 
  private:
+  Ext4Config cfg_;
   std::unique_ptr<Image> image_;
   std::unique_ptr<Ext4> fs_;
 };
@@ -68,20 +100,10 @@ sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, 
   const uint64_t volume = fs_env.volume_bytes / kBlockSize * kBlockSize;
   auto image = std::make_unique<Image>(volume / kBlockSize);
   FS_RETURN_IF_ERROR(Ext4::Format(cfg, volume, image.get()));
-  Ext4::Env env;
-  env.events = fs_env.events;
-  env.device = fs_env.device;
-  env.image = image.get();
-  env.stats = fs_env.stats;
-  env.device_write_amplification = fs_env.device_write_amplification;
-  env.cpu = fs_env.cpu;
-  sim::Result<std::unique_ptr<Ext4>> mounted = sim::Status::InvalidInput("fs.ext4: mount did not finish");
-  auto mount = [&]() -> sim::Task<> { mounted = co_await Ext4::Mount(cfg, env); };
-  sim::ThreadGroup mounting(fs_env.events);
-  mounting.Spawn(mount());
-  fs_env.events->Run();
+  sim::Result<std::unique_ptr<Ext4>> mounted = MountOn(cfg, fs_env, image.get());
   if (!mounted.ok()) return mounted.status();
-  return std::unique_ptr<MountedFs>(std::make_unique<MountedExt4>(std::move(image), std::move(mounted).value()));
+  return std::unique_ptr<MountedFs>(
+      std::make_unique<MountedExt4>(cfg, std::move(image), std::move(mounted).value()));
 }
 
 // The image and the bitmaps: about 17 bytes per 4 KiB block of the volume.
@@ -96,7 +118,7 @@ uint32_t IoQueue(const sim::ImplConfigs& sections) { return sections.Get<Ext4Con
 const sim::Registrar<FileSystemKind> kRegistered{
     {"ext4", "an ext4-like in-place file system with JBD2 journaling (ordered mode) on the simulated SSD", true,
      sim::ImplSection::Of<Ext4Config>("ext4", "ext4 model (fs.kind: ext4)"), &Validate, &Mount, &MemoryBytes,
-     nullptr, &IoQueue}};
+     nullptr, &IoQueue, /*survives_power_cut=*/true}};
 
 }  // namespace
 }  // namespace fs::ext4

@@ -1,6 +1,7 @@
 // The kernel's block allocation (Linux 5.15 fs/f2fs/segment.c,
 // allocate_segment_by_default): temperature logs, SSR under space pressure,
 // otherwise the next free segment of the section or the next free section.
+#include <algorithm>
 #include <array>
 
 #include "fs/f2fs/allocation_policy.h"
@@ -17,7 +18,15 @@ uint32_t SecsFor(uint64_t pages, uint32_t blocks_per_sec) {
 class DefaultAllocationPolicy final : public AllocationPolicy {
  public:
   explicit DefaultAllocationPolicy(const AllocationPolicyContext& ctx)
-      : active_logs_(ctx.cfg->active_logs), atgc_(ctx.cfg->atgc), lfs_(ctx.cfg->mode == "lfs"), layout_(*ctx.layout) {}
+      : active_logs_(ctx.cfg->active_logs), atgc_(ctx.cfg->atgc), lfs_(ctx.cfg->mode == "lfs"), layout_(*ctx.layout),
+        stripe_blocks_(ctx.device != nullptr && ctx.device->zoned != nullptr
+                           ? std::max<uint32_t>(1, ctx.device->page_size / kBlockSize)
+                           : kBlocksPerSeg) {}
+
+  // On a zoned device, which takes whole flash pages: a write ending inside
+  // a page pads the rest (SegmentManager::PadStripe), so the next one
+  // starts at the zone's write pointer.
+  uint32_t StripeBlocks() const override { return stripe_blocks_; }
 
   // __get_segment_type_{2,4,6}.
   LogType DataLog(const DataPlacement& p) const override { return KernelDataLog(p, active_logs_, atgc_); }
@@ -54,11 +63,13 @@ class DefaultAllocationPolicy final : public AllocationPolicy {
   }
 
  private:
+  // On a zoned volume only the first usable_segs_per_sec segments of a
+  // section lie within its zone's capacity (f2fs_usable_segs_in_sec).
   bool NextInSectionFree(const SegmentManager& sm, SegNo cur) const {
     const uint32_t sps = layout_.segs_per_sec;
     if (sps <= 1) return false;
     const uint32_t s = cur.v + 1;
-    return s % sps != 0 && s < sm.main_segments() && sm.IsFree(SegNo{s});
+    return s % sps != 0 && s % sps < layout_.usable_segs_per_sec && s < sm.main_segments() && sm.IsFree(SegNo{s});
   }
 
   // new_curseg / get_new_segment: the next segment of the current section
@@ -66,7 +77,7 @@ class DefaultAllocationPolicy final : public AllocationPolicy {
   // no other log writes (any free section if every zone is busy).
   SegNo NewSegment(const SegmentManager& sm, LogType t) const {
     const SegNo old = sm.curseg(t).segno;
-    if (old != kNullSegNo && NextInSectionFree(sm, old)) return SegNo{old.v + 1};
+    if (old != kNullSegNo && !sm.new_section_requested() && NextInSectionFree(sm, old)) return SegNo{old.v + 1};
     const uint32_t sps = layout_.segs_per_sec;
     const uint32_t nsec = layout_.section_count;
     const uint32_t hint = old != kNullSegNo ? layout_.SecOf(old) : 0;
@@ -126,6 +137,7 @@ class DefaultAllocationPolicy final : public AllocationPolicy {
   const bool atgc_;
   const bool lfs_;
   const Layout layout_;
+  const uint32_t stripe_blocks_;
 };
 
 }  // namespace

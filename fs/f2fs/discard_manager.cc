@@ -32,6 +32,12 @@ void DiscardManager::Queue(const std::vector<SegmentManager::DiscardRange>& free
   WakeThread();
 }
 
+uint64_t DiscardManager::ZoneOfSection(uint32_t sec) const {
+  const ssd::DeviceLayout& d = dev_->layout();
+  const uint64_t byte = uint64_t{layout_.SegStart(SegNo{sec * layout_.segs_per_sec}).v} * kBlockSize;
+  return d.zoned->ZoneOf(byte / d.page_size);
+}
+
 void DiscardManager::TrimSection(uint32_t sec) {
   io_->SubmitTrim(layout_.SegStart(SegNo{sec * layout_.segs_per_sec}), layout_.blocks_per_sec());
   section_trims_->Inc();
@@ -44,7 +50,8 @@ void DiscardManager::TrimFreedSections(std::vector<SegmentManager::DiscardRange>
     const SegNo s = layout_.SegOf(r.start);
     const uint32_t sec = layout_.SecOf(s);
     if (r.len != kBlocksPerSeg || !sm_->SectionFree(sec)) {
-      rest.push_back(r);
+      // A sequential zone takes no partial discard: only its whole reset.
+      if (!layout_.zoned()) rest.push_back(r);
       continue;
     }
     if (std::find(trimmed.begin(), trimmed.end(), sec) != trimmed.end()) continue;
@@ -59,8 +66,19 @@ void DiscardManager::TrimFreedSections(std::vector<SegmentManager::DiscardRange>
 void DiscardManager::TrimAllFreeSections() {
   // Sections whose flash blocks the device reports unwritten since their
   // erase need no trim (a large volume would otherwise send one trim per
-  // free section at every mount).
+  // free section at every mount); on a zoned device, those whose zone's
+  // write pointer is at its start (check_zone_write_pointer resets the
+  // others).
   const ssd::DeviceLayout& d = dev_->layout();
+  if (d.zoned != nullptr) {
+    for (uint32_t sec = 0; sec < layout_.section_count; ++sec) {
+      if (!sm_->SectionFree(sec)) continue;
+      const ssd::ZoneInfo z = d.zoned->Report(ZoneOfSection(sec));
+      if (z.write_pointer == z.start && z.state == ssd::ZoneState::kEmpty) continue;
+      TrimSection(sec);
+    }
+    return;
+  }
   const uint64_t flash_block = uint64_t{d.page_size} * d.pages_per_block;
   const uint64_t sec_bytes = uint64_t{layout_.blocks_per_sec()} * kBlockSize;
   for (uint32_t sec = 0; sec < layout_.section_count; ++sec) {

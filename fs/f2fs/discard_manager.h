@@ -22,7 +22,10 @@
 //   trimmed whole): TrimFreedSections trims each freed section that is now
 //   free, whole, at once, and drops what was pending in it;
 //   TrimAllFreeSections (mount) trims every free section the device reports
-//   written.
+//   written. On a zoned device (a section is a zone) the trim of a freed
+//   section is its Zone Reset (IoManager::SubmitTrim), partial discards in
+//   the zones are dropped (a sequential zone takes none), and at mount every
+//   free section whose zone is not empty is reset.
 // - Every trim goes through the IoManager; a discard command's completion
 //   comes back as OnDiscardDone (IoManager::Host::DiscardDone).
 // - Kill() (power cut): waiters return, the timer is cancelled, nothing
@@ -91,6 +94,8 @@ class DiscardManager {
   void Kick() { timer_.Kick(); }
   sim::Task<void> IssueAtUmount();  // f2fs_issue_discard_timeout
   void TrimFreedSections(std::vector<SegmentManager::DiscardRange>* freed);
+  // The device zone section `sec` is. REQUIRES: a zoned device.
+  uint64_t ZoneOfSection(uint32_t sec) const;
   void TrimAllFreeSections();
   void OnDiscardDone() { discard_wq_.NotifyAll(); }
   void Kill();

@@ -33,7 +33,10 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       cfg_.allocation, AllocationPolicyContext{&cfg_, &layout_, dev_ ? &dev_->layout() : nullptr, this});
   CHECK(alloc.ok()) << "allocation policy checked by Mount: " << alloc.status().message();
   alloc_ = std::move(alloc).value();
-  erase_before_reuse_ = dev_ && dev_->layout().fixed != nullptr;
+  // A device of fixed placement erases a flash block only when trimmed
+  // whole, a zoned one a zone only when reset: both are written in order and
+  // freed sections go back to them whole.
+  erase_before_reuse_ = dev_ && (dev_->layout().fixed != nullptr || dev_->layout().zoned != nullptr);
   sm_ = std::make_unique<SegmentManager>(layout_, alloc_.get());
   // On a device of fixed placement a merged command could cover a whole
   // flash block a log is writing (the freed rest of its segment joined to
@@ -251,6 +254,12 @@ void F2fs::RegisterStats() {
              "zero blocks written to fill a flash page a write ended inside (fixed-placement device)");
       io.Add(&io_->stats().unpadded_page_ends, "unpadded_page_ends", "count",
              "writes that ended inside a flash page whose rest another write had already taken");
+    }
+    if (layout_.zoned()) {
+      io.Add(&io_->stats().zone_resets, "zone_resets", "commands",
+             "Zone Resets of freed sections (a section is a zone; __f2fs_issue_discard_zone)");
+      io.Add(&io_->stats().zone_finishes, "zone_finishes", "commands",
+             "Zone Finishes of the zones a log left at mount, so they stop counting as active");
     }
   }
   sim::StatGroup dc = g.Group("discard");

@@ -244,6 +244,13 @@ class F2fs final : public FileSystem,
   // region is too small.
   static sim::Result<std::vector<SegNo>> RegionLogSegments(const F2fsConfig& cfg, const Layout& layout,
                                                            const ssd::DeviceLayout& device);
+  // Zoned mode (a device with layout().zoned, mkfs.f2fs -m): the layout
+  // parameters of a volume on it — main area at the first sequential zone,
+  // a section per zone, its usable segments from the zone capacity — or why
+  // the configuration cannot run there (mode must be lfs, segs_per_sec the
+  // zone's, the zones whole segments, a conventional area for metadata).
+  static sim::Status ZonedLayoutParams(const F2fsConfig& cfg, const ssd::ZoneLayout& zones, uint32_t page_size,
+                                       LayoutParams* lp);
 
   // Mounts the volume in env.image: reads the newest valid checkpoint and
   // the NAT/SIT/SSA through the device, frees orphan inodes, runs

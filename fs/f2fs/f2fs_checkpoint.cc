@@ -132,8 +132,12 @@ sim::Task<void> F2fs::BalanceFsBg(bool after_commit) {
 
 sim::Status F2fs::MoveLogsPastUncheckpointedWrites(bool all) {
   dm_->TrimAllFreeSections();
-  if (mounted_clean_ && !all) return sim::Status::Ok();
   const ssd::DeviceLayout& d = dev_->layout();
+  // A zoned volume checks every log against its zone at every mount
+  // (f2fs_check_write_pointer): mkfs's blocks (the root inode and
+  // directory) reach the image untimed, without the device's write
+  // pointers moving, so the first mount finds those logs ahead of them.
+  if (mounted_clean_ && !all && d.zoned == nullptr) return sim::Status::Ok();
   const uint64_t flash_block = uint64_t{d.page_size} * d.pages_per_block;
   // The logs the device programmed past (all with `all`, or when it does
   // not report its write pointers), and those stopped inside a page.
@@ -143,6 +147,13 @@ sim::Status F2fs::MoveLogsPastUncheckpointedWrites(bool all) {
       const LogType t = static_cast<LogType>(l);
       if (!sm_->LogActive(t, r)) continue;
       const uint64_t pos = uint64_t{sm_->NextAddrOf(t, r).v} * kBlockSize;  // device byte the log writes next
+      if (d.zoned != nullptr) {
+        // f2fs_check_write_pointer / fix_curseg_write_pointer: the zone's
+        // write pointer past the log's position moves the log.
+        const ssd::ZoneInfo z = d.zoned->Report(d.zoned->ZoneOf(pos / d.page_size));
+        if (all || z.write_pointer * d.page_size != pos) moves.emplace_back(t, r);
+        continue;
+      }
       const int64_t written = d.fixed->WrittenPages(pos / flash_block);
       // A log inside a flash page would program part of a page: it moves too.
       if (all || written < 0 || uint64_t(written) * d.page_size > pos % flash_block || pos % d.page_size != 0)
@@ -154,7 +165,18 @@ sim::Status F2fs::MoveLogsPastUncheckpointedWrites(bool all) {
         "mount: {} logs must move to fresh sections (the device cannot overwrite what was written after the "
         "checkpoint) and {} sections are free: the volume is too full to remount after this power cut",
         moves.size(), sm_->free_sections()));
-  for (const auto& [t, r] : moves) sm_->MoveLogToNewSegment(t, r);
+  for (const auto& [t, r] : moves) {
+    const SegNo left = sm_->curseg(t, r).segno;
+    sm_->MoveLogToNewSegment(t, r, /*new_section=*/d.zoned != nullptr);
+    // The zone left behind would stay open (or closed) and count against
+    // the device's active-zone limit until cleaned: finish it.
+    if (d.zoned != nullptr) {
+      const uint64_t byte = uint64_t{layout_.SegStart(SegNo{layout_.SecOf(left) * layout_.segs_per_sec}).v} * kBlockSize;
+      const ssd::ZoneInfo z = d.zoned->Report(d.zoned->ZoneOf(byte / d.page_size));
+      if (z.state != ssd::ZoneState::kEmpty && z.state != ssd::ZoneState::kFull)
+        io_->SubmitZoneFinish(BlockAddr{static_cast<uint32_t>(byte / kBlockSize)});
+    }
+  }
   stats_.logs_moved_at_mount.Inc(moves.size());
   return sim::Status::Ok();
 }

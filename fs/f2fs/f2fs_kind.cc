@@ -18,12 +18,42 @@ namespace fs::f2fs {
 namespace {
 
 // The file system with the image of what is on flash, which it outlives.
+// Mounts the F2FS model on `image` over `fs_env`, running its queue until
+// mounted.
+sim::Result<std::unique_ptr<F2fs>> MountOn(const F2fsConfig& cfg, const FsEnv& fs_env, Image* image) {
+  F2fs::Env env;
+  env.events = fs_env.events;
+  env.device = fs_env.device;
+  env.image = image;
+  env.stats = fs_env.stats;
+  env.device_write_amplification = fs_env.device_write_amplification;
+  env.cpu = fs_env.cpu;
+  sim::Result<std::unique_ptr<F2fs>> mounted = sim::Status::InvalidInput("fs.f2fs: mount did not finish");
+  auto mount = [&]() -> sim::Task<> { mounted = co_await F2fs::Mount(cfg, env); };
+  sim::ThreadGroup mounting(fs_env.events);
+  mounting.Spawn(mount());
+  fs_env.events->Run();
+  return mounted;
+}
+
 class MountedF2fs final : public MountedFs {
  public:
-  MountedF2fs(std::unique_ptr<Image> image, std::unique_ptr<F2fs> fs)
-      : image_(std::move(image)), fs_(std::move(fs)) {}
+  MountedF2fs(const F2fsConfig& cfg, std::unique_ptr<Image> image, std::unique_ptr<F2fs> fs)
+      : cfg_(cfg), image_(std::move(image)), fs_(std::move(fs)) {}
   ~MountedF2fs() override { fs_.reset(); }
   FileSystem* fs() override { return fs_.get(); }
+
+  void PowerCut(const std::function<bool(bool completed)>& keep) override {
+    fs_->PowerCut();
+    image_->PowerCut([&keep](BlockAddr, bool completed) { return keep(completed); });
+  }
+  sim::Result<std::unique_ptr<FileSystem>> Recover(const FsEnv& env) override {
+    FS_ASSIGN_OR_RETURN(std::unique_ptr<F2fs> fs, MountOn(cfg_, env, image_.get()));
+    return std::unique_ptr<FileSystem>(std::move(fs));
+  }
+  sim::Status Check(const FileSystem& recovered) const override {
+    return static_cast<const F2fs&>(recovered).Check();
+  }
 
   std::string Summary(const sim::StatsRegistry& st) const override {
     // Nothing written by the application: no ratio to show.
@@ -68,6 +98,7 @@ class MountedF2fs final : public MountedFs {
   }
 
  private:
+  F2fsConfig cfg_;
   std::unique_ptr<Image> image_;
   std::unique_ptr<F2fs> fs_;
 };
@@ -104,7 +135,16 @@ sim::Status Validate(const sim::ImplConfigs& sections, uint64_t volume_bytes, co
     // The journal area is a ring rewritten in place; on the static
     // block-mapped FTL only the page-mapped head of the device may be, so
     // mkfs puts it there (before the checkpoint area).
-    lp.journal_at_head = device.fixed_placement;
+    lp.journal_at_head = device.fixed_placement || device.zoned;
+  }
+  if (device.zoned) {
+    const sim::Status zst = F2fs::ZonedLayoutParams(cfg, device.zones, device.page_size, &lp);
+    if (!zst.ok()) return zst;
+    if (cfg.allocation != "default")
+      return sim::Status::InvalidInput(fmt::format(
+          "fs.f2fs.allocation: '{}' on a zoned device; F2FS's zoned mode allocates with the kernel's default "
+          "policy (a section per zone)",
+          cfg.allocation));
   }
   sim::Result<Layout> layout = ComputeLayout(lp);
   if (!layout.ok()) {
@@ -148,20 +188,10 @@ sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, 
     const std::string& m = st.message();
     return m.rfind("fs.", 0) == 0 || m.rfind("ftl.", 0) == 0 ? st : sim::Status::InvalidInput("fs.f2fs." + m);
   }
-  F2fs::Env env;
-  env.events = fs_env.events;
-  env.device = fs_env.device;
-  env.image = image.get();
-  env.stats = fs_env.stats;
-  env.device_write_amplification = fs_env.device_write_amplification;
-  env.cpu = fs_env.cpu;
-  sim::Result<std::unique_ptr<F2fs>> mounted = sim::Status::InvalidInput("fs.f2fs: mount did not finish");
-  auto mount = [&]() -> sim::Task<> { mounted = co_await F2fs::Mount(cfg, env); };
-  sim::ThreadGroup mounting(fs_env.events);
-  mounting.Spawn(mount());
-  fs_env.events->Run();
+  sim::Result<std::unique_ptr<F2fs>> mounted = MountOn(cfg, fs_env, image.get());
   if (!mounted.ok()) return mounted.status();
-  return std::unique_ptr<MountedFs>(std::make_unique<MountedF2fs>(std::move(image), std::move(mounted).value()));
+  return std::unique_ptr<MountedFs>(
+      std::make_unique<MountedF2fs>(cfg, std::move(image), std::move(mounted).value()));
 }
 
 // The image, SIT, SSA and NAT: about 32 bytes per 4 KiB block of the volume.
@@ -191,6 +221,6 @@ uint32_t IoQueue(const sim::ImplConfigs& sections) { return sections.Get<F2fsCon
 const sim::Registrar<FileSystemKind> kRegistered{
     {"f2fs", "the F2FS model on the simulated SSD", true,
      sim::ImplSection::Of<F2fsConfig>("f2fs", "F2FS model (fs.kind: f2fs)"), &Validate, &Mount, &MemoryBytes,
-     &Transactions, &IoQueue}};
+     &Transactions, &IoQueue, /*survives_power_cut=*/true}};
 
 }  // namespace fs::f2fs

@@ -41,6 +41,42 @@ sim::Result<std::vector<SegNo>> F2fs::RegionLogSegments(const F2fsConfig& cfg, c
   return out;
 }
 
+sim::Status F2fs::ZonedLayoutParams(const F2fsConfig& cfg, const ssd::ZoneLayout& z, uint32_t page_size,
+                                     LayoutParams* lp) {
+  const uint64_t seg_bytes = uint64_t{kBlockSize} * kBlocksPerSeg;
+  const uint64_t zone_bytes = z.zone_pages * page_size;
+  const uint64_t cap_bytes = z.zone_capacity * page_size;
+  const uint64_t conv_bytes = z.conventional_pages * page_size;
+  if (cfg.mode != "lfs")
+    return sim::Status::InvalidInput(
+        "fs.f2fs.mode: a zoned device (ftl.kind: zns) is written in lfs mode only (Linux forces mode=lfs on "
+        "blkzoned volumes: no in-place updates, no SSR); set mode: lfs");
+  if (zone_bytes % seg_bytes != 0 || cap_bytes % seg_bytes != 0)
+    return sim::Status::InvalidInput(fmt::format(
+        "ftl.zns.zone_size / zone_capacity: {} / {} bytes; F2FS on a zoned device needs both in whole 2 MiB "
+        "segments (a section is a zone)",
+        zone_bytes, cap_bytes));
+  if (cfg.mkfs.segs_per_sec != zone_bytes / seg_bytes)
+    return sim::Status::InvalidInput(fmt::format(
+        "fs.f2fs.mkfs.segs_per_sec: {}; on a zoned device a section is a zone: set it to {} (the {} MiB zone in "
+        "2 MiB segments), as mkfs.f2fs -m does",
+        cfg.mkfs.segs_per_sec, zone_bytes / seg_bytes, zone_bytes >> 20));
+  if (cfg.mkfs.secs_per_zone != 1)
+    return sim::Status::InvalidInput("fs.f2fs.mkfs.secs_per_zone: must be 1 on a zoned device (a section is a zone)");
+  if (cfg.durability == "journal")
+    return sim::Status::InvalidInput(
+        "fs.f2fs.durability: journal (F2FS-J) on a zoned device is not modelled: its ordered data writes reach the "
+        "device in file order, not in the order the log allocated their blocks, which a zone's write pointer "
+        "refuses; use checkpoint");
+  if (conv_bytes == 0 || conv_bytes % kBlockSize != 0)
+    return sim::Status::InvalidInput(
+        "ftl.zns.conventional: F2FS keeps its superblock, checkpoint, SIT, NAT and SSA (and F2FS-J's journal) "
+        "in the conventional area, updated in place; give the device one");
+  lp->zoned_main_block = conv_bytes / kBlockSize;
+  lp->usable_segs_per_sec = static_cast<uint32_t>(cap_bytes / seg_bytes);
+  return sim::Status::Ok();
+}
+
 sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* image,
                          const ssd::DeviceLayout* device) {
   FS_RETURN_IF_ERROR(cfg.Validate());
@@ -55,8 +91,12 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
       return sim::Status::InvalidInput(fmt::format(
           "fs.f2fs.journal.size: {} blocks of 4 KiB; the journal needs at least 2 and at most 2^32 - 1", jb));
     lp.journal_blocks = static_cast<uint32_t>(jb);
-    lp.journal_at_head = device != nullptr && device->fixed != nullptr;
+    // Rewritten in place: on the page-mapped head of a fixed-placement
+    // device, in the conventional area of a zoned one.
+    lp.journal_at_head = device != nullptr && (device->fixed != nullptr || device->zoned != nullptr);
   }
+  if (device != nullptr && device->zoned != nullptr)
+    FS_RETURN_IF_ERROR(ZonedLayoutParams(cfg, device->zoned->layout(), device->page_size, &lp));
   FS_ASSIGN_OR_RETURN(Layout l, ComputeLayout(lp));
   uint32_t regions = 1;
   std::vector<SegNo> region_segs;  // r * kNumPersistentLogs + LogType
@@ -86,6 +126,8 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
   sb->regions = l.regions;
   sb->journal_blocks = l.journal_blocks;
   sb->journal_at_head = l.journal_at_head;
+  sb->zoned_main_block = l.zoned_main_block;
+  sb->usable_segs_per_sec = l.usable_segs_per_sec == l.segs_per_sec ? 0 : l.usable_segs_per_sec;
   sb->cold_extensions = cfg.mkfs.cold_extensions;
   sb->hot_extensions = cfg.mkfs.hot_extensions;
   image->WriteDurable(BlockAddr{0}, sb);

@@ -28,6 +28,11 @@ IoManager::IoManager(const Deps& d)
     region_reads_.assign(sm_->regions(), 0);
     region_writes_done_.assign(sm_->regions(), 0);
   }
+  if (const ssd::Zoned* z = dev_ ? dev_->layout().zoned : nullptr) {
+    const uint64_t page = dev_->layout().page_size;
+    zone_area_block_ = z->conventional_pages() * page / kBlockSize;
+    zone_blocks_ = z->zone_pages() * page / kBlockSize;
+  }
 }
 
 void IoManager::Kill() {
@@ -79,8 +84,10 @@ void IoManager::FreeReq(IoReq* r) {
 }
 
 void WriteBatcher::Add(BlockAddr a, BlockPtr content, Page* page, Nid ino, uint64_t node_seq) {
-  if (!contents_.empty() &&
-      (a.v != start_.v + contents_.size() || (contents_.size() + 1) * kBlockSize > io_->max_io())) {
+  // A write never crosses into another zone of a zoned device (the device
+  // refuses it whole: Zone Boundary Error).
+  if (!contents_.empty() && (a.v != start_.v + contents_.size() ||
+                             (contents_.size() + 1) * kBlockSize > io_->max_io() || io_->StartsZone(a))) {
     Flush();
   }
   if (contents_.empty()) start_ = a;
@@ -258,15 +265,42 @@ void IoManager::SubmitTrim(BlockAddr start, uint32_t count, bool discard_cmd) {
   r->op = ssd::BlockOp::kTrim;
   r->offset = uint64_t{start.v} * kBlockSize;
   r->length = uint64_t{count} * kBlockSize;
+  if (const ssd::Zoned* z = dev_->layout().zoned) {
+    const uint64_t page = dev_->layout().page_size;
+    const uint64_t conv = z->conventional_pages() * page, zone = z->zone_pages() * page;
+    if (r->offset >= conv && (r->offset - conv) % zone == 0 && r->length == zone) {
+      r->op = ssd::BlockOp::kZoneMgmt;
+      r->zone_action = ssd::ZoneAction::kReset;
+      r->length = 0;
+      stats_.zone_resets.Inc();
+    }
+  }
   r->queue = cfg_.io_queue;
   r->client = this;
   r->kind = Io::kMeta;
   r->discard_cmd = discard_cmd;
+  r->trim_blocks = count;
   r->trim_first_id = image_->SubmitTrim(start, count);
   ++ios_in_flight_;
   ++trims_in_flight_;
   stats_.discards.Inc();
   stats_.discard_blocks.Inc(count);
+  dev_->Submit(r);
+}
+
+void IoManager::SubmitZoneFinish(BlockAddr zone_start) {
+  if (dead_) return;
+  IoReq* r = AllocReq();
+  r->op = ssd::BlockOp::kZoneMgmt;
+  r->zone_action = ssd::ZoneAction::kFinish;
+  r->offset = uint64_t{zone_start.v} * kBlockSize;
+  r->length = 0;
+  r->queue = cfg_.io_queue;
+  r->client = this;
+  r->kind = Io::kMeta;
+  r->trim_blocks = 0;
+  ++ios_in_flight_;
+  stats_.zone_finishes.Inc();
   dev_->Submit(r);
 }
 
@@ -388,9 +422,14 @@ void IoManager::OnBlockComplete(ssd::BlockRequest* req) {
         CountByRegion(BlockAddr{static_cast<uint32_t>(r->offset / kBlockSize)},
                       static_cast<uint32_t>(r->length / kBlockSize), -1, region_reads_);
       break;
+    case ssd::BlockOp::kZoneAppend:
+      break;  // never sent
+    case ssd::BlockOp::kZoneMgmt:
+      if (r->zone_action != ssd::ZoneAction::kReset) break;  // a Zone Finish: nothing to complete
+      [[fallthrough]];
     case ssd::BlockOp::kTrim: {
       --trims_in_flight_;
-      const uint32_t n = static_cast<uint32_t>(r->length / kBlockSize);
+      const uint32_t n = r->trim_blocks;
       for (uint32_t i = 0; i < n; ++i) image_->Complete(r->trim_first_id + i, /*fua=*/false);
       if (r->discard_cmd) {
         dq_->Done(BlockAddr{static_cast<uint32_t>(r->offset / kBlockSize)});

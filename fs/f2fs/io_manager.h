@@ -87,7 +87,8 @@ struct IoReq : ssd::BlockRequest {
   Io kind = Io::kData;
   IoBatch* batch = nullptr;
   uint64_t flush_marker = 0;
-  uint64_t trim_first_id = 0;  // a trim: the Image's write id of its first block
+  uint64_t trim_first_id = 0;  // a trim or Zone Reset: the Image's write id of its first block
+  uint32_t trim_blocks = 0;    // a trim or Zone Reset: its blocks
   bool discard_cmd = false;    // a trim: a DiscardQueue command (Done at completion)
   std::vector<BlockPtr> held;  // a write held for an issued discard: its contents
   std::vector<uint64_t> write_ids;
@@ -103,6 +104,7 @@ struct IoReq : ssd::BlockRequest {
 struct IoStats {
   std::array<sim::Counter, static_cast<int>(Io::kCount)> blocks_written, blocks_read;
   sim::Counter flushes, fua_writes, discards, discard_blocks, pad_blocks, unpadded_page_ends;
+  sim::Counter zone_resets, zone_finishes;  // zoned device: Zone Management Send commands
 };
 
 class IoManager final : private ssd::BlockClient {
@@ -146,7 +148,17 @@ class IoManager final : private ssd::BlockClient {
   void SubmitRead(BlockAddr start, uint32_t count, Io kind, IoBatch* batch);
   // `discard_cmd`: the trim of a DiscardQueue command (reported Done when
   // it completes).
+  // On a zoned device a trim of exactly one sequential zone is its Zone
+  // Reset (__f2fs_issue_discard_zone); the image sees it as a trim.
   void SubmitTrim(BlockAddr start, uint32_t count, bool discard_cmd = false);
+  // Whether `a` is the first block of a sequential zone (a zoned device).
+  bool StartsZone(BlockAddr a) const {
+    if (zone_blocks_ == 0) return false;
+    return a.v >= zone_area_block_ && (a.v - zone_area_block_) % zone_blocks_ == 0;
+  }
+  // Zone Finish of the sequential zone starting at `zone_start` (its write
+  // pointer to the capacity: the zone stops being open or active).
+  void SubmitZoneFinish(BlockAddr zone_start);
   // Reads `addrs` (merging contiguous runs) and waits.
   sim::Task<void> ReadBlocks(const std::vector<BlockAddr>& addrs, Io kind);
   sim::Task<void> ReadBlock(BlockAddr a, Io kind);
@@ -250,6 +262,8 @@ class IoManager final : private ssd::BlockClient {
   sim::Counter* discard_write_waits_;
   const bool ordered_;
   const uint32_t blocks_per_page_;
+  uint64_t zone_area_block_ = 0;  // zoned device: the first zone's first block
+  uint64_t zone_blocks_ = 0;      // zoned device: blocks per zone (0: not zoned)
   bool dead_ = false;
 
   IoReq* free_reqs_ = nullptr;

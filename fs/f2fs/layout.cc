@@ -58,6 +58,8 @@ LayoutParams LayoutParamsOf(const SuperBlock& sb) {
   lp.regions = sb.regions;
   lp.journal_blocks = sb.journal_blocks;
   lp.journal_at_head = sb.journal_at_head;
+  lp.zoned_main_block = sb.zoned_main_block;
+  lp.usable_segs_per_sec = sb.usable_segs_per_sec;
   return lp;
 }
 
@@ -80,7 +82,15 @@ sim::Result<Layout> ComputeLayout(const LayoutParams& p) {
   l.journal_at_head = head;
   l.journal_start = l.block_count;
   const uint64_t seg_bytes = uint64_t{kBlockSize} * kBlocksPerSeg;
-  const uint64_t zone_bytes = seg_bytes * p.segs_per_sec * p.secs_per_zone;
+  const bool zoned = p.zoned_main_block != 0;
+  if (p.usable_segs_per_sec > p.segs_per_sec)
+    return sim::Status::InvalidInput(fmt::format("{} usable segments of a section of {}", p.usable_segs_per_sec,
+                                                 p.segs_per_sec));
+  l.zoned_main_block = p.zoned_main_block;
+  l.usable_segs_per_sec = p.usable_segs_per_sec > 0 ? p.usable_segs_per_sec : p.segs_per_sec;
+  // Zoned: the metadata lives in the conventional area, segment-aligned;
+  // zone alignment applies to the main area only (its start is given).
+  const uint64_t zone_bytes = zoned ? seg_bytes : seg_bytes * p.segs_per_sec * p.secs_per_zone;
   auto zone_align = [&](uint64_t bytes) { return (bytes + zone_bytes - 1) / zone_bytes * zone_bytes; };
   // The two superblocks occupy the start; segment 0 begins at the next zone
   // (after the journal area, if it is at the head).
@@ -120,7 +130,20 @@ sim::Result<Layout> ComputeLayout(const LayoutParams& p) {
   l.segment_count_ssa = CeilDiv(blocks_for_ssa, kBlocksPerSeg);
   const uint32_t meta = l.segment_count_ckpt + l.segment_count_sit + l.segment_count_nat + l.segment_count_ssa;
   const uint32_t zone_segs = p.segs_per_sec * p.secs_per_zone;
-  if (meta % zone_segs) l.segment_count_ssa += zone_segs - meta % zone_segs;
+  if (zoned) {
+    // The SSA reaches up to the first sequential zone.
+    const uint64_t meta_end = uint64_t{l.segment0_blkaddr} + uint64_t{meta} * kBlocksPerSeg;
+    if (meta_end > p.zoned_main_block || (p.zoned_main_block - l.segment0_blkaddr) % kBlocksPerSeg != 0)
+      return sim::Status::InvalidInput(fmt::format(
+          "the metadata (superblocks{}, checkpoint, SIT, NAT, SSA) takes {} MiB before the first zone; the "
+          "conventional area holds {} MiB{}: it must hold the metadata, in whole 2 MiB segments",
+          head ? ", journal" : "", (meta_end * kBlockSize + (1 << 20) - 1) >> 20,
+          (p.zoned_main_block * kBlockSize) >> 20,
+          (p.zoned_main_block - l.segment0_blkaddr) % kBlocksPerSeg != 0 ? " (not whole segments after them)" : ""));
+    l.segment_count_ssa += static_cast<uint32_t>((p.zoned_main_block - meta_end) / kBlocksPerSeg);
+  } else if (meta % zone_segs) {
+    l.segment_count_ssa += zone_segs - meta % zone_segs;
+  }
   l.main_blkaddr = l.ssa_blkaddr + l.segment_count_ssa * kBlocksPerSeg;
   const uint32_t meta_total =
       l.segment_count_ckpt + l.segment_count_sit + l.segment_count_nat + l.segment_count_ssa;
@@ -129,7 +152,7 @@ sim::Result<Layout> ComputeLayout(const LayoutParams& p) {
   l.segment_count_main = l.segment_count - meta_total;
   l.section_count = l.segment_count_main / p.segs_per_sec;
   l.segment_count_main = l.section_count * p.segs_per_sec;
-  const uint32_t total_zones = l.segment_count_main / zone_segs;
+  const uint32_t total_zones = l.segment_count_main / (zoned ? p.segs_per_sec * p.secs_per_zone : zone_segs);
   if (total_zones <= 6)
     return sim::Status::InvalidInput(
         fmt::format("device of {} bytes gives {} zones; F2FS needs at least 7", device_bytes, total_zones));
@@ -138,23 +161,25 @@ sim::Result<Layout> ComputeLayout(const LayoutParams& p) {
   l.nat_blocks = nat_segments * kBlocksPerSeg;
   l.max_nid = l.nat_blocks * kNatEntriesPerBlock;
 
+  // With a zone capacity below its size only the usable segments hold
+  // data: space and reserves count those (f2fs_usable_segs_in_sec).
+  const uint32_t usable_main = l.section_count * l.usable_segs_per_sec;
   l.overprovision_pct = p.overprovision_pct > 0 ? p.overprovision_pct
-                                                : BestOverprovision(l.segment_count_main, p.segs_per_sec, p.regions);
+                                                : BestOverprovision(usable_main, l.usable_segs_per_sec, p.regions);
   if (l.overprovision_pct <= 0)
     return sim::Status::InvalidInput(
         fmt::format("device of {} bytes is too small: no over-provisioning ratio fits", device_bytes));
   l.regions = p.regions;
-  l.reserved_segments = static_cast<uint32_t>(ReservedFor(l.overprovision_pct, p.segs_per_sec, p.regions));
-  if (l.segment_count_main < 2 || l.segment_count_main - 2 < l.reserved_segments)
+  l.reserved_segments = static_cast<uint32_t>(ReservedFor(l.overprovision_pct, l.usable_segs_per_sec, p.regions));
+  if (usable_main < 2 || usable_main - 2 < l.reserved_segments)
     return sim::Status::InvalidInput(fmt::format(
         "device of {} bytes is too small: {} main segments cannot hold {} reserved segments", device_bytes,
-        l.segment_count_main, l.reserved_segments));
+        usable_main, l.reserved_segments));
   l.overprov_segments =
-      static_cast<uint32_t>((l.segment_count_main - l.reserved_segments) * l.overprovision_pct / 100) +
-      l.reserved_segments;
-  if (l.overprov_segments >= l.segment_count_main)
+      static_cast<uint32_t>((usable_main - l.reserved_segments) * l.overprovision_pct / 100) + l.reserved_segments;
+  if (l.overprov_segments >= usable_main)
     return sim::Status::InvalidInput(fmt::format("overprovision {}% leaves no user space", l.overprovision_pct));
-  l.user_block_count = uint64_t{l.segment_count_main - l.overprov_segments} * kBlocksPerSeg;
+  l.user_block_count = uint64_t{usable_main - l.overprov_segments} * kBlocksPerSeg;
 
   const uint32_t z = zone_segs;
   l.init_curseg[static_cast<int>(LogType::kHotNode)] = SegNo{0};

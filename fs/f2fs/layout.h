@@ -48,6 +48,15 @@ struct LayoutParams {
   // head, the FTL's page-mapped area, may be rewritten in place, as the
   // journal ring is.
   bool journal_at_head = false;
+  // A zoned device (mkfs.f2fs -m): the block where its first sequential
+  // zone starts, where the main area must start (0: not zoned). The
+  // metadata before it must fit in the conventional area; segment 0 is
+  // segment-aligned (not zone-aligned), and a section is a zone
+  // (segs_per_sec = zone size / 2 MiB).
+  uint64_t zoned_main_block = 0;
+  // Segments of a section that lie within the zone's capacity
+  // (f2fs_usable_segs_in_sec); 0 = all.
+  uint32_t usable_segs_per_sec = 0;
 };
 
 struct Layout {
@@ -81,12 +90,17 @@ struct Layout {
   uint32_t overprov_segments = 0;
   uint64_t user_block_count = 0;
   std::array<SegNo, kNumPersistentLogs> init_curseg{};  // by LogType
+  // Zoned (LayoutParams::zoned_main_block): sections are the device's
+  // sequential zones, of which usable_segs_per_sec segments are writable.
+  uint64_t zoned_main_block = 0;
+  uint32_t usable_segs_per_sec = 1;  // = segs_per_sec unless zoned with capacity < size
+  bool zoned() const { return zoned_main_block != 0; }
 
   uint64_t journal_blkaddr() const { return journal_start; }
   uint64_t total_blocks() const { return journal_at_head ? block_count : block_count + journal_blocks; }
   uint32_t blocks_per_sec() const { return segs_per_sec * kBlocksPerSeg; }
   uint32_t main_blocks() const { return segment_count_main * kBlocksPerSeg; }
-  uint32_t reserved_sections() const { return reserved_segments / segs_per_sec; }
+  uint32_t reserved_sections() const { return reserved_segments / usable_segs_per_sec; }
   bool InMain(BlockAddr a) const { return a.v >= main_blkaddr && a.v < main_blkaddr + main_blocks(); }
   SegNo SegOf(BlockAddr a) const { return SegNo{(a.v - main_blkaddr) / kBlocksPerSeg}; }
   uint32_t OffInSeg(BlockAddr a) const { return (a.v - main_blkaddr) % kBlocksPerSeg; }

@@ -43,6 +43,40 @@ TEST(LayoutTest, SixteenGibMatchesTheReferenceExample) {
   EXPECT_NEAR(l->reserved_segments, 134.5, 1.5);
 }
 
+// Zoned (mkfs.f2fs -m): the metadata fills the conventional area up to the
+// first zone, where the main area starts; a section is a zone, and only its
+// usable segments (the zone capacity) count as space.
+TEST(LayoutTest, ZonedMainStartsAtTheFirstZoneAndCountsUsableSegments) {
+  LayoutParams p{1ull << 30, 4, 1, 0};
+  p.zoned_main_block = (64ull << 20) / kBlockSize;  // 64 MiB conventional
+  auto l = ComputeLayout(p);
+  ASSERT_TRUE(l.ok()) << l.status().message();
+  EXPECT_EQ(l->segment0_blkaddr, 512u);  // segment-aligned, not zone-aligned
+  EXPECT_EQ(l->main_blkaddr, p.zoned_main_block);
+  EXPECT_EQ(l->section_count, (1024u - 64) / 8);  // 8 MiB zones
+  EXPECT_TRUE(l->zoned());
+  EXPECT_EQ(l->usable_segs_per_sec, 4u);
+  // A zone of 8 MiB with 4 MiB of capacity: 2 usable segments a section.
+  p.usable_segs_per_sec = 2;
+  auto half = ComputeLayout(p);
+  ASSERT_TRUE(half.ok()) << half.status().message();
+  EXPECT_EQ(half->section_count, l->section_count);
+  EXPECT_EQ(half->reserved_sections(), half->reserved_segments / 2);
+  EXPECT_LT(half->user_block_count, l->user_block_count * 6 / 10);
+  EXPECT_LE(half->user_block_count, uint64_t{half->section_count} * 2 * kBlocksPerSeg);
+  // A conventional area too small for the metadata, or not whole segments.
+  p.zoned_main_block = 2 * kBlocksPerSeg;
+  EXPECT_NE(ComputeLayout(p).status().message().find("conventional area"), std::string::npos);
+  p.zoned_main_block = (64ull << 20) / kBlockSize + 1;
+  EXPECT_NE(ComputeLayout(p).status().message().find("whole 2 MiB segments"), std::string::npos);
+  // Not zoned: unchanged.
+  LayoutParams plain{1ull << 30, 4, 1, 0};
+  auto q = ComputeLayout(plain);
+  ASSERT_TRUE(q.ok());
+  EXPECT_FALSE(q->zoned());
+  EXPECT_EQ(q->usable_segs_per_sec, 4u);
+}
+
 TEST(LayoutTest, TooSmallDeviceIsAnError) {
   EXPECT_FALSE(ComputeLayout({16ull << 20, 1, 1, 0}).ok());
   EXPECT_FALSE(ComputeLayout({256ull << 20, 0, 1, 0}).ok());

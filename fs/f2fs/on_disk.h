@@ -396,6 +396,8 @@ struct SuperBlock final : BlockData {
   uint32_t regions = 1;  // of the allocation policy at mkfs (LayoutParams::regions)
   uint32_t journal_blocks = 0;  // the journal area (LayoutParams::journal_blocks)
   bool journal_at_head = false;  // LayoutParams::journal_at_head (else at the end)
+  uint64_t zoned_main_block = 0;  // LayoutParams::zoned_main_block (0: not zoned)
+  uint32_t usable_segs_per_sec = 0;  // LayoutParams::usable_segs_per_sec
   std::vector<std::string> cold_extensions;
   std::vector<std::string> hot_extensions;
 };

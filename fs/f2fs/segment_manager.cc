@@ -278,10 +278,12 @@ void SegmentManager::ReserveSegment(SegNo s) {
   if (IsPrefree(s)) ++prefree_;
 }
 
-void SegmentManager::MoveLogToNewSegment(LogType t, uint32_t region) {
+void SegmentManager::MoveLogToNewSegment(LogType t, uint32_t region, bool new_section) {
   CHECK(LogActive(t, region));
   ssa_dirty_[curseg(t, region).segno.v] = 1;
+  new_section_ = new_section;
   MoveLog(t, region, /*need_ssr=*/false);
+  new_section_ = false;
   StripeCursor& st = stripe_[static_cast<int>(t)];
   if (st.region == region) st.left = 0;
 }

@@ -151,10 +151,14 @@ class SegmentManager {
   void OpenLog(LogType t) {
     if (!LogActive(t)) MoveLog(t, stripe_[static_cast<int>(t)].region, /*need_ssr=*/false);
   }
-  // Moves log (t, region) to a new free segment; the segment left keeps
+  // Moves log (t, region) to a new free segment (with `new_section`, in a
+  // new free section: f2fs_allocate_new_section); the segment left keeps
   // its summaries (written to the SSA at the next checkpoint), and a
   // stripe unit of t in that region starts whole again.
-  void MoveLogToNewSegment(LogType t, uint32_t region);
+  void MoveLogToNewSegment(LogType t, uint32_t region, bool new_section = false);
+  // During MoveLogToNewSegment(..., true): the policy must open a new
+  // section, not the next segment of the log's section.
+  bool new_section_requested() const { return new_section_; }
   // Moves every active log (of every region) to a new free segment (after
   // roll-forward recovery, so no log overwrites what recovery adopted).
   void MoveAllLogsToNewSegments();
@@ -248,6 +252,7 @@ class SegmentManager {
   uint32_t free_sections_ = 0;
   uint32_t prefree_ = 0;
   uint64_t total_valid_ = 0;
+  bool new_section_ = false;  // MoveLogToNewSegment(..., new_section) is choosing
 };
 
 }  // namespace fs::f2fs
