@@ -546,14 +546,16 @@ void NandArray::NoteStart(const FlashCommand& cmd) {
 void NandArray::Finish(FlashCommand* cmd) {
   const sim::SimTime now = events_->now();
   const uint32_t ch = cmd->addr.channel;
+  // Block id without a division when the sizes are powers of two.
+  const uint64_t block = pow2_ ? cmd->ppn.v >> shift_block_ : geometry_.BlockOfPpn(cmd->ppn);
   if (cmd->kind == FlashOpKind::kProgram) {
-    uint8_t& used = block_in_use_[geometry_.BlockOfPpn(cmd->ppn)];
+    uint8_t& used = block_in_use_[block];
     if (!used) {
       used = 1;
       ++channel_blocks_in_use_[ch];
     }
   } else if (cmd->kind == FlashOpKind::kErase) {
-    uint8_t& used = block_in_use_[geometry_.BlockOfPpn(cmd->ppn)];
+    uint8_t& used = block_in_use_[block];
     if (used) {
       used = 0;
       --channel_blocks_in_use_[ch];

@@ -287,7 +287,9 @@ sim::Task<FsResult<uint64_t>> DurabilityLedger::Pwrite(Fd fd, uint64_t offset, s
     OpenFile* d = Desc(fd);
     File* f = FileOf(fd);
     if (d != nullptr && f != nullptr) {
-      ApplyWrite(*f, offset, data.empty() ? data : data.first(r.value), r.value);
+      // On Linux a pwrite on an O_APPEND descriptor appends, whatever the offset.
+      const uint64_t at = (d->flags & kAppend) ? f->size : offset;
+      ApplyWrite(*f, at, data.empty() ? data : data.first(r.value), r.value);
       if ((d->flags & kSync) && !f->held) {
         Acknowledge(Take(d->file, true));
         ++fsyncs_;
@@ -401,6 +403,9 @@ sim::Task<FsStatus> DurabilityLedger::Rename(std::string_view from, std::string_
   auto it = ns_.find(a);
   if (it == ns_.end()) co_return r;
   const Entry moved = it->second;
+  // Two names of one file: rename does nothing (POSIX).
+  if (auto to = ns_.find(b); to != ns_.end() && !moved.is_dir && !to->second.is_dir && to->second.file == moved.file)
+    co_return r;
   // What `to` named is replaced (a file, or an empty directory).
   RemoveName(b);
   if (moved.is_dir) {

@@ -127,6 +127,15 @@ class Ftl {
     (void)l;
     return flash::kInvalidPpn;
   }
+  // Cache hints from the host interface, with no effect on results: the
+  // mapping tables are far larger than the CPU caches, and the host
+  // interface knows a host op's Lpn an event or two before it submits it.
+  // PrefetchEntry: an op on l will be submitted soon; fetch its mapping
+  // entry. PrefetchRetire: a write of l will be submitted soon and
+  // PrefetchEntry(l) was called at least an event ago; fetch what retiring
+  // l's old copy touches (reads the entry). REQUIRES: l < logical_pages().
+  virtual void PrefetchEntry(Lpn l) const { (void)l; }
+  virtual void PrefetchRetire(Lpn l) const { (void)l; }
 };
 
 }  // namespace ftl

@@ -279,6 +279,20 @@ UnitId FtlCore::SelectWearLevelVictim(uint32_t group) {
   return best;
 }
 
+uint32_t FtlCore::NextValidPage(UnitId u, uint32_t i) const {
+  const uint32_t pages = blocks_.unit_pages();
+  if (mapping_.unit() == MapUnit::kPage && blocks_.group_planes() == 1) {
+    const uint64_t first = geometry_.FirstPpnOfBlock(blocks_.BlockIdOf(u, 0)).v;
+    return static_cast<uint32_t>(mapping_.NextValid(first + i, first + pages) - first);
+  }
+  for (; i < pages; ++i) {
+    // Validity checks read random L2P entries: fetch a few pages ahead.
+    if (i + 8 < pages) mapping_.PrefetchValidity(blocks_.PpnOf(u, i + 8));
+    if (mapping_.IsValid(blocks_.PpnOf(u, i))) return i;
+  }
+  return pages;
+}
+
 int64_t FtlCore::CollectOnce(uint32_t group) {
   const UnitId u = SelectVictim(group);
   if (u == kNoUnit) return -1;
@@ -286,12 +300,13 @@ int64_t FtlCore::CollectOnce(uint32_t group) {
 }
 
 int64_t FtlCore::CollectUnit(UnitId u) {
+  const uint32_t pages = blocks_.unit_pages();
+  if (mapping_.unit() == MapUnit::kPage && blocks_.group_planes() == 1) return CollectBlock(u);
   uint32_t remaining = blocks_.valid(u);
   int64_t copied = 0;
   // Validity checks read the victim's P2L entries (a cold but contiguous
   // range per block: request all of it now) and then random L2P entries
   // (look ahead far enough for the P2L lines to have arrived).
-  const uint32_t pages = blocks_.unit_pages();
   for (uint32_t j = 0; j < blocks_.group_planes(); ++j) {
     mapping_.PrefetchP2l(geometry_.FirstPpnOfBlock(blocks_.BlockIdOf(u, j)), geometry_.pages_per_block);
   }
@@ -308,6 +323,40 @@ int64_t FtlCore::CollectUnit(UnitId u) {
   }
   EraseUnit(u);
   return copied;
+}
+
+int64_t FtlCore::CollectBlock(UnitId u) {
+  // Unit u is one flash block, its pages in Ppn order. The valid bits say
+  // which pages move without reading L2P; the L2P entries of the pages that
+  // move (each is rewritten) are fetched kAhead pages ahead of their move.
+  // Moving a page touches only its own entries, so the set found first is
+  // exactly the set moved, in the same order as a page-by-page scan.
+  const uint64_t first = geometry_.FirstPpnOfBlock(blocks_.BlockIdOf(u, 0)).v;
+  const uint64_t last = first + blocks_.unit_pages();
+  mapping_.PrefetchP2l(flash::Ppn{first}, blocks_.unit_pages());
+  const uint32_t n = blocks_.valid(u);
+  gc_pages_.resize(n);
+  gc_lpns_.resize(n);
+  uint32_t found = 0;
+  for (uint64_t p = mapping_.NextValid(first, last); p < last; p = mapping_.NextValid(p + 1, last)) {
+    CHECK_LT(found, n) << "unit " << u << " has more valid bits than its valid count";
+    gc_pages_[found++] = p;
+  }
+  CHECK_EQ(found, n) << "unit " << u << ": " << found << " valid bits but a valid count of " << n;
+  constexpr uint32_t kAhead = 16;
+  for (uint32_t k = 0; k < std::min(kAhead, n); ++k) {
+    gc_lpns_[k] = mapping_.LpnAt(flash::Ppn{gc_pages_[k]}).v;
+    mapping_.PrefetchLpn(Lpn{gc_lpns_[k]});
+  }
+  for (uint32_t k = 0; k < n; ++k) {
+    if (k + kAhead < n) {
+      gc_lpns_[k + kAhead] = mapping_.LpnAt(flash::Ppn{gc_pages_[k + kAhead]}).v;
+      mapping_.PrefetchLpn(Lpn{gc_lpns_[k + kAhead]});
+    }
+    blocks_.ProgramDone(MoveValidPage(u, flash::Ppn{gc_pages_[k]}, Lpn{gc_lpns_[k]}));
+  }
+  EraseUnit(u);
+  return n;
 }
 
 void FtlCore::EnsureHostRoom(uint32_t group, Stream s) {
@@ -388,8 +437,7 @@ void FtlCore::FillAndOverwrite(uint64_t fill, uint64_t overwrites, uint64_t seed
     const Lpn l{slot};
     slot = rng.Uniform(fill);
     mapping_.PrefetchLpn(Lpn{slot});
-    const uint64_t soon = mapping_.BlockOf(Lpn{ahead[(i + kUnitAhead) % kAhead]});
-    if (soon != kNoBlock) blocks_.PrefetchUnit(blocks_.UnitOfBlock(soon));
+    PrefetchRetire(Lpn{ahead[(i + kUnitAhead) % kAhead]});
     Write(l);
   }
 }
@@ -480,7 +528,14 @@ std::string FtlCore::CheckConsistency() const {
     ++valid[u];
   }
   uint64_t valid_pages = 0;
-  for (uint64_t p = 0; p < geometry_.pages(); ++p) valid_pages += mapping_.IsValid(flash::Ppn{p});
+  for (uint64_t p = 0; p < geometry_.pages(); ++p) {
+    const bool v = mapping_.IsValid(flash::Ppn{p});
+    if (v != mapping_.IsValidByTables(flash::Ppn{p})) {
+      err << "ppn " << p << ": valid bit " << v << " but the L2P and P2L tables say " << !v;
+      return err.str();
+    }
+    valid_pages += v;
+  }
   uint64_t mapped = std::accumulate(valid.begin(), valid.end(), uint64_t{0});
   if (valid_pages != mapped) {
     err << valid_pages << " valid physical pages but " << mapped << " mapped logical pages";

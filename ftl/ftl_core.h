@@ -151,6 +151,13 @@ class FtlCore {
   // program of the new version), running GC inline where needed.
   void FlushMapUpdates();
   flash::Ppn Lookup(Lpn l) const { return mapping_.Lookup(l); }
+  // Cache hints (see Ftl::PrefetchEntry/PrefetchRetire); no effect on results.
+  void PrefetchEntry(Lpn l) const { mapping_.PrefetchLpn(l); }
+  void PrefetchRetire(Lpn l) const {
+    if (l.v >= logical_pages_) return;  // a hint never reads past the table
+    const uint64_t b = mapping_.PrefetchRetire(l);
+    if (b != kNoBlock) blocks_.PrefetchUnit(blocks_.UnitOfBlock(b));
+  }
   // Sequential fill, then uniform random overwrites of the filled range.
   // With spec.replicate (and page_stripe on per-plane groups, as
   // FtlConfig::Validate requires for it) on a fresh FTL: the same on one
@@ -208,6 +215,10 @@ class FtlCore {
   UnitId SelectVictim(uint32_t group);
   // The Lpn whose valid copy is at p, or an invalid Lpn.
   Lpn ValidLpnAt(flash::Ppn p) const { return mapping_.IsValid(p) ? mapping_.LpnAt(p) : Lpn{}; }
+  // The first page index >= i of unit u that holds a valid copy, or
+  // unit_pages(). With page mapping and one-block units a scan of the valid
+  // bits; otherwise page by page, fetching validity a few pages ahead.
+  uint32_t NextValidPage(UnitId u, uint32_t i) const;
   // If l's valid copy is still at `src`, allocates a GC-stream page in src's
   // group, moves the mapping there and returns it; otherwise returns
   // kInvalidPpn (the data went stale while GC was reading it).
@@ -277,6 +288,9 @@ class FtlCore {
   // Functional: copies victim u's valid pages and erases it; returns the
   // pages copied.
   int64_t CollectUnit(UnitId u);
+  // CollectUnit of a one-block unit with page mapping: finds the pages to
+  // move from the valid bits.
+  int64_t CollectBlock(UnitId u);
   // Moves valid page src (of victim `from`, holding l) to a GC-stream page.
   flash::Ppn MoveValidPage(UnitId from, flash::Ppn src, Lpn l);
   // The FTL changed l's mapping itself (GC, trim): with a cache, the entry
@@ -304,6 +318,9 @@ class FtlCore {
   uint32_t next_map_group_ = 0;
   std::vector<uint8_t> wl_check_;  // per group: erased since the last wear-leveling check
   bool flushing_ = false;
+  // CollectBlock's scratch: the victim's valid pages and their Lpns.
+  std::vector<uint64_t> gc_pages_;
+  std::vector<uint64_t> gc_lpns_;
 };
 
 }  // namespace ftl

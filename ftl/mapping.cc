@@ -1,5 +1,6 @@
 #include "ftl/mapping.h"
 
+#include <bit>
 #include <string>
 
 namespace ftl {
@@ -7,7 +8,8 @@ namespace ftl {
 uint64_t Mapping::TableBytes(uint64_t logical_pages, const flash::Geometry& geometry, MapUnit unit) {
   const unsigned l2p_bits = PackedArray::BitsFor(unit == MapUnit::kPage ? geometry.pages() : geometry.blocks());
   const unsigned p2l_bits = PackedArray::BitsFor(logical_pages);
-  return PackedArray::StorageBytes(logical_pages, l2p_bits) + PackedArray::StorageBytes(geometry.pages(), p2l_bits);
+  return PackedArray::StorageBytes(logical_pages, l2p_bits) + PackedArray::StorageBytes(geometry.pages(), p2l_bits) +
+         (unit == MapUnit::kPage ? ValidBitBytes(geometry.pages()) : 0);
 }
 
 sim::Result<MapUnit> ParseMapUnit(std::string_view name) {
@@ -24,6 +26,27 @@ Mapping::Mapping(uint64_t logical_pages, const flash::Geometry& geometry, MapUni
       p2l_(geometry.pages(), PackedArray::BitsFor(logical_pages)) {
   CHECK_GT(logical_pages, 0u);
   CHECK_LT(logical_pages, geometry.pages());
+  if (unit_ == MapUnit::kPage) {
+    valid_.assign(ValidBitBytes(geometry.pages()) / sizeof(uint64_t), 0);
+    valid_.shrink_to_fit();
+  }
+}
+
+uint64_t Mapping::NextValid(uint64_t first, uint64_t last) const {
+  if (unit_ == MapUnit::kBlock) {
+    while (first < last && !IsValid(flash::Ppn{first})) ++first;
+    return first;
+  }
+  if (first >= last) return last;
+  uint64_t w = first >> 6;
+  uint64_t bits = valid_[w] & (~uint64_t{0} << (first & 63));
+  const uint64_t last_word = (last - 1) >> 6;
+  while (bits == 0) {
+    if (++w > last_word) return last;
+    bits = valid_[w];
+  }
+  const uint64_t at = (w << 6) + static_cast<uint64_t>(std::countr_zero(bits));
+  return at < last ? at : last;
 }
 
 flash::Ppn Mapping::Lookup(Lpn l) const {
@@ -40,6 +63,7 @@ flash::Ppn Mapping::Lookup(Lpn l) const {
 void Mapping::Unmap(Lpn l, bool block_still_written) {
   const uint64_t e = l2p_.Get(l.v);
   DCHECK_NE(e, l2p_.kNone());
+  if (unit_ == MapUnit::kPage) ClearBit(e);
   if (unit_ == MapUnit::kBlock && block_still_written) {
     const uint64_t first = e * pages_per_block_;
     const uint64_t last = first + pages_per_block_;
@@ -53,6 +77,9 @@ void Mapping::Unmap(Lpn l, bool block_still_written) {
 void Mapping::ResetBlock(uint64_t block) {
   const uint64_t first = block * pages_per_block_;
   p2l_.FillNone(first, first + pages_per_block_);
+  if (unit_ == MapUnit::kPage) {
+    for (uint64_t p = first; p < first + pages_per_block_; ++p) ClearBit(p);
+  }
 }
 
 uint32_t Mapping::CountInBlock(Lpn l, uint64_t block) const {

@@ -22,12 +22,21 @@
 // p's block (kBlock). Valid counts per block are kept by the caller
 // (BlockManager); CheckConsistency in FtlCore cross-checks both.
 //
+// kPage mode also keeps one valid bit per physical page (set by Map, cleared
+// by Unmap and ResetBlock), equal to the rule above at all times: IsValid
+// and NextValid read it instead of the random L2P entry, so a GC scan of a
+// victim touches only the victim's own bits and P2L entries plus the L2P
+// entries of pages it moves (1 bit per page: 1/50 of the tables).
+// kBlock mode, sized for the memory budget, keeps none (its Unmap does not
+// know the page): IsValid reads L2P as described.
+//
 // Entries are bit-packed (PackedArray): L2P has BitsFor(units) bits, P2L
 // BitsFor(logical_pages) bits. Not thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "ftl/divisor.h"
 #include "ftl/ftl.h"
@@ -70,10 +79,32 @@ class Mapping {
     return e == p2l_.kNone() ? Lpn{} : Lpn{e};
   }
   bool IsValid(flash::Ppn p) const {
+    if (unit_ == MapUnit::kPage) return TestBit(p.v);
     const uint64_t e = p2l_.Get(p.v);
     if (e == p2l_.kNone()) return false;
     const uint64_t target = l2p_.Get(e);
     return unit_ == MapUnit::kPage ? target == p.v : target == per_block_.Div(p.v);
+  }
+
+  // The first valid page in [first, last), or `last` if none; a scan of the
+  // valid bits 64 pages at a time in kPage mode.
+  uint64_t NextValid(uint64_t first, uint64_t last) const;
+  // What IsValid(p) computes from the L2P and P2L tables alone (for
+  // consistency checks of the valid bits).
+  bool IsValidByTables(flash::Ppn p) const {
+    const uint64_t e = p2l_.Get(p.v);
+    if (e == p2l_.kNone()) return false;
+    const uint64_t target = l2p_.Get(e);
+    return unit_ == MapUnit::kPage ? target == p.v : target == per_block_.Div(p.v);
+  }
+  // What retiring l's copy (Unmap) will touch besides its L2P entry: its
+  // valid bit. Reads the L2P entry (fetch it first); returns BlockOf(l).
+  uint64_t PrefetchRetire(Lpn l) const {
+    const uint64_t e = l2p_.Get(l.v);
+    if (e == l2p_.kNone()) return kNoBlock;
+    if (unit_ == MapUnit::kBlock) return e;
+    __builtin_prefetch(valid_.data() + (e >> 6));
+    return per_block_.Div(e);
   }
 
   // Cache hints for batch users (GC scans, preconditioning): the L2P entry
@@ -93,8 +124,17 @@ class Mapping {
   void Map(Lpn l, flash::Ppn p) {
     DCHECK(!IsMapped(l));
     DCHECK_EQ(p2l_.Get(p.v), p2l_.kNone());
-    l2p_.Set(l.v, unit_ == MapUnit::kPage ? p.v : per_block_.Div(p.v));
+    if (unit_ == MapUnit::kPage) {
+      l2p_.Set(l.v, p.v);
+      SetBit(p.v);
+    } else {
+      l2p_.Set(l.v, per_block_.Div(p.v));
+    }
     p2l_.Set(p.v, l.v);
+    // Pages of a unit are mapped in order, but open units of many groups
+    // take turns: fetch the P2L entry of a page a few allocations ahead so
+    // the unit's next line is in cache when its turn comes.
+    p2l_.Prefetch(p.v + kMapAhead);
   }
   // Drops l's valid copy. `block_still_written`: the old copy's block may
   // still receive pages before its next erase (kBlock mode then clears the
@@ -105,7 +145,9 @@ class Mapping {
   void ResetBlock(uint64_t block);
 
   // Bytes held by both tables.
-  uint64_t MemoryBytes() const { return l2p_.MemoryBytes() + p2l_.MemoryBytes(); }
+  uint64_t MemoryBytes() const {
+    return l2p_.MemoryBytes() + p2l_.MemoryBytes() + valid_.capacity() * sizeof(uint64_t);
+  }
   uint64_t l2p_bytes() const { return l2p_.MemoryBytes(); }
   uint64_t p2l_bytes() const { return p2l_.MemoryBytes(); }
   unsigned l2p_bits() const { return l2p_.bits(); }
@@ -115,11 +157,19 @@ class Mapping {
   uint32_t CountInBlock(Lpn l, uint64_t block) const;
 
  private:
+  static constexpr uint64_t kMapAhead = 8;
+  bool TestBit(uint64_t p) const { return (valid_[p >> 6] >> (p & 63)) & 1; }
+  void SetBit(uint64_t p) { valid_[p >> 6] |= uint64_t{1} << (p & 63); }
+  void ClearBit(uint64_t p) { valid_[p >> 6] &= ~(uint64_t{1} << (p & 63)); }
+  // Bytes of the valid bits of `pages` physical pages (kPage mode only).
+  static uint64_t ValidBitBytes(uint64_t pages) { return (pages + 63) / 64 * sizeof(uint64_t); }
+
   MapUnit unit_;
   uint64_t pages_per_block_;
   Divisor per_block_;  // pages_per_block_
   PackedArray l2p_;
   PackedArray p2l_;
+  std::vector<uint64_t, TableAllocator<uint64_t>> valid_;  // kPage: one bit per physical page
 };
 
 }  // namespace ftl

@@ -504,14 +504,13 @@ void PageFtl::Pump(uint32_t group) {
   // in flight (in-flight sources still count as valid until placed).
   if (gs.in_flight == 0 && blocks.valid(gs.victim) == 0) gs.scan = pages;
   while (!gs.free_slots.empty() && gs.scan < pages) {
-    // Validity checks read random L2P entries: fetch a few pages ahead.
-    if (gs.scan + 8 < pages) core_.mapping().PrefetchValidity(blocks.PpnOf(gs.victim, gs.scan + 8));
+    gs.scan = core_.NextValidPage(gs.victim, gs.scan);
+    if (gs.scan == pages) break;
     const flash::Ppn src = blocks.PpnOf(gs.victim, gs.scan);
-    const Lpn l = core_.ValidLpnAt(src);
-    if (!l.valid()) {
-      ++gs.scan;
-      continue;
-    }
+    const Lpn l = core_.mapping().LpnAt(src);
+    // PlaceGcCopy rewrites l's entry when the read completes: start
+    // loading it now.
+    core_.PrefetchEntry(l);
     // Preemption point: before a page copy.
     if (!die_host_reads_.empty() && Yields(group, core_.geometry().DieOfPpn(src))) break;
     ++gs.scan;
@@ -730,7 +729,8 @@ std::unique_ptr<Ftl> MakePageFtl(const FtlConfig& cfg, flash::FlashArray* array,
 }
 sim::Status ValidatePageFtl(const FtlConfig& cfg, const flash::Geometry& g) { return cfg.ValidatePageMapped(g); }
 uint64_t PageFtlLogicalPages(const FtlConfig& cfg, const flash::Geometry& g) { return cfg.LogicalPagesByOp(g); }
-// The mapping tables exactly, and per block the block manager's state
+// The mapping tables exactly (with page mapping, their valid bits too), and
+// per block the block manager's state
 // (valid, erase and pending counts, close sequence, state, stream, free
 // ring and candidate-set position: 34 bytes), rounded up to 48 bytes.
 // With a mapping cache, its model: 4 bytes per logical page, 32 per cached

@@ -95,6 +95,8 @@ class PageFtl final : public Ftl, public flash::FlashClient {
   void Trim(Lpn first, uint64_t count) override;
   void Precondition(const PreconditionSpec& spec) override;
   flash::Ppn Locate(Lpn l) const override { return core_.Lookup(l); }
+  void PrefetchEntry(Lpn l) const override { core_.PrefetchEntry(l); }
+  void PrefetchRetire(Lpn l) const override { core_.PrefetchRetire(l); }
   void OnFlashComplete(flash::FlashCommand* cmd) override;
 
   // No host op in flight and no GC running.

@@ -410,6 +410,11 @@ void Ssd::Fetch(ssd::BlockRequest* req) {
   const sim::SimTime now = events_->now();
   r->fetch_time = now;
   queue_wait_.Record((now - req->submit_time).ns());
+  // The FTL will look the first page up after the fetch: start loading its
+  // mapping entry now (a cache hint).
+  if ((req->op == ssd::BlockOp::kRead || req->op == ssd::BlockOp::kWrite) && zoned_ == nullptr) {
+    ftl_->PrefetchEntry(ftl::Lpn{req->offset / page_size_});
+  }
   if (const int32_t f = queue_flow_[req->queue]; f >= 0) flows_[f]->queue_wait.Record((now - req->submit_time).ns());
   events_->Schedule(&r->fetched, now + config_.request_overhead);
 }
@@ -458,6 +463,8 @@ void Ssd::StartReadWrite(Request* r) {
     if (!read) {
       op->temperature = TemperatureOf(req->stream);
       op->phase = PageOp::Phase::kToDevice;
+      // Unbuffered, the page goes to the FTL when its transfer ends.
+      if (buffer_ == nullptr && zoned_ == nullptr) ftl_->PrefetchRetire(op->lpn);
       to_device_->Enqueue(op);
     } else if (buffer_ != nullptr && (buffer_->Lookup(lpn) & op->mask) == op->mask) {
       buffer_read_hits_.Inc();

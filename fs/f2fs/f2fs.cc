@@ -571,8 +571,9 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPwrite(Fd fd, int64_t offset, std::span<co
   co_await in->lock.LockExclusive();
   vfs::ExclusiveLock g(&in->lock);
   uint64_t off;
-  if (offset >= 0) off = static_cast<uint64_t>(offset);
-  else if (flags & kAppend) off = TxRunning(in) ? in->tx->size : I(in).size;
+  // O_APPEND appends, pwrite's offset notwithstanding (Linux).
+  if (flags & kAppend) off = TxRunning(in) ? in->tx->size : I(in).size;
+  else if (offset >= 0) off = static_cast<uint64_t>(offset);
   else if (OpenFile* f = fds_.Get(fd); f != nullptr && f->inode == in) off = f->pos;
   else co_return FsResult<uint64_t>{0, Errno::kBadF};  // closed while this call waited
   uint64_t n = 0;

@@ -248,6 +248,19 @@ TEST_F(F2fsApiTest, LargeFileThroughDoubleIndirectNodes) {
   s_.ExpectCheck();
 }
 
+// On Linux a pwrite on an O_APPEND descriptor appends, whatever its offset
+// (pwrite(2), BUGS), as memfs and the ext4 model do.
+TEST_F(F2fsApiTest, PwriteOnAnAppendDescriptorAppends) {
+  const Fd fd = OpenOk("/ap", kCreat | kRdWr | kAppend);
+  const auto a = Pattern(100, 1), b = Pattern(50, 2);
+  ASSERT_EQ(Run(fs().Write(fd, a, a.size())).value, a.size());
+  ASSERT_EQ(Run(fs().Pwrite(fd, 0, b, b.size())).value, b.size());
+  EXPECT_EQ(Run(fs().Fstat(fd)).value.size, 150u);
+  std::vector<uint8_t> want(a);
+  want.insert(want.end(), b.begin(), b.end());
+  EXPECT_EQ(ReadAt(fd, 0, 200), want);
+}
+
 TEST_F(F2fsApiTest, TruncateAndAppend) {
   const Fd fd = OpenOk("/t", kCreat | kRdWr | kAppend);
   const auto a = Pattern(10000, 5);

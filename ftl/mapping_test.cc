@@ -1,0 +1,96 @@
+#include "ftl/mapping.h"
+
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "sim/rng.h"
+
+namespace ftl {
+namespace {
+
+flash::Geometry Geo() {
+  flash::Geometry g;
+  g.channels = 1;
+  g.chips_per_channel = 1;
+  g.dies_per_chip = 1;
+  g.planes_per_die = 2;
+  g.blocks_per_plane = 8;
+  g.pages_per_block = 96;  // not a multiple of 64: blocks share valid-bit words
+  g.page_size = sim::Bytes{4096};
+  return g;
+}
+
+// The valid bits of kPage mode against a reference model of both tables
+// under random maps, remaps, unmaps and block erases: IsValid, the rule
+// computed from the tables and NextValid over random ranges all agree with
+// the model after every step.
+TEST(Mapping, ValidBitsAgreeWithTheTablesUnderRandomUpdates) {
+  const flash::Geometry g = Geo();
+  const uint64_t pages = g.pages();
+  const uint64_t logical = pages * 3 / 4;
+  Mapping m(logical, g, MapUnit::kPage);
+  std::vector<int64_t> l2p(logical, -1), p2l(pages, -1);
+  std::vector<uint64_t> next_free(g.blocks(), 0);  // pages written per block since its erase
+  sim::Rng rng(7, "mapping");
+  auto valid = [&](uint64_t p) { return p2l[p] >= 0 && l2p[p2l[p]] == static_cast<int64_t>(p); };
+  uint64_t checked = 0, valid_seen = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const uint64_t r = rng.Uniform(100);
+    if (r < 80) {  // write l to the next erased page of a random block (remapping it if mapped)
+      const uint64_t b = rng.Uniform(g.blocks());
+      if (next_free[b] == g.pages_per_block) continue;
+      const uint64_t p = b * g.pages_per_block + next_free[b]++;
+      const Lpn l{rng.Uniform(logical)};
+      if (m.IsMapped(l)) m.Unmap(l, /*block_still_written=*/false);
+      m.Map(l, flash::Ppn{p});
+      l2p[l.v] = static_cast<int64_t>(p);
+      p2l[p] = static_cast<int64_t>(l.v);
+    } else if (r < 95) {  // trim
+      const Lpn l{rng.Uniform(logical)};
+      if (!m.IsMapped(l)) continue;
+      m.Unmap(l, false);
+      l2p[l.v] = -1;
+    } else {  // erase a block whose pages are all stale (unmap what is still valid first)
+      const uint64_t b = rng.Uniform(g.blocks());
+      for (uint64_t p = b * g.pages_per_block; p < (b + 1) * g.pages_per_block; ++p) {
+        if (!valid(p)) continue;
+        m.Unmap(Lpn{static_cast<uint64_t>(p2l[p])}, false);
+        l2p[p2l[p]] = -1;
+      }
+      m.ResetBlock(b);
+      for (uint64_t p = b * g.pages_per_block; p < (b + 1) * g.pages_per_block; ++p) p2l[p] = -1;
+      next_free[b] = 0;
+    }
+    for (int k = 0; k < 8; ++k) {
+      const flash::Ppn p{rng.Uniform(pages)};
+      ASSERT_EQ(m.IsValid(p), valid(p.v)) << "step " << step << " ppn " << p.v;
+      ASSERT_EQ(m.IsValidByTables(p), valid(p.v)) << "step " << step << " ppn " << p.v;
+      valid_seen += valid(p.v);
+      ++checked;
+    }
+    const uint64_t first = rng.Uniform(pages);
+    const uint64_t last = first + rng.Uniform(pages - first + 1);
+    uint64_t want = first;
+    while (want < last && !valid(want)) ++want;
+    ASSERT_EQ(m.NextValid(first, last), want) << "step " << step << " range [" << first << ", " << last << ")";
+  }
+  // The walk visited both states often.
+  EXPECT_GT(valid_seen, checked / 10);
+  EXPECT_LT(valid_seen, checked * 9 / 10);
+}
+
+// kBlock mode keeps no valid bits: NextValid follows the tables' rule.
+TEST(Mapping, BlockModeNextValidFollowsTheTables) {
+  const flash::Geometry g = Geo();
+  Mapping m(g.pages() / 2, g, MapUnit::kBlock);
+  for (uint64_t l = 0; l < 10; ++l) m.Map(Lpn{l}, flash::Ppn{3 * l});
+  m.Unmap(Lpn{0}, /*block_still_written=*/true);
+  m.Unmap(Lpn{1}, true);
+  EXPECT_EQ(m.NextValid(0, g.pages()), 6u);
+  EXPECT_EQ(m.NextValid(7, 9), 9u);
+  EXPECT_TRUE(m.IsValid(flash::Ppn{27}));
+}
+
+}  // namespace
+}  // namespace ftl
