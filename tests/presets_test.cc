@@ -278,23 +278,27 @@ TEST(PresetsTest, MobibenchPresetsRunOnF2fs) {
 }
 
 // The transaction microbenchmarks on F2FS (shortened): a transaction of one
-// file costs two flushes like F2FS's atomic write, one block more (the
+// file costs one flush and one FUA write (its commit record written with
+// REQ_PREFLUSH | REQ_FUA) like F2FS's atomic write, one block more (the
 // master node); fsync mode one flush. multi_aw commits once, over every
 // thread's file.
 TEST(PresetsTest, TxbenchPresetsRunOnF2fs) {
   const fs::path dir = fs::path(FLASHSTACK_SOURCE_DIR) / "configs/txbench";
-  std::map<std::string, double> flushes, bytes;
+  std::map<std::string, double> flushes, fua, bytes;
   for (const char* m : {"set", "atomic", "fsync"}) {
     std::unique_ptr<Experiment> e = RunExperiment((dir / (std::string("throughput_volume_") + m + ".yaml")).string(),
                                                   {"workload.txbench.transactions=300"});
     ASSERT_TRUE(e) << m;
     EXPECT_EQ(e->stats().Value("workload.txbench.txns"), 300) << m;
     flushes[m] = e->stats().Value("ssd.ops.flush");
+    fua[m] = e->stats().Value("ssd.ops.fua");
     bytes[m] = e->stats().Value("ssd.bytes.write");
   }
-  EXPECT_NEAR(flushes["set"], 600, 10);
-  EXPECT_NEAR(flushes["atomic"], 600, 10);
+  EXPECT_NEAR(flushes["set"], 300, 10);
+  EXPECT_NEAR(flushes["atomic"], 300, 10);
   EXPECT_NEAR(flushes["fsync"], 300, 10);
+  EXPECT_NEAR(fua["set"], 300, 10);
+  EXPECT_NEAR(fua["atomic"], 300, 10);
   EXPECT_NEAR(bytes["set"] - bytes["atomic"], 300 * 4096, 300 * 4096 * 0.2);
   std::unique_ptr<Experiment> maw = RunExperiment(
       (dir / "multi_aw.yaml").string(),

@@ -47,6 +47,9 @@ def main():
                   cp_call_p90_ns=5e6)
         write_run(os.path.join(out, "beta", "checkpoint"), 0, 0, 500)
         write_run(os.path.join(out, "beta", "journal"), 0, 0, 550)
+        # The artifact's F2FS-J: alpha 4 x 100 ms (5x less), latency 50 % lower.
+        write_run(os.path.join(out, "alpha", "journal_artifact"), 4, 100e6, 500, journal_bytes=1 << 20)
+        write_run(os.path.join(out, "beta", "journal_artifact"), 0, 0, 450)
         doc = os.path.join(out, "doc.md")
         with open(doc, "w") as f:
             f.write("head\n<!-- f2fsj-table begin -->\nold\n<!-- f2fsj-table end -->\ntail\n")
@@ -69,6 +72,28 @@ def main():
         # The checkpoint itself: the journal's p90 (400 ms) is not shorter than F2FS's (200 ms).
         line = next(l for l in t.splitlines() if l.startswith("| (the checkpoint itself)"))
         assert "shorter with F2FS-J in 0 of 1 workloads" in line and line.endswith("| not shorter |"), line
+        assert "| alpha | journal_artifact | 1000 | 4 | 0.40 | 100.0 |" in t, t
+        assert "journal = F2FS-J, paper-faithful; journal_artifact = F2FS-J, artifact-faithful" in t, t
+        line = next(l for l in t.splitlines() if l.startswith("| (artifact-faithful F2FS-J) checkpointing time"))
+        assert "5.00x (alpha) to 5.00x (alpha) lower" in line and line.endswith("| reproduced |"), line
+        line = next(l for l in t.splitlines() if l.startswith("| (artifact-faithful F2FS-J) operation latency"))
+        assert "from 10.0 % (beta) to 50.0 % (alpha) lower" in line, line
+        # --modes checkpoint,journal leaves the artifact's rows out.
+        r2 = subprocess.run([sys.executable, os.path.join(HERE, "f2fsj_compare.py"), out, "--bin", "/nonexistent",
+                             "--modes", "checkpoint,journal", "x/alpha.yaml"], capture_output=True, text=True)
+        assert r2.returncode == 0 and "journal_artifact" not in r2.stdout, r2.stdout + r2.stderr
+        r2 = subprocess.run([sys.executable, os.path.join(HERE, "f2fsj_compare.py"), out, "--modes", "journal"],
+                            capture_output=True, text=True)
+        assert r2.returncode == 2 and "--modes" in r2.stderr, r2.stderr
+        # The artifact profile's keys become --set options.
+        sys.path.insert(0, HERE)
+        import f2fsj_compare
+        os.chdir(os.path.dirname(HERE))
+        sets = f2fsj_compare.mode_sets("journal_artifact")
+        for want in ("fs.f2fs.durability=journal", "fs.f2fs.journal.records=namespace",
+                     "fs.f2fs.journal.commit_wait=false", "fs.f2fs.journal.fsync=rollforward",
+                     "fs.f2fs.journal.barrier=false", "fs.f2fs.journal.checkpoint_after_commit=true"):
+            assert want in sets, sets
         with open(doc) as f:
             d = f.read()
         assert d.startswith("head\n<!-- f2fsj-table begin -->\n") and d.endswith("<!-- f2fsj-table end -->\ntail\n")

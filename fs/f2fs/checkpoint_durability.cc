@@ -29,8 +29,9 @@ class CheckpointDurability final : public Durability {
     if (f.links != 1) return true;      // CP_HARDLINK
     if (f.lost_pino) return true;       // CP_WRONG_PINO
     // f2fs_space_for_roll_forward: blocks allocated since the checkpoint must
-    // fit the user space (recovery replays them on top of the checkpoint).
-    if (f.valid_blocks + f.allocated_since_checkpoint > layout_.user_block_count) return true;
+    // fit the user space on top of the checkpoint's count (recovery replays
+    // them on top of the checkpoint, where what was freed since is in use).
+    if (f.valid_blocks_at_checkpoint + f.allocated_since_checkpoint > layout_.user_block_count) return true;
     if (!nat_.Valid(f.pino) || !nat_.Get(f.pino).checkpointed) return true;  // CP_NODE_NEED_CP
     if (cfg_.fastboot) return true;            // CP_FASTBOOT_MODE
     if (cfg_.active_logs == 2) return true;    // CP_SPEC_LOG_NUM

@@ -91,7 +91,11 @@ struct FsyncFacts {
   bool is_dir = false;
   uint32_t links = 0;
   bool lost_pino = false;         // renamed since: i_pino is stale
-  uint64_t valid_blocks = 0;      // data + reserved + node blocks in use
+  // f2fs_space_for_roll_forward's operands: blocks in use (data, reserved,
+  // nodes) when the last checkpoint committed or was mounted
+  // (last_valid_block_count), and blocks and nodes newly allocated since
+  // (alloc_valid_block_count).
+  uint64_t valid_blocks_at_checkpoint = 0;
   uint64_t allocated_since_checkpoint = 0;
   bool parent_dentries_changed = false;  // the parent's entries changed since the checkpoint
 };

@@ -80,7 +80,7 @@ TEST(CheckpointDurabilityTest, FsyncRollsForwardUnlessACheckpointCaseApplies) {
   f.lost_pino = true;
   EXPECT_TRUE(d->FsyncNeedsCheckpoint(f));
   f = RegularFile();
-  f.valid_blocks = fx.layout.user_block_count;
+  f.valid_blocks_at_checkpoint = fx.layout.user_block_count;
   f.allocated_since_checkpoint = 1;
   EXPECT_TRUE(d->FsyncNeedsCheckpoint(f));
   f = RegularFile();

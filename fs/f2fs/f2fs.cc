@@ -53,6 +53,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   CHECK(durability.ok()) << "durability mode validated by the config schema: " << durability.status().message();
   durability_ = std::move(durability).value();
   journal_ = durability_->journal();
+  journal_data_records_ = journal_ != nullptr && cfg_.impl_configs.Get<JournalConfig>("journal").records == "all";
   cpw_ = std::make_unique<CheckpointWriter>(layout_, nat_, sm_.get());
   static const char* kBits[] = {"force", "ssr", "util", "ssr_util", "fsync", "async"};
   for (const std::string& b : cfg_.ipu_policy)
@@ -91,7 +92,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   io.cache = &cache_;
   io.host = this;
   io.discard_write_waits = &stats_.discard.write_waits;
-  io.ordered = journal_ != nullptr;
+  io.ordered = journal_data_records_;
   if (erase_before_reuse_) io.blocks_per_page = std::max<uint32_t>(1, dev_->layout().page_size / kBlockSize);
   io_ = std::make_unique<IoManager>(io);
   DiscardManager::Deps dm;
@@ -159,6 +160,8 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   fsm.durability = durability_.get();
   fsm.inodes = &itab_;
   fsm.journal = journal_ != nullptr;
+  fsm.journal_fsync_commit =
+      journal_ == nullptr || cfg_.impl_configs.Get<JournalConfig>("journal").fsync == "commit";
   fsm.host = this;
   fsm_ = std::make_unique<FsyncManager>(fsm);
   RegisterStats();

@@ -679,6 +679,7 @@ class F2fs final : public FileSystem,
     if (inode->tx && !dead_) tx_wq_.NotifyAll();
   }
   uint64_t AllocatedSinceCheckpoint() const override { return alloc_since_cp_; }
+  uint64_t ValidBlocksAtCheckpoint() const override { return valid_at_cp_; }
 
   // ---- Checkpoint (checkpoint_manager.h; the host side in f2fs_checkpoint.cc).
   sim::Task<void> Checkpoint(CpReason reason) { return cpm_->Checkpoint(reason); }
@@ -700,7 +701,12 @@ class F2fs final : public FileSystem,
   void SyncInodeMeta() override;
   void ReleaseCoveredMasterNodes() override;
   void FillPackFacts(CheckpointWriter::PackFacts* facts) const override;
-  void CheckpointCommitted() override { alloc_since_cp_ = 0; }
+  // do_checkpoint: last_valid_block_count = total_valid_block_count,
+  // alloc_valid_block_count = 0 (operations are blocked until it returns).
+  void CheckpointCommitted() override {
+    valid_at_cp_ = valid_block_count_;
+    alloc_since_cp_ = 0;
+  }
   void JournalCheckpointed(uint64_t record_seq) override;
   void EvictIdleInodes() override;
 
@@ -743,6 +749,11 @@ class F2fs final : public FileSystem,
   // is owed (journal_cpu_owed_, see WriteDataPage).
   sim::Task<void> JournalCpu();
   uint64_t journal_cpu_owed_ = 0;
+  // fs.f2fs.journal.records all: data blocks' new addresses are journaled
+  // (DATA_WRITE), so commits order that data. namespace: JournalCpu charges
+  // the records appended since its last call (journal_records_charged_).
+  bool journal_data_records_ = false;
+  uint64_t journal_records_charged_ = 0;
   // At mount: replays the committed records after the checkpoint's
   // position; `*applied` counts the records applied.
   sim::Task<sim::Status> ReplayJournal(const JournalPosition& cp, uint64_t* applied);
@@ -792,6 +803,7 @@ class F2fs final : public FileSystem,
   uint64_t valid_block_count_ = 0;
   uint32_t valid_inode_count_ = 0;
   uint64_t alloc_since_cp_ = 0;  // alloc_valid_block_count: new blocks and nodes since the checkpoint
+  uint64_t valid_at_cp_ = 0;     // last_valid_block_count: valid_block_count_ at the last checkpoint
 
   // Held by a cleaning migration while it allocates and submits its moved
   // blocks: concurrent migrations (per-region cleaning threads) write the

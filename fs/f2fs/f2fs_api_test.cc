@@ -6,6 +6,7 @@
 
 #include "fs/f2fs/f2fs_model_test_util.h"
 #include "fs/f2fs/f2fs_test_util.h"
+#include "sim/rng.h"
 
 namespace fs::f2fs {
 namespace {
@@ -431,6 +432,26 @@ TEST_F(F2fsApiTest, DirectIo) {
   ASSERT_TRUE(Run(fs().Close(fb)).ok());
   Check();
   EXPECT_GT(s_.stats().Value("fs.app.direct_bytes_written"), 0.0);
+}
+
+// fio direct=1 with an fsync every 32 writes (seed 001's direct row):
+// direct overwrites go in place, change no dnode, and each fsync writes one
+// node, the inode (its times).
+TEST_F(F2fsApiTest, FsyncAfterDirectOverwritesWritesOnlyTheInode) {
+  const Fd fd = OpenOk("/d", kCreat | kRdWr | kDirect);
+  WriteAt(fd, 0, Pattern(4096 * 4096, 1));  // 16 MiB: four dnodes' worth
+  ASSERT_TRUE(Run(fs().Sync()).ok());
+  sim::Rng rng(3, "f2fs.test.direct_fsync");
+  for (int round = 0; round < 8; ++round) {
+    const double written0 = s_.stats().Value("fs.fsync.nodes_written");
+    const uint64_t ipu0 = fs().ipu_blocks();
+    for (int i = 0; i < 32; ++i) WriteAt(fd, rng.Uniform(4096) * 4096, Pattern(4096, 10 + i));
+    EXPECT_EQ(fs().ipu_blocks() - ipu0, 32u);
+    ASSERT_TRUE(Run(fs().Fsync(fd)).ok());
+    EXPECT_EQ(s_.stats().Value("fs.fsync.nodes_written") - written0, 1) << "round " << round;
+  }
+  ASSERT_TRUE(Run(fs().Close(fd)).ok());
+  Check();
 }
 
 TEST_F(F2fsApiTest, RemountKeepsEverythingAfterSync) {

@@ -118,11 +118,12 @@ sim::Task<void> F2fs::BalanceFsBg(bool after_commit) {
     if (in && in->refs == 0 && in->unlinked && !in->freed) co_await ReleaseInode(in);
   }
   if (!durability_->NeedBackgroundCheckpoint()) co_return;
-  // apply: committed — background checkpoints follow a commit (the commit
-  // thread's, as F2FS-J's j_checkpoint runs after one), so the apply finds
-  // the latest epochs committed; a checkpoint found due elsewhere wakes the
-  // commit thread instead.
-  if (ApplyCommittedMode() && !after_commit) {
+  // apply: committed (or checkpoint_after_commit) — background checkpoints
+  // follow a commit (the commit thread's, as F2FS-J's j_checkpoint runs
+  // after one), so the apply finds the latest epochs committed; a
+  // checkpoint found due elsewhere wakes the commit thread instead.
+  if ((ApplyCommittedMode() || (journal_ && cfg_.impl_configs.Get<JournalConfig>("journal").checkpoint_after_commit)) &&
+      !after_commit) {
     commit_timer_.Kick();
     co_return;
   }

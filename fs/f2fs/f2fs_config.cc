@@ -4,6 +4,7 @@
 
 #include "fs/f2fs/allocation_policy.h"
 #include "fs/f2fs/durability.h"
+#include "fs/f2fs/journal.h"
 #include "fs/f2fs/parafs_2d_allocation_policy.h"
 #include "fs/f2fs/victim_policy.h"
 
@@ -170,6 +171,17 @@ sim::Status F2fsConfig::Validate() const {
     return sim::Status::InvalidInput("page_cache.dirty_background_ratio: above dirty_ratio");
   if (gc.min_sleep > gc.max_sleep) return sim::Status::InvalidInput("gc.min_sleep: above gc.max_sleep");
   if (max_io.value % 4096) return sim::Status::InvalidInput("max_io: not a multiple of 4 KiB");
+  const JournalConfig& j = impl_configs.Get<JournalConfig>("journal");
+  if (j.records == "namespace" && j.fsync != "rollforward")
+    return sim::Status::InvalidInput(fmt::format(
+        "journal.records: namespace journals no data, so fsync cannot commit it (journal.fsync is '{}'); set "
+        "journal.fsync: rollforward",
+        j.fsync));
+  if (!j.commit_wait && (j.fsync != "rollforward" || j.barrier))
+    return sim::Status::InvalidInput(fmt::format(
+        "journal.commit_wait: false acknowledges no commit; it needs journal.fsync: rollforward (is '{}') and "
+        "journal.barrier: false (is {})",
+        j.fsync, j.barrier));
   if (allocation != "parafs_2d") {
     // ParaFS's mechanisms act on regions, which only its allocation makes.
     const Parafs2dConfig& p = impl_configs.Get<Parafs2dConfig>("parafs_2d");

@@ -515,7 +515,7 @@ sim::Task<Errno> F2fs::WriteDataPage(Inode* inode, DataPage* p, bool hot, bool s
     SetNodeDirty(dn.np, inode);
     durability_->OnBlockUpdate(BlockUpdate{false, dn.np->nid, static_cast<uint16_t>(dn.ofs), inode->ino, old, addr,
                                            idx, I(inode).size, is_dir});
-    recorded = journal_ && !is_dir;
+    recorded = journal_data_records_ && !is_dir;
     if (recorded) {
       const uint64_t seq = journal_->head_position().record_seq - 1;
       io_->OrderedUnsubmitted(p, seq);

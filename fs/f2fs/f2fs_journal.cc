@@ -11,8 +11,15 @@
 namespace fs::f2fs {
 
 sim::Task<void> F2fs::JournalCpu() {
-  const int64_t records = 1 + static_cast<int64_t>(journal_cpu_owed_);
+  int64_t records = 1 + static_cast<int64_t>(journal_cpu_owed_);
   journal_cpu_owed_ = 0;
+  if (!journal_data_records_) {
+    // records namespace: only some operations append one.
+    const uint64_t appended = journal_->records_appended();
+    records = static_cast<int64_t>(appended - std::min(appended, journal_records_charged_));
+    journal_records_charged_ = appended;
+    if (records == 0) co_return;
+  }
   const sim::SimTime cost = durability_->RecordCpu() * records;
   if (journal_list_lock_ != nullptr) {
     co_await journal_list_lock_->Section(cost);
@@ -88,12 +95,15 @@ sim::Task<void> F2fs::CommitJournal() {
           pages.push_back(nullptr);
         }
         io_->SubmitWrite(BlockAddr{static_cast<uint32_t>(layout_.journal_blkaddr() + blocks[i].first)}, contents, pages,
-                    Io::kJournal, &batch, fua);
+                    Io::kJournal, jc.commit_wait ? &batch : nullptr, fua);
         i = j;
       }
     };
     submit(0, body, false);
-    co_await io_->WaitBatch(batch);
+    // commit_wait false, the artifact's commit: the blocks submitted with
+    // REQ_SYNC and not waited for (validated: barrier false, fsync
+    // rollforward).
+    if (jc.commit_wait) co_await io_->WaitBatch(batch);
     if (dead_) co_return;
     if (jc.barrier) {
       // The commit block: after a cache flush (records and data durable),

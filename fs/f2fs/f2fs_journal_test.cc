@@ -174,6 +174,197 @@ TEST(JournalModeTest, CommittedOperationsSurviveAPowerCutThatCheckpointModeLoses
   }
 }
 
+// fs.f2fs.journal.fsync: commit (the paper's) commits the running epoch
+// at fsync and writes no node for it; rollforward (the F2FS-J artifact's)
+// is stock F2FS fsync beside the journal: the file's dnodes with the fsync
+// mark and a cache flush, no journal commit, and after a power cut that
+// loses everything volatile roll-forward recovery brings the fsynced data
+// back (the journal, never committed, replays nothing).
+TEST(JournalModeTest, FsyncCommitsTheJournalOrRollsForward) {
+  for (const std::string how : {"commit", "rollforward"}) {
+    SCOPED_TRACE(how);
+    // No commit by the thread within the test (1 s interval).
+    F2fsConfig c = JournalConfigFor(sim::Ms(1000));
+    c.impl_configs.Mutable<JournalConfig>("journal").fsync = how;
+    c.page_cache.writeback_interval = sim::Ms(1000);
+    c.page_cache.dirty_expire = sim::Ms(1000);
+    Stack s(64ull << 20, c);
+    s.FormatAndMount();
+    // The parent directory, checkpointed: the file's fsync needs no
+    // checkpoint (need_do_checkpoint's CP_NODE_NEED_CP).
+    ASSERT_TRUE(s.Run(s.fs().Mkdir("/d")).ok());
+    ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+    const double commits0 = s.stats().Value("fs.journal.commits");
+    const double cps0 = s.stats().Value("fs.cp.count");
+    FsResult<Fd> fd = s.Run(s.fs().Open("/d/f", kCreat | kRdWr));
+    ASSERT_TRUE(fd.ok());
+    const std::vector<uint8_t> data = Pattern(5 * kBlockSize, 9);
+    ASSERT_TRUE(s.Run(s.fs().Pwrite(fd.value, 0, data, data.size())).ok());
+    ASSERT_TRUE(s.Run(s.fs().Fsync(fd.value)).ok());
+    EXPECT_EQ(s.stats().Value("fs.cp.count") - cps0, 0);
+    if (how == "commit") {
+      EXPECT_EQ(s.stats().Value("fs.journal.commits") - commits0, 1);
+      EXPECT_EQ(s.stats().Value("fs.journal.fsync_commits"), 1);
+      EXPECT_EQ(s.stats().Value("fs.fsync.nodes_written"), 0);
+    } else {
+      EXPECT_EQ(s.stats().Value("fs.journal.commits") - commits0, 0);
+      EXPECT_EQ(s.stats().Value("fs.journal.fsync_commits"), 0);
+      EXPECT_GT(s.stats().Value("fs.fsync.nodes_written"), 0);
+    }
+    s.PowerCut([](BlockAddr, bool) { return false; });
+    ASSERT_TRUE(s.Mount().ok());
+    s.ExpectCheck();
+    if (how == "commit") {
+      EXPECT_GT(s.stats().Value("fs.journal.replayed"), 0);
+    } else {
+      EXPECT_EQ(s.stats().Value("fs.journal.replayed"), 0);
+      EXPECT_GT(s.fs().recovered_dnodes(), 0u);
+    }
+    const Namespace got = s.Run(Snapshot(s.fs_ptr()));
+    ASSERT_TRUE(got.count("/d/f")) << Describe(got);
+    EXPECT_TRUE(got.at("/d/f").data == data);
+  }
+}
+
+// rollforward: an fsync in need_do_checkpoint's cases (a file whose parent
+// no checkpoint holds) checkpoints, as stock F2FS; commit never does.
+TEST(JournalModeTest, RollForwardFsyncCheckpointsInStockF2fsCases) {
+  for (const std::string how : {"commit", "rollforward"}) {
+    SCOPED_TRACE(how);
+    F2fsConfig c = JournalConfigFor(sim::Ms(1000));
+    c.impl_configs.Mutable<JournalConfig>("journal").fsync = how;
+    Stack s(64ull << 20, c);
+    s.FormatAndMount();
+    ASSERT_TRUE(s.Run(s.fs().Mkdir("/new")).ok());
+    FsResult<Fd> fd = s.Run(s.fs().Open("/new/f", kCreat | kRdWr));
+    ASSERT_TRUE(fd.ok());
+    ASSERT_TRUE(s.Run(s.fs().Pwrite(fd.value, 0, Pattern(kBlockSize, 3), kBlockSize)).ok());
+    ASSERT_TRUE(s.Run(s.fs().Fsync(fd.value)).ok());
+    EXPECT_EQ(s.stats().Value("fs.fsync.checkpoints"), how == "rollforward" ? 1 : 0);
+  }
+}
+
+// The F2FS-J artifact's profile (configs/f2fs/journal_artifact.yaml).
+F2fsConfig ArtifactConfigFor(sim::SimTime commit_interval) {
+  F2fsConfig c = JournalConfigFor(commit_interval);
+  JournalConfig& j = c.impl_configs.Mutable<JournalConfig>("journal");
+  j.records = "namespace";
+  j.list_lock = "global";
+  j.barrier = false;
+  j.commit_wait = false;
+  j.apply = "checkpoint";
+  j.checkpoint_after_commit = true;
+  j.fsync = "rollforward";
+  return c;
+}
+
+sim::Task<void> EveryKindOfChange(F2fs* fs, sim::EventQueue* q) {
+  CHECK((co_await fs->Mkdir("/d")).ok());                     // MKDIR
+  co_await WriteFile(fs, "/d/a", 3 * kBlockSize, 1);          // CREATE (+ 3 DATA_WRITE with records all)
+  CHECK((co_await fs->Rename("/d/a", "/a")).ok());            // RENAME
+  CHECK((co_await fs->Link("/a", "/a2")).ok());               // LINK
+  CHECK((co_await fs->Truncate("/a", kBlockSize)).ok());      // SETATTR
+  CHECK((co_await fs->Unlink("/a2")).ok());                   // UNLINK
+  CHECK((co_await fs->Mkdir("/gone")).ok());                  // MKDIR
+  CHECK((co_await fs->Rmdir("/gone")).ok());                  // RMDIR (the artifact's f2fs_unlink)
+  co_await sim::Delay(q, sim::Ms(5));                         // the data written back
+}
+
+// records: namespace (the artifact's) journals create, mkdir, unlink and
+// rmdir only; all (the paper's) every change, data blocks' new addresses
+// included.
+TEST(JournalModeTest, ArtifactJournalsOnlyNamespaceChanges) {
+  for (const bool artifact : {false, true}) {
+    SCOPED_TRACE(artifact ? "artifact" : "paper");
+    Stack s(64ull << 20, artifact ? ArtifactConfigFor(sim::Ms(1000)) : JournalConfigFor(sim::Ms(1000)));
+    s.FormatAndMount();
+    const double r0 = s.stats().Value("fs.journal.records");
+    s.Run(EveryKindOfChange(s.fs_ptr(), &s.q()));
+    const double records = s.stats().Value("fs.journal.records") - r0;
+    if (artifact) {
+      EXPECT_EQ(records, 5);  // 2 MKDIR, CREATE, UNLINK, RMDIR
+    } else {
+      EXPECT_GE(records, 9);  // + RENAME, LINK, SETATTR and the data written back (DATA_WRITE)
+    }
+  }
+}
+
+// commit_wait false with barrier false (the artifact's commit): the commit
+// thread submits its journal blocks as plain writes and does not wait for
+// them — no flush, no FUA, no time; the paper's commit waits for a flush
+// and its FUA commit block.
+TEST(JournalModeTest, ArtifactCommitIsAnUnwaitedPlainWrite) {
+  for (const bool artifact : {false, true}) {
+    SCOPED_TRACE(artifact ? "artifact" : "paper");
+    Stack s(64ull << 20, artifact ? ArtifactConfigFor(sim::Ms(20)) : JournalConfigFor(sim::Ms(20)));
+    s.FormatAndMount();
+    const double flushes0 = s.stats().Value("fs.io.flushes");
+    const double fua0 = s.stats().Value("fs.io.fua_writes");
+    s.Run(EveryKindOfChange(s.fs_ptr(), &s.q()));
+    auto idle = [&]() -> sim::Task<void> { co_await sim::Delay(&s.q(), sim::Ms(40)); };
+    s.Run(idle());
+    ASSERT_GE(s.stats().Value("fs.journal.commits"), 1);
+    EXPECT_GT(s.stats().Value("fs.io.written.journal"), 0);
+    const sim::Histogram* lat = s.stats().FindHistogram("fs.journal.commit_lat");
+    ASSERT_NE(lat, nullptr);
+    if (artifact) {
+      EXPECT_EQ(s.stats().Value("fs.io.flushes") - flushes0, 0);
+      EXPECT_EQ(s.stats().Value("fs.io.fua_writes") - fua0, 0);
+      EXPECT_EQ(lat->max(), 0) << "the commit waited";
+    } else {
+      EXPECT_GE(s.stats().Value("fs.io.flushes") - flushes0, 1);
+      EXPECT_GE(s.stats().Value("fs.io.fua_writes") - fua0, 1);
+      EXPECT_GT(lat->max(), 0);
+    }
+  }
+}
+
+// checkpoint_after_commit: background checkpoints run only right after the
+// commit thread's commits (the artifact's j_checkpoint); without it, with
+// apply checkpoint, whenever a writeback pass finds one due.
+TEST(JournalModeTest, CheckpointsOnlyAfterACommit) {
+  double cps[2] = {0, 0}, commits[2] = {0, 0};
+  for (const bool after_commit : {false, true}) {
+    F2fsConfig c = JournalConfigFor(sim::Ms(50));
+    JournalConfig& j = c.impl_configs.Mutable<JournalConfig>("journal");
+    j.apply = "checkpoint";
+    j.checkpoint_interval = sim::Ms(5);
+    j.checkpoint_after_commit = after_commit;
+    Stack s(64ull << 20, c);
+    s.FormatAndMount();
+    const double cp0 = s.stats().Value("fs.cp.reason.background");
+    auto work = [&]() -> sim::Task<void> {
+      for (int i = 0; i < 200; ++i) {
+        co_await WriteFile(s.fs_ptr(), "/f" + std::to_string(i), kBlockSize, i);
+        co_await sim::Delay(&s.q(), sim::Ms(1));
+      }
+    };
+    s.Run(work());
+    cps[after_commit] = s.stats().Value("fs.cp.reason.background") - cp0;
+    commits[after_commit] = s.stats().Value("fs.journal.commits");
+  }
+  EXPECT_GT(cps[0], commits[0] + 2) << "due checkpoints run between commits";
+  EXPECT_GT(cps[1], 0);
+  EXPECT_LE(cps[1], commits[1]) << "at most one checkpoint per commit";
+}
+
+TEST(JournalModeTest, ArtifactKeysNeedRollForwardFsync) {
+  F2fsConfig c = ArtifactConfigFor(sim::Ms(20));
+  EXPECT_TRUE(c.Validate().ok());
+  JournalConfig& j = c.impl_configs.Mutable<JournalConfig>("journal");
+  j.fsync = "commit";
+  sim::Status st = c.Validate();
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("journal.records: namespace"), std::string::npos) << st.message();
+  j.records = "all";
+  st = c.Validate();
+  EXPECT_NE(st.message().find("journal.commit_wait: false"), std::string::npos) << st.message();
+  j.fsync = "rollforward";
+  j.barrier = true;
+  st = c.Validate();
+  EXPECT_NE(st.message().find("journal.barrier: false (is true)"), std::string::npos) << st.message();
+}
+
 // apply: committed — the checkpoint first writes the node pages of
 // committed records while operations go on, and holds operations only for
 // what is left; apply: checkpoint writes them all with operations held. Four threads keep creating files through the

@@ -467,6 +467,9 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
     }
     valid_block_count_ -= freed;
   }
+  // f2fs_fill_super: last_valid_block_count from the mounted checkpoint.
+  valid_at_cp_ = valid_block_count_;
+  alloc_since_cp_ = 0;
   cpm_->Loaded(cp.cp_ver);
   mounted_cp_ver_ = cp.cp_ver;
   mounted_clean_ = cp.umount;

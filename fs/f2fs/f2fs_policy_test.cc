@@ -740,6 +740,66 @@ TEST(PolicyTest, OverwritesDoNotExhaustTheRollForwardSpace) {
   f.Verify();
 }
 
+// f2fs_space_for_roll_forward compares the valid count at the last
+// checkpoint plus the blocks allocated since (last_valid_block_count +
+// alloc_valid_block_count) with the user space: new blocks that fit the
+// space free at the checkpoint roll forward, even when they take more than
+// half of it (adding them to the current count would count them twice).
+// Fills a 256 MiB volume to `free_left` free user blocks and checkpoints.
+void FillToFree(Stack* s, Files* f, uint64_t free_left) {
+  const uint64_t fill = s->fs().free_user_blocks() - free_left;
+  const Fd big = f->Open("/big");
+  for (uint64_t off = 0; off < fill; off += 1024) {
+    const uint64_t n = std::min<uint64_t>(1024, fill - off);
+    CHECK(s->Run(s->fs().Pwrite(big, off * kBlockSize, {}, n * kBlockSize)).ok());
+  }
+  CHECK(s->Run(s->fs().Sync()).ok());
+}
+
+F2fsConfig QuietConfig() {
+  F2fsConfig c = testing::TestConfig();
+  c.page_cache.writeback_interval = sim::Ms(1000);
+  c.page_cache.dirty_expire = sim::Ms(1000);
+  c.checkpoint.background = false;
+  return c;
+}
+
+TEST(PolicyTest, NewBlocksThatFitTheCheckpointsFreeSpaceRollForward) {
+  Stack s(256ull << 20, QuietConfig());
+  s.FormatAndMount();
+  Files f(&s);
+  FillToFree(&s, &f, 1000);
+  const uint64_t free_at_cp = s.fs().free_user_blocks();
+  ASSERT_GE(free_at_cp, 900u);
+  ASSERT_LE(free_at_cp, 1000u);
+  const double cps = s.stats().Value("fs.fsync.checkpoints");
+  // 700 new blocks (and their few nodes): more than half the free space
+  // (700 + 700 > free: the count of now plus those allocated since would
+  // not fit), less than all of it.
+  f.Write("/new", 0, Pattern(700 * kBlockSize, 3));
+  f.Fsync("/new");
+  EXPECT_EQ(s.stats().Value("fs.fsync.checkpoints") - cps, 0) << "free at the checkpoint " << free_at_cp;
+  f.Verify();
+}
+
+TEST(PolicyTest, NewBlocksBeyondTheCheckpointsFreeSpaceCheckpoint) {
+  Stack s(256ull << 20, QuietConfig());
+  s.FormatAndMount();
+  Files f(&s);
+  f.Write("/old", 0, Pattern(600 * kBlockSize, 1));
+  FillToFree(&s, &f, 1000);
+  const uint64_t free_at_cp = s.fs().free_user_blocks();
+  // Freed after the checkpoint: usable now, in use again for a recovery
+  // that starts from the checkpoint.
+  f.Unlink("/old");
+  ASSERT_GE(s.fs().free_user_blocks(), free_at_cp + 600);
+  const double cps = s.stats().Value("fs.fsync.checkpoints");
+  f.Write("/new", 0, Pattern(1200 * kBlockSize, 3));
+  f.Fsync("/new");
+  EXPECT_EQ(s.stats().Value("fs.fsync.checkpoints") - cps, 1) << "free at the checkpoint " << free_at_cp;
+  f.Verify();
+}
+
 TEST(PolicyTest, CheckpointTriggersAndOperationsStall) {
   F2fsConfig c = testing::TestConfig();
   c.checkpoint.dirty_nodes_threshold = 64;

@@ -678,13 +678,20 @@ sim::Task<Errno> F2fs::TxCommitSet(TxSet* set) {
         wb.Flush();
       }
       co_await io_->WaitBatch(node_batch);
-      co_await io_->WaitWarmNodeWrites();
-      // Everything the record makes reachable is durable before it.
-      co_await io_->IssueFlush();
       if (dead_) co_return Errno::kIo;
+      // The commit record, one write with REQ_PREFLUSH | REQ_FUA (the
+      // kernel's __write_node_page for an atomic file's last node; the
+      // exF2FS master node): the block layer issues the cache flush, then
+      // the record with FUA, durable on completion — no flush after it.
+      // Everything the record makes reachable, and every node before it in
+      // the roll-forward chain (other files' fsyncs may sit between the
+      // members' nodes and the record: a lost one would hide the record),
+      // has completed before the flush.
       IoBatch rec_batch(q_);
       {
         WriteBatcher wb(io_.get(), Io::kNode, &rec_batch);
+        wb.set_fua(true);
+        const uint64_t before_record = io_->warm_node_seq();
         if (set->single) {
           Inode* in = live.front();
           MutInodeBlock(in);
@@ -694,14 +701,12 @@ sim::Task<Errno> F2fs::TxCommitSet(TxSet* set) {
           for (Inode* in : live) inos.push_back(in->ino);
           WriteMasterNode(inos, wb);
         }
-        wb.Flush();
+        co_await io_->WaitWarmNodeWritesUpTo(before_record);
+        co_await io_->IssueFlush();  // REQ_PREFLUSH
+        if (dead_) co_return Errno::kIo;
+        wb.Flush();  // REQ_FUA
       }
       co_await io_->WaitBatch(rec_batch);
-      // Other files' nodes (fsyncs) may sit in the chain between the
-      // members' nodes and the record: they, and the record, are waited
-      // for and flushed, else a lost one would hide the record.
-      co_await io_->WaitWarmNodeWrites();
-      co_await io_->IssueFlush();
       if (dead_) co_return Errno::kIo;
     }
     // Delayed invalidation: the replaced blocks go now (with a checkpoint

@@ -471,6 +471,7 @@ struct CommitCost {
   double us_per_tx = 0;      // simulated time per transaction
   double blocks_per_tx = 0;  // blocks written to the device per transaction
   double flushes_per_tx = 0;
+  double fua_per_tx = 0;
 };
 
 // `files` files of 4 MiB; each transaction overwrites `per_file` random
@@ -492,6 +493,7 @@ CommitCost MeasureCommits(const std::string& how, int files, int per_file, int t
   const Bytes page = Pattern(kBlockSize, 77);
   const uint64_t b0 = s.fs().blocks_written();
   const double f0 = s.stats().Value("fs.io.flushes");
+  const double fua0 = s.stats().Value("fs.io.fua_writes");
   const sim::SimTime t0 = s.q().now();
   for (int t = 0; t < txs; ++t) {
     uint64_t key = 0;
@@ -515,6 +517,7 @@ CommitCost MeasureCommits(const std::string& how, int files, int per_file, int t
   c.us_per_tx = static_cast<double>((s.q().now() - t0).ns()) / 1000.0 / txs;
   c.blocks_per_tx = static_cast<double>(s.fs().blocks_written() - b0) / txs;
   c.flushes_per_tx = (s.stats().Value("fs.io.flushes") - f0) / txs;
+  c.fua_per_tx = (s.stats().Value("fs.io.fua_writes") - fua0) / txs;
   std::printf("%-6s %d file(s) x %d page(s): %.1f us, %.2f blocks, %.2f flushes per transaction\n", how.c_str(),
               files, per_file, c.us_per_tx, c.blocks_per_tx, c.flushes_per_tx);
   return c;
@@ -538,11 +541,62 @@ TEST(F2fsTxCostTest, OneTransactionOverFourFiles) {
   const CommitCost set = MeasureCommits("set", 4, 1, 200);
   const CommitCost atomic = MeasureCommits("atomic", 4, 1, 200);
   const CommitCost fsync = MeasureCommits("fsync", 4, 1, 200);
-  EXPECT_EQ(set.flushes_per_tx, 2);
-  EXPECT_EQ(atomic.flushes_per_tx, 8);
+  // One REQ_PREFLUSH | REQ_FUA commit record per commit: one flush each.
+  EXPECT_EQ(set.flushes_per_tx, 1);
+  EXPECT_EQ(atomic.flushes_per_tx, 4);
+  EXPECT_EQ(set.fua_per_tx, 1);
+  EXPECT_EQ(atomic.fua_per_tx, 4);
   EXPECT_LT(set.us_per_tx, atomic.us_per_tx / 2);
   EXPECT_NEAR(set.blocks_per_tx, atomic.blocks_per_tx + 1, 0.5);
   EXPECT_LT(set.us_per_tx, fsync.us_per_tx);
+}
+
+// The commit record is one write with REQ_PREFLUSH | REQ_FUA (the
+// artifact's __write_node_page for the master node, and F2FS's for an
+// atomic file): the device sees one cache flush, then the record as a FUA
+// write, and no flush after it — for a multi-file transaction and for a
+// single-file atomic write. The committed content survives a power cut
+// that loses every write not made durable.
+TEST_F(F2fsTxTest, CommitRecordIsOnePreflushFuaWrite) {
+  const Fd a = Durable("/a", Pattern(8 * kBlockSize, 1));
+  const Fd b = Durable("/b", Pattern(8 * kBlockSize, 2));
+  fakes::FixedLatencyDevice& dev = s_.device();
+  std::vector<uint64_t> flushes_at_fua;
+  dev.set_extra_latency([&](const ssd::BlockRequest& r) {
+    if (r.fua) flushes_at_fua.push_back(dev.requests(ssd::BlockOp::kFlush));
+    return sim::SimTime::Zero();
+  });
+  // A multi-file transaction.
+  uint64_t key = Run(fs().TxAdd(0, a)).value;
+  ASSERT_TRUE(Run(fs().TxAdd(key, b)).ok());
+  ASSERT_TRUE(Run(fs().TxStart(key)).ok());
+  const Bytes na = Pattern(kBlockSize, 11), nb = Pattern(kBlockSize, 12);
+  WriteAt(a, 3 * kBlockSize, na);
+  WriteAt(b, 5 * kBlockSize, nb);
+  uint64_t flush0 = dev.requests(ssd::BlockOp::kFlush);
+  ASSERT_TRUE(Run(fs().TxCommit(key)).ok());
+  EXPECT_EQ(dev.requests(ssd::BlockOp::kFlush) - flush0, 1u);
+  ASSERT_EQ(flushes_at_fua.size(), 1u) << "one FUA write: the master node";
+  EXPECT_EQ(flushes_at_fua[0], flush0 + 1) << "the flush goes first";
+  ASSERT_TRUE(Run(fs().TxEnd(key)).ok());
+  // A single-file atomic write.
+  flushes_at_fua.clear();
+  ASSERT_TRUE(Run(fs().AtomicWriteStart(a)).ok());
+  const Bytes na2 = Pattern(kBlockSize, 13);
+  WriteAt(a, 6 * kBlockSize, na2);
+  flush0 = dev.requests(ssd::BlockOp::kFlush);
+  ASSERT_TRUE(Run(fs().AtomicWriteCommit(a)).ok());
+  EXPECT_EQ(dev.requests(ssd::BlockOp::kFlush) - flush0, 1u);
+  ASSERT_EQ(flushes_at_fua.size(), 1u) << "one FUA write: the inode with its fsync mark";
+  EXPECT_EQ(flushes_at_fua[0], flush0 + 1);
+  dev.set_extra_latency(nullptr);
+  Bytes want_a = Pattern(8 * kBlockSize, 1), want_b = Pattern(8 * kBlockSize, 2);
+  std::copy(na.begin(), na.end(), want_a.begin() + 3 * kBlockSize);
+  std::copy(na2.begin(), na2.end(), want_a.begin() + 6 * kBlockSize);
+  std::copy(nb.begin(), nb.end(), want_b.begin() + 5 * kBlockSize);
+  CutKeepNoneAndMount();
+  EXPECT_EQ(ReadPath("/a"), want_a);
+  EXPECT_EQ(ReadPath("/b"), want_b);
 }
 
 // ---- Random power cuts during multi-file transactions.

@@ -16,6 +16,7 @@ FsyncManager::FsyncManager(const Deps& d)
       durability_(d.durability),
       itab_(d.inodes),
       journal_(d.journal),
+      journal_fsync_commit_(d.journal_fsync_commit),
       host_(d.host) {}
 
 bool FsyncManager::NeedDentryMark(Nid ino) const {
@@ -32,7 +33,7 @@ bool FsyncManager::NeedDoCheckpoint(Inode* inode) {
   const InodeFields& f = I(inode);
   const Inode* parent = itab_->Find(f.pino);
   return durability_->FsyncNeedsCheckpoint(FsyncFacts{inode->ino, f.pino, f.is_dir, f.links, f.lost_pino,
-                                                      host_->ValidBlocks(), host_->AllocatedSinceCheckpoint(),
+                                                      host_->ValidBlocksAtCheckpoint(), host_->AllocatedSinceCheckpoint(),
                                                       parent != nullptr && parent->trans_dir});
 }
 
@@ -82,7 +83,7 @@ sim::Task<Errno> FsyncManager::SyncFile(Inode* inode, bool datasync) {
       host->FsyncEnded(in);  // a commit may wait for it
     }
   } done{host_, inode};
-  if (journal_) {
+  if (journal_ && journal_fsync_commit_) {
     const Errno e = co_await host_->JournalFsync(inode);
     stats_.total.Record((q_->now() - t0).ns());
     co_return e;

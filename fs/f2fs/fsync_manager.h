@@ -5,8 +5,9 @@
 //
 // Contract:
 // - SyncFile(inode, datasync) returns once the file's data and the
-//   metadata needed to reach it are durable: with a journal, the host's
-//   journal fsync (Host::JournalFsync); else the file's dirty data written
+//   metadata needed to reach it are durable: with a journal and
+//   fs.f2fs.journal.fsync commit, the host's journal fsync
+//   (Host::JournalFsync); else (rollforward too) the file's dirty data written
 //   and waited for (Host::WritebackInode, and writes others started), its
 //   lazily kept time written (fsync, not fdatasync), then either a
 //   checkpoint (when the durability mode says need_do_checkpoint), or the
@@ -66,7 +67,9 @@ class FsyncManager {
     virtual sim::Task<Errno> JournalFsync(Inode* inode) = 0;
     // An fsync of `inode` ended (a transaction's commit may wait for it).
     virtual void FsyncEnded(Inode* inode) = 0;
-    virtual uint64_t ValidBlocks() const = 0;        // total_valid_block_count
+    // last_valid_block_count: total_valid_block_count when the last
+    // checkpoint committed or was mounted.
+    virtual uint64_t ValidBlocksAtCheckpoint() const = 0;
     virtual uint64_t AllocatedSinceCheckpoint() const = 0;  // alloc_valid_block_count
   };
   struct Deps {
@@ -78,6 +81,9 @@ class FsyncManager {
     Durability* durability = nullptr;
     InodeTable* inodes = nullptr;
     bool journal = false;  // durability mode journal
+    // With the journal: fsync commits it (fs.f2fs.journal.fsync commit);
+    // false: stock F2FS fsync (rollforward) beside the journal.
+    bool journal_fsync_commit = true;
     Host* host = nullptr;
   };
   explicit FsyncManager(const Deps& d);
@@ -106,6 +112,7 @@ class FsyncManager {
   Durability* durability_;
   InodeTable* itab_;
   const bool journal_;
+  const bool journal_fsync_commit_;
   Host* host_;
   FsyncStats stats_;
 };

@@ -100,7 +100,7 @@ void WriteBatcher::Add(BlockAddr a, BlockPtr content, Page* page, Nid ino, uint6
 void WriteBatcher::Flush() {
   if (contents_.empty()) return;
   if (io_->blocks_per_page() > 1) io_->PadToFlashPage(start_, contents_, pages_, inos_, seqs_);
-  io_->SubmitWrite(start_, contents_, pages_, gc_ ? Io::kGcData : kind_, batch_, false, &inos_, &seqs_);
+  io_->SubmitWrite(start_, contents_, pages_, gc_ ? Io::kGcData : kind_, batch_, fua_, &inos_, &seqs_);
   contents_.clear();
   pages_.clear();
   inos_.clear();
@@ -341,8 +341,7 @@ sim::Task<void> IoManager::IssueFlush() {
   co_await c;
 }
 
-sim::Task<void> IoManager::WaitWarmNodeWrites() {
-  const uint64_t mine = warm_node_seq_;
+sim::Task<void> IoManager::WaitWarmNodeWritesUpTo(uint64_t mine) {
   while (!dead_ && !warm_node_inflight_.empty() && *warm_node_inflight_.begin() <= mine) co_await wb_wq_.Wait();
 }
 

@@ -172,9 +172,13 @@ class IoManager final : private ssd::BlockClient {
     warm_node_inflight_.insert(seq);
     return seq;
   }
+  // The last warm-node write sequence number handed out.
+  uint64_t warm_node_seq() const { return warm_node_seq_; }
   // Waits until every warm-node write submitted up to now has completed
   // (f2fs_wait_on_node_pages_writeback): the roll-forward chain has no hole.
-  sim::Task<void> WaitWarmNodeWrites();
+  sim::Task<void> WaitWarmNodeWrites() { return WaitWarmNodeWritesUpTo(warm_node_seq_); }
+  // Waits until every warm-node write numbered up to `seq` has completed.
+  sim::Task<void> WaitWarmNodeWritesUpTo(uint64_t seq);
   sim::Task<void> WaitAllWrites();
   // Waits until every plain data write submitted up to now has completed,
   // whoever submitted it (sync_inodes_sb waiting on pages under writeback).
@@ -313,11 +317,17 @@ class WriteBatcher {
     if (gc != gc_) Flush();
     gc_ = gc;
   }
+  // Blocks added from now on are written with FUA (durable on completion).
+  void set_fua(bool fua) {
+    if (fua != fua_) Flush();
+    fua_ = fua;
+  }
 
  private:
   IoManager* io_;
   Io kind_;
   bool gc_ = false;
+  bool fua_ = false;
   IoBatch* batch_;
   BlockAddr start_;
   std::vector<BlockPtr> contents_;

@@ -37,6 +37,27 @@ void JournalConfig::Describe(sim::Schema<JournalConfig>& s) {
            "uncommitted record touched since are written while operations go on; the checkpoint then holds "
            "operations only for what is left) or checkpoint (F2FS's checkpoint writes every dirty node page "
            "with operations held)");
+  s.Choice("fsync", &JournalConfig::fsync, "commit", {"commit", "rollforward"},
+           "What fsync does with the journal running: commit (the paper's design: the running epoch is "
+           "committed, every record of every file, with the commit's flush and FUA commit block) or rollforward "
+           "(the F2FS-J artifact's: stock F2FS fsync, the file's dnodes written with the fsync mark and a cache "
+           "flush, recovered by roll-forward after the journal's replay; a checkpoint in need_do_checkpoint's "
+           "cases, as fs.f2fs.durability checkpoint decides them)");
+  s.Choice("records", &JournalConfig::records, "all", {"all", "namespace"},
+           "Which changes append records: all (the paper's design: create, mkdir, unlink, rmdir, rename, link, "
+           "setattr, each data block's new address (DATA_WRITE, so commits wait for that data: ordered mode) "
+           "and fsync) or namespace (the F2FS-J artifact's: only CREATE, MKDIR and UNLINK — its namei.c; rmdir "
+           "is its f2fs_unlink's — so no ordered data); namespace needs fsync rollforward (fsync cannot rest on "
+           "records that do not describe the data)");
+  s.Param("commit_wait", &JournalConfig::commit_wait, "true",
+          "The commit thread waits for its journal writes to complete before the epoch counts as committed; "
+          "false submits them and moves on (the F2FS-J artifact's write_current_mmap_j_file: submit_bio, its "
+          "submit_bio_wait commented out), so nothing is acknowledged by a commit: needs fsync rollforward and "
+          "barrier false");
+  s.Param("checkpoint_after_commit", &JournalConfig::checkpoint_after_commit, "false",
+          "Background checkpoints run only right after the commit thread's commit (a checkpoint found due "
+          "elsewhere wakes the commit thread), as the F2FS-J artifact's j_checkpoint thread checkpoints only "
+          "after a commit; apply committed always does so (its apply needs the latest epochs committed)");
 }
 
 uint64_t JournalAreaBlocks(const F2fsConfig& cfg) {

@@ -52,6 +52,10 @@ struct JournalConfig {
   sim::SimTime record_cpu = sim::SimTime::FromNs(200);
   std::string apply = "committed";
   std::string list_lock = "per_inode";
+  std::string fsync = "commit";
+  std::string records = "all";
+  bool commit_wait = true;
+  bool checkpoint_after_commit = false;
   static void Describe(sim::Schema<JournalConfig>& s);
 };
 

@@ -3,8 +3,9 @@
 // thread and fsync write them (f2fs_journal.cc). A background checkpoint
 // runs when the journal's free space falls to apply_free_ratio or
 // checkpoint_interval after the last one (replacing f2fs_balance_fs_bg's
-// triggers); fsync never checkpoints (FsyncNeedsCheckpoint is asked only
-// without a journal).
+// triggers). fs.f2fs.journal.fsync: commit (the paper's) — fsync commits
+// the journal and never checkpoints; rollforward (the F2FS-J artifact's) —
+// stock F2FS fsync, FsyncNeedsCheckpoint answering as the checkpoint mode.
 #include <glog/logging.h>
 
 #include "fs/f2fs/durability.h"
@@ -21,6 +22,12 @@ class JournalDurability final : public Durability {
         journal_(ctx.layout->journal_blocks),
         host_(*ctx.host) {
     CHECK_GT(ctx.layout->journal_blocks, 0u) << "durability journal on a volume formatted without a journal area";
+    if (cfg_.fsync == "rollforward") {
+      // Stock F2FS fsync: need_do_checkpoint as the checkpoint mode decides it.
+      auto d = MakeDurability("checkpoint", ctx);
+      CHECK(d.ok()) << d.status().message();
+      stock_fsync_ = std::move(d).value();
+    }
   }
 
   void OnCreate(Nid dir, Nid ino, std::string_view name, bool is_dir) override {
@@ -31,6 +38,7 @@ class JournalDurability final : public Durability {
   }
   void OnRename(Nid from_dir, std::string_view from, Nid to_dir, std::string_view to, Nid ino,
                 Nid replaced) override {
+    if (!all_) return;
     JournalRecord r;
     r.type = JournalRecordType::kRename;
     r.ino = ino;
@@ -41,8 +49,11 @@ class JournalDurability final : public Durability {
     r.replaced = replaced;
     journal_.Append(ino, std::move(r));
   }
-  void OnLink(Nid dir, Nid ino, std::string_view name) override { Append(JournalRecordType::kLink, ino, dir, name); }
+  void OnLink(Nid dir, Nid ino, std::string_view name) override {
+    if (all_) Append(JournalRecordType::kLink, ino, dir, name);
+  }
   void OnSetattr(Nid ino, uint64_t size) override {
+    if (!all_) return;
     JournalRecord r;
     r.type = JournalRecordType::kSetattr;
     r.ino = ino;
@@ -54,7 +65,7 @@ class JournalDurability final : public Durability {
   // freed blocks (the unlink or setattr that freed them is recorded), nor
   // directory blocks (replay rebuilds entries from the namespace records).
   void OnBlockUpdate(const BlockUpdate& u) override {
-    if (u.node || u.dir_data || u.new_addr == kNullAddr || u.new_addr == kNewAddr) return;
+    if (!all_ || u.node || u.dir_data || u.new_addr == kNullAddr || u.new_addr == kNewAddr) return;
     JournalRecord r;
     r.type = JournalRecordType::kDataWrite;
     r.ino = u.ino;
@@ -67,8 +78,11 @@ class JournalDurability final : public Durability {
     journal_.Append(u.ino, std::move(r));
   }
 
-  // Never asked: with a journal, fsync commits it (F2fs::JournalFsync).
-  bool FsyncNeedsCheckpoint(const FsyncFacts&) const override { return false; }
+  // fsync commit: never asked (fsync commits the journal, F2fs::JournalFsync).
+  // fsync rollforward: need_do_checkpoint's cases, as stock F2FS.
+  bool FsyncNeedsCheckpoint(const FsyncFacts& f) const override {
+    return stock_fsync_ != nullptr && stock_fsync_->FsyncNeedsCheckpoint(f);
+  }
   // The journal's checkpoints replace f2fs_balance_fs_bg's: when its free
   // space runs low, or checkpoint_interval after the last one.
   bool NeedBackgroundCheckpoint() const override {
@@ -97,6 +111,10 @@ class JournalDurability final : public Durability {
   Journal journal_;
   const DurabilityHost& host_;
   sim::SimTime last_cp_time_;
+  std::unique_ptr<Durability> stock_fsync_;
+  // records all (the paper's); false: namespace, only create, mkdir, unlink
+  // and rmdir (the artifact's).
+  const bool all_ = cfg_.records == "all";  // fsync rollforward: the checkpoint mode's need_do_checkpoint
 };
 
 }  // namespace
