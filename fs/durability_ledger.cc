@@ -260,22 +260,24 @@ sim::Task<FsResult<uint64_t>> DurabilityLedger::PreadDiscard(Fd fd, uint64_t off
   co_return r;
 }
 
+void DurabilityLedger::Written(Fd fd, std::optional<uint64_t> offset, std::span<const uint8_t> data, uint64_t n) {
+  OpenFile* d = Desc(fd);
+  File* f = FileOf(fd);
+  if (d == nullptr || f == nullptr) return;
+  // An O_APPEND write lands at the end the file had (its size before it),
+  // a pwrite's too (Linux), whatever the offset.
+  const uint64_t at = (d->flags & kAppend) ? f->size : offset.value_or(d->offset);
+  ApplyWrite(*f, at, data.empty() ? data : data.first(n), n);
+  if (!offset) d->offset = at + n;
+  if ((d->flags & kSync) && !f->held) {
+    Acknowledge(Take(d->file, true));
+    ++fsyncs_;
+  }
+}
+
 sim::Task<FsResult<uint64_t>> DurabilityLedger::Write(Fd fd, std::span<const uint8_t> data, uint64_t length) {
   FsResult<uint64_t> r = co_await inner_->Write(fd, data, length);
-  if (r.ok()) {
-    OpenFile* d = Desc(fd);
-    File* f = FileOf(fd);
-    if (d != nullptr && f != nullptr) {
-      // An O_APPEND write lands at the end the file had (its size before it).
-      const uint64_t at = (d->flags & kAppend) ? f->size : d->offset;
-      ApplyWrite(*f, at, data.empty() ? data : data.first(r.value), r.value);
-      d->offset = at + r.value;
-      if ((d->flags & kSync) && !f->held) {
-        Acknowledge(Take(d->file, true));
-        ++fsyncs_;
-      }
-    }
-  }
+  if (r.ok()) Written(fd, std::nullopt, data, r.value);
   Op();
   co_return r;
 }
@@ -283,19 +285,7 @@ sim::Task<FsResult<uint64_t>> DurabilityLedger::Write(Fd fd, std::span<const uin
 sim::Task<FsResult<uint64_t>> DurabilityLedger::Pwrite(Fd fd, uint64_t offset, std::span<const uint8_t> data,
                                                        uint64_t length) {
   FsResult<uint64_t> r = co_await inner_->Pwrite(fd, offset, data, length);
-  if (r.ok()) {
-    OpenFile* d = Desc(fd);
-    File* f = FileOf(fd);
-    if (d != nullptr && f != nullptr) {
-      // On Linux a pwrite on an O_APPEND descriptor appends, whatever the offset.
-      const uint64_t at = (d->flags & kAppend) ? f->size : offset;
-      ApplyWrite(*f, at, data.empty() ? data : data.first(r.value), r.value);
-      if ((d->flags & kSync) && !f->held) {
-        Acknowledge(Take(d->file, true));
-        ++fsyncs_;
-      }
-    }
-  }
+  if (r.ok()) Written(fd, offset, data, r.value);
   Op();
   co_return r;
 }

@@ -192,6 +192,9 @@ class DurabilityLedger final : public FileSystem {
   uint64_t NewFile(const std::string& path, bool known);
   void ApplyWrite(File& f, uint64_t offset, std::span<const uint8_t> data, uint64_t n);
   void ApplyTruncate(File& f, uint64_t size);
+  // A write or pwrite (`offset`) of `n` bytes through `fd` returned: its
+  // bytes land in the file, and on an O_SYNC descriptor are acknowledged.
+  void Written(Fd fd, std::optional<uint64_t> offset, std::span<const uint8_t> data, uint64_t n);
   Snapshot Take(uint64_t id, bool with_names) const;
   void Acknowledge(const Snapshot& s);
   void AddName(uint64_t id, const std::string& path);

@@ -18,6 +18,7 @@
 #include "sim/registry.h"
 #include "sim/stats.h"
 #include "sim/status.h"
+#include "sim/task.h"
 #include "ssd/block_device.h"
 
 namespace fs {
@@ -115,6 +116,29 @@ struct FileSystemKind {
   // Check are implemented (run.power_cut).
   bool survives_power_cut = false;
 };
+
+// Mounts a model whose Env names what it is mounted on as FsEnv does
+// (events, device, image, stats, device_write_amplification, cpu: F2FS,
+// ext4) on `image` over `env`, running env.events until it is mounted.
+// `section`: the kind's config section, for the error of a mount that did
+// not finish.
+template <class Fs, class Config, class Image>
+sim::Result<std::unique_ptr<Fs>> MountModel(const Config& cfg, const FsEnv& env, Image* image, const char* section) {
+  typename Fs::Env e;
+  e.events = env.events;
+  e.device = env.device;
+  e.image = image;
+  e.stats = env.stats;
+  e.device_write_amplification = env.device_write_amplification;
+  e.cpu = env.cpu;
+  sim::Result<std::unique_ptr<Fs>> mounted =
+      sim::Status::InvalidInput(std::string(section) + ": mount did not finish");
+  auto mount = [&]() -> sim::Task<> { mounted = co_await Fs::Mount(cfg, e); };
+  sim::ThreadGroup mounting(env.events);
+  mounting.Spawn(mount());
+  env.events->Run();
+  return mounted;
+}
 
 // Registered kinds, sorted; their config sections.
 inline std::vector<std::string> FileSystemKindNames() { return sim::Registry<FileSystemKind>::Get().Names(); }

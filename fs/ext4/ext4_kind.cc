@@ -11,24 +11,6 @@
 namespace fs::ext4 {
 namespace {
 
-// Mounts the ext4 model on `image` over `fs_env`, running its queue until
-// mounted (journal recovery included).
-sim::Result<std::unique_ptr<Ext4>> MountOn(const Ext4Config& cfg, const FsEnv& fs_env, Image* image) {
-  Ext4::Env env;
-  env.events = fs_env.events;
-  env.device = fs_env.device;
-  env.image = image;
-  env.stats = fs_env.stats;
-  env.device_write_amplification = fs_env.device_write_amplification;
-  env.cpu = fs_env.cpu;
-  sim::Result<std::unique_ptr<Ext4>> mounted = sim::Status::InvalidInput("fs.ext4: mount did not finish");
-  auto mount = [&]() -> sim::Task<> { mounted = co_await Ext4::Mount(cfg, env); };
-  sim::ThreadGroup mounting(fs_env.events);
-  mounting.Spawn(mount());
-  fs_env.events->Run();
-  return mounted;
-}
-
 class MountedExt4 final : public MountedFs {
  public:
   MountedExt4(const Ext4Config& cfg, std::unique_ptr<Image> image, std::unique_ptr<Ext4> fs)
@@ -41,7 +23,7 @@ class MountedExt4 final : public MountedFs {
     image_->PowerCut([&keep](BlockNo, bool completed) { return keep(completed); });
   }
   sim::Result<std::unique_ptr<FileSystem>> Recover(const FsEnv& env) override {
-    FS_ASSIGN_OR_RETURN(std::unique_ptr<Ext4> fs, MountOn(cfg_, env, image_.get()));
+    FS_ASSIGN_OR_RETURN(std::unique_ptr<Ext4> fs, MountModel<Ext4>(cfg_, env, image_.get(), "fs.ext4"));
     return std::unique_ptr<FileSystem>(std::move(fs));
   }
   sim::Status Check(const FileSystem& recovered) const override {
@@ -100,7 +82,7 @@ sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, 
   const uint64_t volume = fs_env.volume_bytes / kBlockSize * kBlockSize;
   auto image = std::make_unique<Image>(volume / kBlockSize);
   FS_RETURN_IF_ERROR(Ext4::Format(cfg, volume, image.get()));
-  sim::Result<std::unique_ptr<Ext4>> mounted = MountOn(cfg, fs_env, image.get());
+  sim::Result<std::unique_ptr<Ext4>> mounted = MountModel<Ext4>(cfg, fs_env, image.get(), "fs.ext4");
   if (!mounted.ok()) return mounted.status();
   return std::unique_ptr<MountedFs>(
       std::make_unique<MountedExt4>(cfg, std::move(image), std::move(mounted).value()));

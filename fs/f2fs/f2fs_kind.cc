@@ -18,24 +18,6 @@ namespace fs::f2fs {
 namespace {
 
 // The file system with the image of what is on flash, which it outlives.
-// Mounts the F2FS model on `image` over `fs_env`, running its queue until
-// mounted.
-sim::Result<std::unique_ptr<F2fs>> MountOn(const F2fsConfig& cfg, const FsEnv& fs_env, Image* image) {
-  F2fs::Env env;
-  env.events = fs_env.events;
-  env.device = fs_env.device;
-  env.image = image;
-  env.stats = fs_env.stats;
-  env.device_write_amplification = fs_env.device_write_amplification;
-  env.cpu = fs_env.cpu;
-  sim::Result<std::unique_ptr<F2fs>> mounted = sim::Status::InvalidInput("fs.f2fs: mount did not finish");
-  auto mount = [&]() -> sim::Task<> { mounted = co_await F2fs::Mount(cfg, env); };
-  sim::ThreadGroup mounting(fs_env.events);
-  mounting.Spawn(mount());
-  fs_env.events->Run();
-  return mounted;
-}
-
 class MountedF2fs final : public MountedFs {
  public:
   MountedF2fs(const F2fsConfig& cfg, std::unique_ptr<Image> image, std::unique_ptr<F2fs> fs)
@@ -48,7 +30,7 @@ class MountedF2fs final : public MountedFs {
     image_->PowerCut([&keep](BlockAddr, bool completed) { return keep(completed); });
   }
   sim::Result<std::unique_ptr<FileSystem>> Recover(const FsEnv& env) override {
-    FS_ASSIGN_OR_RETURN(std::unique_ptr<F2fs> fs, MountOn(cfg_, env, image_.get()));
+    FS_ASSIGN_OR_RETURN(std::unique_ptr<F2fs> fs, MountModel<F2fs>(cfg_, env, image_.get(), "fs.f2fs"));
     return std::unique_ptr<FileSystem>(std::move(fs));
   }
   sim::Status Check(const FileSystem& recovered) const override {
@@ -188,7 +170,7 @@ sim::Result<std::unique_ptr<MountedFs>> Mount(const sim::ImplConfigs& sections, 
     const std::string& m = st.message();
     return m.rfind("fs.", 0) == 0 || m.rfind("ftl.", 0) == 0 ? st : sim::Status::InvalidInput("fs.f2fs." + m);
   }
-  sim::Result<std::unique_ptr<F2fs>> mounted = MountOn(cfg, fs_env, image.get());
+  sim::Result<std::unique_ptr<F2fs>> mounted = MountModel<F2fs>(cfg, fs_env, image.get(), "fs.f2fs");
   if (!mounted.ok()) return mounted.status();
   return std::unique_ptr<MountedFs>(
       std::make_unique<MountedF2fs>(cfg, std::move(image), std::move(mounted).value()));

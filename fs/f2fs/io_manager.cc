@@ -265,15 +265,11 @@ void IoManager::SubmitTrim(BlockAddr start, uint32_t count, bool discard_cmd) {
   r->op = ssd::BlockOp::kTrim;
   r->offset = uint64_t{start.v} * kBlockSize;
   r->length = uint64_t{count} * kBlockSize;
-  if (const ssd::Zoned* z = dev_->layout().zoned) {
-    const uint64_t page = dev_->layout().page_size;
-    const uint64_t conv = z->conventional_pages() * page, zone = z->zone_pages() * page;
-    if (r->offset >= conv && (r->offset - conv) % zone == 0 && r->length == zone) {
-      r->op = ssd::BlockOp::kZoneMgmt;
-      r->zone_action = ssd::ZoneAction::kReset;
-      r->length = 0;
-      stats_.zone_resets.Inc();
-    }
+  if (StartsZone(start) && count == zone_blocks_) {
+    r->op = ssd::BlockOp::kZoneMgmt;
+    r->zone_action = ssd::ZoneAction::kReset;
+    r->length = 0;
+    stats_.zone_resets.Inc();
   }
   r->queue = cfg_.io_queue;
   r->client = this;
