@@ -19,8 +19,8 @@
 //   bit flips). Each block appears once, SIT blocks in block order.
 // - BuildPack(facts) returns the pack of checkpoint version facts.cp_ver:
 //   the CP block, orphan blocks (kOrphansPerBlock each), the summary block
-//   (current-segment summaries of every region, the NAT and SIT journals,
-//   node summaries at unmount) and its continuation blocks, at consecutive
+//   (data-log current-segment summaries — with regions, those of the next
+//   item —, the NAT and SIT journals, every node log's summaries at unmount) and its continuation blocks, at consecutive
 //   addresses from the pack's start (CpPackAddr(cp_ver % 2)); the second CP
 //   block (the commit, written last with FUA) is `commit` at the pack's
 //   last address. The CP block's counts, cursegs, bitmaps and checksum
