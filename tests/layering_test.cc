@@ -122,8 +122,17 @@ int F2fsManagerRank(const std::string& path) {
       // the names (directories, path walks, iget), both over the nodes.
       // The page cache's data and dentry pages, also over the nodes.
       {"checkpoint_manager", 4}, {"namespace_manager", 4}, {"data_pages", 4},
+      // The consistency checker: reads the tables only, through const
+      // pointers; it can reach no I/O and no manager that changes state.
+      {"fsck", 2},
       // fsync: node writes with marks or a checkpoint.
-      {"fsync_manager", 5}};
+      {"fsync_manager", 5},
+      // Over fsync: transactions (their commits ask fsync's checkpoint
+      // checks) and the journal's commits (fsync's data-phase figures).
+      {"tx_manager", 6}, {"journal_committer", 6},
+      // The data path: reads, writes, truncation, a data page's write (its
+      // journal record's CPU is the committer's).
+      {"data_path", 7}};
   auto it = kRank.find(base);
   if (it != kRank.end()) return it->second;
   if (base == "f2fs" || (StartsWith(base, "f2fs_") && base != "f2fs_config")) return 100;  // the assembly
@@ -225,6 +234,14 @@ TEST(LayeringTest, F2fsManagersUseOnlyManagersBelowThem) {
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/inode_table.h", "fs/f2fs/node_cache.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/discard_manager.cc", "fs/f2fs/f2fs.h"), "");
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/checkpoint_manager.h", "fs/f2fs/discard_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/fsck.cc", "fs/f2fs/io_manager.h"), "");       // the checker does no I/O
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/cleaner.cc", "fs/f2fs/tx_manager.h"), "");    // shadow GC via CleanerHost
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/checkpoint_manager.cc", "fs/f2fs/journal_committer.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/tx_manager.h", "fs/f2fs/journal_committer.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/tx_manager.cc", "fs/f2fs/fsync_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/tx_manager.cc", "fs/f2fs/data_path.h"), "");  // through TxManager::Host
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/node_manager.cc", "fs/f2fs/data_path.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/data_path.cc", "fs/f2fs/journal_committer.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/io_manager.h", "fs/f2fs/checkpoint_manager.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/cleaner.cc", "fs/f2fs/checkpoint_manager.h"), "");
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/checkpoint_manager.h", "fs/f2fs/node_manager.h"), "");

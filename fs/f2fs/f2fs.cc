@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "fs/f2fs/fsck.h"
 #include "fs/fs_stats.h"
 
 namespace fs::f2fs {
@@ -26,9 +27,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       wb_(env.events, cfg_.page_cache, &cache_),
       gc_write_lock_(env.events),
       commit_timer_(env.events),
-      journal_wq_(env.events),
-      threads_wq_(env.events),
-      tx_wq_(env.events) {
+      threads_wq_(env.events) {
   auto alloc = MakeAllocationPolicy(
       cfg_.allocation, AllocationPolicyContext{&cfg_, &layout_, dev_ ? &dev_->layout() : nullptr, this});
   CHECK(alloc.ok()) << "allocation policy checked by Mount: " << alloc.status().message();
@@ -53,12 +52,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   CHECK(durability.ok()) << "durability mode validated by the config schema: " << durability.status().message();
   durability_ = std::move(durability).value();
   journal_ = durability_->journal();
-  journal_data_records_ = journal_ != nullptr && cfg_.impl_configs.Get<JournalConfig>("journal").records == "all";
   cpw_ = std::make_unique<CheckpointWriter>(layout_, nat_, sm_.get());
-  static const char* kBits[] = {"force", "ssr", "util", "ssr_util", "fsync", "async"};
-  for (const std::string& b : cfg_.ipu_policy)
-    for (int i = 0; i < 6; ++i)
-      if (b == kBits[i]) ipu_bits_[i] = true;
   auto cleaner = Cleaner::Create(q_, cfg_, layout_, sm_.get(), this, &stats_.cleaner);
   CHECK(cleaner.ok()) << "victim policies validated by the config schema: " << cleaner.status().message();
   cleaner_ = std::move(cleaner).value();
@@ -92,7 +86,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   io.cache = &cache_;
   io.host = this;
   io.discard_write_waits = &stats_.discard.write_waits;
-  io.ordered = journal_data_records_;
+  io.ordered = journal_ != nullptr && cfg_.impl_configs.Get<JournalConfig>("journal").records == "all";
   if (erase_before_reuse_) io.blocks_per_page = std::max<uint32_t>(1, dev_->layout().page_size / kBlockSize);
   io_ = std::make_unique<IoManager>(io);
   DiscardManager::Deps dm;
@@ -164,6 +158,69 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       journal_ == nullptr || cfg_.impl_configs.Get<JournalConfig>("journal").fsync == "commit";
   fsm.host = this;
   fsm_ = std::make_unique<FsyncManager>(fsm);
+  TxManager::Deps tx;
+  tx.cfg = &cfg_;
+  tx.layout = &layout_;
+  tx.events = q_;
+  tx.image = image_;
+  tx.cache = &cache_;
+  tx.writeback = &wb_;
+  tx.io = io_.get();
+  tx.sm = sm_.get();
+  tx.alloc = alloc_.get();
+  tx.nodes = nm_.get();
+  tx.inodes = &itab_;
+  tx.pages = dp_.get();
+  tx.cp = cpm_.get();
+  tx.fsync = fsm_.get();
+  tx.durability = durability_.get();
+  tx.journal = journal_ != nullptr;
+  tx.stats = stat_group_;
+  tx.ssr_blocks = &stats_.ssr_blocks;
+  tx.app_bytes_written = &stats_.app_bytes_written;
+  tx.host = this;
+  txm_ = std::make_unique<TxManager>(tx);
+  if (journal_ != nullptr) {
+    JournalCommitter::Deps jc;
+    jc.cfg = &cfg_;
+    jc.layout = &layout_;
+    jc.events = q_;
+    jc.journal = journal_;
+    jc.durability = durability_.get();
+    jc.io = io_.get();
+    jc.nodes = nm_.get();
+    jc.cp = cpm_.get();
+    jc.fsync = fsm_.get();
+    jc.list_class = journal_list_class_.get();
+    jc.list_lock = journal_list_lock_.get();
+    jc.host = this;
+    jcm_ = std::make_unique<JournalCommitter>(jc);
+  }
+  DataPath::Deps dpd;
+  dpd.cfg = &cfg_;
+  dpd.layout = &layout_;
+  dpd.events = q_;
+  dpd.image = image_;
+  dpd.cache = &cache_;
+  dpd.io = io_.get();
+  dpd.sm = sm_.get();
+  dpd.alloc = alloc_.get();
+  dpd.nodes = nm_.get();
+  dpd.inodes = &itab_;
+  dpd.pages = dp_.get();
+  dpd.cp = cpm_.get();
+  dpd.durability = durability_.get();
+  dpd.journal = journal_;
+  dpd.committer = jcm_.get();
+  dpd.counters.app_bytes_written = &stats_.app_bytes_written;
+  dpd.counters.app_bytes_read = &stats_.app_bytes_read;
+  dpd.counters.direct_bytes_written = &stats_.direct_bytes_written;
+  dpd.counters.direct_bytes_read = &stats_.direct_bytes_read;
+  dpd.counters.ipu_blocks = &stats_.ipu_blocks;
+  dpd.counters.opu_blocks = &stats_.opu_blocks;
+  dpd.counters.ssr_blocks = &stats_.ssr_blocks;
+  dpd.host = this;
+  dpath_ = std::make_unique<DataPath>(dpd);
   RegisterStats();
 }
 
@@ -187,8 +244,8 @@ void F2fs::PowerCut() {
   cpm_->KillWaiters();
   dm_->Kill();
   threads_wq_.Kill();
-  journal_wq_.Kill();
-  tx_wq_.Kill();
+  if (jcm_) jcm_->Kill();
+  txm_->Kill();
   itab_.KillLocks();
   commit_timer_.Cancel();
 }
@@ -313,16 +370,16 @@ void F2fs::RegisterStats() {
     sim::StatGroup j = g.Group("journal");
     j.AddFormula([this] { return static_cast<double>(journal_->records_appended()); }, "records", "count",
                  "records appended by operations to their inodes' lists since the mount");
-    j.Add(&stats_.j_commits, "commits", "count", "epochs committed to the journal area");
-    j.Add(&stats_.j_blocks, "blocks", "blocks", "journal blocks written");
-    j.AddFormula([this] { return static_cast<double>(stats_.j_blocks.value() * kBlockSize); }, "bytes", "bytes",
+    j.Add(&jcm_->stats().commits, "commits", "count", "epochs committed to the journal area");
+    j.Add(&jcm_->stats().blocks, "blocks", "blocks", "journal blocks written");
+    j.AddFormula([this] { return static_cast<double>(jcm_->stats().blocks.value() * kBlockSize); }, "bytes", "bytes",
                  "journal bytes written");
-    j.Add(&stats_.j_commit_lat, "commit_lat", "ns",
+    j.Add(&jcm_->stats().commit_lat, "commit_lat", "ns",
           "commit duration: waiting for the data written before it, then the journal blocks");
-    j.Add(&stats_.j_commit_records, "commit_records", "count", "records per commit");
-    j.Add(&stats_.j_space_checkpoints, "space_checkpoints", "count",
+    j.Add(&jcm_->stats().commit_records, "commit_records", "count", "records per commit");
+    j.Add(&jcm_->stats().space_checkpoints, "space_checkpoints", "count",
           "commits that waited for a checkpoint because the journal was full");
-    j.Add(&stats_.j_fsync_commits, "fsync_commits", "count", "fsyncs that committed the journal themselves");
+    j.Add(&jcm_->stats().fsync_commits, "fsync_commits", "count", "fsyncs that committed the journal themselves");
     j.Add(&stats_.j_applies, "applies", "count",
           "checkpoints that applied committed node pages first, with operations going on (apply: committed)");
     j.Add(&stats_.j_apply_blocks, "apply_blocks", "blocks",
@@ -428,11 +485,34 @@ FsResult<F2fs::OpenFile*> F2fs::GetFd(Fd fd) {
   return FsResult<OpenFile*>{f, f ? Errno::kOk : Errno::kBadF};
 }
 
+sim::Status F2fs::Check() const {
+  if (dead_) return sim::Status::InvalidInput("fsck: file system is dead (power cut)");
+  Fsck::View v;
+  v.layout = &layout_;
+  v.sm = sm_.get();
+  v.nat = nat_;
+  v.nodes = &nm_->cache();
+  v.inodes = &itab_;
+  v.image = image_;
+  v.live_masters = &txm_->live_masters();
+  v.stolen = &txm_->stolen_owners();
+  v.valid_block_count = valid_block_count_;
+  v.valid_inode_count = valid_inode_count_;
+  return Fsck(v).Run();
+}
+
+FsResult<Inode*> F2fs::FdInode(Fd fd, uint32_t* flags) {
+  FsResult<OpenFile*> of = GetFd(fd);
+  if (!of.ok()) return {nullptr, of.err};
+  *flags = of.value->flags;
+  return {of.value->inode, Errno::kOk};
+}
+
 FileStat F2fs::StatOf(const Inode* inode) const {
   const InodeFields& f = I(inode);
   FileStat s;
   s.ino = inode->ino.v;
-  s.size = TxRunning(inode) ? inode->tx->size : f.size;
+  s.size = TxManager::Running(inode) ? inode->tx->size : f.size;
   s.blocks = f.data_blocks;
   s.nlink = f.links;
   s.is_dir = f.is_dir;
@@ -475,7 +555,7 @@ sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
         co_return FsResult<Fd>{-1, e};
       }
       durability_->OnCreate(dir->ino, r.value->ino, p.name, /*is_dir=*/false);
-      if (journal_) co_await JournalCpu();
+      if (journal_) co_await jcm_->Cpu();
       target = std::move(created);
     } else {
       if ((flags & kCreat) && (flags & kExcl)) co_return FsResult<Fd>{-1, Errno::kExist};
@@ -490,7 +570,7 @@ sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
   if ((flags & kTrunc) && want_write && !I(in).is_dir && StatOf(in).size > 0) {
     co_await in->lock.LockExclusive();
     vfs::ExclusiveLock g(&in->lock);
-    const Errno e = TxRunning(in) ? co_await TxTruncate(in, 0) : co_await DoTruncate(in, 0);
+    const Errno e = TxManager::Running(in) ? co_await txm_->Truncate(in, 0) : co_await DoTruncate(in, 0);
     if (e != Errno::kOk) co_return FsResult<Fd>{-1, e};
   }
   const Fd fd = fds_.Open(OpenFile{in, 0, flags});
@@ -538,16 +618,16 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPread(Fd fd, int64_t offset, std::span<uin
   uint64_t n = 0;
   Errno e;
   const uint64_t len = discard > 0 ? discard : out.size();
-  const int direct = (flags & kDirect) ? DirectIoMode(in, off, len, false) : 1;
+  const int direct = (flags & kDirect) ? dpath_->DirectIoMode(in, off, len, false) : 1;
   if (direct < 0) co_return FsResult<uint64_t>{0, Errno::kInval};
   // A discarding read goes through a buffer where it is not a page-cache read.
   std::vector<uint8_t> scratch;
-  if (discard > 0 && (TxRunning(in) || direct == 0)) {
+  if (discard > 0 && (TxManager::Running(in) || direct == 0)) {
     scratch.resize(discard);
     out = scratch;
   }
-  if (TxRunning(in)) e = co_await TxRead(in, off, out, &n);  // O_DIRECT too: the writes are in memory
-  else if (direct == 0) e = co_await DoDirectRead(in, off, out, &n);
+  if (TxManager::Running(in)) e = co_await txm_->Read(in, off, out, &n);  // O_DIRECT too: the writes are in memory
+  else if (direct == 0) e = co_await dpath_->DirectRead(in, off, out, &n);
   else e = co_await DoRead(in, off, out.empty() ? nullptr : out.data(), len, &n);
   // The descriptor may have been closed (and reused) meanwhile.
   if (OpenFile* f = fds_.Get(fd); offset < 0 && f != nullptr && f->inode == in) f->pos = off + n;
@@ -572,16 +652,16 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPwrite(Fd fd, int64_t offset, std::span<co
   vfs::ExclusiveLock g(&in->lock);
   uint64_t off;
   // O_APPEND appends, pwrite's offset notwithstanding (Linux).
-  if (flags & kAppend) off = TxRunning(in) ? in->tx->size : I(in).size;
+  if (flags & kAppend) off = TxManager::Running(in) ? in->tx->size : I(in).size;
   else if (offset >= 0) off = static_cast<uint64_t>(offset);
   else if (OpenFile* f = fds_.Get(fd); f != nullptr && f->inode == in) off = f->pos;
   else co_return FsResult<uint64_t>{0, Errno::kBadF};  // closed while this call waited
   uint64_t n = 0;
   Errno e;
-  const int direct = (flags & kDirect) ? DirectIoMode(in, off, length, true) : 1;
+  const int direct = (flags & kDirect) ? dpath_->DirectIoMode(in, off, length, true) : 1;
   if (direct < 0) co_return FsResult<uint64_t>{0, Errno::kInval};
-  if (TxRunning(in)) e = co_await TxWrite(in, off, data, length, &n);
-  else if (direct == 0) e = co_await DoDirectWrite(in, off, data, length, &n);
+  if (TxManager::Running(in)) e = co_await txm_->Write(in, off, data, length, &n);
+  else if (direct == 0) e = co_await dpath_->DirectWrite(in, off, data, length, &n);
   else e = co_await DoWrite(in, off, data, length, &n);
   if (OpenFile* f = fds_.Get(fd); offset < 0 && f != nullptr && f->inode == in) f->pos = off + n;
   if (n > 0 && (flags & kSync)) {
@@ -627,7 +707,7 @@ sim::Task<FsStatus> F2fs::Ftruncate(Fd fd, uint64_t size) {
   co_await BalanceFs();
   co_await in->lock.LockExclusive();
   vfs::ExclusiveLock g(&in->lock);
-  const Errno e = TxRunning(in) ? co_await TxTruncate(in, size) : co_await DoTruncate(in, size);
+  const Errno e = TxManager::Running(in) ? co_await txm_->Truncate(in, size) : co_await DoTruncate(in, size);
   co_return FsStatus{e == Errno::kOk, e};
 }
 
@@ -644,7 +724,7 @@ sim::Task<FsStatus> F2fs::Truncate(std::string_view path, uint64_t size) {
   co_await BalanceFs();
   co_await in->lock.LockExclusive();
   vfs::ExclusiveLock g(&in->lock);
-  const Errno e = TxRunning(in) ? co_await TxTruncate(in, size) : co_await DoTruncate(in, size);
+  const Errno e = TxManager::Running(in) ? co_await txm_->Truncate(in, size) : co_await DoTruncate(in, size);
   co_return FsStatus{e == Errno::kOk, e};
 }
 
@@ -716,7 +796,7 @@ sim::Task<FsStatus> F2fs::Mkdir(std::string_view path) {
   }
   ++MutI(dir).links;
   durability_->OnCreate(dir->ino, r.value->ino, p.name, /*is_dir=*/true);
-  if (journal_) co_await JournalCpu();
+  if (journal_) co_await jcm_->Cpu();
   co_return FsStatus{true, Errno::kOk};
 }
 
@@ -746,7 +826,7 @@ sim::Task<FsStatus> F2fs::Unlink(std::string_view path) {
   co_await RemoveLink(dir, *loc);
   co_await DropLink(t.get());
   durability_->OnUnlink(dir->ino, t->ino, p.name, /*is_dir=*/false);
-  if (journal_) co_await JournalCpu();
+  if (journal_) co_await jcm_->Cpu();
   if (t->unlinked && t->refs == 1) co_await FreeInode(t.get());
   co_return FsStatus{true, Errno::kOk};
 }
@@ -778,7 +858,7 @@ sim::Task<FsStatus> F2fs::Rmdir(std::string_view path) {
   co_await DropLink(t.get());
   --MutI(dir).links;
   durability_->OnUnlink(dir->ino, t->ino, p.name, /*is_dir=*/true);
-  if (journal_) co_await JournalCpu();
+  if (journal_) co_await jcm_->Cpu();
   if (t->unlinked && t->refs == 1) co_await FreeInode(t.get());
   co_return FsStatus{true, Errno::kOk};
 }
@@ -868,7 +948,7 @@ sim::Task<FsStatus> F2fs::Rename(std::string_view from, std::string_view to) {
   }
   MutI(src.get()).ctime = q_->now();
   durability_->OnRename(df->ino, pf.name, dt->ino, pt.name, src->ino, dst ? dst->ino : kNullNid);
-  if (journal_) co_await JournalCpu();
+  if (journal_) co_await jcm_->Cpu();
   if (dst && dst->unlinked && dst->refs == 1) co_await FreeInode(dst.get());
   co_return FsStatus{true, Errno::kOk};
 }
@@ -919,7 +999,7 @@ sim::Task<FsStatus> F2fs::Link(std::string_view existing, std::string_view new_p
   ++f.links;
   f.ctime = q_->now();
   durability_->OnLink(dir->ino, src->ino, p.name);
-  if (journal_) co_await JournalCpu();
+  if (journal_) co_await jcm_->Cpu();
   co_return FsStatus{true, Errno::kOk};
 }
 

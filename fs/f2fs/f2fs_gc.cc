@@ -82,7 +82,7 @@ sim::Task<uint32_t> F2fs::MigrateSection(uint32_t sec, bool fg) {
     // (it has no page to dirty), and stays the transaction's: no dnode
     // names it, so nothing of the transaction becomes durable.
     for (BlockAddr a : stolen) {
-      if (!MoveStolen(a, wb)) continue;
+      if (!txm_->MoveStolen(a, wb)) continue;
       ++moved;
       wrote = true;
     }

@@ -1,4 +1,5 @@
-// Durability mode journal (F2FS-J): the commit thread and the replay of the
+// Durability mode journal (F2FS-J): the commit thread (its commits are the
+// JournalCommitter's, journal_committer.h) and the replay of the
 // committed records at mount. The records, epochs and journal space are the
 // Journal's (journal.h); the on-disk format is journal_format.h.
 #include <algorithm>
@@ -10,35 +11,13 @@
 
 namespace fs::f2fs {
 
-sim::Task<void> F2fs::JournalCpu() {
-  int64_t records = 1 + static_cast<int64_t>(journal_cpu_owed_);
-  journal_cpu_owed_ = 0;
-  if (!journal_data_records_) {
-    // records namespace: only some operations append one.
-    const uint64_t appended = journal_->records_appended();
-    records = static_cast<int64_t>(appended - std::min(appended, journal_records_charged_));
-    journal_records_charged_ = appended;
-    if (records == 0) co_return;
-  }
-  const sim::SimTime cost = durability_->RecordCpu() * records;
-  if (journal_list_lock_ != nullptr) {
-    co_await journal_list_lock_->Section(cost);
-    co_return;
-  }
-  // Per-inode lists: each record takes its inode's list lock, which no
-  // other thread holds (one operation per inode at a time, under i_rwsem).
-  for (int64_t i = 0; i < records; ++i) journal_list_class_->Acquired(sim::SimTime::Zero());
-  journal_list_class_->Released(cost);
-  co_await Cpu(cost);
-}
-
 sim::Task<void> F2fs::JournalCommitThread() {
   ++threads_running_;
   const JournalConfig& jc = cfg_.impl_configs.Get<JournalConfig>("journal");
   while (!stopping_ && !dead_) {
     co_await commit_timer_.Sleep(jc.commit_interval);
     if (stopping_ || dead_) break;
-    co_await CommitJournal();
+    co_await jcm_->Commit();
     if (stopping_ || dead_) break;
     // The journal running low on space, or checkpoint_interval passed, asks
     // for a checkpoint (the durability mode's decision).
@@ -46,137 +25,6 @@ sim::Task<void> F2fs::JournalCommitThread() {
   }
   --threads_running_;
   threads_wq_.NotifyAll();
-}
-
-sim::Task<void> F2fs::CommitJournal() {
-  if (journal_committing_ || journal_->RunningEmpty()) co_return;
-  journal_committing_ = true;
-  const sim::SimTime t0 = q_->now();
-  // trigger_epoch_commit: the operations log into the next epoch at once.
-  CHECK(journal_->SwitchEpoch()) << "one committer leaves an idle epoch";
-  // The commit's key: every record of the closed epoch is below it.
-  const uint64_t key = journal_->head_position().record_seq;
-  if (cpm_->listener()) cpm_->listener()->OnJournalSwitch(key);
-  int epoch = -1;
-  std::vector<JournalRecord> records = journal_->TakeEpoch(&epoch);
-  CHECK_GE(epoch, 0);
-  // Ordered mode: the data the records describe is durable before them —
-  // every data write submitted so far completes; the flush before the
-  // commit block makes it durable with the records.
-  co_await io_->WaitOrderedWrites(key);
-  std::vector<std::pair<uint32_t, std::shared_ptr<JournalBlock>>> blocks;
-  uint64_t covered = 0;  // records dropped below this: durable once that checkpoint commits
-  while (!dead_) {
-    // Records a checkpoint covered since need no commit.
-    const size_t before = records.size();
-    std::erase_if(records, [this](const JournalRecord& r) { return r.seq < cpm_->covered_record_seq(); });
-    if (records.size() < before) covered = cpm_->covered_record_seq();
-    if (records.empty()) break;
-    if (journal_->Reserve(records, key, &blocks)) break;
-    // Full: apply (checkpoint) first; never overwrite what replay needs.
-    stats_.j_space_checkpoints.Inc();
-    co_await Checkpoint(CpReason::kJournal);
-  }
-  if (dead_) co_return;
-  if (!blocks.empty()) {
-    const JournalConfig& jc = cfg_.impl_configs.Get<JournalConfig>("journal");
-    const size_t body = jc.barrier ? blocks.size() - 1 : blocks.size();
-    IoBatch batch(q_);
-    // Runs of consecutive blocks (the ring may wrap).
-    auto submit = [&](size_t from, size_t to, bool fua) {
-      size_t i = from;
-      while (i < to) {
-        size_t j = i + 1;
-        while (j < to && blocks[j].first == blocks[j - 1].first + 1) ++j;
-        std::vector<BlockPtr> contents;
-        std::vector<Page*> pages;
-        for (size_t k = i; k < j; ++k) {
-          contents.push_back(blocks[k].second);
-          pages.push_back(nullptr);
-        }
-        io_->SubmitWrite(BlockAddr{static_cast<uint32_t>(layout_.journal_blkaddr() + blocks[i].first)}, contents, pages,
-                    Io::kJournal, jc.commit_wait ? &batch : nullptr, fua);
-        i = j;
-      }
-    };
-    submit(0, body, false);
-    // commit_wait false, the artifact's commit: the blocks submitted with
-    // REQ_SYNC and not waited for (validated: barrier false, fsync
-    // rollforward).
-    if (jc.commit_wait) co_await io_->WaitBatch(batch);
-    if (dead_) co_return;
-    if (jc.barrier) {
-      // The commit block: after a cache flush (records and data durable),
-      // with FUA (itself durable when acknowledged).
-      co_await io_->IssueFlush();
-      if (dead_) co_return;
-      IoBatch commit(q_);
-      std::vector<BlockPtr> c = {blocks.back().second};
-      std::vector<Page*> none = {nullptr};
-      io_->SubmitWrite(BlockAddr{static_cast<uint32_t>(layout_.journal_blkaddr() + blocks.back().first)}, c, none,
-                  Io::kJournal, &commit, /*fua=*/true);
-      co_await io_->WaitBatch(commit);
-      if (dead_) co_return;
-    }
-    stats_.j_commits.Inc();
-    stats_.j_blocks.Inc(blocks.size());
-    stats_.j_commit_records.Record(static_cast<int64_t>(records.size()));
-    stats_.j_commit_lat.Record((q_->now() - t0).ns());
-  }
-  // Records a checkpoint in progress covered are durable when it commits.
-  co_await cpm_->WaitRecordsCheckpointed(covered);
-  if (dead_) co_return;
-  journal_->FinishEpoch(epoch);
-  journal_committing_ = false;
-  journal_durable_seq_ = std::max(journal_durable_seq_, key);
-  journal_wq_.NotifyAll();
-}
-
-sim::Task<void> F2fs::JournalSync(uint64_t target) {
-  while (!dead_ && journal_durable_seq_ < target) {
-    if (journal_committing_) {
-      co_await journal_wq_.Wait();
-    } else if (!journal_->RunningEmpty()) {
-      const uint64_t before = stats_.j_commits.value();
-      co_await CommitJournal();
-      stats_.j_fsync_commits.Inc(stats_.j_commits.value() - before);
-    } else if (cpm_->running()) {
-      // A checkpoint covers the records not yet committing.
-      co_await cpm_->WaitEnd();
-    } else {
-      break;  // nothing below target is left uncommitted
-    }
-  }
-}
-
-sim::Task<Errno> F2fs::JournalFsync(Inode* inode) {
-  const sim::SimTime t0 = q_->now();
-  if (!I(inode).is_dir) {
-    co_await WritebackInode(inode, UINT64_MAX, /*wait=*/true);
-    // Data writes of this file others submitted complete too.
-    while (inode->wb_writes > 0 && !dead_) co_await io_->write_done_wq().Wait();
-    fsm_->stats().data.Record((q_->now() - t0).ns());
-    // The file's size (and inline data) as of now, after its blocks'
-    // DATA_WRITE records.
-    {
-      vfs::SharedLock cp = co_await LockOp();
-      JournalRecord r;
-      r.type = JournalRecordType::kFsync;
-      r.ino = inode->ino;
-      r.size = I(inode).size;
-      if (I(inode).inline_data) {
-        r.is_inline = true;
-        const std::vector<uint8_t>& d = inode->ipage->blk->inline_data;
-        r.name2.assign(d.begin(), d.end());
-      }
-      journal_->Append(inode->ino, std::move(r));
-    }
-    co_await JournalCpu();
-  }
-  co_await JournalSync(journal_->head_position().record_seq);
-  inode->append_write = false;
-  inode->update_write = false;
-  co_return Errno::kOk;
 }
 
 sim::Task<sim::Status> F2fs::ReplayJournal(const JournalPosition& cp, uint64_t* applied) {

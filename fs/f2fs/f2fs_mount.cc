@@ -619,7 +619,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
         entries.erase(it);
         replayed = true;
       }
-      if (replayed) stats_.tx_recovered.Inc();
+      if (replayed) txm_->CountRecovered();
       continue;
     }
     const Nid ino = node->footer.ino;
@@ -724,7 +724,7 @@ sim::Task<sim::Status> F2fs::RecoverFsyncData() {
     stats_.recovered_dnodes.Inc();
     if (e.last_fsync == b) entries.erase(ino.v);
   }
-  if (stats_.tx_recovered.value() > 0) RegisterTxStats();
+  if (txm_->stats().recovered.value() > 0) txm_->RegisterStats();
   // Files left without a name are released like orphans.
   for (uint32_t ino : unlinked_new) {
     Inode* in = FindInode(Nid{ino});
