@@ -132,7 +132,13 @@ int F2fsManagerRank(const std::string& path) {
       {"tx_manager", 6}, {"journal_committer", 6},
       // The data path: reads, writes, truncation, a data page's write (its
       // journal record's CPU is the committer's).
-      {"data_path", 7}};
+      {"data_path", 7},
+      // Mount-time recovery: orphans and roll-forward (it counts the
+      // transactions it replays).
+      {"recovery", 7},
+      // The namespace calls (namei.c) over the names, the checkpoint's lock
+      // and the journal's records.
+      {"namei", 7}};
   auto it = kRank.find(base);
   if (it != kRank.end()) return it->second;
   if (base == "f2fs" || (StartsWith(base, "f2fs_") && base != "f2fs_config")) return 100;  // the assembly
@@ -242,6 +248,10 @@ TEST(LayeringTest, F2fsManagersUseOnlyManagersBelowThem) {
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/tx_manager.cc", "fs/f2fs/data_path.h"), "");  // through TxManager::Host
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/node_manager.cc", "fs/f2fs/data_path.h"), "");
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/data_path.cc", "fs/f2fs/journal_committer.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/recovery.cc", "fs/f2fs/data_path.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/recovery.cc", "fs/f2fs/namespace_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/namespace_manager.cc", "fs/f2fs/namei.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/namei.cc", "fs/f2fs/data_path.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/io_manager.h", "fs/f2fs/checkpoint_manager.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/cleaner.cc", "fs/f2fs/checkpoint_manager.h"), "");
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/checkpoint_manager.h", "fs/f2fs/node_manager.h"), "");

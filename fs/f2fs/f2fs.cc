@@ -221,6 +221,38 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   dpd.counters.ssr_blocks = &stats_.ssr_blocks;
   dpd.host = this;
   dpath_ = std::make_unique<DataPath>(dpd);
+  Recovery::Deps rd;
+  rd.layout = &layout_;
+  rd.events = q_;
+  rd.image = image_;
+  rd.cache = &cache_;
+  rd.io = io_.get();
+  rd.sm = sm_.get();
+  rd.nat = nat_;
+  rd.nodes = nm_.get();
+  rd.ns = ns_.get();
+  rd.inodes = &itab_;
+  rd.pages = dp_.get();
+  rd.cp = cpm_.get();
+  rd.tx = txm_.get();
+  rd.i_rwsem = i_rwsem_class_.get();
+  rd.journal = journal_ != nullptr;
+  rd.erase_before_reuse = erase_before_reuse_;
+  rd.counters.inodes = &stats_.recovered_inodes;
+  rd.counters.dnodes = &stats_.recovered_dnodes;
+  rd.counters.dentries = &stats_.recovered_dentries;
+  rd.host = this;
+  recovery_ = std::make_unique<Recovery>(rd);
+  Namei::Deps nd;
+  nd.events = q_;
+  nd.ns = ns_.get();
+  nd.nodes = nm_.get();
+  nd.inodes = &itab_;
+  nd.cp = cpm_.get();
+  nd.durability = durability_.get();
+  nd.committer = jcm_.get();
+  nd.host = this;
+  namei_ = std::make_unique<Namei>(nd);
   RegisterStats();
 }
 
@@ -525,46 +557,11 @@ FileStat F2fs::StatOf(const Inode* inode) const {
 sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
   OpScope op(this, Op::kOpen);
   co_await Cpu(cfg_.cpu.syscall);
+  ParentRef parent;
+  FsResult<InodeRef> t = co_await namei_->OpenInode(path, flags, &parent);
+  if (!t.ok()) co_return FsResult<Fd>{-1, t.err};
   const bool want_write = (flags & (kWrOnly | kRdWr)) != 0;
-  if (flags & kCreat) co_await BalanceFs();
-  ParentRef p = co_await LookupParent(path);
-  if (p.err != Errno::kOk) co_return FsResult<Fd>{-1, p.err};
-  InodeRef target;
-  if (p.name.empty()) {
-    if ((flags & kCreat) && (flags & kExcl)) co_return FsResult<Fd>{-1, Errno::kExist};
-    if (want_write) co_return FsResult<Fd>{-1, Errno::kIsDir};
-    target = InodeRef(&itab_, p.dir.get());
-  } else {
-    Inode* dir = p.dir.get();
-    if (!I(dir).is_dir) co_return FsResult<Fd>{-1, Errno::kNotDir};
-    co_await dir->lock.LockExclusive();
-    vfs::ExclusiveLock g(&dir->lock);
-    std::optional<DentryLoc> loc = co_await DirLookup(dir, p.name);
-    if (loc && p.dir_required && loc->type != FileType::kDir) co_return FsResult<Fd>{-1, Errno::kNotDir};
-    if (!loc) {
-      if (!(flags & kCreat)) co_return FsResult<Fd>{-1, Errno::kNoEnt};
-      if (p.dir_required) co_return FsResult<Fd>{-1, Errno::kIsDir};  // O_CREAT of "name/"
-      vfs::SharedLock cp = co_await LockOp();
-      FsResult<Inode*> r = co_await NewInode(dir, p.name, /*is_dir=*/false);
-      if (!r.ok()) co_return FsResult<Fd>{-1, r.err};
-      InodeRef created(&itab_, r.value);
-      const Errno e = co_await AddLink(dir, p.name, r.value->ino, FileType::kRegular);
-      if (e != Errno::kOk) {
-        co_await DropLink(r.value);
-        co_await FreeInode(r.value);
-        co_return FsResult<Fd>{-1, e};
-      }
-      durability_->OnCreate(dir->ino, r.value->ino, p.name, /*is_dir=*/false);
-      if (journal_) co_await jcm_->Cpu();
-      target = std::move(created);
-    } else {
-      if ((flags & kCreat) && (flags & kExcl)) co_return FsResult<Fd>{-1, Errno::kExist};
-      Inode* in = co_await GetInode(loc->ino);
-      CHECK(in != nullptr) << "dentry to a missing inode " << loc->ino.v;
-      target = InodeRef(&itab_, in);
-      if (I(in).is_dir && want_write) co_return FsResult<Fd>{-1, Errno::kIsDir};
-    }
-  }
+  InodeRef target = std::move(t.value);
   Inode* in = target.get();
   if ((flags & kDirectory) && !I(in).is_dir) co_return FsResult<Fd>{-1, Errno::kNotDir};
   if ((flags & kTrunc) && want_write && !I(in).is_dir && StatOf(in).size > 0) {
@@ -775,232 +772,31 @@ sim::Task<FsResult<FileStat>> F2fs::Stat(std::string_view path) {
 sim::Task<FsStatus> F2fs::Mkdir(std::string_view path) {
   OpScope scope(this, Op::kMkdir);
   co_await Cpu(cfg_.cpu.syscall);
-  co_await BalanceFs();
-  ParentRef p = co_await LookupParent(path);
-  if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
-  if (p.name.empty()) co_return FsStatus{false, Errno::kExist};
-  Inode* dir = p.dir.get();
-  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
-  co_await dir->lock.LockExclusive();
-  vfs::ExclusiveLock g(&dir->lock);
-  if (co_await DirLookup(dir, p.name)) co_return FsStatus{false, Errno::kExist};
-  vfs::SharedLock cp = co_await LockOp();
-  FsResult<Inode*> r = co_await NewInode(dir, p.name, /*is_dir=*/true);
-  if (!r.ok()) co_return FsStatus{false, r.err};
-  InodeRef created(&itab_, r.value);
-  const Errno e = co_await AddLink(dir, p.name, r.value->ino, FileType::kDir);
-  if (e != Errno::kOk) {
-    co_await DropLink(r.value);
-    co_await FreeInode(r.value);
-    co_return FsStatus{false, e};
-  }
-  ++MutI(dir).links;
-  durability_->OnCreate(dir->ino, r.value->ino, p.name, /*is_dir=*/true);
-  if (journal_) co_await jcm_->Cpu();
-  co_return FsStatus{true, Errno::kOk};
+  co_return co_await namei_->Mkdir(path);
 }
 
 sim::Task<FsStatus> F2fs::Unlink(std::string_view path) {
   OpScope scope(this, Op::kUnlink);
   co_await Cpu(cfg_.cpu.syscall);
-  co_await BalanceFs();
-  ParentRef p = co_await LookupParent(path);
-  if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
-  if (p.name.empty()) co_return FsStatus{false, Errno::kIsDir};
-  Inode* dir = p.dir.get();
-  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
-  co_await dir->lock.LockExclusive();
-  vfs::ExclusiveLock g(&dir->lock);
-  std::optional<DentryLoc> loc = co_await DirLookup(dir, p.name);
-  if (!loc) co_return FsStatus{false, Errno::kNoEnt};
-  if (loc->type == FileType::kDir) co_return FsStatus{false, Errno::kIsDir};
-  if (p.dir_required) co_return FsStatus{false, Errno::kNotDir};  // "file/"
-  Inode* t0 = co_await GetInode(loc->ino);
-  CHECK(t0 != nullptr);
-  InodeRef t(&itab_, t0);
-  co_await t->lock.LockExclusive();
-  vfs::ExclusiveLock tg(&t->lock);
-  vfs::SharedLock cp = co_await LockOp();
-  loc = co_await DirLookup(dir, p.name);
-  CHECK(loc.has_value());
-  co_await RemoveLink(dir, *loc);
-  co_await DropLink(t.get());
-  durability_->OnUnlink(dir->ino, t->ino, p.name, /*is_dir=*/false);
-  if (journal_) co_await jcm_->Cpu();
-  if (t->unlinked && t->refs == 1) co_await FreeInode(t.get());
-  co_return FsStatus{true, Errno::kOk};
+  co_return co_await namei_->Unlink(path);
 }
 
 sim::Task<FsStatus> F2fs::Rmdir(std::string_view path) {
   OpScope scope(this, Op::kRmdir);
   co_await Cpu(cfg_.cpu.syscall);
-  co_await BalanceFs();
-  ParentRef p = co_await LookupParent(path);
-  if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
-  if (p.name.empty()) co_return FsStatus{false, Errno::kInval};
-  Inode* dir = p.dir.get();
-  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
-  co_await dir->lock.LockExclusive();
-  vfs::ExclusiveLock g(&dir->lock);
-  std::optional<DentryLoc> loc = co_await DirLookup(dir, p.name);
-  if (!loc) co_return FsStatus{false, Errno::kNoEnt};
-  if (loc->type != FileType::kDir) co_return FsStatus{false, Errno::kNotDir};
-  Inode* t0 = co_await GetInode(loc->ino);
-  CHECK(t0 != nullptr);
-  InodeRef t(&itab_, t0);
-  co_await t->lock.LockExclusive();
-  vfs::ExclusiveLock tg(&t->lock);
-  if (!co_await DirEmpty(t.get())) co_return FsStatus{false, Errno::kNotEmpty};
-  vfs::SharedLock cp = co_await LockOp();
-  loc = co_await DirLookup(dir, p.name);
-  CHECK(loc.has_value());
-  co_await RemoveLink(dir, *loc);
-  co_await DropLink(t.get());
-  --MutI(dir).links;
-  durability_->OnUnlink(dir->ino, t->ino, p.name, /*is_dir=*/true);
-  if (journal_) co_await jcm_->Cpu();
-  if (t->unlinked && t->refs == 1) co_await FreeInode(t.get());
-  co_return FsStatus{true, Errno::kOk};
+  co_return co_await namei_->Rmdir(path);
 }
 
 sim::Task<FsStatus> F2fs::Rename(std::string_view from, std::string_view to) {
   OpScope scope(this, Op::kRename);
   co_await Cpu(cfg_.cpu.syscall);
-  co_await BalanceFs();
-  ParentRef pf = co_await LookupParent(from);
-  if (pf.err != Errno::kOk) co_return FsStatus{false, pf.err};
-  ParentRef pt = co_await LookupParent(to);
-  if (pt.err != Errno::kOk) co_return FsStatus{false, pt.err};
-  if (pf.name.empty() || pt.name.empty()) co_return FsStatus{false, Errno::kInval};
-  Inode* df = pf.dir.get();
-  Inode* dt = pt.dir.get();
-  if (!I(df).is_dir || !I(dt).is_dir) co_return FsStatus{false, Errno::kNotDir};
-  // Lock the parents in inode order.
-  Inode* first = df->ino.v <= dt->ino.v ? df : dt;
-  Inode* second = first == df ? dt : df;
-  co_await first->lock.LockExclusive();
-  vfs::ExclusiveLock g1(&first->lock);
-  vfs::ExclusiveLock g2;
-  if (second != first) {
-    co_await second->lock.LockExclusive();
-    g2 = vfs::ExclusiveLock(&second->lock);
-  }
-  std::optional<DentryLoc> lf = co_await DirLookup(df, pf.name);
-  if (!lf) co_return FsStatus{false, Errno::kNoEnt};
-  std::optional<DentryLoc> lt = co_await DirLookup(dt, pt.name);
-  if (lt && lt->ino == lf->ino) co_return FsStatus{true, Errno::kOk};
-  const bool src_dir = lf->type == FileType::kDir;
-  Inode* s0 = co_await GetInode(lf->ino);
-  CHECK(s0 != nullptr);
-  InodeRef src(&itab_, s0);
-  if (src_dir) {
-    // The target directory must not be the source or inside it.
-    Nid cur = dt->ino;
-    while (true) {
-      if (cur == src->ino) co_return FsStatus{false, Errno::kInval};
-      if (cur == kRootIno) break;
-      Inode* c = co_await GetInode(cur);
-      CHECK(c != nullptr);
-      cur = I(c).pino;
-    }
-  }
-  InodeRef dst;
-  if (lt) {
-    Inode* d0 = co_await GetInode(lt->ino);
-    CHECK(d0 != nullptr);
-    dst = InodeRef(&itab_, d0);
-    const bool dst_dir = I(d0).is_dir;
-    if (src_dir && !dst_dir) co_return FsStatus{false, Errno::kNotDir};
-    if (!src_dir && dst_dir) co_return FsStatus{false, Errno::kIsDir};
-    if (dst_dir && !co_await DirEmpty(d0)) co_return FsStatus{false, Errno::kNotEmpty};
-  }
-  vfs::SharedLock cp = co_await LockOp();
-  const FileType type = src_dir ? FileType::kDir : FileType::kRegular;
-  if (lt) {
-    lt = co_await DirLookup(dt, pt.name);
-    CHECK(lt.has_value());
-    co_await SetLink(dt, *lt, src->ino, type);
-    co_await DropLink(dst.get());
-    if (I(dst.get()).is_dir) --MutI(dt).links;
-  } else {
-    const Errno e = co_await AddLink(dt, pt.name, src->ino, type);
-    if (e != Errno::kOk) co_return FsStatus{false, e};
-  }
-  lf = co_await DirLookup(df, pf.name);
-  CHECK(lf.has_value());
-  co_await RemoveLink(df, *lf);
-  if (src_dir) {
-    if (df != dt) {
-      std::optional<DentryLoc> dd = co_await DirLookup(src.get(), "..");
-      CHECK(dd.has_value()) << "directory without '..'";
-      co_await SetLink(src.get(), *dd, dt->ino, FileType::kDir);
-      --MutI(df).links;
-      ++MutI(dt).links;
-    }
-    InodeFields& f = MutI(src.get());
-    f.pino = dt->ino;
-    f.name = pt.name;
-  } else {
-    InodeFields& f = MutI(src.get());
-    f.lost_pino = true;
-    src->cur_pino = dt->ino;
-    src->cur_name = pt.name;
-  }
-  MutI(src.get()).ctime = q_->now();
-  durability_->OnRename(df->ino, pf.name, dt->ino, pt.name, src->ino, dst ? dst->ino : kNullNid);
-  if (journal_) co_await jcm_->Cpu();
-  if (dst && dst->unlinked && dst->refs == 1) co_await FreeInode(dst.get());
-  co_return FsStatus{true, Errno::kOk};
+  co_return co_await namei_->Rename(from, to);
 }
 
-// f2fs_link: the new dentry (f2fs_add_link with FI_INC_LINK) and i_nlink + 1
-// under the parent's and the file's locks and cp_rwsem. The inode keeps its
-// i_pino/i_name (the first name); an fsync of a file with more than one
-// link writes a checkpoint (need_do_checkpoint: CP_HARDLINK).
 sim::Task<FsStatus> F2fs::Link(std::string_view existing, std::string_view new_path) {
   OpScope scope(this, Op::kLink);
   co_await Cpu(cfg_.cpu.syscall);
-  co_await BalanceFs();
-  // Linux's order: the old path, then the new name's parent and the name
-  // itself, and only then whether the old one is a directory (vfs_link).
-  ParentRef ps = co_await LookupParent(existing);
-  if (ps.err != Errno::kOk) co_return FsStatus{false, ps.err};
-  std::optional<DentryLoc> ls;
-  bool src_dir = ps.name.empty();  // "/"
-  if (!src_dir) {
-    if (!I(ps.dir.get()).is_dir) co_return FsStatus{false, Errno::kNotDir};
-    co_await ps.dir->lock.LockShared();
-    vfs::SharedLock sg(&ps.dir->lock);
-    ls = co_await DirLookup(ps.dir.get(), ps.name);
-    if (!ls) co_return FsStatus{false, Errno::kNoEnt};
-    src_dir = ls->type == FileType::kDir;
-    if (!src_dir && ps.dir_required) co_return FsStatus{false, Errno::kNotDir};  // "file/"
-  }
-  ParentRef p = co_await LookupParent(new_path);
-  if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
-  if (p.name.empty()) co_return FsStatus{false, Errno::kExist};  // "/"
-  Inode* dir = p.dir.get();
-  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
-  co_await dir->lock.LockExclusive();
-  vfs::ExclusiveLock g(&dir->lock);
-  if (co_await DirLookup(dir, p.name)) co_return FsStatus{false, Errno::kExist};
-  if (p.dir_required) co_return FsStatus{false, Errno::kNoEnt};  // "new/": nothing to create
-  if (src_dir) co_return FsStatus{false, Errno::kPerm};
-  Inode* s0 = co_await GetInode(ls->ino);
-  if (!s0) co_return FsStatus{false, Errno::kNoEnt};
-  InodeRef src(&itab_, s0);
-  co_await src->lock.LockExclusive();
-  vfs::ExclusiveLock sg(&src->lock);
-  if (src->unlinked) co_return FsStatus{false, Errno::kNoEnt};  // its last name went meanwhile
-  vfs::SharedLock cp = co_await LockOp();
-  const Errno e = co_await AddLink(dir, p.name, src->ino, FileType::kRegular);
-  if (e != Errno::kOk) co_return FsStatus{false, e};
-  InodeFields& f = MutI(src.get());
-  ++f.links;
-  f.ctime = q_->now();
-  durability_->OnLink(dir->ino, src->ino, p.name);
-  if (journal_) co_await jcm_->Cpu();
-  co_return FsStatus{true, Errno::kOk};
+  co_return co_await namei_->Link(existing, new_path);
 }
 
 sim::Task<FsResult<std::vector<std::string>>> F2fs::Readdir(std::string_view path) {

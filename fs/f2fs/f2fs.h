@@ -22,14 +22,18 @@
 // CheckpointManager (checkpoint_manager.h: the checkpoint and cp_rwsem),
 // NodeManager (node_manager.h: the NAT and node pages, node trees, node
 // writes, truncation), NamespaceManager (namespace_manager.h: path walks,
-// directories, iget and inode creation), FsyncManager (fsync_manager.h:
-// f2fs_do_sync_file), DataPages (data_pages.h: data and dentry pages in
-// the page cache, their dirty accounting), Cleaner, Durability and Journal,
-// CheckpointWriter, SegmentManager. Still here, to be carved the same way:
-// the namespace calls themselves (create, unlink, rename, link, their
-// durability records), the rest of the data path (reads, writes, block
-// allocation, writeback), mount and recovery, the journal's commit and
-// replay, and transactions.
+// directories, iget and inode creation), Namei (namei.h: the namespace
+// calls), DataPages (data_pages.h: data and dentry pages in the page
+// cache, their dirty accounting), DataPath (data_path.h: reads, writes,
+// truncation, a data page's write), FsyncManager (fsync_manager.h:
+// f2fs_do_sync_file), TxManager (tx_manager.h: transactions),
+// JournalCommitter (journal_committer.h: F2FS-J's commits), Recovery
+// (recovery.h: orphans and roll-forward at mount), Fsck (fsck.h), Cleaner,
+// Durability and Journal, CheckpointWriter, SegmentManager. F2fs itself
+// implements the FileSystem calls by delegation (descriptors, latency,
+// syscall CPU) and keeps mount (checkpoint loading), the journal's replay
+// and commit thread, the background threads, cleaning's block migration,
+// inode freeing and eviction, and space accounting.
 //
 // What is modelled (kernel names in parentheses; Linux 5.15 behaviour):
 // - Layout and mkfs formulas (layout.h); NAT/SIT with two copies and
@@ -181,11 +185,13 @@
 #include "fs/f2fs/journal.h"
 #include "fs/f2fs/journal_committer.h"
 #include "fs/f2fs/layout.h"
+#include "fs/f2fs/namei.h"
 #include "fs/f2fs/namespace_manager.h"
 #include "fs/f2fs/nat_table.h"
 #include "fs/f2fs/node_cache.h"
 #include "fs/f2fs/node_manager.h"
 #include "fs/f2fs/on_disk.h"
+#include "fs/f2fs/recovery.h"
 #include "fs/f2fs/segment_manager.h"
 #include "fs/f2fs/tx_manager.h"
 #include "fs/vfs/sync_primitives.h"
@@ -211,6 +217,8 @@ class F2fs final : public FileSystem,
                    private TxManager::Host,
                    private JournalCommitter::Host,
                    private DataPath::Host,
+                   private Recovery::Host,
+                   private Namei::Host,
                    private DurabilityHost,
                    private CleanerHost,
                    private DiscardManager::Host,
@@ -475,7 +483,7 @@ class F2fs final : public FileSystem,
   // zoned F2FS does when a write pointer disagrees
   // (f2fs_fix_curseg_write_pointer). InvalidInput when too few sections
   // are free for the moves (a nearly full volume after a crash).
-  sim::Status MoveLogsPastUncheckpointedWrites(bool all);
+  sim::Status MoveLogsPastUncheckpointedWrites(bool all) override;
 
   // ---- Page cache (f2fs_data.cc).
   // vfs::PageCache::Owner: unlinks an evicted page from its inode or the node cache.
@@ -557,7 +565,7 @@ class F2fs final : public FileSystem,
   // ---- Inodes (f2fs_dir.cc) and names (namespace_manager.h).
   Inode* FindInode(Nid ino);
   void MaybeEvictInode(Inode* inode);
-  sim::Task<void> FreeInode(Inode* inode);
+  sim::Task<void> FreeInode(Inode* inode) override;
   sim::Task<void> ReleaseInode(Inode* inode);  // drops the last reference of an unlinked inode
   const InodeFields& I(const Inode* inode) const { return nm_->I(inode); }
   InodeFields& MutI(Inode* inode) { return nm_->MutI(inode); }
@@ -659,8 +667,8 @@ class F2fs final : public FileSystem,
 
   // ---- Mount and recovery (f2fs_mount.cc).
   sim::Task<sim::Status> LoadCheckpoint();
-  sim::Task<void> RecoverOrphans(const std::vector<Nid>& orphans);
-  sim::Task<sim::Status> RecoverFsyncData();
+  // ---- Recovery::Host (orphans and roll-forward are the Recovery's, recovery.h).
+  void AddRecoveredBlock() override { ++valid_block_count_; }
   void StartThreads();
 
   // ---- Journal (durability mode journal): the commits are the
@@ -738,6 +746,8 @@ class F2fs final : public FileSystem,
   std::unique_ptr<TxManager> txm_;          // after fsm_, cpm_, nm_, io_ and dp_, which it uses
   std::unique_ptr<JournalCommitter> jcm_;   // with a journal; after fsm_, cpm_, nm_ and io_
   std::unique_ptr<DataPath> dpath_;         // after jcm_, cpm_, dp_, nm_ and io_, which it uses
+  std::unique_ptr<Recovery> recovery_;      // after txm_, ns_, cpm_, dp_, nm_ and io_, which it uses
+  std::unique_ptr<Namei> namei_;            // after ns_, nm_, cpm_ and jcm_, which it uses
 
   // Cleaning (policy and pacing; the migration is MigrateSection).
   std::unique_ptr<Cleaner> cleaner_;
