@@ -25,7 +25,6 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       device_wa_(env.device_write_amplification),
       cache_(this, std::max<uint64_t>(64, cfg.page_cache.memory.value / kBlockSize)),
       wb_(env.events, cfg_.page_cache, &cache_),
-      gc_write_lock_(env.events),
       commit_timer_(env.events),
       threads_wq_(env.events) {
   auto alloc = MakeAllocationPolicy(
@@ -68,7 +67,6 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
     if (cfg_.impl_configs.Get<JournalConfig>("journal").list_lock == "global")
       journal_list_lock_ = std::make_unique<vfs::SpinLock>(q_, journal_list_class_.get());
   }
-  gc_write_lock_.set_lock_class(gc_lock_class_.get());
   if (cpu_ != nullptr) {
     owner_flusher_ = cpu_->Owner("f2fs.flusher");
     owner_gc_ = cpu_->Owner("f2fs.gc");
@@ -253,6 +251,48 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   nd.committer = jcm_.get();
   nd.host = this;
   namei_ = std::make_unique<Namei>(nd);
+  GcMigrator::Deps gm;
+  gm.cfg = &cfg_;
+  gm.layout = &layout_;
+  gm.events = q_;
+  gm.image = image_;
+  gm.cache = &cache_;
+  gm.io = io_.get();
+  gm.sm = sm_.get();
+  gm.nat = nat_;
+  gm.nodes = nm_.get();
+  gm.ns = ns_.get();
+  gm.inodes = &itab_;
+  gm.pages = dp_.get();
+  gm.data = dpath_.get();
+  gm.cp = cpm_.get();
+  gm.tx = txm_.get();
+  gm.gc_lock = gc_lock_class_.get();
+  gm.moved_fg = &stats_.gc_moved_fg;
+  gm.moved_bg = &stats_.gc_moved_bg;
+  gm.host = this;
+  migrator_ = std::make_unique<GcMigrator>(gm);
+  if (journal_ != nullptr) {
+    JournalReplay::Deps jr;
+    jr.layout = &layout_;
+    jr.events = q_;
+    jr.image = image_;
+    jr.io = io_.get();
+    jr.sm = sm_.get();
+    jr.nat = nat_;
+    jr.nodes = nm_.get();
+    jr.ns = ns_.get();
+    jr.inodes = &itab_;
+    jr.pages = dp_.get();
+    jr.cp = cpm_.get();
+    jr.journal = journal_;
+    jr.counters.replayed = &stats_.j_replayed;
+    jr.counters.skipped = &stats_.j_replay_skipped;
+    jr.counters.dropped = &stats_.j_replay_dropped;
+    jr.counters.corrupt_blocks = &stats_.j_corrupt_blocks;
+    jr.host = this;
+    replay_ = std::make_unique<JournalReplay>(jr);
+  }
   RegisterStats();
 }
 
@@ -269,7 +309,7 @@ void F2fs::PowerCut() {
   dead_ = true;
   io_->Kill();
   cpm_->KillLock();
-  gc_write_lock_.Kill();
+  migrator_->Kill();
   if (journal_list_lock_ != nullptr) journal_list_lock_->Kill();
   cleaner_->Kill();
   wb_.Kill();

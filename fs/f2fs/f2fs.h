@@ -79,7 +79,7 @@
 //   idle-triggered, the kernel's sleep-time adaptation and
 //   has_enough_invalid_blocks) and foreground (greedy) from
 //   f2fs_balance_fs, run by the Cleaner (cleaner.h); valid blocks move
-//   (MigrateSection) to the cold data log (ATGC log with the atgc option):
+//   (GcMigrator, gc_migrator.h) to the cold data log (ATGC log with the atgc option):
 //   foreground cleaning writes them and waits, background cleaning only
 //   dirties their pages (page_private_gcing; nodes dirty), so they move
 //   with the next writeback, fsync or checkpoint, and the victim is free
@@ -179,11 +179,13 @@
 #include "fs/f2fs/durability.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/fsync_manager.h"
+#include "fs/f2fs/gc_migrator.h"
 #include "fs/f2fs/image.h"
 #include "fs/f2fs/inode_table.h"
 #include "fs/f2fs/io_manager.h"
 #include "fs/f2fs/journal.h"
 #include "fs/f2fs/journal_committer.h"
+#include "fs/f2fs/journal_replay.h"
 #include "fs/f2fs/layout.h"
 #include "fs/f2fs/namei.h"
 #include "fs/f2fs/namespace_manager.h"
@@ -219,6 +221,8 @@ class F2fs final : public FileSystem,
                    private DataPath::Host,
                    private Recovery::Host,
                    private Namei::Host,
+                   private GcMigrator::Host,
+                   private JournalReplay::Host,
                    private DurabilityHost,
                    private CleanerHost,
                    private DiscardManager::Host,
@@ -661,7 +665,9 @@ class F2fs final : public FileSystem,
   // No operation for `interval` and no I/O of any kind in flight.
   bool IsIdle(sim::SimTime interval) const override;
   sim::Task<void> CheckpointForCleaning() override { return cpm_->Checkpoint(CpReason::kGc); }
-  sim::Task<uint32_t> MigrateSection(uint32_t sec, bool foreground) override;
+  sim::Task<uint32_t> MigrateSection(uint32_t sec, bool foreground) override {
+    return migrator_->Migrate(sec, foreground);
+  }
   sim::Task<void> BackgroundBalance() override { return BalanceFsBg(); }
   sim::Task<void> GcThread();  // the cleaner's thread, counted in threads_running_
 
@@ -677,12 +683,6 @@ class F2fs final : public FileSystem,
   sim::Task<void> JournalCommitThread();
   // FsyncManager::Host: fsync through the journal.
   sim::Task<Errno> JournalFsync(Inode* inode) override { return jcm_->Fsync(inode); }
-  // At mount: replays the committed records after the checkpoint's
-  // position; `*applied` counts the records applied.
-  sim::Task<sim::Status> ReplayJournal(const JournalPosition& cp, uint64_t* applied);
-  sim::Task<bool> ReplayRecord(const JournalRecord& r);
-  // SETATTR/FSYNC replay: the size as of the record, metadata only.
-  sim::Task<bool> ReplayResize(Inode* in, uint64_t size);
 
   // ---- State.
   const F2fsConfig cfg_;
@@ -703,7 +703,6 @@ class F2fs final : public FileSystem,
   Journal* journal_ = nullptr;              // durability_'s journal, if it has one
   JournalPosition mounted_journal_pos_;     // the loaded checkpoint's
   uint64_t journal_recovered_key_ = 0;
-  bool replaying_ = false;  // journal replay at mount: allocate no block
   std::unique_ptr<CheckpointWriter> cpw_;  // after sm_ and nat_; the SIT journal and version bitmap
 
   // Nodes and inodes.
@@ -725,10 +724,6 @@ class F2fs final : public FileSystem,
   uint64_t alloc_since_cp_ = 0;  // alloc_valid_block_count: new blocks and nodes since the checkpoint
   uint64_t valid_at_cp_ = 0;     // last_valid_block_count: valid_block_count_ at the last checkpoint
 
-  // Held by a cleaning migration while it allocates and submits its moved
-  // blocks: concurrent migrations (per-region cleaning threads) write the
-  // same logs, and a log's flash pages must reach the device in order.
-  vfs::RwLock gc_write_lock_;
   // Mount.
   uint64_t mounted_cp_ver_ = 0;
   bool mounted_clean_ = false;  // the loaded checkpoint was written by umount
@@ -748,8 +743,10 @@ class F2fs final : public FileSystem,
   std::unique_ptr<DataPath> dpath_;         // after jcm_, cpm_, dp_, nm_ and io_, which it uses
   std::unique_ptr<Recovery> recovery_;      // after txm_, ns_, cpm_, dp_, nm_ and io_, which it uses
   std::unique_ptr<Namei> namei_;            // after ns_, nm_, cpm_ and jcm_, which it uses
+  std::unique_ptr<GcMigrator> migrator_;    // after dpath_, txm_, ns_, nm_ and io_, which it uses
+  std::unique_ptr<JournalReplay> replay_;   // with a journal; after ns_, nm_, cpm_ and io_
 
-  // Cleaning (policy and pacing; the migration is MigrateSection).
+  // Cleaning (policy and pacing; the migration is the GcMigrator's).
   std::unique_ptr<Cleaner> cleaner_;
 
   // Background threads.

@@ -475,7 +475,7 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
   uint64_t replayed = 0;
   if (journal_) {
     mounted_journal_pos_ = JournalPosition{cp.journal_head, cp.journal_block_seq, cp.journal_record_seq};
-    sim::Status jst = co_await ReplayJournal(mounted_journal_pos_, &replayed);
+    sim::Status jst = co_await replay_->Replay(mounted_journal_pos_, &replayed, &journal_recovered_key_);
     if (!jst.ok()) co_return jst;
   }
   const uint64_t rec0 = stats_.recovered_dnodes.value() + stats_.recovered_inodes.value();
