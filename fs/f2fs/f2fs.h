@@ -442,7 +442,6 @@ class F2fs final : public FileSystem,
 
   F2fs(const F2fsConfig& cfg, const Layout& layout, Env env);
   void RegisterStats();
-  static bool IsRegular(const NodeBlock& b) { return b.inode && !b.inode->is_dir; }
 
   // ---- CPU and time.
   sim::Task<void> Cpu(sim::SimTime d) override;  // also CheckpointManager::Host
@@ -497,8 +496,6 @@ class F2fs final : public FileSystem,
   DataPage* NewDataPage(Inode* inode, uint64_t index) override { return dp_->New(inode, index); }
   void DropDataPage(Inode* inode, uint64_t index) override { dp_->Drop(inode, index); }
   void SetDataPageDirty(Inode* inode, DataPage* p) override { dp_->SetDirty(inode, p); }
-  void ClearDataPageDirty(Inode* inode, DataPage* p) { dp_->ClearDirty(inode, p); }
-  static DataBlock& MutBytes(DataPage* p) { return DataPages::MutBytes(p); }
   DentryBlock& MutDents(DataPage* p) override { return DataPages::MutDents(p); }
   sim::Task<void> BalanceDirtyPages();
   // The data path (data_path.h); these are the hosts' entries to it.
@@ -531,34 +528,14 @@ class F2fs final : public FileSystem,
   }
 
   // ---- Nodes (node_manager.h).
-  NodePage* FindNode(Nid nid) { return nm_->Find(nid); }
   sim::Task<NodePage*> LoadNode(Nid nid) { return nm_->Load(nid); }
-  NodePage* InsertNode(Nid nid, std::shared_ptr<NodeBlock> blk) { return nm_->Insert(nid, std::move(blk)); }
-  static NodeBlock& MutNode(NodePage* np) { return NodeManager::Mut(np); }
-  void SetNodeDirty(NodePage* np, Inode* owner) { nm_->SetDirty(np, owner); }
-  void ClearNodeDirty(NodePage* np) { nm_->ClearDirty(np); }
-  DirtyNodeList* DirtyListOf(const NodePage* np) { return nm_->DirtyListOf(np); }
   std::unique_ptr<NodePage> UnlinkNodePage(NodePage* np) { return nm_->Unlink(np); }
   void RemoveNodePage(NodePage* np) { nm_->Remove(np); }
-  Inode* OwnerOf(const NodePage* np) { return nm_->OwnerOf(np); }
-  NodePage* NewNode(Inode* inode, NodeKind kind, uint32_t ofs, Errno* err) {
-    return nm_->NewNode(inode, kind, ofs, err);
-  }
   void FreeNode(NodePage* np) { nm_->FreeNode(np); }
-  void FreeNodeByNid(Nid nid, BlockAddr addr) { nm_->FreeNodeByNid(nid, addr); }
-  bool TryGetDnodeCached(Inode* inode, uint64_t index, DnodeRef* out) {
-    return nm_->TryGetDnodeCached(inode, index, out);
-  }
-  sim::Task<DnodeRef> GetDnode(Inode* inode, uint64_t index, bool alloc) { return nm_->GetDnode(inode, index, alloc); }
-  LogType NodeLogType(const NodePage* np) const { return nm_->NodeLogType(np); }
   void WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBatcher& wb) {
     nm_->WriteNodePage(np, fsync_mark, dent_mark, wb);
   }
   sim::Task<Errno> TruncateBlocks(Inode* inode, uint64_t from) { return nm_->TruncateBlocks(inode, from); }
-  void TruncateDnodeRange(Inode* inode, NodePage* np, uint32_t from_slot) {
-    nm_->TruncateDnodeRange(inode, np, from_slot);
-  }
-  void ReleaseDataAddr(Inode* inode, NodePage* np, uint32_t slot) { nm_->ReleaseDataAddr(inode, np, slot); }
   // ---- NodeManager::Host, and space accounting (f2fs_node.cc).
   uint64_t CheckpointVersion() const override { return cpm_->version(); }
   bool NeedSsr() const override { return alloc_->NeedSsr(*sm_, SpacePressure{nm_->cache().dirty().size(), dp_->dirty_dentry_pages()}); }
@@ -573,30 +550,9 @@ class F2fs final : public FileSystem,
   sim::Task<void> ReleaseInode(Inode* inode);  // drops the last reference of an unlinked inode
   const InodeFields& I(const Inode* inode) const { return nm_->I(inode); }
   InodeFields& MutI(Inode* inode) { return nm_->MutI(inode); }
-  NodeBlock& MutInodeBlock(Inode* inode) { return nm_->MutInodeBlock(inode); }
   sim::Task<Inode*> GetInode(Nid ino) { return ns_->GetInode(ino); }
-  sim::Task<ParentRef> LookupParent(std::string_view path) { return ns_->LookupParent(path); }
   sim::Task<FsResult<Nid>> LookupPath(std::string_view path) { return ns_->LookupPath(path); }
-  sim::Task<std::optional<DentryLoc>> DirLookup(Inode* dir, std::string_view name) {
-    return ns_->DirLookup(dir, name);
-  }
-  sim::Task<DataPage*> GetDentryPage(Inode* dir, uint64_t index, bool create, Errno* err) {
-    return ns_->GetDentryPage(dir, index, create, err);
-  }
-  sim::Task<Errno> AddLink(Inode* dir, std::string_view name, Nid ino, FileType type) {
-    return ns_->AddLink(dir, name, ino, type);
-  }
-  sim::Task<Errno> RemoveLink(Inode* dir, const DentryLoc& loc) { return ns_->RemoveLink(dir, loc); }
-  sim::Task<Errno> SetLink(Inode* dir, const DentryLoc& loc, Nid ino, FileType type) {
-    return ns_->SetLink(dir, loc, ino, type);
-  }
-  sim::Task<FsResult<Inode*>> NewInode(Inode* dir, std::string_view name, bool is_dir, Nid want = kNullNid) {
-    return ns_->NewInode(dir, name, is_dir, want);
-  }
-  sim::Task<Errno> DropLink(Inode* inode) { return ns_->DropLink(inode); }
-  sim::Task<bool> DirEmpty(Inode* dir) { return ns_->DirEmpty(dir); }
   sim::Task<std::vector<std::pair<std::string, Dentry>>> ListDir(Inode* dir) { return ns_->ListDir(dir); }
-  void TouchDir(Inode* dir) { ns_->TouchDir(dir); }
   void InodeCreated() override { ++valid_inode_count_; }
   FsResult<OpenFile*> GetFd(Fd fd);
   sim::Task<FsStatus> DoFsync(Fd fd, bool datasync, Op op);
@@ -616,8 +572,6 @@ class F2fs final : public FileSystem,
 
   // ---- fsync (fsync_manager.h).
   sim::Task<Errno> SyncFile(Inode* inode, bool datasync) { return fsm_->SyncFile(inode, datasync); }
-  bool NeedDoCheckpoint(Inode* inode) { return fsm_->NeedDoCheckpoint(inode); }
-  bool NeedDentryMark(Nid ino) const { return fsm_->NeedDentryMark(ino); }
   // ---- FsyncManager::Host.
   void FsyncEnded(Inode* inode) override { txm_->FsyncEnded(inode); }
   uint64_t AllocatedSinceCheckpoint() const override { return alloc_since_cp_; }
