@@ -787,8 +787,11 @@ TEST_F(CliTest, SecondSignalKillsAtOnce) {
 TEST_F(CliTest, InterruptedSweepResumes) {
   const std::string cfg = Write("sweep.yaml", SmallSweep(Tiny(), "run:\n  max_time: 200s\n"));
   const fs::path out = dir_ / "s", log = dir_ / "log";
+  // A point of the sweep's 200 s takes about 0.3 CPU s: one whose sibling
+  // was slow to get a core could finish before the signal. The interrupted
+  // run's points never end on their own; --resume reruns them with 200 s.
   const pid_t pid = Spawn({"run", cfg, "--jobs", "2", "--noprogress", "--out", out.string(), "--set",
-                           "workload.fio.total_ios=1000000000"},
+                           "workload.fio.total_ios=1000000000", "--set", "run.max_time=1000000s"},
                           log);
   // Both points running, each in its event loop.
   ASSERT_TRUE(WaitUntil([&] {

@@ -65,5 +65,17 @@ TEST(PackedArray, FindAndMemory) {
   EXPECT_LE(a.MemoryBytes(), 64u * 13 / 8 + 16);
 }
 
+// The optimized build compiles DCHECKs out (NDEBUG, see CMakeLists.txt);
+// builds that keep them (the sanitized build, Debug, -DFLASHSTACK_DCHECK=ON)
+// must catch an index past the end and a value wider than the entry.
+TEST(PackedArrayDeathTest, DchecksCatchOutOfRangeAccessWhereCompiledIn) {
+  if (!DCHECK_IS_ON()) GTEST_SKIP() << "DCHECKs compiled out (NDEBUG): run in a build with FLASHSTACK_DCHECK=ON";
+  PackedArray a(64, 5);
+  EXPECT_DEATH(a.Get(64), "Check failed: i < size_");
+  EXPECT_DEATH(a.Set(64, 1), "Check failed: i < size_");
+  EXPECT_DEATH(a.Set(0, 32), "Check failed: v <= mask_");
+  EXPECT_DEATH(a.FillNone(0, 65), "Check failed: last <= size_");
+}
+
 }  // namespace
 }  // namespace ftl

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export BUILD_DIR=${BUILD_DIR:-build-asan}
-CMAKE_ARGS="-DFLASHSTACK_SANITIZE=ON" scripts/setup.sh
+CMAKE_ARGS="-DFLASHSTACK_SANITIZE=ON -DFLASHSTACK_DCHECK=ON" scripts/setup.sh
 cmake --build "$BUILD_DIR" -j2 --target flashstack_fuzz
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}

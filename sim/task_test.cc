@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -259,6 +261,119 @@ TEST(ThreadGroupTest, FinishedThreadsLeaveTheGroup) {
   q.Run();
   EXPECT_TRUE(g.empty());
   EXPECT_EQ(log.size(), 12u);
+}
+
+// ---- Coroutine frame pool (internal::AllocateFrame / ReleaseFrame).
+
+constexpr std::size_t kNewAlign = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+
+TEST(FramePoolTest, FramesAreAlignedAndWritableAtEverySize) {
+  std::vector<std::pair<void*, std::size_t>> frames;
+  for (std::size_t n : {std::size_t{1}, std::size_t{8}, std::size_t{63}, std::size_t{64}, std::size_t{65},
+                        std::size_t{1000}, internal::kPooledFrameBytes - 1, internal::kPooledFrameBytes,
+                        internal::kPooledFrameBytes + 1, std::size_t{3} * internal::kPooledFrameBytes}) {
+    void* p = internal::AllocateFrame(n);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % kNewAlign, 0u) << n << " bytes";
+    std::memset(p, 0xA5, n);  // the whole size is usable (ASan checks it in the sanitized build)
+    frames.emplace_back(p, n);
+  }
+  // Distinct frames while all are alive.
+  for (size_t i = 0; i < frames.size(); ++i) {
+    for (size_t j = i + 1; j < frames.size(); ++j) EXPECT_NE(frames[i].first, frames[j].first);
+  }
+  for (auto [p, n] : frames) internal::ReleaseFrame(p, n);
+}
+
+TEST(FramePoolTest, ReleasedFrameIsReusedForItsSizeClassOnly) {
+  if (!internal::kPoolFrames) GTEST_SKIP() << "frames are plain allocations under AddressSanitizer";
+  constexpr std::size_t g = internal::kFrameGrain;
+  void* a = internal::AllocateFrame(g + 1);  // class 1: (64, 128] bytes
+  internal::ReleaseFrame(a, g + 1);
+  // Another class does not take it...
+  void* b = internal::AllocateFrame(2 * g + 1);
+  EXPECT_NE(b, a);
+  // ...any size of the same class does, last released first.
+  void* c = internal::AllocateFrame(2 * g);
+  EXPECT_EQ(c, a);
+  void* d = internal::AllocateFrame(2 * g);
+  EXPECT_NE(d, a);
+  internal::ReleaseFrame(d, 2 * g);
+  internal::ReleaseFrame(c, g + 7);
+  EXPECT_EQ(internal::AllocateFrame(g + 2), c);  // LIFO: the frame released last
+  EXPECT_EQ(internal::AllocateFrame(g + 3), d);
+  internal::ReleaseFrame(c, g + 2);
+  internal::ReleaseFrame(d, g + 3);
+  internal::ReleaseFrame(b, 2 * g + 1);
+}
+
+TEST(FramePoolTest, FramesBeyondTheClassesBypassTheLists) {
+  if (!internal::kPoolFrames) GTEST_SKIP() << "frames are plain allocations under AddressSanitizer";
+  const std::size_t big = internal::kPooledFrameBytes + 1;
+  std::vector<internal::FreeFrame*> heads(std::begin(internal::free_frames), std::end(internal::free_frames));
+  void* p = internal::AllocateFrame(big);
+  std::memset(p, 0x5A, big);
+  internal::ReleaseFrame(p, big);  // back to operator delete, no list touched
+  EXPECT_TRUE(std::equal(heads.begin(), heads.end(), std::begin(internal::free_frames)));
+  // The largest pooled size is pooled.
+  void* q = internal::AllocateFrame(internal::kPooledFrameBytes);
+  internal::ReleaseFrame(q, internal::kPooledFrameBytes);
+  EXPECT_EQ(internal::free_frames[internal::kPooledFrameBytes / internal::kFrameGrain - 1],
+            static_cast<internal::FreeFrame*>(q));
+  EXPECT_EQ(internal::AllocateFrame(internal::kPooledFrameBytes), q);
+  internal::ReleaseFrame(q, internal::kPooledFrameBytes);
+}
+
+TEST(FramePoolTest, ListsArePerThread) {
+  if (!internal::kPoolFrames) GTEST_SKIP() << "frames are plain allocations under AddressSanitizer";
+  void* mine = internal::AllocateFrame(100);
+  internal::ReleaseFrame(mine, 100);
+  void* theirs = nullptr;
+  std::thread t([&] {
+    theirs = internal::AllocateFrame(100);  // that thread's list is its own: not `mine`
+    internal::ReleaseFrame(theirs, 100);
+    EXPECT_EQ(internal::AllocateFrame(100), theirs);
+    internal::ReleaseFrame(theirs, 100);
+    // Frames still listed when a thread ends stay with it (not returned to
+    // the heap): the lists only hold what the thread's simulation used.
+  });
+  t.join();
+  EXPECT_NE(theirs, mine);
+  EXPECT_EQ(internal::AllocateFrame(100), mine);
+  internal::ReleaseFrame(mine, 100);
+}
+
+Task<int> Sum(int a, int b) { co_return a + b; }
+// A frame of about 1.5 KiB: `big` lives across a suspension, so it is in the frame.
+Task<int> SumWithLocals(int a) {
+  char big[1500];
+  std::memset(big, a, sizeof(big));
+  const int x = co_await Sum(a, 0);
+  co_return big[x % 1500] + big[1499];
+}
+
+TEST(FramePoolTest, TaskFramesComeFromThePoolAndAreReused) {
+  if (!internal::kPoolFrames) GTEST_SKIP() << "frames are plain allocations under AddressSanitizer";
+  void* small_frame = nullptr;
+  void* big_frame = nullptr;
+  {
+    Task<int> s = Sum(1, 2);
+    Task<int> b = SumWithLocals(3);
+    small_frame = s.handle().address();
+    big_frame = b.handle().address();
+    EXPECT_NE(small_frame, big_frame);
+  }
+  // Destroyed in reverse order; the next frames of the same sizes take the same memory.
+  Task<int> b = SumWithLocals(4);
+  Task<int> s = Sum(5, 6);
+  EXPECT_EQ(s.handle().address(), small_frame);
+  EXPECT_EQ(b.handle().address(), big_frame);
+  // And they run as usual.
+  int got = 0;
+  auto outer = [&]() -> Task<> { got = co_await std::move(s) + co_await std::move(b); };
+  Task<> o = outer();
+  Resume(o.handle());
+  EXPECT_EQ(got, 11 + 4 + 4);  // Sum(5, 6) + SumWithLocals(4)
 }
 
 }  // namespace

@@ -122,8 +122,24 @@ int F2fsManagerRank(const std::string& path) {
       // the names (directories, path walks, iget), both over the nodes.
       // The page cache's data and dentry pages, also over the nodes.
       {"checkpoint_manager", 4}, {"namespace_manager", 4}, {"data_pages", 4},
+      // The consistency checker: reads the tables only, through const
+      // pointers; it can reach no I/O and no manager that changes state.
+      {"fsck", 2},
       // fsync: node writes with marks or a checkpoint.
-      {"fsync_manager", 5}};
+      {"fsync_manager", 5},
+      // Over fsync: transactions (their commits ask fsync's checkpoint
+      // checks) and the journal's commits (fsync's data-phase figures).
+      {"tx_manager", 6}, {"journal_committer", 6},
+      // The data path: reads, writes, truncation, a data page's write (its
+      // journal record's CPU is the committer's).
+      {"data_path", 7},
+      // Mount-time recovery: orphans and roll-forward (it counts the
+      // transactions it replays).
+      {"recovery", 7}, {"journal_replay", 7},
+      // The callers of the data path and the names, side by side: the
+      // namespace calls (namei.c) and cleaning's migration (a data page's
+      // write is the data path's; it makes no namespace call).
+      {"namei", 8}, {"gc_migrator", 8}};
   auto it = kRank.find(base);
   if (it != kRank.end()) return it->second;
   if (base == "f2fs" || (StartsWith(base, "f2fs_") && base != "f2fs_config")) return 100;  // the assembly
@@ -225,6 +241,23 @@ TEST(LayeringTest, F2fsManagersUseOnlyManagersBelowThem) {
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/inode_table.h", "fs/f2fs/node_cache.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/discard_manager.cc", "fs/f2fs/f2fs.h"), "");
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/checkpoint_manager.h", "fs/f2fs/discard_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/fsck.cc", "fs/f2fs/io_manager.h"), "");       // the checker does no I/O
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/cleaner.cc", "fs/f2fs/tx_manager.h"), "");    // shadow GC via CleanerHost
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/checkpoint_manager.cc", "fs/f2fs/journal_committer.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/tx_manager.h", "fs/f2fs/journal_committer.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/tx_manager.cc", "fs/f2fs/fsync_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/tx_manager.cc", "fs/f2fs/data_path.h"), "");  // through TxManager::Host
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/node_manager.cc", "fs/f2fs/data_path.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/data_path.cc", "fs/f2fs/journal_committer.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/recovery.cc", "fs/f2fs/data_path.h"), "");
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/recovery.cc", "fs/f2fs/namespace_manager.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/namespace_manager.cc", "fs/f2fs/namei.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/journal.cc", "fs/f2fs/journal_replay.h"), "");  // the log knows no replay
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/journal_replay.cc", "fs/f2fs/journal.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/namei.cc", "fs/f2fs/gc_migrator.h"), "");
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/cleaner.cc", "fs/f2fs/gc_migrator.h"), "");      // via CleanerHost
+  EXPECT_NE(F2fsManagerViolation("fs/f2fs/gc_migrator.cc", "fs/f2fs/namei.h"), "");        // no namespace calls
+  EXPECT_EQ(F2fsManagerViolation("fs/f2fs/gc_migrator.cc", "fs/f2fs/data_path.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/io_manager.h", "fs/f2fs/checkpoint_manager.h"), "");
   EXPECT_NE(F2fsManagerViolation("fs/f2fs/cleaner.cc", "fs/f2fs/checkpoint_manager.h"), "");
   EXPECT_EQ(F2fsManagerViolation("fs/f2fs/checkpoint_manager.h", "fs/f2fs/node_manager.h"), "");

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "fs/f2fs/fsck.h"
 #include "fs/fs_stats.h"
 
 namespace fs::f2fs {
@@ -24,11 +25,8 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       device_wa_(env.device_write_amplification),
       cache_(this, std::max<uint64_t>(64, cfg.page_cache.memory.value / kBlockSize)),
       wb_(env.events, cfg_.page_cache, &cache_),
-      gc_write_lock_(env.events),
       commit_timer_(env.events),
-      journal_wq_(env.events),
-      threads_wq_(env.events),
-      tx_wq_(env.events) {
+      threads_wq_(env.events) {
   auto alloc = MakeAllocationPolicy(
       cfg_.allocation, AllocationPolicyContext{&cfg_, &layout_, dev_ ? &dev_->layout() : nullptr, this});
   CHECK(alloc.ok()) << "allocation policy checked by Mount: " << alloc.status().message();
@@ -53,12 +51,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   CHECK(durability.ok()) << "durability mode validated by the config schema: " << durability.status().message();
   durability_ = std::move(durability).value();
   journal_ = durability_->journal();
-  journal_data_records_ = journal_ != nullptr && cfg_.impl_configs.Get<JournalConfig>("journal").records == "all";
   cpw_ = std::make_unique<CheckpointWriter>(layout_, nat_, sm_.get());
-  static const char* kBits[] = {"force", "ssr", "util", "ssr_util", "fsync", "async"};
-  for (const std::string& b : cfg_.ipu_policy)
-    for (int i = 0; i < 6; ++i)
-      if (b == kBits[i]) ipu_bits_[i] = true;
   auto cleaner = Cleaner::Create(q_, cfg_, layout_, sm_.get(), this, &stats_.cleaner);
   CHECK(cleaner.ok()) << "victim policies validated by the config schema: " << cleaner.status().message();
   cleaner_ = std::move(cleaner).value();
@@ -74,7 +67,6 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
     if (cfg_.impl_configs.Get<JournalConfig>("journal").list_lock == "global")
       journal_list_lock_ = std::make_unique<vfs::SpinLock>(q_, journal_list_class_.get());
   }
-  gc_write_lock_.set_lock_class(gc_lock_class_.get());
   if (cpu_ != nullptr) {
     owner_flusher_ = cpu_->Owner("f2fs.flusher");
     owner_gc_ = cpu_->Owner("f2fs.gc");
@@ -92,7 +84,7 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
   io.cache = &cache_;
   io.host = this;
   io.discard_write_waits = &stats_.discard.write_waits;
-  io.ordered = journal_data_records_;
+  io.ordered = journal_ != nullptr && cfg_.impl_configs.Get<JournalConfig>("journal").records == "all";
   if (erase_before_reuse_) io.blocks_per_page = std::max<uint32_t>(1, dev_->layout().page_size / kBlockSize);
   io_ = std::make_unique<IoManager>(io);
   DiscardManager::Deps dm;
@@ -164,6 +156,143 @@ F2fs::F2fs(const F2fsConfig& cfg, const Layout& layout, Env env)
       journal_ == nullptr || cfg_.impl_configs.Get<JournalConfig>("journal").fsync == "commit";
   fsm.host = this;
   fsm_ = std::make_unique<FsyncManager>(fsm);
+  TxManager::Deps tx;
+  tx.cfg = &cfg_;
+  tx.layout = &layout_;
+  tx.events = q_;
+  tx.image = image_;
+  tx.cache = &cache_;
+  tx.writeback = &wb_;
+  tx.io = io_.get();
+  tx.sm = sm_.get();
+  tx.alloc = alloc_.get();
+  tx.nodes = nm_.get();
+  tx.inodes = &itab_;
+  tx.pages = dp_.get();
+  tx.cp = cpm_.get();
+  tx.fsync = fsm_.get();
+  tx.durability = durability_.get();
+  tx.journal = journal_ != nullptr;
+  tx.stats = stat_group_;
+  tx.ssr_blocks = &stats_.ssr_blocks;
+  tx.app_bytes_written = &stats_.app_bytes_written;
+  tx.host = this;
+  txm_ = std::make_unique<TxManager>(tx);
+  if (journal_ != nullptr) {
+    JournalCommitter::Deps jc;
+    jc.cfg = &cfg_;
+    jc.layout = &layout_;
+    jc.events = q_;
+    jc.journal = journal_;
+    jc.durability = durability_.get();
+    jc.io = io_.get();
+    jc.nodes = nm_.get();
+    jc.cp = cpm_.get();
+    jc.fsync = fsm_.get();
+    jc.list_class = journal_list_class_.get();
+    jc.list_lock = journal_list_lock_.get();
+    jc.host = this;
+    jcm_ = std::make_unique<JournalCommitter>(jc);
+  }
+  DataPath::Deps dpd;
+  dpd.cfg = &cfg_;
+  dpd.layout = &layout_;
+  dpd.events = q_;
+  dpd.image = image_;
+  dpd.cache = &cache_;
+  dpd.io = io_.get();
+  dpd.sm = sm_.get();
+  dpd.alloc = alloc_.get();
+  dpd.nodes = nm_.get();
+  dpd.inodes = &itab_;
+  dpd.pages = dp_.get();
+  dpd.cp = cpm_.get();
+  dpd.durability = durability_.get();
+  dpd.journal = journal_;
+  dpd.committer = jcm_.get();
+  dpd.counters.app_bytes_written = &stats_.app_bytes_written;
+  dpd.counters.app_bytes_read = &stats_.app_bytes_read;
+  dpd.counters.direct_bytes_written = &stats_.direct_bytes_written;
+  dpd.counters.direct_bytes_read = &stats_.direct_bytes_read;
+  dpd.counters.ipu_blocks = &stats_.ipu_blocks;
+  dpd.counters.opu_blocks = &stats_.opu_blocks;
+  dpd.counters.ssr_blocks = &stats_.ssr_blocks;
+  dpd.host = this;
+  dpath_ = std::make_unique<DataPath>(dpd);
+  Recovery::Deps rd;
+  rd.layout = &layout_;
+  rd.events = q_;
+  rd.image = image_;
+  rd.cache = &cache_;
+  rd.io = io_.get();
+  rd.sm = sm_.get();
+  rd.nat = nat_;
+  rd.nodes = nm_.get();
+  rd.ns = ns_.get();
+  rd.inodes = &itab_;
+  rd.pages = dp_.get();
+  rd.cp = cpm_.get();
+  rd.tx = txm_.get();
+  rd.i_rwsem = i_rwsem_class_.get();
+  rd.journal = journal_ != nullptr;
+  rd.erase_before_reuse = erase_before_reuse_;
+  rd.counters.inodes = &stats_.recovered_inodes;
+  rd.counters.dnodes = &stats_.recovered_dnodes;
+  rd.counters.dentries = &stats_.recovered_dentries;
+  rd.host = this;
+  recovery_ = std::make_unique<Recovery>(rd);
+  Namei::Deps nd;
+  nd.events = q_;
+  nd.ns = ns_.get();
+  nd.nodes = nm_.get();
+  nd.inodes = &itab_;
+  nd.cp = cpm_.get();
+  nd.durability = durability_.get();
+  nd.committer = jcm_.get();
+  nd.host = this;
+  namei_ = std::make_unique<Namei>(nd);
+  GcMigrator::Deps gm;
+  gm.cfg = &cfg_;
+  gm.layout = &layout_;
+  gm.events = q_;
+  gm.image = image_;
+  gm.cache = &cache_;
+  gm.io = io_.get();
+  gm.sm = sm_.get();
+  gm.nat = nat_;
+  gm.nodes = nm_.get();
+  gm.ns = ns_.get();
+  gm.inodes = &itab_;
+  gm.pages = dp_.get();
+  gm.data = dpath_.get();
+  gm.cp = cpm_.get();
+  gm.tx = txm_.get();
+  gm.gc_lock = gc_lock_class_.get();
+  gm.moved_fg = &stats_.gc_moved_fg;
+  gm.moved_bg = &stats_.gc_moved_bg;
+  gm.host = this;
+  migrator_ = std::make_unique<GcMigrator>(gm);
+  if (journal_ != nullptr) {
+    JournalReplay::Deps jr;
+    jr.layout = &layout_;
+    jr.events = q_;
+    jr.image = image_;
+    jr.io = io_.get();
+    jr.sm = sm_.get();
+    jr.nat = nat_;
+    jr.nodes = nm_.get();
+    jr.ns = ns_.get();
+    jr.inodes = &itab_;
+    jr.pages = dp_.get();
+    jr.cp = cpm_.get();
+    jr.journal = journal_;
+    jr.counters.replayed = &stats_.j_replayed;
+    jr.counters.skipped = &stats_.j_replay_skipped;
+    jr.counters.dropped = &stats_.j_replay_dropped;
+    jr.counters.corrupt_blocks = &stats_.j_corrupt_blocks;
+    jr.host = this;
+    replay_ = std::make_unique<JournalReplay>(jr);
+  }
   RegisterStats();
 }
 
@@ -180,15 +309,15 @@ void F2fs::PowerCut() {
   dead_ = true;
   io_->Kill();
   cpm_->KillLock();
-  gc_write_lock_.Kill();
+  migrator_->Kill();
   if (journal_list_lock_ != nullptr) journal_list_lock_->Kill();
   cleaner_->Kill();
   wb_.Kill();
   cpm_->KillWaiters();
   dm_->Kill();
   threads_wq_.Kill();
-  journal_wq_.Kill();
-  tx_wq_.Kill();
+  if (jcm_) jcm_->Kill();
+  txm_->Kill();
   itab_.KillLocks();
   commit_timer_.Cancel();
 }
@@ -313,16 +442,16 @@ void F2fs::RegisterStats() {
     sim::StatGroup j = g.Group("journal");
     j.AddFormula([this] { return static_cast<double>(journal_->records_appended()); }, "records", "count",
                  "records appended by operations to their inodes' lists since the mount");
-    j.Add(&stats_.j_commits, "commits", "count", "epochs committed to the journal area");
-    j.Add(&stats_.j_blocks, "blocks", "blocks", "journal blocks written");
-    j.AddFormula([this] { return static_cast<double>(stats_.j_blocks.value() * kBlockSize); }, "bytes", "bytes",
+    j.Add(&jcm_->stats().commits, "commits", "count", "epochs committed to the journal area");
+    j.Add(&jcm_->stats().blocks, "blocks", "blocks", "journal blocks written");
+    j.AddFormula([this] { return static_cast<double>(jcm_->stats().blocks.value() * kBlockSize); }, "bytes", "bytes",
                  "journal bytes written");
-    j.Add(&stats_.j_commit_lat, "commit_lat", "ns",
+    j.Add(&jcm_->stats().commit_lat, "commit_lat", "ns",
           "commit duration: waiting for the data written before it, then the journal blocks");
-    j.Add(&stats_.j_commit_records, "commit_records", "count", "records per commit");
-    j.Add(&stats_.j_space_checkpoints, "space_checkpoints", "count",
+    j.Add(&jcm_->stats().commit_records, "commit_records", "count", "records per commit");
+    j.Add(&jcm_->stats().space_checkpoints, "space_checkpoints", "count",
           "commits that waited for a checkpoint because the journal was full");
-    j.Add(&stats_.j_fsync_commits, "fsync_commits", "count", "fsyncs that committed the journal themselves");
+    j.Add(&jcm_->stats().fsync_commits, "fsync_commits", "count", "fsyncs that committed the journal themselves");
     j.Add(&stats_.j_applies, "applies", "count",
           "checkpoints that applied committed node pages first, with operations going on (apply: committed)");
     j.Add(&stats_.j_apply_blocks, "apply_blocks", "blocks",
@@ -428,11 +557,34 @@ FsResult<F2fs::OpenFile*> F2fs::GetFd(Fd fd) {
   return FsResult<OpenFile*>{f, f ? Errno::kOk : Errno::kBadF};
 }
 
+sim::Status F2fs::Check() const {
+  if (dead_) return sim::Status::InvalidInput("fsck: file system is dead (power cut)");
+  Fsck::View v;
+  v.layout = &layout_;
+  v.sm = sm_.get();
+  v.nat = nat_;
+  v.nodes = &nm_->cache();
+  v.inodes = &itab_;
+  v.image = image_;
+  v.live_masters = &txm_->live_masters();
+  v.stolen = &txm_->stolen_owners();
+  v.valid_block_count = valid_block_count_;
+  v.valid_inode_count = valid_inode_count_;
+  return Fsck(v).Run();
+}
+
+FsResult<Inode*> F2fs::FdInode(Fd fd, uint32_t* flags) {
+  FsResult<OpenFile*> of = GetFd(fd);
+  if (!of.ok()) return {nullptr, of.err};
+  *flags = of.value->flags;
+  return {of.value->inode, Errno::kOk};
+}
+
 FileStat F2fs::StatOf(const Inode* inode) const {
   const InodeFields& f = I(inode);
   FileStat s;
   s.ino = inode->ino.v;
-  s.size = TxRunning(inode) ? inode->tx->size : f.size;
+  s.size = TxManager::Running(inode) ? inode->tx->size : f.size;
   s.blocks = f.data_blocks;
   s.nlink = f.links;
   s.is_dir = f.is_dir;
@@ -445,52 +597,17 @@ FileStat F2fs::StatOf(const Inode* inode) const {
 sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
   OpScope op(this, Op::kOpen);
   co_await Cpu(cfg_.cpu.syscall);
+  ParentRef parent;
+  FsResult<InodeRef> t = co_await namei_->OpenInode(path, flags, &parent);
+  if (!t.ok()) co_return FsResult<Fd>{-1, t.err};
   const bool want_write = (flags & (kWrOnly | kRdWr)) != 0;
-  if (flags & kCreat) co_await BalanceFs();
-  ParentRef p = co_await LookupParent(path);
-  if (p.err != Errno::kOk) co_return FsResult<Fd>{-1, p.err};
-  InodeRef target;
-  if (p.name.empty()) {
-    if ((flags & kCreat) && (flags & kExcl)) co_return FsResult<Fd>{-1, Errno::kExist};
-    if (want_write) co_return FsResult<Fd>{-1, Errno::kIsDir};
-    target = InodeRef(&itab_, p.dir.get());
-  } else {
-    Inode* dir = p.dir.get();
-    if (!I(dir).is_dir) co_return FsResult<Fd>{-1, Errno::kNotDir};
-    co_await dir->lock.LockExclusive();
-    vfs::ExclusiveLock g(&dir->lock);
-    std::optional<DentryLoc> loc = co_await DirLookup(dir, p.name);
-    if (loc && p.dir_required && loc->type != FileType::kDir) co_return FsResult<Fd>{-1, Errno::kNotDir};
-    if (!loc) {
-      if (!(flags & kCreat)) co_return FsResult<Fd>{-1, Errno::kNoEnt};
-      if (p.dir_required) co_return FsResult<Fd>{-1, Errno::kIsDir};  // O_CREAT of "name/"
-      vfs::SharedLock cp = co_await LockOp();
-      FsResult<Inode*> r = co_await NewInode(dir, p.name, /*is_dir=*/false);
-      if (!r.ok()) co_return FsResult<Fd>{-1, r.err};
-      InodeRef created(&itab_, r.value);
-      const Errno e = co_await AddLink(dir, p.name, r.value->ino, FileType::kRegular);
-      if (e != Errno::kOk) {
-        co_await DropLink(r.value);
-        co_await FreeInode(r.value);
-        co_return FsResult<Fd>{-1, e};
-      }
-      durability_->OnCreate(dir->ino, r.value->ino, p.name, /*is_dir=*/false);
-      if (journal_) co_await JournalCpu();
-      target = std::move(created);
-    } else {
-      if ((flags & kCreat) && (flags & kExcl)) co_return FsResult<Fd>{-1, Errno::kExist};
-      Inode* in = co_await GetInode(loc->ino);
-      CHECK(in != nullptr) << "dentry to a missing inode " << loc->ino.v;
-      target = InodeRef(&itab_, in);
-      if (I(in).is_dir && want_write) co_return FsResult<Fd>{-1, Errno::kIsDir};
-    }
-  }
+  InodeRef target = std::move(t.value);
   Inode* in = target.get();
   if ((flags & kDirectory) && !I(in).is_dir) co_return FsResult<Fd>{-1, Errno::kNotDir};
   if ((flags & kTrunc) && want_write && !I(in).is_dir && StatOf(in).size > 0) {
     co_await in->lock.LockExclusive();
     vfs::ExclusiveLock g(&in->lock);
-    const Errno e = TxRunning(in) ? co_await TxTruncate(in, 0) : co_await DoTruncate(in, 0);
+    const Errno e = TxManager::Running(in) ? co_await txm_->Truncate(in, 0) : co_await DoTruncate(in, 0);
     if (e != Errno::kOk) co_return FsResult<Fd>{-1, e};
   }
   const Fd fd = fds_.Open(OpenFile{in, 0, flags});
@@ -538,16 +655,16 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPread(Fd fd, int64_t offset, std::span<uin
   uint64_t n = 0;
   Errno e;
   const uint64_t len = discard > 0 ? discard : out.size();
-  const int direct = (flags & kDirect) ? DirectIoMode(in, off, len, false) : 1;
+  const int direct = (flags & kDirect) ? dpath_->DirectIoMode(in, off, len, false) : 1;
   if (direct < 0) co_return FsResult<uint64_t>{0, Errno::kInval};
   // A discarding read goes through a buffer where it is not a page-cache read.
   std::vector<uint8_t> scratch;
-  if (discard > 0 && (TxRunning(in) || direct == 0)) {
+  if (discard > 0 && (TxManager::Running(in) || direct == 0)) {
     scratch.resize(discard);
     out = scratch;
   }
-  if (TxRunning(in)) e = co_await TxRead(in, off, out, &n);  // O_DIRECT too: the writes are in memory
-  else if (direct == 0) e = co_await DoDirectRead(in, off, out, &n);
+  if (TxManager::Running(in)) e = co_await txm_->Read(in, off, out, &n);  // O_DIRECT too: the writes are in memory
+  else if (direct == 0) e = co_await dpath_->DirectRead(in, off, out, &n);
   else e = co_await DoRead(in, off, out.empty() ? nullptr : out.data(), len, &n);
   // The descriptor may have been closed (and reused) meanwhile.
   if (OpenFile* f = fds_.Get(fd); offset < 0 && f != nullptr && f->inode == in) f->pos = off + n;
@@ -572,16 +689,16 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPwrite(Fd fd, int64_t offset, std::span<co
   vfs::ExclusiveLock g(&in->lock);
   uint64_t off;
   // O_APPEND appends, pwrite's offset notwithstanding (Linux).
-  if (flags & kAppend) off = TxRunning(in) ? in->tx->size : I(in).size;
+  if (flags & kAppend) off = TxManager::Running(in) ? in->tx->size : I(in).size;
   else if (offset >= 0) off = static_cast<uint64_t>(offset);
   else if (OpenFile* f = fds_.Get(fd); f != nullptr && f->inode == in) off = f->pos;
   else co_return FsResult<uint64_t>{0, Errno::kBadF};  // closed while this call waited
   uint64_t n = 0;
   Errno e;
-  const int direct = (flags & kDirect) ? DirectIoMode(in, off, length, true) : 1;
+  const int direct = (flags & kDirect) ? dpath_->DirectIoMode(in, off, length, true) : 1;
   if (direct < 0) co_return FsResult<uint64_t>{0, Errno::kInval};
-  if (TxRunning(in)) e = co_await TxWrite(in, off, data, length, &n);
-  else if (direct == 0) e = co_await DoDirectWrite(in, off, data, length, &n);
+  if (TxManager::Running(in)) e = co_await txm_->Write(in, off, data, length, &n);
+  else if (direct == 0) e = co_await dpath_->DirectWrite(in, off, data, length, &n);
   else e = co_await DoWrite(in, off, data, length, &n);
   if (OpenFile* f = fds_.Get(fd); offset < 0 && f != nullptr && f->inode == in) f->pos = off + n;
   if (n > 0 && (flags & kSync)) {
@@ -627,7 +744,7 @@ sim::Task<FsStatus> F2fs::Ftruncate(Fd fd, uint64_t size) {
   co_await BalanceFs();
   co_await in->lock.LockExclusive();
   vfs::ExclusiveLock g(&in->lock);
-  const Errno e = TxRunning(in) ? co_await TxTruncate(in, size) : co_await DoTruncate(in, size);
+  const Errno e = TxManager::Running(in) ? co_await txm_->Truncate(in, size) : co_await DoTruncate(in, size);
   co_return FsStatus{e == Errno::kOk, e};
 }
 
@@ -644,7 +761,7 @@ sim::Task<FsStatus> F2fs::Truncate(std::string_view path, uint64_t size) {
   co_await BalanceFs();
   co_await in->lock.LockExclusive();
   vfs::ExclusiveLock g(&in->lock);
-  const Errno e = TxRunning(in) ? co_await TxTruncate(in, size) : co_await DoTruncate(in, size);
+  const Errno e = TxManager::Running(in) ? co_await txm_->Truncate(in, size) : co_await DoTruncate(in, size);
   co_return FsStatus{e == Errno::kOk, e};
 }
 
@@ -695,232 +812,31 @@ sim::Task<FsResult<FileStat>> F2fs::Stat(std::string_view path) {
 sim::Task<FsStatus> F2fs::Mkdir(std::string_view path) {
   OpScope scope(this, Op::kMkdir);
   co_await Cpu(cfg_.cpu.syscall);
-  co_await BalanceFs();
-  ParentRef p = co_await LookupParent(path);
-  if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
-  if (p.name.empty()) co_return FsStatus{false, Errno::kExist};
-  Inode* dir = p.dir.get();
-  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
-  co_await dir->lock.LockExclusive();
-  vfs::ExclusiveLock g(&dir->lock);
-  if (co_await DirLookup(dir, p.name)) co_return FsStatus{false, Errno::kExist};
-  vfs::SharedLock cp = co_await LockOp();
-  FsResult<Inode*> r = co_await NewInode(dir, p.name, /*is_dir=*/true);
-  if (!r.ok()) co_return FsStatus{false, r.err};
-  InodeRef created(&itab_, r.value);
-  const Errno e = co_await AddLink(dir, p.name, r.value->ino, FileType::kDir);
-  if (e != Errno::kOk) {
-    co_await DropLink(r.value);
-    co_await FreeInode(r.value);
-    co_return FsStatus{false, e};
-  }
-  ++MutI(dir).links;
-  durability_->OnCreate(dir->ino, r.value->ino, p.name, /*is_dir=*/true);
-  if (journal_) co_await JournalCpu();
-  co_return FsStatus{true, Errno::kOk};
+  co_return co_await namei_->Mkdir(path);
 }
 
 sim::Task<FsStatus> F2fs::Unlink(std::string_view path) {
   OpScope scope(this, Op::kUnlink);
   co_await Cpu(cfg_.cpu.syscall);
-  co_await BalanceFs();
-  ParentRef p = co_await LookupParent(path);
-  if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
-  if (p.name.empty()) co_return FsStatus{false, Errno::kIsDir};
-  Inode* dir = p.dir.get();
-  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
-  co_await dir->lock.LockExclusive();
-  vfs::ExclusiveLock g(&dir->lock);
-  std::optional<DentryLoc> loc = co_await DirLookup(dir, p.name);
-  if (!loc) co_return FsStatus{false, Errno::kNoEnt};
-  if (loc->type == FileType::kDir) co_return FsStatus{false, Errno::kIsDir};
-  if (p.dir_required) co_return FsStatus{false, Errno::kNotDir};  // "file/"
-  Inode* t0 = co_await GetInode(loc->ino);
-  CHECK(t0 != nullptr);
-  InodeRef t(&itab_, t0);
-  co_await t->lock.LockExclusive();
-  vfs::ExclusiveLock tg(&t->lock);
-  vfs::SharedLock cp = co_await LockOp();
-  loc = co_await DirLookup(dir, p.name);
-  CHECK(loc.has_value());
-  co_await RemoveLink(dir, *loc);
-  co_await DropLink(t.get());
-  durability_->OnUnlink(dir->ino, t->ino, p.name, /*is_dir=*/false);
-  if (journal_) co_await JournalCpu();
-  if (t->unlinked && t->refs == 1) co_await FreeInode(t.get());
-  co_return FsStatus{true, Errno::kOk};
+  co_return co_await namei_->Unlink(path);
 }
 
 sim::Task<FsStatus> F2fs::Rmdir(std::string_view path) {
   OpScope scope(this, Op::kRmdir);
   co_await Cpu(cfg_.cpu.syscall);
-  co_await BalanceFs();
-  ParentRef p = co_await LookupParent(path);
-  if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
-  if (p.name.empty()) co_return FsStatus{false, Errno::kInval};
-  Inode* dir = p.dir.get();
-  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
-  co_await dir->lock.LockExclusive();
-  vfs::ExclusiveLock g(&dir->lock);
-  std::optional<DentryLoc> loc = co_await DirLookup(dir, p.name);
-  if (!loc) co_return FsStatus{false, Errno::kNoEnt};
-  if (loc->type != FileType::kDir) co_return FsStatus{false, Errno::kNotDir};
-  Inode* t0 = co_await GetInode(loc->ino);
-  CHECK(t0 != nullptr);
-  InodeRef t(&itab_, t0);
-  co_await t->lock.LockExclusive();
-  vfs::ExclusiveLock tg(&t->lock);
-  if (!co_await DirEmpty(t.get())) co_return FsStatus{false, Errno::kNotEmpty};
-  vfs::SharedLock cp = co_await LockOp();
-  loc = co_await DirLookup(dir, p.name);
-  CHECK(loc.has_value());
-  co_await RemoveLink(dir, *loc);
-  co_await DropLink(t.get());
-  --MutI(dir).links;
-  durability_->OnUnlink(dir->ino, t->ino, p.name, /*is_dir=*/true);
-  if (journal_) co_await JournalCpu();
-  if (t->unlinked && t->refs == 1) co_await FreeInode(t.get());
-  co_return FsStatus{true, Errno::kOk};
+  co_return co_await namei_->Rmdir(path);
 }
 
 sim::Task<FsStatus> F2fs::Rename(std::string_view from, std::string_view to) {
   OpScope scope(this, Op::kRename);
   co_await Cpu(cfg_.cpu.syscall);
-  co_await BalanceFs();
-  ParentRef pf = co_await LookupParent(from);
-  if (pf.err != Errno::kOk) co_return FsStatus{false, pf.err};
-  ParentRef pt = co_await LookupParent(to);
-  if (pt.err != Errno::kOk) co_return FsStatus{false, pt.err};
-  if (pf.name.empty() || pt.name.empty()) co_return FsStatus{false, Errno::kInval};
-  Inode* df = pf.dir.get();
-  Inode* dt = pt.dir.get();
-  if (!I(df).is_dir || !I(dt).is_dir) co_return FsStatus{false, Errno::kNotDir};
-  // Lock the parents in inode order.
-  Inode* first = df->ino.v <= dt->ino.v ? df : dt;
-  Inode* second = first == df ? dt : df;
-  co_await first->lock.LockExclusive();
-  vfs::ExclusiveLock g1(&first->lock);
-  vfs::ExclusiveLock g2;
-  if (second != first) {
-    co_await second->lock.LockExclusive();
-    g2 = vfs::ExclusiveLock(&second->lock);
-  }
-  std::optional<DentryLoc> lf = co_await DirLookup(df, pf.name);
-  if (!lf) co_return FsStatus{false, Errno::kNoEnt};
-  std::optional<DentryLoc> lt = co_await DirLookup(dt, pt.name);
-  if (lt && lt->ino == lf->ino) co_return FsStatus{true, Errno::kOk};
-  const bool src_dir = lf->type == FileType::kDir;
-  Inode* s0 = co_await GetInode(lf->ino);
-  CHECK(s0 != nullptr);
-  InodeRef src(&itab_, s0);
-  if (src_dir) {
-    // The target directory must not be the source or inside it.
-    Nid cur = dt->ino;
-    while (true) {
-      if (cur == src->ino) co_return FsStatus{false, Errno::kInval};
-      if (cur == kRootIno) break;
-      Inode* c = co_await GetInode(cur);
-      CHECK(c != nullptr);
-      cur = I(c).pino;
-    }
-  }
-  InodeRef dst;
-  if (lt) {
-    Inode* d0 = co_await GetInode(lt->ino);
-    CHECK(d0 != nullptr);
-    dst = InodeRef(&itab_, d0);
-    const bool dst_dir = I(d0).is_dir;
-    if (src_dir && !dst_dir) co_return FsStatus{false, Errno::kNotDir};
-    if (!src_dir && dst_dir) co_return FsStatus{false, Errno::kIsDir};
-    if (dst_dir && !co_await DirEmpty(d0)) co_return FsStatus{false, Errno::kNotEmpty};
-  }
-  vfs::SharedLock cp = co_await LockOp();
-  const FileType type = src_dir ? FileType::kDir : FileType::kRegular;
-  if (lt) {
-    lt = co_await DirLookup(dt, pt.name);
-    CHECK(lt.has_value());
-    co_await SetLink(dt, *lt, src->ino, type);
-    co_await DropLink(dst.get());
-    if (I(dst.get()).is_dir) --MutI(dt).links;
-  } else {
-    const Errno e = co_await AddLink(dt, pt.name, src->ino, type);
-    if (e != Errno::kOk) co_return FsStatus{false, e};
-  }
-  lf = co_await DirLookup(df, pf.name);
-  CHECK(lf.has_value());
-  co_await RemoveLink(df, *lf);
-  if (src_dir) {
-    if (df != dt) {
-      std::optional<DentryLoc> dd = co_await DirLookup(src.get(), "..");
-      CHECK(dd.has_value()) << "directory without '..'";
-      co_await SetLink(src.get(), *dd, dt->ino, FileType::kDir);
-      --MutI(df).links;
-      ++MutI(dt).links;
-    }
-    InodeFields& f = MutI(src.get());
-    f.pino = dt->ino;
-    f.name = pt.name;
-  } else {
-    InodeFields& f = MutI(src.get());
-    f.lost_pino = true;
-    src->cur_pino = dt->ino;
-    src->cur_name = pt.name;
-  }
-  MutI(src.get()).ctime = q_->now();
-  durability_->OnRename(df->ino, pf.name, dt->ino, pt.name, src->ino, dst ? dst->ino : kNullNid);
-  if (journal_) co_await JournalCpu();
-  if (dst && dst->unlinked && dst->refs == 1) co_await FreeInode(dst.get());
-  co_return FsStatus{true, Errno::kOk};
+  co_return co_await namei_->Rename(from, to);
 }
 
-// f2fs_link: the new dentry (f2fs_add_link with FI_INC_LINK) and i_nlink + 1
-// under the parent's and the file's locks and cp_rwsem. The inode keeps its
-// i_pino/i_name (the first name); an fsync of a file with more than one
-// link writes a checkpoint (need_do_checkpoint: CP_HARDLINK).
 sim::Task<FsStatus> F2fs::Link(std::string_view existing, std::string_view new_path) {
   OpScope scope(this, Op::kLink);
   co_await Cpu(cfg_.cpu.syscall);
-  co_await BalanceFs();
-  // Linux's order: the old path, then the new name's parent and the name
-  // itself, and only then whether the old one is a directory (vfs_link).
-  ParentRef ps = co_await LookupParent(existing);
-  if (ps.err != Errno::kOk) co_return FsStatus{false, ps.err};
-  std::optional<DentryLoc> ls;
-  bool src_dir = ps.name.empty();  // "/"
-  if (!src_dir) {
-    if (!I(ps.dir.get()).is_dir) co_return FsStatus{false, Errno::kNotDir};
-    co_await ps.dir->lock.LockShared();
-    vfs::SharedLock sg(&ps.dir->lock);
-    ls = co_await DirLookup(ps.dir.get(), ps.name);
-    if (!ls) co_return FsStatus{false, Errno::kNoEnt};
-    src_dir = ls->type == FileType::kDir;
-    if (!src_dir && ps.dir_required) co_return FsStatus{false, Errno::kNotDir};  // "file/"
-  }
-  ParentRef p = co_await LookupParent(new_path);
-  if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
-  if (p.name.empty()) co_return FsStatus{false, Errno::kExist};  // "/"
-  Inode* dir = p.dir.get();
-  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
-  co_await dir->lock.LockExclusive();
-  vfs::ExclusiveLock g(&dir->lock);
-  if (co_await DirLookup(dir, p.name)) co_return FsStatus{false, Errno::kExist};
-  if (p.dir_required) co_return FsStatus{false, Errno::kNoEnt};  // "new/": nothing to create
-  if (src_dir) co_return FsStatus{false, Errno::kPerm};
-  Inode* s0 = co_await GetInode(ls->ino);
-  if (!s0) co_return FsStatus{false, Errno::kNoEnt};
-  InodeRef src(&itab_, s0);
-  co_await src->lock.LockExclusive();
-  vfs::ExclusiveLock sg(&src->lock);
-  if (src->unlinked) co_return FsStatus{false, Errno::kNoEnt};  // its last name went meanwhile
-  vfs::SharedLock cp = co_await LockOp();
-  const Errno e = co_await AddLink(dir, p.name, src->ino, FileType::kRegular);
-  if (e != Errno::kOk) co_return FsStatus{false, e};
-  InodeFields& f = MutI(src.get());
-  ++f.links;
-  f.ctime = q_->now();
-  durability_->OnLink(dir->ino, src->ino, p.name);
-  if (journal_) co_await JournalCpu();
-  co_return FsStatus{true, Errno::kOk};
+  co_return co_await namei_->Link(existing, new_path);
 }
 
 sim::Task<FsResult<std::vector<std::string>>> F2fs::Readdir(std::string_view path) {

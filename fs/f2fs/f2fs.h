@@ -22,14 +22,18 @@
 // CheckpointManager (checkpoint_manager.h: the checkpoint and cp_rwsem),
 // NodeManager (node_manager.h: the NAT and node pages, node trees, node
 // writes, truncation), NamespaceManager (namespace_manager.h: path walks,
-// directories, iget and inode creation), FsyncManager (fsync_manager.h:
-// f2fs_do_sync_file), DataPages (data_pages.h: data and dentry pages in
-// the page cache, their dirty accounting), Cleaner, Durability and Journal,
-// CheckpointWriter, SegmentManager. Still here, to be carved the same way:
-// the namespace calls themselves (create, unlink, rename, link, their
-// durability records), the rest of the data path (reads, writes, block
-// allocation, writeback), mount and recovery, the journal's commit and
-// replay, and transactions.
+// directories, iget and inode creation), Namei (namei.h: the namespace
+// calls), DataPages (data_pages.h: data and dentry pages in the page
+// cache, their dirty accounting), DataPath (data_path.h: reads, writes,
+// truncation, a data page's write), FsyncManager (fsync_manager.h:
+// f2fs_do_sync_file), TxManager (tx_manager.h: transactions),
+// JournalCommitter (journal_committer.h: F2FS-J's commits), Recovery
+// (recovery.h: orphans and roll-forward at mount), Fsck (fsck.h), Cleaner,
+// Durability and Journal, CheckpointWriter, SegmentManager. F2fs itself
+// implements the FileSystem calls by delegation (descriptors, latency,
+// syscall CPU) and keeps mount (checkpoint loading), the journal's replay
+// and commit thread, the background threads, cleaning's block migration,
+// inode freeing and eviction, and space accounting.
 //
 // What is modelled (kernel names in parentheses; Linux 5.15 behaviour):
 // - Layout and mkfs formulas (layout.h); NAT/SIT with two copies and
@@ -75,7 +79,7 @@
 //   idle-triggered, the kernel's sleep-time adaptation and
 //   has_enough_invalid_blocks) and foreground (greedy) from
 //   f2fs_balance_fs, run by the Cleaner (cleaner.h); valid blocks move
-//   (MigrateSection) to the cold data log (ATGC log with the atgc option):
+//   (GcMigrator, gc_migrator.h) to the cold data log (ATGC log with the atgc option):
 //   foreground cleaning writes them and waits, background cleaning only
 //   dirties their pages (page_private_gcing; nodes dirty), so they move
 //   with the next writeback, fsync or checkpoint, and the victim is free
@@ -110,7 +114,7 @@
 //   missing, continues the journal one lap of sequence numbers ahead and
 //   checkpoints. With the journal, fsync commits it (after the file's data
 //   and an fsync record) instead of writing dnodes for roll-forward.
-// - Transactions (f2fs_tx.cc; FileSystem's Tx* and AtomicWrite* calls):
+// - Transactions (tx_manager.h; FileSystem's Tx* and AtomicWrite* calls):
 //   exF2FS's multi-file transactions and F2FS's single-file atomic write.
 //   Running writes are held in memory (stolen to blocks no dnode names
 //   under memory pressure, which cleaning moves without handing them to
@@ -168,23 +172,30 @@
 #include "fs/f2fs/checkpoint_manager.h"
 #include "fs/f2fs/checkpoint_writer.h"
 #include "fs/f2fs/data_pages.h"
+#include "fs/f2fs/data_path.h"
 #include "fs/f2fs/cleaner.h"
 #include "fs/f2fs/discard_manager.h"
 #include "fs/f2fs/discard_queue.h"
 #include "fs/f2fs/durability.h"
 #include "fs/f2fs/f2fs_config.h"
 #include "fs/f2fs/fsync_manager.h"
+#include "fs/f2fs/gc_migrator.h"
 #include "fs/f2fs/image.h"
 #include "fs/f2fs/inode_table.h"
 #include "fs/f2fs/io_manager.h"
 #include "fs/f2fs/journal.h"
+#include "fs/f2fs/journal_committer.h"
+#include "fs/f2fs/journal_replay.h"
 #include "fs/f2fs/layout.h"
+#include "fs/f2fs/namei.h"
 #include "fs/f2fs/namespace_manager.h"
 #include "fs/f2fs/nat_table.h"
 #include "fs/f2fs/node_cache.h"
 #include "fs/f2fs/node_manager.h"
 #include "fs/f2fs/on_disk.h"
+#include "fs/f2fs/recovery.h"
 #include "fs/f2fs/segment_manager.h"
+#include "fs/f2fs/tx_manager.h"
 #include "fs/vfs/sync_primitives.h"
 #include "fs/f2fs/victim_policy.h"
 #include "fs/file_system.h"
@@ -205,6 +216,13 @@ class F2fs final : public FileSystem,
                    private NodeManager::Host,
                    private NamespaceManager::Host,
                    private FsyncManager::Host,
+                   private TxManager::Host,
+                   private JournalCommitter::Host,
+                   private DataPath::Host,
+                   private Recovery::Host,
+                   private Namei::Host,
+                   private GcMigrator::Host,
+                   private JournalReplay::Host,
                    private DurabilityHost,
                    private CleanerHost,
                    private DiscardManager::Host,
@@ -298,13 +316,13 @@ class F2fs final : public FileSystem,
   // recovery needs to replay any of it; or, when a member needs one (a file whose
   // dentry no checkpoint has, need_do_checkpoint), a checkpoint. Refused
   // (EOPNOTSUPP) with the journal durability mode.
-  sim::Task<FsResult<uint64_t>> TxAdd(uint64_t key, Fd fd) override;
-  sim::Task<FsStatus> TxStart(uint64_t key) override;
-  sim::Task<FsStatus> TxCommit(uint64_t key) override;
-  sim::Task<FsStatus> TxEnd(uint64_t key) override;
-  sim::Task<FsStatus> AtomicWriteStart(Fd fd) override;
-  sim::Task<FsStatus> AtomicWriteCommit(Fd fd) override;
-  sim::Task<FsStatus> AtomicWriteAbort(Fd fd) override;
+  sim::Task<FsResult<uint64_t>> TxAdd(uint64_t key, Fd fd) override { return txm_->Add(key, fd); }
+  sim::Task<FsStatus> TxStart(uint64_t key) override { return txm_->Start(key); }
+  sim::Task<FsStatus> TxCommit(uint64_t key) override { return txm_->Commit(key); }
+  sim::Task<FsStatus> TxEnd(uint64_t key) override { return txm_->End(key); }
+  sim::Task<FsStatus> AtomicWriteStart(Fd fd) override { return txm_->AtomicWriteStart(fd); }
+  sim::Task<FsStatus> AtomicWriteCommit(Fd fd) override { return txm_->AtomicWriteCommit(fd); }
+  sim::Task<FsStatus> AtomicWriteAbort(Fd fd) override { return txm_->AtomicWriteAbort(fd); }
 
   // Clean unmount: stops the background threads, writes back everything
   // and writes an umount checkpoint. No call may follow.
@@ -355,14 +373,14 @@ class F2fs final : public FileSystem,
   uint64_t blocks_written() const;
   uint64_t app_blocks_written() const { return stats_.app_bytes_written.value() / kBlockSize; }
   uint64_t recovered_dnodes() const { return stats_.recovered_dnodes.value(); }
-  uint64_t tx_commits() const { return stats_.tx_commits.value(); }
-  uint64_t tx_stolen_pages() const { return stats_.tx_stolen.value(); }
-  uint64_t tx_stolen_moved() const { return stats_.tx_stolen_moved.value(); }
-  uint64_t tx_stolen_blocks() const { return stolen_owner_.size(); }
-  uint64_t tx_commit_checkpoints() const { return stats_.tx_commit_checkpoints.value(); }
+  uint64_t tx_commits() const { return txm_->stats().commits.value(); }
+  uint64_t tx_stolen_pages() const { return txm_->stats().stolen.value(); }
+  uint64_t tx_stolen_moved() const { return txm_->stats().stolen_moved.value(); }
+  uint64_t tx_stolen_blocks() const { return txm_->stolen_blocks(); }
+  uint64_t tx_commit_checkpoints() const { return txm_->stats().commit_checkpoints.value(); }
   // Committed transactions roll-forward recovery replayed at mount.
-  uint64_t tx_recovered() const { return stats_.tx_recovered.value(); }
-  const sim::Histogram& tx_commit_latency() const { return stats_.tx_commit_lat; }
+  uint64_t tx_recovered() const { return txm_->stats().recovered.value(); }
+  const sim::Histogram& tx_commit_latency() const { return txm_->stats().commit_lat; }
   uint64_t gc_moved_blocks() const;
   uint64_t gc_moved_bg_blocks() const { return stats_.gc_moved_bg.value(); }
   uint64_t ipu_blocks() const { return stats_.ipu_blocks.value(); }
@@ -417,21 +435,13 @@ class F2fs final : public FileSystem,
     sim::Counter recovered_inodes, recovered_dnodes, recovered_dentries, orphans_freed;
     sim::Counter evicted_pages, throttled_writes;
     // Durability mode journal.
-    sim::Counter j_commits, j_blocks, j_space_checkpoints, j_replayed, j_replay_skipped,
-        j_replay_dropped, j_corrupt_blocks;
-    sim::Histogram j_commit_lat, j_commit_records;
-    sim::Counter j_fsync_commits;
+    sim::Counter j_replayed, j_replay_skipped, j_replay_dropped, j_corrupt_blocks;
     sim::Counter j_applies, j_apply_blocks, j_apply_held;
     sim::Histogram j_apply_lat;
-    // Transactions.
-    sim::Counter tx_commits, tx_commit_checkpoints, tx_aborts, tx_pages, tx_master_nodes, tx_recovered, tx_stolen,
-        tx_stolen_moved;
-    sim::Histogram tx_commit_lat;
   };
 
   F2fs(const F2fsConfig& cfg, const Layout& layout, Env env);
   void RegisterStats();
-  static bool IsRegular(const NodeBlock& b) { return b.inode && !b.inode->is_dir; }
 
   // ---- CPU and time.
   sim::Task<void> Cpu(sim::SimTime d) override;  // also CheckpointManager::Host
@@ -476,7 +486,7 @@ class F2fs final : public FileSystem,
   // zoned F2FS does when a write pointer disagrees
   // (f2fs_fix_curseg_write_pointer). InvalidInput when too few sections
   // are free for the moves (a nearly full volume after a crash).
-  sim::Status MoveLogsPastUncheckpointedWrites(bool all);
+  sim::Status MoveLogsPastUncheckpointedWrites(bool all) override;
 
   // ---- Page cache (f2fs_data.cc).
   // vfs::PageCache::Owner: unlinks an evicted page from its inode or the node cache.
@@ -486,21 +496,18 @@ class F2fs final : public FileSystem,
   DataPage* NewDataPage(Inode* inode, uint64_t index) override { return dp_->New(inode, index); }
   void DropDataPage(Inode* inode, uint64_t index) override { dp_->Drop(inode, index); }
   void SetDataPageDirty(Inode* inode, DataPage* p) override { dp_->SetDirty(inode, p); }
-  void ClearDataPageDirty(Inode* inode, DataPage* p) { dp_->ClearDirty(inode, p); }
-  static DataBlock& MutBytes(DataPage* p) { return DataPages::MutBytes(p); }
   DentryBlock& MutDents(DataPage* p) override { return DataPages::MutDents(p); }
   sim::Task<void> BalanceDirtyPages();
-  // Writes back up to `max_pages` dirty pages of `inode` in index order
-  // (f2fs_write_cache_pages); with `wait`, waits for their completion.
-  sim::Task<void> WritebackInode(Inode* inode, uint64_t max_pages, bool wait, bool from_cp = false) override;
-  // Allocates/locates the page's block (IPU or OPU) and queues its write.
-  // `sync`: a write someone waits for (fsync, sync, cleaning: REQ_SYNC),
-  // not background writeback (the ipu_policy bit async).
-  sim::Task<Errno> WriteDataPage(Inode* inode, DataPage* p, bool hot, bool sync, WriteBatcher& wb);
-  // The log of a data page of `inode` (the allocation policy's choice).
-  LogType DataLogType(const Inode* inode, bool hot, bool gc) const;
-  // check_inplace_update_policy (and cold files): `sync` as WriteDataPage.
-  bool ShouldIpu(const Inode* inode, bool sync) const;
+  // The data path (data_path.h); these are the hosts' entries to it.
+  sim::Task<void> WritebackInode(Inode* inode, uint64_t max_pages, bool wait, bool from_cp = false) override {
+    return dpath_->WritebackInode(inode, max_pages, wait, from_cp);
+  }
+  sim::Task<Errno> WriteDataPage(Inode* inode, DataPage* p, bool hot, bool sync, WriteBatcher& wb) override {
+    return dpath_->WriteDataPage(inode, p, hot, sync, wb);
+  }
+  LogType DataLogType(const Inode* inode, bool hot, bool gc) const override {
+    return dpath_->DataLogType(inode, hot, gc);
+  }
   sim::Task<void> FlusherThread();
   // ---- vfs::WritebackHost.
   vfs::WritebackState* FindWritebackState(uint64_t ino, uint64_t* dirty_pages) override;
@@ -508,63 +515,27 @@ class F2fs final : public FileSystem,
   bool FlusherStop() const override { return stopping_ || dead_; }
   bool FlusherAbort() const override { return dead_; }
   sim::Task<void> AfterWritebackPass() override { return BalanceFsBg(); }
-  // Reads pages [first, last] of a regular file (read-ahead extends `last`).
-  // With `pinned`, the pages of [first, last] are returned pinned (the
-  // caller unpins them), so read-ahead cannot evict them before use.
-  sim::Task<Errno> ReadPages(Inode* inode, uint64_t first, uint64_t last,
-                             std::vector<DataPage*>* pinned = nullptr);
-  // Reads up to `len` bytes into `dst`; `dst` null: without handing them back.
-  sim::Task<Errno> DoRead(Inode* inode, uint64_t offset, uint8_t* dst, uint64_t len, uint64_t* done);
-  // `in_commit`: a transaction's commit applies its writes (cp_rwsem is
-  // held by the caller; the bytes were counted and copied when written).
+  sim::Task<Errno> DoRead(Inode* inode, uint64_t offset, uint8_t* dst, uint64_t len, uint64_t* done) override {
+    return dpath_->Read(inode, offset, dst, len, done);
+  }
   sim::Task<Errno> DoWrite(Inode* inode, uint64_t offset, std::span<const uint8_t> data, uint64_t length,
-                           uint64_t* done, bool in_commit = false);
-  // O_DIRECT (Linux 5.15 f2fs_direct_IO): whether a request goes direct —
-  // 0: yes (offset and length 4 KiB-aligned, not inline), 1: buffered
-  // instead (aligned to 512 bytes only, or an unaligned write in LFS mode:
-  // f2fs_force_buffered_io / check_direct_IO), -1: EINVAL.
-  int DirectIoMode(const Inode* inode, uint64_t offset, uint64_t length, bool write) const;
-  // Writes back and waits for the dirty cached pages of [first, last]
-  // (filemap_write_and_wait_range); with `drop`, then drops them from the
-  // cache (the invalidation after a direct write).
-  sim::Task<void> SyncCachedRange(Inode* inode, uint64_t first, uint64_t last, bool drop, bool direct);
-  sim::Task<Errno> DoDirectWrite(Inode* inode, uint64_t offset, std::span<const uint8_t> data, uint64_t length,
-                                 uint64_t* done);
-  sim::Task<Errno> DoDirectRead(Inode* inode, uint64_t offset, std::span<uint8_t> out, uint64_t* done);
-  sim::Task<Errno> ConvertInlineData(Inode* inode);
-  sim::Task<Errno> DoTruncate(Inode* inode, uint64_t size, bool in_commit = false);
-  // Reserves a block (NEW_ADDR) for page `index` if it has none.
-  sim::Task<Errno> ReserveBlock(Inode* inode, uint64_t index);
+                           uint64_t* done, bool in_commit = false) override {
+    return dpath_->Write(inode, offset, data, length, done, in_commit);
+  }
+  sim::Task<Errno> ConvertInlineData(Inode* inode) override { return dpath_->ConvertInlineData(inode); }
+  sim::Task<Errno> DoTruncate(Inode* inode, uint64_t size, bool in_commit = false) override {
+    return dpath_->Truncate(inode, size, in_commit);
+  }
 
   // ---- Nodes (node_manager.h).
-  NodePage* FindNode(Nid nid) { return nm_->Find(nid); }
   sim::Task<NodePage*> LoadNode(Nid nid) { return nm_->Load(nid); }
-  NodePage* InsertNode(Nid nid, std::shared_ptr<NodeBlock> blk) { return nm_->Insert(nid, std::move(blk)); }
-  static NodeBlock& MutNode(NodePage* np) { return NodeManager::Mut(np); }
-  void SetNodeDirty(NodePage* np, Inode* owner) { nm_->SetDirty(np, owner); }
-  void ClearNodeDirty(NodePage* np) { nm_->ClearDirty(np); }
-  DirtyNodeList* DirtyListOf(const NodePage* np) { return nm_->DirtyListOf(np); }
   std::unique_ptr<NodePage> UnlinkNodePage(NodePage* np) { return nm_->Unlink(np); }
   void RemoveNodePage(NodePage* np) { nm_->Remove(np); }
-  Inode* OwnerOf(const NodePage* np) { return nm_->OwnerOf(np); }
-  NodePage* NewNode(Inode* inode, NodeKind kind, uint32_t ofs, Errno* err) {
-    return nm_->NewNode(inode, kind, ofs, err);
-  }
   void FreeNode(NodePage* np) { nm_->FreeNode(np); }
-  void FreeNodeByNid(Nid nid, BlockAddr addr) { nm_->FreeNodeByNid(nid, addr); }
-  bool TryGetDnodeCached(Inode* inode, uint64_t index, DnodeRef* out) {
-    return nm_->TryGetDnodeCached(inode, index, out);
-  }
-  sim::Task<DnodeRef> GetDnode(Inode* inode, uint64_t index, bool alloc) { return nm_->GetDnode(inode, index, alloc); }
-  LogType NodeLogType(const NodePage* np) const { return nm_->NodeLogType(np); }
   void WriteNodePage(NodePage* np, bool fsync_mark, bool dent_mark, WriteBatcher& wb) {
     nm_->WriteNodePage(np, fsync_mark, dent_mark, wb);
   }
   sim::Task<Errno> TruncateBlocks(Inode* inode, uint64_t from) { return nm_->TruncateBlocks(inode, from); }
-  void TruncateDnodeRange(Inode* inode, NodePage* np, uint32_t from_slot) {
-    nm_->TruncateDnodeRange(inode, np, from_slot);
-  }
-  void ReleaseDataAddr(Inode* inode, NodePage* np, uint32_t slot) { nm_->ReleaseDataAddr(inode, np, slot); }
   // ---- NodeManager::Host, and space accounting (f2fs_node.cc).
   uint64_t CheckpointVersion() const override { return cpm_->version(); }
   bool NeedSsr() const override { return alloc_->NeedSsr(*sm_, SpacePressure{nm_->cache().dirty().size(), dp_->dirty_dentry_pages()}); }
@@ -575,34 +546,13 @@ class F2fs final : public FileSystem,
   // ---- Inodes (f2fs_dir.cc) and names (namespace_manager.h).
   Inode* FindInode(Nid ino);
   void MaybeEvictInode(Inode* inode);
-  sim::Task<void> FreeInode(Inode* inode);
+  sim::Task<void> FreeInode(Inode* inode) override;
   sim::Task<void> ReleaseInode(Inode* inode);  // drops the last reference of an unlinked inode
   const InodeFields& I(const Inode* inode) const { return nm_->I(inode); }
   InodeFields& MutI(Inode* inode) { return nm_->MutI(inode); }
-  NodeBlock& MutInodeBlock(Inode* inode) { return nm_->MutInodeBlock(inode); }
   sim::Task<Inode*> GetInode(Nid ino) { return ns_->GetInode(ino); }
-  sim::Task<ParentRef> LookupParent(std::string_view path) { return ns_->LookupParent(path); }
   sim::Task<FsResult<Nid>> LookupPath(std::string_view path) { return ns_->LookupPath(path); }
-  sim::Task<std::optional<DentryLoc>> DirLookup(Inode* dir, std::string_view name) {
-    return ns_->DirLookup(dir, name);
-  }
-  sim::Task<DataPage*> GetDentryPage(Inode* dir, uint64_t index, bool create, Errno* err) {
-    return ns_->GetDentryPage(dir, index, create, err);
-  }
-  sim::Task<Errno> AddLink(Inode* dir, std::string_view name, Nid ino, FileType type) {
-    return ns_->AddLink(dir, name, ino, type);
-  }
-  sim::Task<Errno> RemoveLink(Inode* dir, const DentryLoc& loc) { return ns_->RemoveLink(dir, loc); }
-  sim::Task<Errno> SetLink(Inode* dir, const DentryLoc& loc, Nid ino, FileType type) {
-    return ns_->SetLink(dir, loc, ino, type);
-  }
-  sim::Task<FsResult<Inode*>> NewInode(Inode* dir, std::string_view name, bool is_dir, Nid want = kNullNid) {
-    return ns_->NewInode(dir, name, is_dir, want);
-  }
-  sim::Task<Errno> DropLink(Inode* inode) { return ns_->DropLink(inode); }
-  sim::Task<bool> DirEmpty(Inode* dir) { return ns_->DirEmpty(dir); }
   sim::Task<std::vector<std::pair<std::string, Dentry>>> ListDir(Inode* dir) { return ns_->ListDir(dir); }
-  void TouchDir(Inode* dir) { ns_->TouchDir(dir); }
   void InodeCreated() override { ++valid_inode_count_; }
   FsResult<OpenFile*> GetFd(Fd fd);
   sim::Task<FsStatus> DoFsync(Fd fd, bool datasync, Op op);
@@ -612,72 +562,18 @@ class F2fs final : public FileSystem,
   sim::Task<FsResult<uint64_t>> DoPread(Fd fd, int64_t offset, std::span<uint8_t> out, Op op, uint64_t discard = 0);
   FileStat StatOf(const Inode* inode) const;
   sim::Task<vfs::SharedLock> LockOp() { return cpm_->LockOp(); }  // f2fs_lock_op (checkpoint_manager.h)
-  sim::Task<void> BalanceFs();     // f2fs_balance_fs: foreground GC when space is short
+  sim::Task<void> BalanceFs() override;  // f2fs_balance_fs: foreground GC when space is short
 
-  // ---- Transactions (f2fs_tx.cc).
-  // A transaction set: members in the order added (exF2FS's list is
-  // FILO; the commit orders nothing by it).
-  struct TxSet {
-    uint64_t key = 0;
-    bool single = false;  // a single-file atomic write (no key for the user)
-    bool running = false;
-    bool committing = false;
-    std::vector<InodeRef> members;
-  };
-  // The set named by `key`, or null.
-  TxSet* FindTxSet(uint64_t key);
-  // The checks every transaction call makes: transactions available, the
-  // descriptor open for writing on a regular file.
-  Errno TxUsable() const;
-  FsResult<Inode*> TxFileOf(Fd fd);
-  // The single-file atomic write set of `fd` (syscall cost counted): EINVAL
-  // if it has none, EBUSY while it commits or aborts.
-  sim::Task<FsResult<TxSet*>> SingleTxSetOf(Fd fd);
-  // The multi-file set `key` (syscall cost counted): ENOENT if there is none
-  // (or it is a single-file atomic write's), EBUSY while it commits or ends.
-  sim::Task<FsResult<TxSet*>> MultiTxSetOf(uint64_t key);
-  sim::Task<Errno> TxAddInode(TxSet* set, Inode* in);
-  sim::Task<Errno> TxStartSet(TxSet* set);
-  // The commit (exF2FS f2fs_ioc_commit_atomic_file_set; for a single file
-  // f2fs_ioc_commit_atomic_write); see f2fs_tx.cc.
-  sim::Task<Errno> TxCommitSet(TxSet* set);
-  // Drops the running writes of every member (abort).
-  sim::Task<void> TxAbortSet(TxSet* set);
-  void TxRemoveSet(uint64_t key);
-  // Pages held in memory by running transactions.
-  uint64_t TxHeldPages() const;
-  // Stealing: writes every page `in`'s transaction holds in memory to new
-  // blocks (one batch, waited for); they stay out of the file's dnodes
-  // until the commit.
-  sim::Task<void> StealPages(Inode* in);
-  // A stolen block no longer needed (rewritten, truncated, aborted).
-  void ReleaseStolen(BlockAddr a);
-  // The content of stolen page `idx` of `in` (read from its block).
-  sim::Task<std::shared_ptr<DataBlock>> ReadStolen(Inode* in, uint64_t idx);
-  // Shadow GC: moves stolen block `a` (owner `ino`) to the cleaning log;
-  // false if it is no longer stolen.
-  bool MoveStolen(BlockAddr a, WriteBatcher& wb);
-  // At commit (cp_rwsem held): the file's dnodes take its stolen blocks;
-  // the blocks they replace go to `revoke`.
-  sim::Task<Errno> TxTakeStolen(Inode* in, std::vector<BlockAddr>* revoke);
-  // Reads, writes and truncates of a member of a running transaction.
-  sim::Task<Errno> TxRead(Inode* in, uint64_t offset, std::span<uint8_t> out, uint64_t* done);
-  sim::Task<Errno> TxWrite(Inode* in, uint64_t offset, std::span<const uint8_t> data, uint64_t length,
-                           uint64_t* done);
-  sim::Task<Errno> TxTruncate(Inode* in, uint64_t size);
-  static bool TxRunning(const Inode* in) { return in->tx && in->tx->running; }
-  void RegisterTxStats();
-  // Writes the master node: the member list, FSYNC-marked.
-  void WriteMasterNode(const std::vector<Nid>& members, WriteBatcher& wb);
+  // ---- Transactions (tx_manager.h).
+  // ---- TxManager::Host.
+  void RequestArrived() override { last_op_time_ = q_->now(); }
+  FsResult<Inode*> FdInode(Fd fd, uint32_t* flags) override;
+  void AddMasterNodeBlock() override { ++valid_block_count_; }
 
   // ---- fsync (fsync_manager.h).
   sim::Task<Errno> SyncFile(Inode* inode, bool datasync) { return fsm_->SyncFile(inode, datasync); }
-  bool NeedDoCheckpoint(Inode* inode) { return fsm_->NeedDoCheckpoint(inode); }
-  bool NeedDentryMark(Nid ino) const { return fsm_->NeedDentryMark(ino); }
   // ---- FsyncManager::Host.
-  void FsyncEnded(Inode* inode) override {
-    if (inode->tx && !dead_) tx_wq_.NotifyAll();
-  }
+  void FsyncEnded(Inode* inode) override { txm_->FsyncEnded(inode); }
   uint64_t AllocatedSinceCheckpoint() const override { return alloc_since_cp_; }
   uint64_t ValidBlocksAtCheckpoint() const override { return valid_at_cp_; }
 
@@ -723,43 +619,24 @@ class F2fs final : public FileSystem,
   // No operation for `interval` and no I/O of any kind in flight.
   bool IsIdle(sim::SimTime interval) const override;
   sim::Task<void> CheckpointForCleaning() override { return cpm_->Checkpoint(CpReason::kGc); }
-  sim::Task<uint32_t> MigrateSection(uint32_t sec, bool foreground) override;
+  sim::Task<uint32_t> MigrateSection(uint32_t sec, bool foreground) override {
+    return migrator_->Migrate(sec, foreground);
+  }
   sim::Task<void> BackgroundBalance() override { return BalanceFsBg(); }
   sim::Task<void> GcThread();  // the cleaner's thread, counted in threads_running_
 
   // ---- Mount and recovery (f2fs_mount.cc).
   sim::Task<sim::Status> LoadCheckpoint();
-  sim::Task<void> RecoverOrphans(const std::vector<Nid>& orphans);
-  sim::Task<sim::Status> RecoverFsyncData();
+  // ---- Recovery::Host (orphans and roll-forward are the Recovery's, recovery.h).
+  void AddRecoveredBlock() override { ++valid_block_count_; }
   void StartThreads();
 
-  // ---- Journal (durability mode journal; f2fs_journal.cc).
-  // Commits the running epoch: ordered (every write submitted before it
-  // completes first), then its records, the last block after a flush with
-  // FUA (journal barrier); a checkpoint first when they do not fit.
-  sim::Task<void> CommitJournal();
+  // ---- Journal (durability mode journal): the commits are the
+  // JournalCommitter's (journal_committer.h); the commit thread and the
+  // replay at mount are here (f2fs_journal.cc).
   sim::Task<void> JournalCommitThread();
-  // Returns once every record below `target` is durable (a commit or a
-  // checkpoint), committing as needed.
-  sim::Task<void> JournalSync(uint64_t target);
-  // fsync with a journal: the file's data written and waited for, an
-  // fsync record (size, inline data), then the journal committed.
-  sim::Task<Errno> JournalFsync(Inode* inode) override;
-  // The CPU time of appending one record, and of the records whose time
-  // is owed (journal_cpu_owed_, see WriteDataPage).
-  sim::Task<void> JournalCpu();
-  uint64_t journal_cpu_owed_ = 0;
-  // fs.f2fs.journal.records all: data blocks' new addresses are journaled
-  // (DATA_WRITE), so commits order that data. namespace: JournalCpu charges
-  // the records appended since its last call (journal_records_charged_).
-  bool journal_data_records_ = false;
-  uint64_t journal_records_charged_ = 0;
-  // At mount: replays the committed records after the checkpoint's
-  // position; `*applied` counts the records applied.
-  sim::Task<sim::Status> ReplayJournal(const JournalPosition& cp, uint64_t* applied);
-  sim::Task<bool> ReplayRecord(const JournalRecord& r);
-  // SETATTR/FSYNC replay: the size as of the record, metadata only.
-  sim::Task<bool> ReplayResize(Inode* in, uint64_t size);
+  // FsyncManager::Host: fsync through the journal.
+  sim::Task<Errno> JournalFsync(Inode* inode) override { return jcm_->Fsync(inode); }
 
   // ---- State.
   const F2fsConfig cfg_;
@@ -780,11 +657,7 @@ class F2fs final : public FileSystem,
   Journal* journal_ = nullptr;              // durability_'s journal, if it has one
   JournalPosition mounted_journal_pos_;     // the loaded checkpoint's
   uint64_t journal_recovered_key_ = 0;
-  uint64_t journal_durable_seq_ = 0;  // records below it are durable (commit or checkpoint)
-  bool replaying_ = false;  // journal replay at mount: allocate no block        // records below it are in the last checkpoint
-  bool journal_committing_ = false;
   std::unique_ptr<CheckpointWriter> cpw_;  // after sm_ and nat_; the SIT journal and version bitmap
-  std::array<bool, 8> ipu_bits_{};  // by bit index (force, ssr, util, ssr_util, fsync, async)
 
   // Nodes and inodes.
   // The node manager: the NAT and the node pages (the global dirty set and
@@ -805,10 +678,6 @@ class F2fs final : public FileSystem,
   uint64_t alloc_since_cp_ = 0;  // alloc_valid_block_count: new blocks and nodes since the checkpoint
   uint64_t valid_at_cp_ = 0;     // last_valid_block_count: valid_block_count_ at the last checkpoint
 
-  // Held by a cleaning migration while it allocates and submits its moved
-  // blocks: concurrent migrations (per-region cleaning threads) write the
-  // same logs, and a log's flash pages must reach the device in order.
-  vfs::RwLock gc_write_lock_;
   // Mount.
   uint64_t mounted_cp_ver_ = 0;
   bool mounted_clean_ = false;  // the loaded checkpoint was written by umount
@@ -823,13 +692,19 @@ class F2fs final : public FileSystem,
   std::unique_ptr<NamespaceManager> ns_;  // after io_ and nm_, which it uses
   std::unique_ptr<CheckpointManager> cpm_;  // after io_, dm_ and nm_, which it uses
   std::unique_ptr<FsyncManager> fsm_;       // after cpm_ and nm_, which it uses
+  std::unique_ptr<TxManager> txm_;          // after fsm_, cpm_, nm_, io_ and dp_, which it uses
+  std::unique_ptr<JournalCommitter> jcm_;   // with a journal; after fsm_, cpm_, nm_ and io_
+  std::unique_ptr<DataPath> dpath_;         // after jcm_, cpm_, dp_, nm_ and io_, which it uses
+  std::unique_ptr<Recovery> recovery_;      // after txm_, ns_, cpm_, dp_, nm_ and io_, which it uses
+  std::unique_ptr<Namei> namei_;            // after ns_, nm_, cpm_ and jcm_, which it uses
+  std::unique_ptr<GcMigrator> migrator_;    // after dpath_, txm_, ns_, nm_ and io_, which it uses
+  std::unique_ptr<JournalReplay> replay_;   // with a journal; after ns_, nm_, cpm_ and io_
 
-  // Cleaning (policy and pacing; the migration is MigrateSection).
+  // Cleaning (policy and pacing; the migration is the GcMigrator's).
   std::unique_ptr<Cleaner> cleaner_;
 
   // Background threads.
   vfs::DaemonTimer commit_timer_;
-  vfs::WaitQueue journal_wq_;  // journal commits finishing
   vfs::OwnedThread commit_thread_;
   vfs::OwnedThread flusher_thread_;
   vfs::OwnedThread gc_thread_;
@@ -837,18 +712,6 @@ class F2fs final : public FileSystem,
   uint32_t threads_running_ = 0;
   vfs::WaitQueue threads_wq_;
 
-  // Transactions.
-  std::map<uint64_t, TxSet> tx_sets_;
-  uint64_t next_tx_key_ = 1;
-  // Master nodes written since the last checkpoint: valid (so nothing,
-  // SSR included, reuses them while roll-forward may need them) until the
-  // next checkpoint, which covers their transactions and invalidates them
-  // before it writes the SIT.
-  std::vector<BlockAddr> live_masters_;
-  // Stolen blocks of running transactions -> (ino, page index).
-  std::unordered_map<uint32_t, std::pair<Nid, uint64_t>> stolen_owner_;
-  bool tx_stats_registered_ = false;
-  vfs::WaitQueue tx_wq_;  // commits finishing
 
   // The host's CPUs (null: bursts run at once), the kernel lock classes
   // (fs.locks.*) and the CPU owners of the background threads.

@@ -38,7 +38,7 @@ sim::Task<void> F2fs::ApplyCommitted() {
   // checkpoint's pass. Replay needs none of these writes (it starts from
   // the checkpoint's state); they shorten the time the checkpoint holds
   // cp_rwsem exclusive.
-  const uint64_t durable = journal_durable_seq_;
+  const uint64_t durable = jcm_->durable_seq();
   IoBatch batch(q_);
   {
     vfs::SharedLock cp = co_await LockOp();
@@ -77,26 +77,16 @@ void F2fs::SyncInodeMeta() {
   });
 }
 
-void F2fs::ReleaseCoveredMasterNodes() {
-  for (BlockAddr a : live_masters_) {
-    sm_->Invalidate(a);
-    DecValidBlocks(1);
-  }
-  live_masters_.clear();
-}
+void F2fs::ReleaseCoveredMasterNodes() { txm_->ReleaseCoveredMasterNodes(); }
 
 void F2fs::FillPackFacts(CheckpointWriter::PackFacts* facts) const {
   facts->valid_block_count = valid_block_count_;
-  facts->stolen_blocks = stolen_owner_.size();
-  for (const auto& [a, owner] : stolen_owner_) facts->stolen.push_back(a);
-  std::sort(facts->stolen.begin(), facts->stolen.end());  // unordered_map order: sorted for a deterministic pack
+  facts->stolen_blocks = txm_->stolen_blocks();
+  txm_->FillStolen(&facts->stolen);
   facts->valid_inode_count = valid_inode_count_;
 }
 
-void F2fs::JournalCheckpointed(uint64_t record_seq) {
-  journal_durable_seq_ = std::max(journal_durable_seq_, record_seq);
-  journal_wq_.NotifyAll();
-}
+void F2fs::JournalCheckpointed(uint64_t record_seq) { jcm_->Checkpointed(record_seq); }
 
 void F2fs::EvictIdleInodes() {
   std::vector<Inode*> idle;

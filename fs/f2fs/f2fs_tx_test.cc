@@ -1,4 +1,4 @@
-// Transactions on the F2FS model (f2fs_tx.cc): the API's errors, what a
+// Transactions on the F2FS model (tx_manager.h): the API's errors, what a
 // running transaction shows and hides, commit, abort, and recovery after
 // power cuts — scripted, and at random events with an all-or-nothing
 // oracle.

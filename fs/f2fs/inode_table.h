@@ -50,7 +50,7 @@
 
 namespace fs::f2fs {
 
-// A member file's part of a transaction (f2fs_tx.cc): while the set's
+// A member file's part of a transaction (tx_manager.h): while the set's
 // transaction runs, the file's writes are held here (the inmem pages),
 // not in the page cache, so nothing of them reaches the device before
 // the commit.
@@ -101,7 +101,7 @@ struct Inode {
   std::string cur_name;
   uint32_t fsyncs_in_flight = 0;
   uint32_t wb_writes = 0;  // data block writes of this file in flight (any writer)
-  // Transactions (f2fs_tx.cc): membership and the running writes; while
+  // Transactions (tx_manager.h): membership and the running writes; while
   // a commit applies them, every data write of the file goes out of
   // place (tx_commit) and the blocks it replaces are collected in
   // tx_revoke, invalidated once the commit is durable.

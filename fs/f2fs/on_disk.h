@@ -109,6 +109,13 @@ struct BlockData {
 };
 using BlockPtr = std::shared_ptr<const BlockData>;
 
+// The block as a T if it holds one of type `t`, else null (a missing,
+// foreign or damaged block after a power cut).
+template <class T>
+const T* As(const BlockPtr& p, BlockData::Type t) {
+  return p && p->type == t ? static_cast<const T*>(p.get()) : nullptr;
+}
+
 // A block that was written but whose content is no longer kept (see
 // Image::Forget).
 struct StaleBlock final : BlockData {

@@ -1,11 +1,15 @@
-// fsck: a full consistency check of the current state (fsck.f2fs-like).
+// Fsck (fsck.h): the checks, in the order fsck.f2fs makes them.
 #include <deque>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "fs/f2fs/f2fs.h"
+#include "fs/f2fs/fsck.h"
+
+#include <functional>
+#include <string>
+#include <vector>
 
 namespace fs::f2fs {
 
@@ -42,8 +46,19 @@ class Checker {
 
 }  // namespace
 
-sim::Status F2fs::Check() const {
-  if (dead_) return sim::Status::InvalidInput("fsck: file system is dead (power cut)");
+Fsck::Fsck(const View& v)
+    : layout_(*v.layout),
+      sm_(v.sm),
+      nat_(v.nat),
+      cache_(v.nodes),
+      itab_(v.inodes),
+      image_(v.image),
+      live_masters_(v.live_masters),
+      stolen_(v.stolen),
+      valid_block_count_(v.valid_block_count),
+      valid_inode_count_(v.valid_inode_count) {}
+
+sim::Status Fsck::Run() const {
   Checker c;
   const uint32_t main_blocks = layout_.main_blocks();
   std::vector<uint8_t> ref(main_blocks, 0);
@@ -54,7 +69,7 @@ sim::Status F2fs::Check() const {
   std::map<uint32_t, uint32_t> parent_of;
 
   auto node_of = [&](Nid nid) -> std::shared_ptr<const NodeBlock> {
-    if (const NodePage* np = nm_->cache().Peek(nid)) return np->blk;
+    if (const NodePage* np = cache_->Peek(nid)) return np->blk;
     const BlockAddr a = nat_->Get(nid).addr;
     if (!IsValidBlkaddr(a)) return nullptr;
     const BlockPtr& p = image_->Read(a);
@@ -82,7 +97,7 @@ sim::Status F2fs::Check() const {
     seen_nids.insert(nid.v);
     ++nodes;
     if (e.addr == kNewAddr) {
-      const NodePage* np = nm_->cache().Peek(nid);
+      const NodePage* np = cache_->Peek(nid);
       if (!np || !np->dirty)
         return c.Fail(fmt::format("{}: nid {} has NEW_ADDR but no dirty page", what, nid.v));
       return true;
@@ -133,7 +148,7 @@ sim::Status F2fs::Check() const {
 
   std::deque<std::pair<Nid, Nid>> todo;  // (inode, parent)
   todo.emplace_back(kRootIno, kRootIno);
-  for (uint32_t o : itab_.orphans()) todo.emplace_back(Nid{o}, kNullNid);
+  for (uint32_t o : itab_->orphans()) todo.emplace_back(Nid{o}, kNullNid);
   std::set<uint32_t> visited;
   std::map<uint32_t, std::pair<bool, uint32_t>> inode_info;  // ino -> (is_dir, links)
   while (!todo.empty() && c.err.empty()) {
@@ -229,7 +244,7 @@ sim::Status F2fs::Check() const {
       if (!b->inline_dents) c.Fail(what + ": inline directory without dentries");
       else check_array(*b->inline_dents, true, 0);
     } else {
-      const Inode* in = itab_.Find(ino);
+      const Inode* in = itab_->Find(ino);
       const uint64_t nblocks = (f.size + kBlockSize - 1) / kBlockSize;
       for (uint64_t blk = 0; blk < nblocks && c.err.empty(); ++blk) {
         std::shared_ptr<const DentryBlock> db;
@@ -266,14 +281,14 @@ sim::Status F2fs::Check() const {
   }
   // Master nodes since the last checkpoint.
   uint64_t masters = 0;
-  for (BlockAddr a : live_masters_) {
+  for (BlockAddr a : *live_masters_) {
     ++masters;
     ++node_blocks;
     if (!claim(a, Summary{kNullNid, 0, 0}, "master node")) break;
   }
   // Blocks running transactions stole: owned by their files' TxFile.
-  for (const auto& [a, owner] : stolen_owner_) {
-    const Inode* owner_in = itab_.Find(owner.first);
+  for (const auto& [a, owner] : *stolen_) {
+    const Inode* owner_in = itab_->Find(owner.first);
     const TxFile* t = owner_in ? owner_in->tx.get() : nullptr;
     auto st = t ? t->stolen.find(owner.second) : std::map<uint64_t, BlockAddr>::const_iterator();
     if (!t || !t->running || st == t->stolen.end() || st->second != BlockAddr{a}) {
@@ -287,7 +302,7 @@ sim::Status F2fs::Check() const {
   // Link counts.
   for (const auto& [ino, info] : inode_info) {
     const auto [is_dir, nlink] = info;
-    if (itab_.IsOrphan(Nid{ino})) {
+    if (itab_->IsOrphan(Nid{ino})) {
       if (nlink != 0) return sim::Status::InvalidInput(fmt::format("fsck: orphan {} has {} links", ino, nlink));
       continue;
     }
@@ -348,7 +363,7 @@ sim::Status F2fs::Check() const {
   if (valid_inode_count_ != inodes)
     return sim::Status::InvalidInput(fmt::format("fsck: {} inodes counted, {} reachable", valid_inode_count_, inodes));
   // Dirty node bookkeeping.
-  for (const auto& [ino, in] : itab_.all()) {
+  for (const auto& [ino, in] : itab_->all()) {
     uint32_t n = 0;
     for (const NodePage* np = in->dirty_nodes.head; np; np = np->dnext) {
       ++n;
@@ -357,8 +372,8 @@ sim::Status F2fs::Check() const {
     }
     if (n != in->dirty_nodes.count) return sim::Status::InvalidInput("fsck: dirty node count mismatch");
   }
-  for (uint32_t nid : nm_->cache().dirty()) {
-    const NodePage* np = nm_->cache().Peek(Nid{nid});
+  for (uint32_t nid : cache_->dirty()) {
+    const NodePage* np = cache_->Peek(Nid{nid});
     if (!np || !np->dirty)
       return sim::Status::InvalidInput(fmt::format("fsck: dirty nid {} not a dirty cached page", nid));
   }
