@@ -43,7 +43,8 @@ def profile_sets(path):
     """--set options for the fs.f2fs.journal keys of a profile: the lines
     'key: value' under its 'journal:' (no YAML library needed)."""
     sets, depth = [], None
-    with open(path) as f:
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, path)) as f:  # a relative path is the repository's
         for line in f:
             text = line.split("#", 1)[0].rstrip()
             if not text.strip():

@@ -29,7 +29,8 @@ pages moved per block erased, FS moves counted in flash pages); erases;
 first-stage and GC-stage throughput and the GC stage's coefficient of
 variation of per-second throughput (performance consistency; the GC stage
 starts at the first interval of series.csv with a cleaning move or an FTL
-GC copy).
+GC copy). The matrix adds the checkpoints of the SQLite workloads (count,
+pack blocks and NAT/SIT/SSA blocks per checkpoint, median duration).
 """
 import csv
 import json
@@ -71,6 +72,10 @@ def load(d):
         "erases": erases,
         "gc_eff": moved_pages / erases if erases else 0.0,
         "pad": g("fs.io.pad_blocks"),
+        "cps": g("fs.cp.count"),
+        "cp_pack": g("fs.io.written.cp"),
+        "cp_meta": g("fs.io.written.meta"),
+        "cp_p50": (stats.get("fs.cp.duration") or {}).get("p50") or 0,
     }
     r.update(consistency(os.path.join(d, "series.csv")))
     return r
@@ -339,11 +344,43 @@ def matrix(out, doc=None):
         lines.append(f"| coordinated GC: the FTL copies nothing | ParaFS main-area FTL GC copies: max "
                      f"{max(ftl_copies):.0f} | {'reproduced' if max(ftl_copies) == 0 else '**not reproduced**'} |")
     lines.append("")
+    lines += checkpoint_table(groups)
     lines.append("### Every run (vs f2fs_page)")
     lines.append("")
     text = "\n".join(lines + details).rstrip("\n")
     print(text)
     return into_doc(doc, "parafs_matrix", text) if doc else 0
+
+
+CP_WORKLOADS = ["mobibench", "ycsb"]
+CP_SYSTEMS = ["f2fs_page", "f2fs_noipu", "parafs"]
+
+
+def checkpoint_table(groups):
+    """The checkpoints of the SQLite workloads (they checkpoint at nearly
+    every transaction): count, pack blocks (fs.io.written.cp) and NAT, SIT
+    and SSA blocks (fs.io.written.meta) per checkpoint, median duration."""
+    keys = [k for k in groups if k[0] in CP_WORKLOADS]
+    if not keys:
+        return []
+    lines = ["### Checkpoints of the SQLite workloads", "",
+             "Pack: CP blocks, orphans and current-segment summaries (`fs.io.written.cp`); NAT, SIT, SSA: "
+             "`fs.io.written.meta` (with regions it includes the SSA blocks of open segments whose summaries a "
+             "pack leaves out); both per checkpoint (`fs.cp.count`).", "",
+             "| workload | traffic | channels | run | checkpoints | pack blocks / cp | NAT, SIT, SSA blocks / cp "
+             "| median checkpoint (ms) |",
+             "|---|---|---|---|---|---|---|---|"]
+    order = lambda k: (k[1] != "heavy", CP_WORKLOADS.index(k[0]), k[2])
+    for key in sorted(keys, key=order):
+        wl, traffic, ch = key
+        for s in CP_SYSTEMS:
+            r = groups[key].get(s)
+            if not r or not r["cps"]:
+                continue
+            lines.append(f"| {wl} | {traffic} | {ch} | {s} | {r['cps']:.0f} | {r['cp_pack'] / r['cps']:.1f} "
+                         f"| {r['cp_meta'] / r['cps']:.1f} | {r['cp_p50'] / 1e6:.1f} |")
+    lines.append("")
+    return lines
 
 
 def into_doc(doc, marker, text):

@@ -121,6 +121,29 @@ class ParafsTableTest(unittest.TestCase):
             self.assertIn("F2FS/Ext4 0.67x .. 1.11x", line)
             self.assertIn("mixed (1 of 2 below)", line)
 
+    def test_checkpoint_table(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "out")
+            g = os.path.join(out, "ycsb-heavy-8ch")
+            for s, cps, pack, meta, p50 in (("f2fs_page", 100, 550, 300, 4.1e6), ("parafs", 200, 1600, 900, 6.25e6)):
+                d = os.path.join(g, s)
+                make_run(d, 100, 1000)
+                with open(os.path.join(d, "stats.json")) as f:
+                    doc = json.load(f)
+                doc["stats"].update({"fs.cp.count": {"value": cps}, "fs.io.written.cp": {"value": pack},
+                                     "fs.io.written.meta": {"value": meta},
+                                     "fs.cp.duration": {"count": cps, "p50": p50}})
+                with open(os.path.join(d, "stats.json"), "w") as f:
+                    json.dump(doc, f)
+            make_run(os.path.join(out, "fileserver-heavy-8ch", "parafs"), 100, 1000)
+            code, text, err = run("--matrix", out)
+            self.assertEqual(code, 0, err)
+            self.assertIn("### Checkpoints of the SQLite workloads", text)
+            rows = [l for l in text.splitlines() if l.startswith("| ycsb | heavy | 8 |")]
+            self.assertEqual(rows, ["| ycsb | heavy | 8 | f2fs_page | 100 | 5.5 | 3.0 | 4.1 |",
+                                    "| ycsb | heavy | 8 | parafs | 200 | 8.0 | 4.5 | 6.2 |"])
+            self.assertFalse(any(l.startswith("| fileserver | heavy | 8 |") for l in text.splitlines()))
+
     def test_bad_input_exits_2(self):
         with tempfile.TemporaryDirectory() as tmp:
             self.assertEqual(run()[0], 2)

@@ -45,7 +45,7 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "out")
         for w in ("varmail", "createfiles"):
-            for fs in ("f2fs", "f2fsj", "ext4"):
+            for fs in ("f2fs", "f2fsj", "f2fsj_artifact", "ext4"):
                 write_run(os.path.join(out, f"{w}_{fs}"), stats())
         doc = os.path.join(d, "doc.md")
         with open(doc, "w") as f:
@@ -55,8 +55,14 @@ def main():
         assert p.returncode == 0, p.stderr
         text = open(doc).read()
         assert "old" not in text and text.startswith("intro\n") and text.endswith("after\n"), text
-        assert text.count("| metadata-heavy: createfiles |") == 3, text
-        assert "| F2FS-J |" in text and "--cuts 4" in text, text
+        assert text.count("| metadata-heavy: createfiles |") == 4, text
+        assert "| F2FS-J (paper-faithful) |" in text and "--cuts 4" in text, text
+        assert "| F2FS-J (artifact profile) |" in text and "configs/f2fs/journal_artifact.yaml" in text, text
+        # The artifact row runs with the profile's journal keys.
+        sets = dict(kv.split("=", 1) for name, _label, s in power_cut_table.FILE_SYSTEMS for kv in s
+                    if name == "f2fsj_artifact")
+        assert sets["fs.f2fs.durability"] == "journal" and sets["fs.f2fs.journal.fsync"] == "rollforward", sets
+        assert sets["fs.f2fs.journal.barrier"] == "false" and sets["fs.f2fs.journal.records"] == "namespace", sets
         # A run that made no cut is refused with its name.
         bad = os.path.join(d, "bad")
         write_run(os.path.join(bad, "varmail_f2fs"), {})

@@ -195,6 +195,9 @@ sim::Task<void> CheckpointManager::DoCheckpoint(CpReason reason) {
   }
   CheckpointWriter::Pack pack = cpw_->BuildPack(facts);
   std::shared_ptr<CheckpointBlock> cp = pack.cp;
+  // Open-segment summaries the pack leaves out (regions): to their SSA
+  // blocks, durable before the commit like the pack.
+  if (!pack.ssa.empty()) co_await WriteMetaBlocks(pack.ssa, Io::kMeta, &meta_batch);
   co_await WriteMetaBlocks(pack.blocks, Io::kCp, &meta_batch);
   co_await io_->WaitBatch(meta_batch);
   if (host_->Dead()) co_return;
@@ -214,6 +217,7 @@ sim::Task<void> CheckpointManager::DoCheckpoint(CpReason reason) {
   //    become allocatable (PlanFlush), what it freed is queued for discard
   //    (f2fs_clear_prefree_segments).
   cp_ver_ = new_ver;
+  cpw_->PackCommitted();
   if (journal_) {
     journal_->CheckpointCommitted(jpos);
     durable_record_seq_ = jpos.record_seq;

@@ -66,7 +66,7 @@ CheckpointWriter::Blocks CheckpointWriter::FlushMeta(bool umount) {
   return meta;
 }
 
-CheckpointWriter::Pack CheckpointWriter::BuildPack(const PackFacts& f) const {
+CheckpointWriter::Pack CheckpointWriter::BuildPack(const PackFacts& f) {
   auto cp = std::make_shared<CheckpointBlock>();
   cp->cp_ver = f.cp_ver;
   cp->journal_head = f.journal_head;
@@ -102,10 +102,48 @@ CheckpointWriter::Pack CheckpointWriter::BuildPack(const PackFacts& f) const {
   // With regions, one normal summary block per data log (and per node log
   // at umount), as the kernel writes when the compacted form does not fit.
   const uint32_t regions = sm_->regions();
+  const LogType dl[3] = {LogType::kHotData, LogType::kWarmData, LogType::kColdData};
+  // With regions: which data logs of regions 1 .. R-1 the pack carries (a
+  // summary changed since its durable copy), and the SSA blocks written for
+  // those it leaves out whose durable copy is in the last pack: that pack's
+  // location is the next pack's, so the copy moves to the segment's own
+  // SSA block, which the last pack does not name (it is read only after
+  // this pack commits).
+  Pack out;
+  std::vector<std::vector<Summary>> region_data;
+  std::vector<uint8_t> region_in_ssa;
+  uint32_t region_sum_blocks = 0;
+  pending_sums_.clear();
+  for (uint32_t r = 1; r < regions; ++r) {
+    for (int i = 0; i < 3; ++i) {
+      const size_t k = (r - 1) * 3 + i;
+      std::vector<Summary> cur = sm_->CursegSummaries(dl[i], r);
+      const SegNo segno = sm_->curseg(dl[i], r).segno;
+      DurableSummary d{segno, false, {}};
+      const bool unchanged = k < durable_sums_.size() && segno != kNullSegNo && durable_sums_[k].segno == segno &&
+                             durable_sums_[k].entries == cur;
+      if (unchanged) {
+        if (!durable_sums_[k].in_ssa) {
+          auto sb = std::make_shared<SummaryBlock>();
+          std::copy(cur.begin(), cur.end(), sb->entries.begin());
+          out.ssa.emplace_back(layout_.SsaBlockAddr(segno), std::move(sb));
+        }
+        d.in_ssa = true;
+        region_data.emplace_back();
+        region_in_ssa.push_back(1);
+      } else {
+        if (segno != kNullSegNo) ++region_sum_blocks;
+        region_data.push_back(cur);
+        region_in_ssa.push_back(0);
+      }
+      d.entries = std::move(cur);
+      pending_sums_.push_back(std::move(d));
+    }
+  }
   uint64_t entries = 0;
   for (LogType t : {LogType::kHotData, LogType::kWarmData, LogType::kColdData})
     entries += sm_->LogActive(t, 0) ? sm_->curseg(t, 0).next_blkoff : 0;
-  cp->data_sum_blocks = regions > 1                                                 ? 3 * regions
+  cp->data_sum_blocks = regions > 1                                                 ? 3 + region_sum_blocks
                         : entries <= kCompactFirstEntries                            ? 1
                         : entries - kCompactFirstEntries <= kCompactNextEntries ? 2
                                                                                  : 3;
@@ -119,10 +157,9 @@ CheckpointWriter::Pack CheckpointWriter::BuildPack(const PackFacts& f) const {
 
   auto sum = std::make_shared<CpSummaryBlock>();
   {
-    const LogType dl[3] = {LogType::kHotData, LogType::kWarmData, LogType::kColdData};
     for (int i = 0; i < 3; ++i) sum->data[i] = sm_->CursegSummaries(dl[i], 0);
-    for (uint32_t r = 1; r < regions; ++r)
-      for (int i = 0; i < 3; ++i) sum->region_data.push_back(sm_->CursegSummaries(dl[i], r));
+    sum->region_data = std::move(region_data);
+    sum->region_data_in_ssa = std::move(region_in_ssa);
     sum->nat_journal = nat_->journal();
     sum->sit_journal = sit_journal_;
     if (f.umount) {
@@ -134,7 +171,6 @@ CheckpointWriter::Pack CheckpointWriter::BuildPack(const PackFacts& f) const {
     }
   }
   const BlockAddr base = layout_.CpPackAddr(static_cast<int>(f.cp_ver % 2));
-  Pack out;
   Blocks& pack_blocks = out.blocks;
   pack_blocks.emplace_back(base, cp);
   uint32_t off = 1;

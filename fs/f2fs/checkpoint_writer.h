@@ -19,12 +19,27 @@
 //   bit flips). Each block appears once, SIT blocks in block order.
 // - BuildPack(facts) returns the pack of checkpoint version facts.cp_ver:
 //   the CP block, orphan blocks (kOrphansPerBlock each), the summary block
-//   (current-segment summaries of every region, the NAT and SIT journals,
-//   node summaries at unmount) and its continuation blocks, at consecutive
+//   (data-log current-segment summaries — with regions, those of the next
+//   item —, the NAT and SIT journals, every node log's summaries at unmount) and its continuation blocks, at consecutive
 //   addresses from the pack's start (CpPackAddr(cp_ver % 2)); the second CP
 //   block (the commit, written last with FUA) is `commit` at the pack's
 //   last address. The CP block's counts, cursegs, bitmaps and checksum
 //   describe the state now.
+// - With regions (R > 1), the pack carries region 0's three data-log
+//   summaries (their blocks hold the NAT and SIT journals) and, of the
+//   3(R-1) data logs of the other regions, only those whose open-segment
+//   summary differs from its durable copy: the copy the last committed pack
+//   holds or names. A log whose summary is unchanged since that pack is
+//   left out of the new pack (its CpSummaryBlock::region_data entry empty,
+//   region_data_in_ssa set): if the last pack held it, BuildPack returns its
+//   segment's SSA block in Pack::ssa (written before the commit; the last
+//   pack does not name that block, so a cut leaves that pack whole); if the
+//   last pack named the SSA block already, nothing is written. After a
+//   mount the first pack carries every log (the durable copies are not
+//   known). One region: the pack is stock F2FS's (compacted data
+//   summaries), Pack::ssa is empty.
+// - PackCommitted() after the commit of the pack BuildPack last returned:
+//   its copies become the durable ones.
 // - Synchronous and deterministic; it writes nothing itself.
 #pragma once
 
@@ -62,6 +77,7 @@ class CheckpointWriter {
     std::shared_ptr<CheckpointBlock> cp;
     Blocks blocks;      // CP block, orphans, summaries (not the commit)
     BlockAddr commit;   // where the second CP block goes
+    Blocks ssa;         // SSA blocks of open segments the pack leaves out (regions > 1)
   };
 
   CheckpointWriter(const Layout& layout, NatTable* nat, SegmentManager* sm)
@@ -74,7 +90,8 @@ class CheckpointWriter {
   }
 
   Blocks FlushMeta(bool umount);
-  Pack BuildPack(const PackFacts& facts) const;
+  Pack BuildPack(const PackFacts& facts);
+  void PackCommitted() { durable_sums_ = pending_sums_; }
 
   const std::vector<bool>& sit_bitmap() const { return sit_bitmap_; }
   const std::vector<SitJournalEntry>& sit_journal() const { return sit_journal_; }
@@ -85,6 +102,15 @@ class CheckpointWriter {
   SegmentManager* sm_;
   std::vector<SitJournalEntry> sit_journal_;
   std::vector<bool> sit_bitmap_;
+  // With regions: the durable copy of the open-segment summary of data log
+  // i of region r >= 1, at (r - 1) * 3 + i (empty until the first pack).
+  struct DurableSummary {
+    SegNo segno = kNullSegNo;
+    bool in_ssa = false;  // in the segment's SSA block (else in the pack)
+    std::vector<Summary> entries;
+  };
+  std::vector<DurableSummary> durable_sums_;
+  std::vector<DurableSummary> pending_sums_;  // of the pack being written
 };
 
 }  // namespace fs::f2fs

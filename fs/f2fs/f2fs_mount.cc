@@ -404,6 +404,14 @@ sim::Task<sim::Status> F2fs::LoadCheckpoint() {
                                                                 : cp.region_cursegs[(r - 1) * kNumPersistentLogs +
                                                                                     static_cast<int>(dl[i])];
       if (c.segno == kNullSegNo) continue;
+      if (const size_t k = (r - 1) * 3 + i; r > 0 && k < sum->region_data_in_ssa.size() && sum->region_data_in_ssa[k]) {
+        // Left out of the pack: its SSA block, read above, holds it.
+        if (!As<SummaryBlock>(image_->Read(layout_.SsaBlockAddr(c.segno)), BlockData::Type::kSummary))
+          co_return sim::Status::InvalidInput(fmt::format(
+              "checkpoint {}: the summary of data log {} of region {} is in the SSA block of segment {}, which holds none",
+              cp.cp_ver, i, r, c.segno.v));
+        continue;
+      }
       const std::vector<Summary>* v = summaries_of(false, i, r);
       if (!v) continue;
       const BlockAddr start = layout_.SegStart(c.segno);

@@ -320,6 +320,10 @@ struct CpSummaryBlock final : BlockData {
   // logs of regions 1 .. R-1, three per region (hot, warm, cold).
   std::vector<std::vector<Summary>> region_data;
   std::vector<std::vector<Summary>> region_node;
+  // Per region_data entry (when not empty): the log's summary is not in
+  // the pack but in its open segment's SSA block (unchanged since an
+  // earlier pack; CheckpointWriter).
+  std::vector<uint8_t> region_data_in_ssa;
 };
 
 struct OrphanBlock final : BlockData {

@@ -194,6 +194,153 @@ TEST(Parafs2dTest, RemountKeepsTheLogsAndAPowerCutMovesThem) {
   EXPECT_EQ(s.sequential().violations, 0u) << s.sequential().first_violation;
 }
 
+// A ParaFS checkpoint carries region 0's data summaries and, of the other
+// regions' data logs, only those whose open-segment summary changed since
+// the last pack: an unchanged one is written once to its segment's SSA
+// block (the last pack held it) and then no more. A mount finds every
+// log's summary, after a clean unmount and after a cut between those SSA
+// writes and the commit (the last pack, which holds them, is mounted).
+TEST(Parafs2dTest, CheckpointCarriesOnlyChangedRegionSummaries) {
+  constexpr uint32_t kChannels = 3;
+  F2fsConfig cfg = ParafsConfig();
+  cfg.checkpoint.background = false;
+  cfg.gc.background = false;
+  RoundRobinPlacement placement(kChannels, testing::MetaFlashBlocks(256ull << 20, cfg));
+  Stack s(256ull << 20, cfg, FixedLayout(kChannels, 8192, &placement));
+  ASSERT_TRUE(FormatAndMountStatus(s).ok());
+  const LogType dl[3] = {LogType::kHotData, LogType::kWarmData, LogType::kColdData};
+  // The data logs of regions 1 .. R-1 with an open segment.
+  auto open_logs = [&] {
+    std::vector<std::pair<LogType, uint32_t>> v;
+    const SegmentManager& sm = s.fs().segments();
+    for (uint32_t r = 1; r < sm.regions(); ++r)
+      for (LogType t : dl)
+        if (sm.curseg(t, r).segno != kNullSegNo) v.emplace_back(t, r);
+    return v;
+  };
+  auto summaries = [&] {
+    std::vector<std::vector<Summary>> v;
+    for (const auto& [t, r] : open_logs()) v.push_back(s.fs().segments().CursegSummaries(t, r));
+    return v;
+  };
+  // The pack of the file system's checkpoint version.
+  auto pack = [&]() -> std::pair<const CheckpointBlock*, const CpSummaryBlock*> {
+    const BlockAddr base = s.fs().layout().CpPackAddr(static_cast<int>(s.fs().checkpoint_version() % 2));
+    const BlockPtr& cp = s.image().Read(base);
+    EXPECT_TRUE(cp && cp->type == BlockData::Type::kCheckpoint);
+    const auto* c = static_cast<const CheckpointBlock*>(cp.get());
+    const BlockPtr& sum = s.image().Read(BlockAddr{base.v + c->cp_pack_start_sum});
+    EXPECT_TRUE(sum && sum->type == BlockData::Type::kCpSummary);
+    return {c, static_cast<const CpSummaryBlock*>(sum.get())};
+  };
+  // Writes since write_log index `from` to the SSA blocks of the open logs' segments.
+  auto ssa_writes = [&](size_t from) {
+    std::set<uint32_t> segs;
+    for (const auto& [t, r] : open_logs()) segs.insert(s.fs().segments().curseg(t, r).segno.v);
+    uint32_t n = 0;
+    const auto& log = s.device().write_log();
+    const uint32_t ssa = s.fs().layout().ssa_blkaddr;
+    for (size_t i = from; i < log.size(); ++i)
+      for (uint64_t b = log[i].first / kBlockSize; b < (log[i].first + log[i].second) / kBlockSize; ++b)
+        if (b >= ssa && segs.count(static_cast<uint32_t>(b - ssa))) ++n;
+    return n;
+  };
+  auto create = [&](const std::string& path) {
+    FsResult<Fd> fd = s.Run(s.fs().Open(path, kCreat | kRdWr));
+    ASSERT_TRUE(fd.ok());
+    s.Run(s.fs().Close(fd.value));
+  };
+  auto expect_big = [&](const std::vector<uint8_t>& want) {
+    FsResult<Fd> fd = s.Run(s.fs().Open("/big", kRdOnly));
+    ASSERT_TRUE(fd.ok());
+    std::vector<uint8_t> got(want.size());
+    ASSERT_TRUE(s.Run(s.fs().Pread(fd.value, 0, got)).ok());
+    EXPECT_TRUE(got == want);
+    s.Run(s.fs().Close(fd.value));
+  };
+
+  // 1. Data in every region; the first pack after the mount carries every log.
+  std::vector<uint8_t> data = testing::Pattern(3 << 20, 5);
+  {
+    FsResult<Fd> fd = s.Run(s.fs().Open("/big", kCreat | kRdWr));
+    ASSERT_TRUE(fd.ok());
+    ASSERT_TRUE(s.Run(s.fs().Pwrite(fd.value, 0, data, data.size())).ok());
+    s.Run(s.fs().Close(fd.value));
+  }
+  ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+  const size_t logs = open_logs().size();
+  ASSERT_EQ(logs, 3u * (kChannels - 1));
+  {
+    const auto [cp, sum] = pack();
+    EXPECT_EQ(cp->data_sum_blocks, 3 + logs);
+    EXPECT_EQ(std::count(sum->region_data_in_ssa.begin(), sum->region_data_in_ssa.end(), 1), 0);
+  }
+  // 2. Only node logs change: no region summary in the pack; each moves to
+  //    its SSA block once, with what the log holds.
+  size_t mark = s.device().write_log().size();
+  create("/e1");
+  ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+  {
+    const auto [cp, sum] = pack();
+    EXPECT_EQ(cp->data_sum_blocks, 3u);
+    EXPECT_EQ(static_cast<size_t>(std::count(sum->region_data_in_ssa.begin(), sum->region_data_in_ssa.end(), 1)),
+              logs);
+    EXPECT_EQ(ssa_writes(mark), logs);
+    for (const auto& [t, r] : open_logs()) {
+      const BlockPtr& b = s.image().Read(s.fs().layout().SsaBlockAddr(s.fs().segments().curseg(t, r).segno));
+      ASSERT_TRUE(b && b->type == BlockData::Type::kSummary);
+      const auto& e = static_cast<const SummaryBlock*>(b.get())->entries;
+      EXPECT_EQ(std::vector<Summary>(e.begin(), e.end()), s.fs().segments().CursegSummaries(t, r));
+    }
+  }
+  // 3. Still unchanged: nothing written for them.
+  mark = s.device().write_log().size();
+  create("/e2");
+  ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+  EXPECT_EQ(pack().first->data_sum_blocks, 3u);
+  EXPECT_EQ(ssa_writes(mark), 0u);
+  // 4. A clean remount takes them from the SSA blocks.
+  const auto before = summaries();
+  s.Remount();
+  s.ExpectCheck();
+  EXPECT_EQ(summaries(), before);
+  expect_big(data);
+  // 5. The data changes (the pack after the mount carries every log), then
+  //    a checkpoint without data changes is cut after its first SSA write.
+  data = testing::Pattern(3 << 20, 6);
+  {
+    FsResult<Fd> fd = s.Run(s.fs().Open("/big", kRdWr));
+    ASSERT_TRUE(fd.ok());
+    ASSERT_TRUE(s.Run(s.fs().Pwrite(fd.value, 0, data, data.size())).ok());
+    s.Run(s.fs().Close(fd.value));
+  }
+  ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+  EXPECT_EQ(pack().first->data_sum_blocks, 3 + logs);
+  const uint64_t durable_ver = s.fs().checkpoint_version();
+  mark = s.device().write_log().size();
+  create("/e3");
+  bool done = false;
+  auto body = [&]() -> sim::Task<void> {
+    co_await s.fs().Sync();
+    done = true;
+  };
+  sim::Task<void> t = body();
+  auto h = t.Release();
+  sim::Resume(h);
+  while (!done && ssa_writes(mark) == 0 && s.q().Step()) {
+  }
+  ASSERT_FALSE(done) << "the checkpoint wrote no SSA block of an open segment";
+  s.fs().PowerCut();
+  s.q().Clear();
+  h.destroy();
+  s.PowerCut([](BlockAddr, bool) { return true; });
+  ASSERT_TRUE(s.Mount().ok());
+  EXPECT_EQ(s.fs().mounted_checkpoint_version(), durable_ver);
+  s.ExpectCheck();
+  expect_big(data);
+  EXPECT_EQ(s.sequential().violations, 0u) << s.sequential().first_violation;
+}
+
 // ParaFS's multi-threaded GC (fs.f2fs.parafs_2d.gc_threads: per_region):
 // under random overwrites that force foreground cleaning, the cleaning
 // tasks of different regions migrate sections at the same simulated time
