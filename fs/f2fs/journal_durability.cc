@@ -78,7 +78,7 @@ class JournalDurability final : public Durability {
     journal_.Append(u.ino, std::move(r));
   }
 
-  // fsync commit: never asked (fsync commits the journal, F2fs::JournalFsync).
+  // fsync commit: never asked (fsync commits the journal, JournalCommitter::Fsync).
   // fsync rollforward: need_do_checkpoint's cases, as stock F2FS.
   bool FsyncNeedsCheckpoint(const FsyncFacts& f) const override {
     return stock_fsync_ != nullptr && stock_fsync_->FsyncNeedsCheckpoint(f);

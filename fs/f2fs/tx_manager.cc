@@ -17,7 +17,7 @@
 //     write of the warm node log (other files' fsyncs may have put nodes
 //     in the chain before the record), waited for and flushed.
 //  5. The old blocks are invalidated; the members unlocked.
-// Roll-forward recovery (f2fs_mount.cc) replays a member's nodes only up
+// Roll-forward recovery (recovery.h) replays a member's nodes only up
 // to an FSYNC-marked record naming it, so a commit whose record is not
 // durable leaves no trace, and one whose record is replays whole (a lost
 // node before the record breaks the chain, so the record is never reached
@@ -607,7 +607,7 @@ sim::Task<Errno> TxManager::CommitSet(TxSet* set) {
     locks.emplace_back(&in->lock);
   }
   // An fsync of a member that began before it joined finishes first (later
-  // ones hold the member's i_rwsem, see DoFsync): none may write its nodes
+  // ones hold the member's i_rwsem, see F2fs::DoFsync): none may write its nodes
   // while the commit applies the transaction.
   for (Inode* in : ms)
     while (in->fsyncs_in_flight > 0 && !host_->Dead()) co_await wq_.Wait();
