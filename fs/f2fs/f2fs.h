@@ -97,7 +97,8 @@
 //   umount_timeout (DPOLICY_UMOUNT) and waits. On a device of fixed
 //   placement whole freed sections are trimmed at once instead (see
 //   DiscardManager::TrimFreedSections) and pending discards do not merge.
-// - Durability mode journal (F2FS-J, journal.h, f2fs_journal.cc): mkfs
+// - Durability mode journal (F2FS-J, journal.h, journal_committer.h,
+//   journal_replay.h): mkfs
 //   carves a journal area out of the end of the volume; metadata changes
 //   append records to per-inode lists in global epochs; the commit thread
 //   (every commit_interval) and every fsync (after writing the file's data
@@ -632,8 +633,9 @@ class F2fs final : public FileSystem,
   void StartThreads();
 
   // ---- Journal (durability mode journal): the commits are the
-  // JournalCommitter's (journal_committer.h); the commit thread and the
-  // replay at mount are here (f2fs_journal.cc).
+  // JournalCommitter's (journal_committer.h), the replay at mount the
+  // JournalReplay's (journal_replay.h); the commit thread is here
+  // (f2fs_journal.cc).
   sim::Task<void> JournalCommitThread();
   // FsyncManager::Host: fsync through the journal.
   sim::Task<Errno> JournalFsync(Inode* inode) override { return jcm_->Fsync(inode); }

@@ -1,7 +1,8 @@
 // Journal: F2FS-J's decentralized, epoch-based metadata journal (durability
 // mode `journal`), the in-memory part: per-inode record lists, the global
-// epochs and the circular journal area's space. F2fs does the I/O (commit
-// thread, replay at mount: f2fs_journal.cc); the records' on-disk format is
+// epochs and the circular journal area's space. The I/O is others': the
+// commits the JournalCommitter's (journal_committer.h), the replay at mount
+// the JournalReplay's (journal_replay.h); the records' on-disk format is
 // journal_format.h.
 //
 // Contract:

@@ -104,7 +104,7 @@ class TxManager {
     // The inode behind an open descriptor and its open flags.
     virtual FsResult<Inode*> FdInode(Fd fd, uint32_t* flags) = 0;
     virtual sim::Task<void> BalanceFs() = 0;  // f2fs_balance_fs
-    // The data path (f2fs_data.cc).
+    // The data path (data_path.h).
     virtual sim::Task<void> WritebackInode(Inode* inode, uint64_t max_pages, bool wait, bool from_cp) = 0;
     virtual sim::Task<Errno> DoRead(Inode* inode, uint64_t offset, uint8_t* dst, uint64_t len, uint64_t* done) = 0;
     virtual sim::Task<Errno> DoWrite(Inode* inode, uint64_t offset, std::span<const uint8_t> data, uint64_t length,
