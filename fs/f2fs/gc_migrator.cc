@@ -54,6 +54,7 @@ sim::Task<uint32_t> GcMigrator::Migrate(uint32_t sec, bool fg) {
       for (BlockAddr a : blocks) {
         const Nid nid = sm_->SummaryOf(a).nid;
         if (!nat_->Valid(nid) || nat_->Get(nid).addr != a) continue;
+        if (!nodes_->Find(nid)) wb.BeforeWait();  // a read
         NodePage* np = co_await nodes_->Load(nid);
         if (!np || nat_->Get(nid).addr != a || !sm_->BlockValid(a)) continue;
         ++moved;
@@ -109,10 +110,12 @@ sim::Task<uint32_t> GcMigrator::Migrate(uint32_t sec, bool fg) {
       wrote = true;
     }
     for (const Move& m : moves) {
+      if (!itab_->Find(m.ino)) wb.BeforeWait();  // an inode read
       Inode* in0 = co_await ns_->GetInode(m.ino);
       if (!in0 || in0->freed) continue;
       InodeRef ref(itab_, in0);
       Inode* in = ref.get();
+      if (!nodes_->Find(m.dnode)) wb.BeforeWait();  // a node read
       NodePage* dn = co_await nodes_->Load(m.dnode);
       if (!dn || !sm_->BlockValid(m.addr) || dn->blk->Addr(m.ofs) != m.addr) continue;
       // The page the block moves through (f2fs_get_lock_data_page): cached,
