@@ -461,6 +461,7 @@ sim::Task<Errno> DataPath::WriteDataPage(Inode* inode, DataPage* p, bool hot, bo
   const uint64_t idx = p->index;
   DnodeRef dn;
   if (!nodes_->TryGetDnodeCached(inode, idx, &dn) || !dn.np) {
+    wb.BeforeWait();  // node reads, CPU time
     cache_->Pin(p);
     dn = co_await nodes_->GetDnode(inode, idx, true);
     cache_->Unpin(p);
@@ -536,6 +537,7 @@ sim::Task<Errno> DataPath::WriteDataPage(Inode* inode, DataPage* p, bool hot, bo
     if (io_->EndsInsideFlashPage(addr)) {
       jcm_->OweRecordCpu();
     } else {
+      wb.BeforeWait();
       co_await jcm_->Cpu();
     }
   }

@@ -378,6 +378,9 @@ void F2fs::RegisterStats() {
            "whole sections trimmed so the fixed-placement device erases their flash blocks before reuse");
     io.Add(&stats_.logs_moved_at_mount, "logs_moved_at_mount", "count",
            "logs moved to a fresh section at mount because the device had programmed past them");
+    io.Add(&io_->stats().submits_before_wait, "submits_before_wait", "count",
+           "writes submitted before their writer waited (a node read, CPU time), so the device, which takes "
+           "each flash block's or zone's writes in order, sees them before other writers' later blocks");
     if (io_->blocks_per_page() > 1) {
       io.Add(&io_->stats().pad_blocks, "pad_blocks", "blocks",
              "zero blocks written to fill a flash page a write ended inside (fixed-placement device)");

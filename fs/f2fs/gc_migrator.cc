@@ -48,12 +48,24 @@ sim::Task<uint32_t> GcMigrator::Migrate(uint32_t sec, bool fg) {
       if (sm_->seg(seg).cur_map.test(off)) blocks.push_back(BlockAddr{start.v + off});
     examined += static_cast<uint32_t>(blocks.size());
     if (node_seg) {
+      // gc_node_segment's phase 0 reads the victim's node pages ahead of the
+      // move. On an in-order device (IoManager::in_order) they are read
+      // here, before the move batches any block, so the move seldom has to
+      // submit early (WriteBatcher::BeforeWait, which pads a partial flash
+      // page); elsewhere the move reads each one as it comes to it.
+      if (fg && io_->in_order()) {
+        for (BlockAddr a : blocks) {
+          const Nid nid = sm_->SummaryOf(a).nid;
+          if (nat_->Valid(nid) && nat_->Get(nid).addr == a) co_await nodes_->Load(nid);
+        }
+      }
       co_await write_lock_.LockExclusive();
       vfs::ExclusiveLock wl(&write_lock_);
       WriteBatcher wb(io_, Io::kGcNode, &batch);
       for (BlockAddr a : blocks) {
         const Nid nid = sm_->SummaryOf(a).nid;
         if (!nat_->Valid(nid) || nat_->Get(nid).addr != a) continue;
+        if (!nodes_->Find(nid)) wb.BeforeWait();  // a read
         NodePage* np = co_await nodes_->Load(nid);
         if (!np || nat_->Get(nid).addr != a || !sm_->BlockValid(a)) continue;
         ++moved;
@@ -97,6 +109,15 @@ sim::Task<uint32_t> GcMigrator::Migrate(uint32_t sec, bool fg) {
       if (!in || !in->pages.count(m.index)) reads.push_back(m.addr);
     }
     co_await io_->ReadBlocks(reads, Io::kGcData);
+    // gc_data_segment's phase 2 takes every owner's inode (f2fs_iget) and
+    // holds it (the gc_list) before phase 3 moves. On an in-order device the
+    // inodes are taken here, for the same reason as the node pages above;
+    // elsewhere the move takes each as it comes to it.
+    std::vector<InodeRef> owners;
+    if (fg && io_->in_order()) {
+      for (const Move& m : moves)
+        if (Inode* in = co_await ns_->GetInode(m.ino)) owners.emplace_back(itab_, in);
+    }
     co_await write_lock_.LockExclusive();
     vfs::ExclusiveLock wl(&write_lock_);
     WriteBatcher wb(io_, Io::kGcData, &batch);
@@ -109,10 +130,12 @@ sim::Task<uint32_t> GcMigrator::Migrate(uint32_t sec, bool fg) {
       wrote = true;
     }
     for (const Move& m : moves) {
+      if (!itab_->Find(m.ino)) wb.BeforeWait();  // an inode read
       Inode* in0 = co_await ns_->GetInode(m.ino);
       if (!in0 || in0->freed) continue;
       InodeRef ref(itab_, in0);
       Inode* in = ref.get();
+      if (!nodes_->Find(m.dnode)) wb.BeforeWait();  // a node read
       NodePage* dn = co_await nodes_->Load(m.dnode);
       if (!dn || !sm_->BlockValid(m.addr) || dn->blk->Addr(m.ofs) != m.addr) continue;
       // The page the block moves through (f2fs_get_lock_data_page): cached,

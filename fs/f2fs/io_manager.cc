@@ -28,6 +28,7 @@ IoManager::IoManager(const Deps& d)
     region_reads_.assign(sm_->regions(), 0);
     region_writes_done_.assign(sm_->regions(), 0);
   }
+  in_order_ = dev_ && (dev_->layout().fixed != nullptr || dev_->layout().zoned != nullptr);
   if (const ssd::Zoned* z = dev_ ? dev_->layout().zoned : nullptr) {
     const uint64_t page = dev_->layout().page_size;
     zone_area_block_ = z->conventional_pages() * page / kBlockSize;
@@ -90,7 +91,12 @@ void WriteBatcher::Add(BlockAddr a, BlockPtr content, Page* page, Nid ino, uint6
                              (contents_.size() + 1) * kBlockSize > io_->max_io() || io_->StartsZone(a))) {
     Flush();
   }
-  if (contents_.empty()) start_ = a;
+  if (contents_.empty()) {
+    start_ = a;
+    first_event_ = io_->events()->events_processed();
+  }
+  DCHECK(!io_->in_order() || io_->events()->events_processed() == first_event_)
+      << "a writer waited holding blocks " << start_.v << "+" << contents_.size() << " (call BeforeWait)";
   contents_.push_back(std::move(content));
   pages_.push_back(page);
   inos_.push_back(ino.v);
@@ -99,6 +105,8 @@ void WriteBatcher::Add(BlockAddr a, BlockPtr content, Page* page, Nid ino, uint6
 
 void WriteBatcher::Flush() {
   if (contents_.empty()) return;
+  DCHECK(!io_->in_order() || io_->events()->events_processed() == first_event_)
+      << "a writer waited holding blocks " << start_.v << "+" << contents_.size() << " (call BeforeWait)";
   if (io_->blocks_per_page() > 1) io_->PadToFlashPage(start_, contents_, pages_, inos_, seqs_);
   io_->SubmitWrite(start_, contents_, pages_, gc_ ? Io::kGcData : kind_, batch_, fua_, &inos_, &seqs_);
   contents_.clear();

@@ -105,6 +105,7 @@ struct IoStats {
   std::array<sim::Counter, static_cast<int>(Io::kCount)> blocks_written, blocks_read;
   sim::Counter flushes, fua_writes, discards, discard_blocks, pad_blocks, unpadded_page_ends;
   sim::Counter zone_resets, zone_finishes;  // zoned device: Zone Management Send commands
+  sim::Counter submits_before_wait;         // in-order device: WriteBatcher::BeforeWait submissions
 };
 
 class IoManager final : private ssd::BlockClient {
@@ -151,6 +152,12 @@ class IoManager final : private ssd::BlockClient {
   // On a zoned device a trim of exactly one sequential zone is its Zone
   // Reset (__f2fs_issue_discard_zone); the image sees it as a trim.
   void SubmitTrim(BlockAddr start, uint32_t count, bool discard_cmd = false);
+  // Whether the device takes writes only in address order within a flash
+  // block or zone (fixed placement: the static block-mapped FTL; a zoned
+  // device). There a writer must not wait with blocks allocated but not
+  // submitted (WriteBatcher::BeforeWait).
+  bool in_order() const { return in_order_; }
+  sim::EventQueue* events() const { return q_; }
   // Whether `a` is the first block of a sequential zone (a zoned device).
   bool StartsZone(BlockAddr a) const {
     if (zone_blocks_ == 0) return false;
@@ -262,6 +269,7 @@ class IoManager final : private ssd::BlockClient {
   sim::Counter* discard_write_waits_;
   const bool ordered_;
   const uint32_t blocks_per_page_;
+  bool in_order_ = false;
   uint64_t zone_area_block_ = 0;  // zoned device: the first zone's first block
   uint64_t zone_blocks_ = 0;      // zoned device: blocks per zone (0: not zoned)
   bool dead_ = false;
@@ -299,6 +307,22 @@ class IoManager final : private ssd::BlockClient {
 
 // Merges contiguous block writes into requests of at most max_io bytes
 // (flushed when full, when a block does not follow, and at destruction).
+//
+// Order on an in-order device (IoManager::in_order). The kernel adds every
+// block to its log's one merged bio as it allocates it (do_write_page:
+// f2fs_allocate_data_block, then f2fs_submit_page_write), so the device
+// sees each log's blocks in allocation order whoever wrote them. A
+// WriteBatcher is one writer's: if its writer waits (a node read, CPU time,
+// a lock) holding blocks, another writer of the same log may allocate the
+// blocks after them and submit first, and a device that takes writes only
+// at a block's write pointer refuses the later ones. So a writer calls
+// BeforeWait() before every wait inside a batch: on an in-order device the
+// batch is submitted then (padded to the flash page end where the log has
+// allocated no further); elsewhere it stays, so merged requests are as the
+// kernel's. Padding costs flash space, so on an in-order device the
+// cleaner reads what it needs before it batches (GcMigrator) and early
+// submissions stay rare (fs.io.submits_before_wait). In a build with DCHECKs, Add and Flush check that no event ran
+// since the batch's first block on an in-order device.
 class WriteBatcher {
  public:
   WriteBatcher(IoManager* io, Io kind, IoBatch* batch) : io_(io), kind_(kind), batch_(batch) {}
@@ -307,6 +331,12 @@ class WriteBatcher {
   // write's sequence number (0: neither).
   void Add(BlockAddr a, BlockPtr content, Page* page, Nid ino = kNullNid, uint64_t node_seq = 0);
   void Flush();
+  // Before the writer may wait (see above).
+  void BeforeWait() {
+    if (!io_->in_order() || contents_.empty()) return;
+    io_->stats().submits_before_wait.Inc();
+    Flush();
+  }
   void set_kind(Io k) {
     if (k != kind_) Flush();
     kind_ = k;
@@ -330,6 +360,7 @@ class WriteBatcher {
   bool fua_ = false;
   IoBatch* batch_;
   BlockAddr start_;
+  uint64_t first_event_ = 0;  // events processed when the batch's first block was added (DCHECKs)
   std::vector<BlockPtr> contents_;
   std::vector<Page*> pages_;
   std::vector<uint32_t> inos_;
