@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include <glog/logging.h>
 
 namespace fs::f2fs {
@@ -26,10 +30,28 @@ int DentryArray::Find(std::string_view name, uint32_t hash) const {
   // over the entries finds, first match first, without following names
   // across slots. A name is never empty, so a default Dentry never matches.
   const size_t len = name.size();
-  for (uint32_t s = 0; s < stored_slots(); ++s) {
+  const uint32_t* h = hashes.data();
+  const uint32_t n = stored_slots();
+  auto match = [&](uint32_t s) {
     const Dentry& d = dentries[s];
-    if (d.hash == hash && d.name_len == len && used[s] && NameAt(s) == name) return static_cast<int>(s);
+    return d.name_len == len && used[s] && NameAt(s) == name;
+  };
+  uint32_t s = 0;
+#ifdef __SSE2__
+  // Four hashes per compare; the slots whose hash matched, in slot order.
+  const __m128i want = _mm_set1_epi32(static_cast<int>(hash));
+  for (; s + 4 <= n; s += 4) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + s));
+    uint32_t hit = static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, want))));
+    while (hit != 0) {
+      const uint32_t k = static_cast<uint32_t>(__builtin_ctz(hit));
+      if (match(s + k)) return static_cast<int>(s + k);
+      hit &= hit - 1;
+    }
   }
+#endif
+  for (; s < n; ++s)
+    if (h[s] == hash && match(s)) return static_cast<int>(s);
   return -1;
 }
 
@@ -53,6 +75,7 @@ void DentryArray::Insert(int slot, std::string_view name, uint32_t hash, Nid ino
     const size_t want = static_cast<size_t>(slot) + n;
     used.resize(want, 0);
     dentries.resize(want);
+    hashes.resize(want, 0);
     names.resize(want * kSlotLen, 0);
   }
   for (uint32_t i = 0; i < n; ++i) {
@@ -60,6 +83,7 @@ void DentryArray::Insert(int slot, std::string_view name, uint32_t hash, Nid ino
     used[slot + i] = 1;
   }
   dentries[slot] = Dentry{hash, ino, static_cast<uint16_t>(name.size()), type};
+  hashes[slot] = hash;
   // Names longer than one slot continue into the following slots' name bytes.
   std::memcpy(&names[static_cast<size_t>(slot) * kSlotLen], name.data(), name.size());
 }
@@ -69,6 +93,7 @@ void DentryArray::Remove(int slot) {
   const uint32_t n = std::max<uint32_t>(1, SlotsFor(dentries[slot].name_len));
   for (uint32_t i = 0; i < n; ++i) used[slot + i] = 0;
   dentries[slot] = Dentry{};
+  hashes[slot] = 0;
 }
 
 bool DentryArray::Empty() const {

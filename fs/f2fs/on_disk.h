@@ -151,6 +151,9 @@ struct DentryArray {
   std::vector<uint8_t> used;  // bitmap, one byte per slot
   std::vector<Dentry> dentries;
   std::vector<char> names;
+  // dentries[s].hash for every stored slot, contiguous: Find compares
+  // these four at a time (a third of the bytes of a scan over Dentries).
+  std::vector<uint32_t> hashes;
   uint32_t stored_slots() const { return static_cast<uint32_t>(used.size()); }
 
   static uint32_t SlotsFor(size_t name_len) { return static_cast<uint32_t>((name_len + kSlotLen - 1) / kSlotLen); }
