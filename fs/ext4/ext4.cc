@@ -117,6 +117,8 @@ Ext4::Ext4(const Ext4Config& cfg, Env env, Layout layout)
       commit_wq_(env.events),
       commit_timer_(env.events),
       space_wq_(env.events),
+      updates_wq_(env.events),
+      locked_wq_(env.events),
       threads_(env.events) {
   cpu_ = env.cpu;
   i_rwsem_class_ = std::make_unique<vfs::LockClass>(
@@ -173,6 +175,8 @@ void Ext4::Kill() {
   io_wq_.Kill();
   commit_wq_.Kill();
   space_wq_.Kill();
+  updates_wq_.Kill();
+  locked_wq_.Kill();
   commit_timer_.Cancel();
   for (auto& l : locks_) l->Kill();
 }
@@ -367,7 +371,7 @@ vfs::RwLock& Ext4::ILock(uint32_t ino) { return *locks_[ino % locks_.size()]; }
 
 // i_rwsem of what a namespace change touches — the parent directories of
 // the paths and the inodes they name — taken exclusive in stripe order.
-sim::Task<std::vector<vfs::ExclusiveLock>> Ext4::LockForChange(std::string_view a, std::string_view b) {
+sim::Task<Ext4::Change> Ext4::LockForChange(std::string_view a, std::string_view b) {
   std::vector<size_t> stripes;
   for (std::string_view p : {a, b}) {
     if (p.empty()) continue;
@@ -377,13 +381,16 @@ sim::Task<std::vector<vfs::ExclusiveLock>> Ext4::LockForChange(std::string_view 
   }
   std::sort(stripes.begin(), stripes.end());
   stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
-  std::vector<vfs::ExclusiveLock> held;
+  Change c;
   for (size_t s : stripes) {
     co_await locks_[s]->LockExclusive();
-    held.emplace_back(locks_[s].get());
+    c.locks.emplace_back(locks_[s].get());
   }
+  // The file system's operation (ext4_create, ext4_unlink, ...) starts its
+  // handle, then does its work under it.
+  c.handle = co_await StartHandle();
   co_await Cpu(cfg_.cpu.namespace_op);
-  co_return held;
+  co_return c;
 }
 
 FileStat Ext4::StatOf(const Inode& n) const {
@@ -623,7 +630,7 @@ sim::Task<FsResult<Fd>> Ext4::DoOpen(std::string_view path, uint32_t flags) {
   co_await WarmPath(path);
   if (dead_) co_return R{0, Errno::kIo};
   Lookup r = Resolve(path);
-  std::vector<vfs::ExclusiveLock> held;
+  Change held;
   if (r.err == Errno::kOk && r.node == nullptr && (flags & kCreat)) {
     held = co_await LockForChange(path, {});
     if (dead_) co_return R{0, Errno::kIo};
@@ -656,6 +663,7 @@ sim::Task<FsResult<Fd>> Ext4::DoOpen(std::string_view path, uint32_t flags) {
   // handle_truncate: O_TRUNC truncates (and stamps) an existing file even
   // when it is empty.
   if (!node->is_dir && (flags & kTrunc) && Writable(flags)) {
+    held.handle.Stop();  // DoTruncate starts its own (a handle nested in a locked one would wait forever)
     const Errno e = co_await DoTruncate(node, 0);
     CHECK(e == Errno::kOk || dead_);
   }
@@ -720,7 +728,7 @@ sim::Task<FsStatus> Ext4::Unlink(std::string_view path) {
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   if (dead_) co_return FsStatus{false, Errno::kIo};
-  std::vector<vfs::ExclusiveLock> held = co_await LockForChange(path, {});
+  Change held = co_await LockForChange(path, {});
   if (dead_) co_return FsStatus{false, Errno::kIo};
   const Lookup l = Resolve(path);
   if (l.err != Errno::kOk) co_return FsStatus{false, l.err};
@@ -737,7 +745,7 @@ sim::Task<FsStatus> Ext4::Mkdir(std::string_view path) {
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   if (dead_) co_return FsStatus{false, Errno::kIo};
-  std::vector<vfs::ExclusiveLock> held = co_await LockForChange(path, {});
+  Change held = co_await LockForChange(path, {});
   if (dead_) co_return FsStatus{false, Errno::kIo};
   const Lookup l = Resolve(path);
   if (l.err != Errno::kOk) co_return FsStatus{false, l.err};
@@ -758,7 +766,7 @@ sim::Task<FsStatus> Ext4::Rmdir(std::string_view path) {
   co_await Cpu(cfg_.cpu.syscall);
   co_await WarmPath(path);
   if (dead_) co_return FsStatus{false, Errno::kIo};
-  std::vector<vfs::ExclusiveLock> held = co_await LockForChange(path, {});
+  Change held = co_await LockForChange(path, {});
   if (dead_) co_return FsStatus{false, Errno::kIo};
   const Lookup l = Resolve(path);
   if (l.err != Errno::kOk) co_return FsStatus{false, l.err};
@@ -831,7 +839,7 @@ sim::Task<FsStatus> Ext4::Rename(std::string_view from, std::string_view to) {
   co_await WarmPath(from);
   co_await WarmPath(to);
   if (dead_) co_return FsStatus{false, Errno::kIo};
-  std::vector<vfs::ExclusiveLock> held = co_await LockForChange(from, to);
+  Change held = co_await LockForChange(from, to);
   if (dead_) co_return FsStatus{false, Errno::kIo};
   co_return DoRename(from, to);
 }
@@ -842,7 +850,7 @@ sim::Task<FsStatus> Ext4::Link(std::string_view existing, std::string_view new_p
   co_await WarmPath(existing);
   co_await WarmPath(new_path);
   if (dead_) co_return FsStatus{false, Errno::kIo};
-  std::vector<vfs::ExclusiveLock> held = co_await LockForChange(existing, new_path);
+  Change held = co_await LockForChange(existing, new_path);
   if (dead_) co_return FsStatus{false, Errno::kIo};
   const Lookup s = Resolve(existing);
   const Lookup t = s.err == Errno::kOk ? Resolve(new_path) : Lookup{};

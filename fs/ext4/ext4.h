@@ -40,7 +40,13 @@
 //   full, interior nodes past 507 leaves); readdir returns an indexed
 //   directory in hash order (ext4_dx_readdir). Directories never shrink.
 // - JBD2 in ordered mode: every metadata change joins the running
-//   transaction (the blocks it dirtied); the commit thread commits it
+//   transaction (the blocks it dirtied) inside a handle (StartHandle: a
+//   namespace call's spans its CPU time and the metadata reads after its
+//   change; a write's timestamp update, writeback's block allocation and a
+//   truncate open one for the change). A commit first locks the running
+//   transaction (T_LOCKED): new handles wait (wait_transaction_locked) and
+//   the commit waits for the open ones to stop (jbd2_journal_wait_updates)
+//   before it takes the blocks. The commit thread commits it
 //   commit_interval after it started, or at once for fsync and sync:
 //   ordered data (the writes of blocks allocated in the transaction) and
 //   the log blocks (descriptors with tags, copies of the metadata as of the
@@ -82,8 +88,10 @@
 // extent walk or bitmap use pays the device read of each block it needs,
 // but an operation makes its change first and reads the blocks it touched
 // after (the kernel reads them first); the blocks a transaction logs are
-// its blocks' content at the instant the commit takes it (operations never
-// span that instant, so no handle has to be waited for); read-ahead is
+// its blocks' content at the instant the commit takes it, after the open
+// handles stopped; handles are only as long as the CPU time and reads the
+// model puts inside them (the kernel's may also wait for page locks and
+// buffer reads the model does not have); read-ahead is
 // synchronous; the dentry hash is the model's own (seeded) string hash;
 // the inode on disk keeps one timestamp (mtime; ctime and atime start
 // from it after a mount); sync(2) is one call (the kernel's nowait-then-
@@ -257,7 +265,44 @@ class Ext4 final : public FileSystem,
   FileStat StatOf(const Inode& n) const;
   OpenFile* FileOf(Fd fd);
   vfs::RwLock& ILock(uint32_t ino);
-  sim::Task<std::vector<vfs::ExclusiveLock>> LockForChange(std::string_view a, std::string_view b);
+  // A JBD2 handle (jbd2__journal_start .. jbd2_journal_stop): open while
+  // an operation changes metadata. StartHandle waits while the running
+  // transaction is locked for its commit (wait_transaction_locked), then
+  // counts the handle in the transaction's updates (t_updates); the
+  // commit locks the transaction and waits for its updates to drain
+  // (jbd2_journal_wait_updates) before it takes the blocks to log.
+  class Handle {
+   public:
+    Handle() = default;
+    explicit Handle(Ext4* fs) : fs_(fs) {}
+    Handle(Handle&& o) noexcept : fs_(o.fs_) { o.fs_ = nullptr; }
+    Handle& operator=(Handle&& o) noexcept {
+      if (this != &o) {
+        Stop();
+        fs_ = o.fs_;
+        o.fs_ = nullptr;
+      }
+      return *this;
+    }
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
+    ~Handle() { Stop(); }
+    void Stop();
+
+   private:
+    Ext4* fs_ = nullptr;
+  };
+  sim::Task<Handle> StartHandle();
+  // WritebackPages of the file under a handle (ext4_writepages), if it has
+  // dirty pages.
+  sim::Task<void> WritebackUnderHandle(uint32_t ino);
+  // The i_rwsem of a namespace change (LockForChange) and its handle, which
+  // spans the change's CPU time and the metadata reads after it.
+  struct Change {
+    std::vector<vfs::ExclusiveLock> locks;
+    Handle handle;
+  };
+  sim::Task<Change> LockForChange(std::string_view a, std::string_view b);
 
   // ---- data (ext4_data.cc)
   sim::Task<FsResult<uint64_t>> DoRead(OpenFile* f, uint64_t offset, uint8_t* out, uint64_t len);
@@ -432,6 +477,12 @@ class Ext4 final : public FileSystem,
   vfs::WaitQueue commit_wq_;  // a commit finished
   vfs::DaemonTimer commit_timer_;
   vfs::WaitQueue space_wq_;   // log space
+  // T_LOCKED: handles open on the running transaction (t_updates), whether
+  // the commit has locked it, and the waits of both sides.
+  uint32_t t_updates_ = 0;
+  bool t_locked_ = false;
+  vfs::WaitQueue updates_wq_;  // the commit, for t_updates_ to reach 0
+  vfs::WaitQueue locked_wq_;   // new handles, for the lock to end
   // The host's CPUs (null: bursts run at once), i_rwsem's lock class and
   // the CPU owners of the kernel threads (JBD2's commit, the flusher).
   sim::CpuScheduler* cpu_ = nullptr;
@@ -456,6 +507,8 @@ class Ext4 final : public FileSystem,
     sim::Counter alloc_requests, alloc_goal_hits, groups_scanned, lg_prealloc, inode_prealloc;
     sim::Counter meta_misses, inode_readahead_blocks, data_read_requests;
     sim::Histogram commit_lat, fsync_lat, commit_tx_blocks;
+    sim::Counter handles, handle_locked_waits;
+    sim::Histogram handle_locked_wait, commit_locked;
   } stats_;
 };
 

@@ -744,13 +744,18 @@ sim::Task<FsResult<uint64_t>> Ext4::DoWrite(OpenFile* f, uint64_t offset, std::s
     }
   }
   in->size = std::max(in->size, end);
-  UpdateTimes(in);  // file_update_time
+  // file_update_time: when the coarse clock moved, ext4_dirty_inode logs the
+  // inode under a handle (which waits out a commit's locked phase).
+  if (in->mtime != Stamp() || in->ctime != Stamp()) {
+    Handle h = co_await StartHandle();
+    it = inodes_.find(ino);
+    if (it == inodes_.end() || dead_) co_return R{0, Errno::kIo};
+    in = it->second.get();
+    UpdateTimes(in);
+  }
   stats_.app_bytes_written.Inc(length);
   co_await Cpu(cfg_.cpu.memcpy_page * static_cast<int64_t>(last - first + 1));
-  if (!cfg_.delalloc) {
-    it = inodes_.find(ino);
-    if (it != inodes_.end()) WritebackPages(it->second.get(), 0);
-  }
+  if (!cfg_.delalloc) co_await WritebackUnderHandle(ino);
   if (flags & (kSync | kDirect)) {
     it = inodes_.find(ino);
     if (it != inodes_.end()) {
@@ -903,9 +908,19 @@ sim::Task<bool> Ext4::WritebackFile(uint64_t id, uint64_t max_pages) {
   // again in the same wb_writeback pass, so an expired file goes out at
   // once rather than a chunk per 5 s wake-up behind files not yet expired.
   (void)max_pages;
-  WritebackPages(it->second.get(), 0);
+  co_await WritebackUnderHandle(static_cast<uint32_t>(id));
   it = inodes_.find(static_cast<uint32_t>(id));
   co_return it != inodes_.end() && it->second->dirty_pages > 0 && it->second->wb.on_list;
+}
+
+sim::Task<void> Ext4::WritebackUnderHandle(uint32_t ino) {
+  auto it = inodes_.find(ino);
+  // ext4_writepages starts a handle only when there is something to write.
+  if (it == inodes_.end() || it->second->dirty_pages == 0 || dead_) co_return;
+  Handle h = co_await StartHandle();
+  it = inodes_.find(ino);
+  if (it == inodes_.end() || dead_) co_return;
+  WritebackPages(it->second.get(), 0);
 }
 
 // ---------------------------------------------------------------------------
@@ -924,6 +939,14 @@ sim::Task<Errno> Ext4::DoTruncate(Inode* in, uint64_t size) {
       if (it == inodes_.end() || dead_) co_return Errno::kIo;
       in = it->second.get();
     }
+  }
+  // ext4_setattr / ext4_truncate change the inode and its extents under a
+  // handle.
+  Handle h = co_await StartHandle();
+  {
+    auto it = inodes_.find(ino);
+    if (it == inodes_.end() || dead_) co_return Errno::kIo;
+    in = it->second.get();
   }
   if (size < in->size) {
     const uint64_t keep = (size + kBlockSize - 1) / kBlockSize;
@@ -1006,7 +1029,7 @@ sim::Task<FsStatus> Ext4::DoFsync(Inode* in, bool datasync) {
   const sim::SimTime start = q_->now();
   stats_.fsync_calls.Inc();
   const uint32_t ino = in->ino;
-  WritebackPages(in, 0);
+  co_await WritebackUnderHandle(ino);
   co_await WaitFileWrites(ino);
   if (dead_) co_return FsStatus{false, Errno::kIo};
   auto it = inodes_.find(ino);
@@ -1072,10 +1095,7 @@ sim::Task<FsStatus> Ext4::Sync() {
   for (auto& [ino, n] : inodes_)
     if (n->dirty_pages > 0) inos.push_back(ino);
   std::sort(inos.begin(), inos.end());
-  for (uint32_t ino : inos) {
-    auto it = inodes_.find(ino);
-    if (it != inodes_.end()) WritebackPages(it->second.get(), 0);
-  }
+  for (uint32_t ino : inos) co_await WritebackUnderHandle(ino);
   for (uint32_t ino : inos) co_await WaitFileWrites(ino);
   // ext4_sync_fs: the latest transaction commits (its commit block's flush
   // covers the data above), and only when no commit will send that flush

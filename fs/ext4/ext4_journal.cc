@@ -28,6 +28,28 @@ Ext4::Tx& Ext4::Running() {
   return *running_;
 }
 
+sim::Task<Ext4::Handle> Ext4::StartHandle() {
+  // wait_transaction_locked: a new handle waits while the commit has the
+  // running transaction locked and waits for its updates.
+  if (t_locked_ && !dead_) {
+    const sim::SimTime t0 = q_->now();
+    stats_.handle_locked_waits.Inc();
+    while (t_locked_ && !dead_) co_await locked_wq_.Wait();
+    stats_.handle_locked_wait.Record((q_->now() - t0).ns());
+  }
+  ++t_updates_;
+  stats_.handles.Inc();
+  co_return Handle(this);
+}
+
+void Ext4::Handle::Stop() {
+  if (fs_ == nullptr) return;
+  Ext4* fs = fs_;
+  fs_ = nullptr;
+  CHECK_GT(fs->t_updates_, 0u);
+  if (--fs->t_updates_ == 0 && fs->t_locked_) fs->updates_wq_.NotifyAll();
+}
+
 bool Ext4::RunningLogs(uint32_t blk) const { return running_ && running_->blocks.count(blk) > 0; }
 
 void Ext4::Dirty(uint32_t blk) {
@@ -365,6 +387,16 @@ sim::Task<void> Ext4::CommitThread() {
 sim::Task<void> Ext4::Commit() {
   if (!running_ || dead_) co_return;
   const sim::SimTime start = q_->now();
+  // T_LOCKED (jbd2_journal_commit_transaction): no new handle joins the
+  // transaction; the open ones finish their changes
+  // (jbd2_journal_wait_updates). Then a new running transaction can start
+  // and the blocks are taken as they are at that instant.
+  t_locked_ = true;
+  while (t_updates_ > 0 && !dead_) co_await updates_wq_.Wait();
+  stats_.commit_locked.Record((q_->now() - start).ns());
+  t_locked_ = false;
+  locked_wq_.NotifyAll();
+  if (dead_ || !running_) co_return;
   std::unique_ptr<Tx> t = std::move(running_);
   const uint32_t tid = t->tid;
   committing_tid_ = tid;
@@ -983,6 +1015,12 @@ void Ext4::RegisterStats() {
   j.Add(&stats_.jsb_writes, "super_writes", "count", "journal superblock updates (tail moved)");
   j.Add(&stats_.commit_lat, "commit_lat", "ns", "commit duration");
   j.Add(&stats_.commit_tx_blocks, "tx_blocks", "blocks", "metadata blocks per committed transaction");
+  j.Add(&stats_.handles, "handles", "count", "JBD2 handles started (metadata changes of namespace calls)");
+  j.Add(&stats_.handle_locked_waits, "handle_locked_waits", "count",
+        "handles that waited for a commit's locked phase to end (wait_transaction_locked)");
+  j.Add(&stats_.handle_locked_wait, "handle_locked_wait", "ns", "how long those handles waited");
+  j.Add(&stats_.commit_locked, "commit_locked", "ns",
+        "a commit's locked phase: waiting for the open handles to finish (jbd2_journal_wait_updates)");
   sim::StatGroup f = g.Group("fsync");
   f.Add(&stats_.fsync_calls, "calls", "count", "fsync and fdatasync calls");
   f.Add(&stats_.fsync_commits, "commits", "count", "fsyncs that waited for a commit");

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "fs/ext4/ext4_test_util.h"
+#include "sim/task.h"
 
 namespace fs::ext4 {
 namespace {
@@ -273,6 +274,63 @@ TEST(Ext4Test, DropCachesMakesTheNextReadsGoToTheDevice) {
   EXPECT_GE(s.stats().Value("fs.blocks_read.data"), before + 49);
   // The metadata sync wrote home is still on jbd2's checkpoint list: kept.
   EXPECT_EQ(s.stats().Value("fs.blocks_read.meta"), meta_before);
+}
+
+// JBD2's T_LOCKED phase: a commit that starts while a handle is open (a
+// mkdir in its CPU time, 1 ms here) waits for it to stop before it takes
+// the transaction's blocks, and a handle that starts meanwhile (another
+// mkdir, in another directory) waits for the commit to move on; the first
+// mkdir's change is in the commit, the second's in the next transaction.
+TEST(Ext4Test, ACommitWaitsForOpenHandlesAndNewHandlesWaitForTheLockedPhase) {
+  Ext4Config c = testing::TestConfig();
+  c.cpu.namespace_op = sim::Ms(1);
+  Stack s(256ull << 20, c);
+  s.FormatAndMount();
+  Ext4* fs = s.fs_ptr();
+  ASSERT_TRUE(s.Run(WriteFile(fs, "/f", Pattern(5000, 1), false)));
+  // Two parents, so the second mkdir does not wait for the first's i_rwsem.
+  ASSERT_TRUE(s.Run(fs->Mkdir("/d1")).ok());
+  ASSERT_TRUE(s.Run(fs->Mkdir("/d2")).ok());
+  const sim::SimTime t0 = s.q().now();
+  sim::SimTime first_done, second_done, fsync_done;
+  sim::Spawn(&s.q(), [](Ext4* fs, sim::SimTime* done, sim::EventQueue* q) -> sim::Task<void> {
+    EXPECT_TRUE((co_await fs->Mkdir("/d1/a")).ok());
+    *done = q->now();
+  }(fs, &first_done, &s.q()));
+  sim::Spawn(&s.q(), [](Ext4* fs, sim::SimTime* done, sim::EventQueue* q) -> sim::Task<void> {
+    co_await sim::Delay(q, sim::Us(100));  // the first mkdir is in its handle: fsync commits
+    FsResult<Fd> fd = co_await fs->Open("/f", kRdWr);
+    EXPECT_TRUE(fd.ok());
+    EXPECT_TRUE((co_await fs->Fsync(fd.value)).ok());
+    *done = q->now();
+  }(fs, &fsync_done, &s.q()));
+  sim::Spawn(&s.q(), [](Ext4* fs, sim::SimTime* done, sim::EventQueue* q) -> sim::Task<void> {
+    co_await sim::Delay(q, sim::Us(300));  // the commit is locked, waiting for the first mkdir
+    EXPECT_TRUE((co_await fs->Mkdir("/d2/b")).ok());
+    *done = q->now();
+  }(fs, &second_done, &s.q()));
+  while ((first_done == sim::SimTime() || second_done == sim::SimTime() || fsync_done == sim::SimTime()) &&
+         s.q().Step()) {
+  }
+  ASSERT_NE(second_done, sim::SimTime());
+  const sim::StatsRegistry& st = s.stats();
+  // The commit waited for the first mkdir's handle (about 0.9 ms of its 1 ms).
+  const sim::Histogram* locked = st.FindHistogram("fs.journal.commit_locked");
+  ASSERT_NE(locked, nullptr);
+  EXPECT_GE(locked->max(), sim::Us(800).ns());
+  // The second mkdir's handle waited for the locked phase to end.
+  EXPECT_EQ(st.Value("fs.journal.handle_locked_waits"), 1);
+  const sim::Histogram* waited = st.FindHistogram("fs.journal.handle_locked_wait");
+  ASSERT_NE(waited, nullptr);
+  EXPECT_GE(waited->max(), sim::Us(600).ns());
+  // So it ended at least 1 ms (its own CPU) after the first one's end.
+  EXPECT_GE((second_done - t0).ns(), (first_done - t0).ns() + sim::Ms(1).ns());
+  // The committed transaction holds /a, not /b: a power cut now keeps /a.
+  s.PowerCut([](BlockNo, bool completed) { return completed; });
+  ASSERT_TRUE(s.Mount().ok());
+  EXPECT_TRUE(s.Run(s.fs().Stat("/d1/a")).ok());
+  EXPECT_FALSE(s.Run(s.fs().Stat("/d2/b")).ok());
+  s.ExpectCheck();
 }
 
 TEST(Ext4Test, ErrorsAreTheKernels) {
