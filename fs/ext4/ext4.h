@@ -43,8 +43,8 @@
 //   transaction (the blocks it dirtied) inside a handle (StartHandle: a
 //   namespace call's spans its CPU time and the metadata reads after its
 //   change; a write's timestamp update and writeback's block allocation
-//   open one for the change; a truncate's spans the read of its partial
-//   last block, as ext4_truncate's does). A commit first locks the running
+//   open one for the change; a truncate's spans the reads of its partial
+//   last block and of its extent tree, as ext4_truncate's does). A commit first locks the running
 //   transaction (T_LOCKED): new handles wait (wait_transaction_locked) and
 //   the commit waits for the open ones to stop (jbd2_journal_wait_updates)
 //   before it takes the blocks. The commit thread commits it

@@ -949,6 +949,14 @@ sim::Task<Errno> Ext4::DoTruncate(Inode* in, uint64_t size) {
       in = it->second.get();
     }
   }
+  if (size < in->size && !in->tree.empty()) {
+    // ext4_ext_remove_space walks the extent tree (read_extent_tree_block)
+    // under the handle before it frees the blocks past the new end.
+    co_await ReadMeta(ExtentBlocksFor(in));
+    auto it = inodes_.find(ino);
+    if (it == inodes_.end() || dead_) co_return Errno::kIo;
+    in = it->second.get();
+  }
   if (size < in->size) {
     const uint64_t keep = (size + kBlockSize - 1) / kBlockSize;
     for (auto pit = in->pages.lower_bound(keep); pit != in->pages.end();) {

@@ -344,15 +344,26 @@ TEST(Ext4Test, ACommitWaitsForOpenHandlesAndNewHandlesWaitForTheLockedPhase) {
 struct ColdHandleRun {
   int64_t first_done = 0, fsync_done = 0, second_done = 0;
   int64_t commit_locked_max = 0, handle_wait_max = 0;
-  double handle_waits = 0, data_reads_in_run = 0;
+  double handle_waits = 0, data_reads_in_run = 0, meta_reads_in_run = 0;
   bool first_survives_cut = false;
 };
 
-ColdHandleRun RunColdHandle() {
+// sparse: /g has 21 one-block extents (an extent tree with a leaf block)
+// and is truncated to a block boundary, so the read under the handle is
+// the leaf's (ext4_ext_remove_space) instead of the partial block's.
+ColdHandleRun RunColdHandle(bool sparse) {
   Stack s;
   s.FormatAndMount();
   Ext4* fs = s.fs_ptr();
-  EXPECT_TRUE(s.Run(WriteFile(fs, "/g", Pattern(8192, 3), false)));
+  if (sparse) {
+    FsResult<Fd> g = s.Run(fs->Open("/g", kCreat | kRdWr));
+    EXPECT_TRUE(g.ok());
+    const auto blk = Pattern(4096, 3);
+    for (uint64_t i = 0; i <= 40; i += 2) EXPECT_TRUE(s.Run(fs->Pwrite(g.value, i * 4096, blk, blk.size())).ok());
+    EXPECT_TRUE(s.Run(fs->Close(g.value)).ok());
+  } else {
+    EXPECT_TRUE(s.Run(WriteFile(fs, "/g", Pattern(8192, 3), false)));
+  }
   EXPECT_TRUE(s.Run(WriteFile(fs, "/f", Pattern(5000, 1), false)));
   s.Remount();
   fs = s.fs_ptr();
@@ -363,15 +374,17 @@ ColdHandleRun RunColdHandle() {
   const auto more = Pattern(100, 2);
   EXPECT_TRUE(s.Run(fs->Pwrite(fd.value, 8192, more, more.size())).ok());  // a new block: the fsync commits
   const double data_before = s.stats().Value("fs.blocks_read.data");
+  const double meta_before = s.stats().Value("fs.blocks_read.meta");
+  const uint64_t new_size = sparse ? 4096 : 1000;
   s.device().set_extra_latency([](const ssd::BlockRequest& r) {
     return r.op == ssd::BlockOp::kRead ? sim::Ms(2) : sim::SimTime();
   });
   const sim::SimTime t0 = s.q().now();
   sim::SimTime first_done, second_done, fsync_done;
-  sim::Spawn(&s.q(), [](Ext4* fs, sim::SimTime* done, sim::EventQueue* q) -> sim::Task<void> {
-    EXPECT_TRUE((co_await fs->Truncate("/g", 1000)).ok());
+  sim::Spawn(&s.q(), [](Ext4* fs, uint64_t size, sim::SimTime* done, sim::EventQueue* q) -> sim::Task<void> {
+    EXPECT_TRUE((co_await fs->Truncate("/g", size)).ok());
     *done = q->now();
-  }(fs, &first_done, &s.q()));
+  }(fs, new_size, &first_done, &s.q()));
   sim::Spawn(&s.q(), [](Ext4* fs, Fd f, sim::SimTime* done, sim::EventQueue* q) -> sim::Task<void> {
     co_await sim::Delay(q, sim::Us(100));  // the truncate waits for its block read, in its handle
     EXPECT_TRUE((co_await fs->Fsync(f)).ok());
@@ -394,20 +407,25 @@ ColdHandleRun RunColdHandle() {
   r.handle_wait_max = st.FindHistogram("fs.journal.handle_locked_wait")->max();
   r.handle_waits = st.Value("fs.journal.handle_locked_waits");
   r.data_reads_in_run = st.Value("fs.blocks_read.data") - data_before;
+  r.meta_reads_in_run = st.Value("fs.blocks_read.meta") - meta_before;
   // The truncate whose handle the commit waited for is in the fsync's commit.
   s.PowerCut([](BlockNo, bool completed) { return completed; });
   EXPECT_TRUE(s.Mount().ok());
   const FsResult<FileStat> g = s.Run(s.fs().Stat("/g"));
-  r.first_survives_cut = g.ok() && g.value.size == 1000;
+  r.first_survives_cut = g.ok() && g.value.size == new_size;
   s.ExpectCheck();
   return r;
 }
 
-TEST(Ext4Test, ACommitWaitsForAHandleBlockedOnAColdRead) {
-  const ColdHandleRun r = RunColdHandle();
+class Ext4ColdHandleTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(Ext4ColdHandleTest, ACommitWaitsForAHandleBlockedOnAColdRead) {
+  const bool sparse = GetParam();
+  const ColdHandleRun r = RunColdHandle(sparse);
   ASSERT_NE(r.second_done, 0);
-  // The truncate read its partial block under its handle (a device read).
-  EXPECT_GE(r.data_reads_in_run, 1);
+  // The truncate read its partial block, or its extent leaf, under its
+  // handle (a device read).
+  EXPECT_GE(sparse ? r.meta_reads_in_run : r.data_reads_in_run, 1);
   EXPECT_GE(r.first_done, sim::Ms(2).ns());
   // The commit locked ~100 us in and waited for the read to finish (~1.9 ms).
   EXPECT_GE(r.commit_locked_max, sim::Us(1500).ns());
@@ -418,7 +436,7 @@ TEST(Ext4Test, ACommitWaitsForAHandleBlockedOnAColdRead) {
   EXPECT_GE(r.handle_waits, 1);
   EXPECT_GE(r.handle_wait_max, sim::Us(500).ns());
   EXPECT_GE(r.second_done, r.first_done);
-  const ColdHandleRun again = RunColdHandle();
+  const ColdHandleRun again = RunColdHandle(sparse);
   EXPECT_EQ(again.first_done, r.first_done);
   EXPECT_EQ(again.fsync_done, r.fsync_done);
   EXPECT_EQ(again.second_done, r.second_done);
@@ -426,6 +444,8 @@ TEST(Ext4Test, ACommitWaitsForAHandleBlockedOnAColdRead) {
   EXPECT_EQ(again.handle_wait_max, r.handle_wait_max);
   EXPECT_EQ(again.handle_waits, r.handle_waits);
 }
+
+INSTANTIATE_TEST_SUITE_P(PartialBlockOrExtentLeaf, Ext4ColdHandleTest, ::testing::Bool());
 TEST(Ext4Test, ErrorsAreTheKernels) {
   Stack s;
   s.FormatAndMount();
