@@ -42,8 +42,9 @@
 // - JBD2 in ordered mode: every metadata change joins the running
 //   transaction (the blocks it dirtied) inside a handle (StartHandle: a
 //   namespace call's spans its CPU time and the metadata reads after its
-//   change; a write's timestamp update, writeback's block allocation and a
-//   truncate open one for the change). A commit first locks the running
+//   change; a write's timestamp update and writeback's block allocation
+//   open one for the change; a truncate's spans the reads of its partial
+//   last block and of its extent tree, as ext4_truncate's does). A commit first locks the running
 //   transaction (T_LOCKED): new handles wait (wait_transaction_locked) and
 //   the commit waits for the open ones to stop (jbd2_journal_wait_updates)
 //   before it takes the blocks. The commit thread commits it
@@ -90,8 +91,10 @@
 // after (the kernel reads them first); the blocks a transaction logs are
 // its blocks' content at the instant the commit takes it, after the open
 // handles stopped; handles are only as long as the CPU time and reads the
-// model puts inside them (the kernel's may also wait for page locks and
-// buffer reads the model does not have); read-ahead is
+// model puts inside them: a namespace call's reads after its change find
+// the bitmaps its change made resident, so its handle spans CPU time only
+// (the kernel's may also wait for bitmap, inode-table and extent reads,
+// page locks and buffers the model does not put there); read-ahead is
 // synchronous; the dentry hash is the model's own (seeded) string hash;
 // the inode on disk keeps one timestamp (mtime; ctime and atime start
 // from it after a mount); sync(2) is one call (the kernel's nowait-then-

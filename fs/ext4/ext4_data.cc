@@ -929,7 +929,16 @@ sim::Task<void> Ext4::WritebackUnderHandle(uint32_t ino) {
 sim::Task<Errno> Ext4::DoTruncate(Inode* in, uint64_t size) {
   if (size > kMaxFileSize) co_return Errno::kFBig;
   const uint32_t ino = in->ino;
-  // A partial last page over data is read to zero its tail.
+  // ext4_setattr / ext4_truncate change the inode and its extents under a
+  // handle; ext4_truncate starts it before ext4_block_truncate_page reads
+  // the partial last block to zero its tail, so a commit's locked phase
+  // waits for that read.
+  Handle h = co_await StartHandle();
+  {
+    auto it = inodes_.find(ino);
+    if (it == inodes_.end() || dead_) co_return Errno::kIo;
+    in = it->second.get();
+  }
   if (size < in->size && size % kBlockSize != 0) {
     const uint64_t p = size / kBlockSize;
     auto pit = in->pages.find(p);
@@ -940,10 +949,10 @@ sim::Task<Errno> Ext4::DoTruncate(Inode* in, uint64_t size) {
       in = it->second.get();
     }
   }
-  // ext4_setattr / ext4_truncate change the inode and its extents under a
-  // handle.
-  Handle h = co_await StartHandle();
-  {
+  if (size < in->size && !in->tree.empty()) {
+    // ext4_ext_remove_space walks the extent tree (read_extent_tree_block)
+    // under the handle before it frees the blocks past the new end.
+    co_await ReadMeta(ExtentBlocksFor(in));
     auto it = inodes_.find(ino);
     if (it == inodes_.end() || dead_) co_return Errno::kIo;
     in = it->second.get();
