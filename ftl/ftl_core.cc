@@ -152,9 +152,14 @@ flash::Ppn FtlCore::MoveValidPage(UnitId from, flash::Ppn src, Lpn l) {
   const Stream to = cfg_.hot_cold && IsColdStream(blocks_.stream(from)) ? Stream::kGcCold : Stream::kGc;
   CHECK(blocks_.CanAllocate(group, to, 0)) << "GC of group " << group << " has no destination";
   const flash::Ppn dst = blocks_.Allocate(group, to);
-  mapping_.Unmap(l, /*block_still_written=*/false);
-  blocks_.RemoveValid(from);
-  mapping_.Map(l, dst);
+  if (mapping_.unit() == MapUnit::kPage) {
+    mapping_.MovePage(l, src, dst);
+    blocks_.RemoveValid(from);
+  } else {
+    mapping_.Unmap(l, /*block_still_written=*/false);
+    blocks_.RemoveValid(from);
+    mapping_.Map(l, dst);
+  }
   blocks_.AddValid(blocks_.UnitOf(dst));
   counters_.gc_copies.Inc();
   if (cache_ != nullptr) {

@@ -141,6 +141,20 @@ class Mapping {
   // stale P2L entry by a scan; kPage mode never needs to).
   // REQUIRES: IsMapped(l).
   void Unmap(Lpn l, bool block_still_written);
+  // Unmap(l) then Map(l, dst) where the caller knows l's valid copy is at
+  // src (a GC move in kPage mode): the same tables afterwards, without
+  // waiting on the read of l's L2P entry to find src.
+  // REQUIRES: kPage mode; l's valid copy at src; dst erased since its last use.
+  void MovePage(Lpn l, flash::Ppn src, flash::Ppn dst) {
+    DCHECK(unit_ == MapUnit::kPage);
+    DCHECK_EQ(l2p_.Get(l.v), src.v);
+    DCHECK_EQ(p2l_.Get(dst.v), p2l_.kNone());
+    ClearBit(src.v);
+    l2p_.Set(l.v, dst.v);
+    SetBit(dst.v);
+    p2l_.Set(dst.v, l.v);
+    p2l_.Prefetch(dst.v + kMapAhead);
+  }
   // Clears the P2L entries of a block that is being erased.
   void ResetBlock(uint64_t block);
 

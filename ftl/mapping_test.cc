@@ -80,6 +80,67 @@ TEST(Mapping, ValidBitsAgreeWithTheTablesUnderRandomUpdates) {
   EXPECT_LT(valid_seen, checked * 9 / 10);
 }
 
+// MovePage (a GC move that knows the source page) leaves the same tables
+// as Unmap + Map: two mappings under the same random writes, moves and
+// erases, one moving with Unmap + Map and one with MovePage, agree on
+// every L2P entry, P2L entry and valid bit after every step.
+TEST(Mapping, MovePageEqualsUnmapThenMap) {
+  const flash::Geometry g = Geo();
+  const uint64_t pages = g.pages();
+  const uint64_t logical = pages / 2;
+  Mapping a(logical, g, MapUnit::kPage), b(logical, g, MapUnit::kPage);
+  std::vector<uint64_t> next_free(g.blocks(), 0);
+  sim::Rng rng(11, "mapping.move");
+  uint64_t moves = 0;
+  auto take = [&]() -> int64_t {  // the next erased page of a random block, or -1
+    const uint64_t blk = rng.Uniform(g.blocks());
+    if (next_free[blk] == g.pages_per_block) return -1;
+    return static_cast<int64_t>(blk * g.pages_per_block + next_free[blk]++);
+  };
+  for (int step = 0; step < 20000; ++step) {
+    const uint64_t r = rng.Uniform(100);
+    const Lpn l{rng.Uniform(logical)};
+    if (r < 50) {  // host write (both the same way)
+      const int64_t p = take();
+      if (p < 0) continue;
+      if (a.IsMapped(l)) {
+        a.Unmap(l, false);
+        b.Unmap(l, false);
+      }
+      a.Map(l, flash::Ppn{static_cast<uint64_t>(p)});
+      b.Map(l, flash::Ppn{static_cast<uint64_t>(p)});
+    } else if (r < 95) {  // GC move of l's valid copy
+      if (!a.IsMapped(l)) continue;
+      const int64_t p = take();
+      if (p < 0) continue;
+      const flash::Ppn src = a.Lookup(l), dst{static_cast<uint64_t>(p)};
+      a.Unmap(l, false);
+      a.Map(l, dst);
+      b.MovePage(l, src, dst);
+      ++moves;
+    } else {  // erase a block whose valid pages are trimmed first
+      const uint64_t blk = rng.Uniform(g.blocks());
+      for (uint64_t p = blk * g.pages_per_block; p < (blk + 1) * g.pages_per_block; ++p) {
+        if (!a.IsValid(flash::Ppn{p})) continue;
+        a.Unmap(a.LpnAt(flash::Ppn{p}), false);
+        b.Unmap(b.LpnAt(flash::Ppn{p}), false);
+      }
+      a.ResetBlock(blk);
+      b.ResetBlock(blk);
+      next_free[blk] = 0;
+    }
+    if (step % 97 == 0 || step == 19999) {
+      for (uint64_t x = 0; x < logical; ++x) ASSERT_EQ(a.Lookup(Lpn{x}), b.Lookup(Lpn{x})) << "step " << step;
+      for (uint64_t p = 0; p < pages; ++p) {
+        ASSERT_EQ(a.LpnAt(flash::Ppn{p}), b.LpnAt(flash::Ppn{p})) << "step " << step << " ppn " << p;
+        ASSERT_EQ(b.IsValid(flash::Ppn{p}), b.IsValidByTables(flash::Ppn{p})) << "step " << step << " ppn " << p;
+        ASSERT_EQ(a.IsValid(flash::Ppn{p}), b.IsValid(flash::Ppn{p})) << "step " << step << " ppn " << p;
+      }
+    }
+  }
+  EXPECT_GT(moves, 1000u);
+}
+
 // kBlock mode keeps no valid bits: NextValid follows the tables' rule.
 TEST(Mapping, BlockModeNextValidFollowsTheTables) {
   const flash::Geometry g = Geo();
