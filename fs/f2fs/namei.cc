@@ -89,60 +89,40 @@ sim::Task<FsStatus> Namei::Mkdir(std::string_view path) {
   co_return FsStatus{true, Errno::kOk};
 }
 
-sim::Task<FsStatus> Namei::Unlink(std::string_view path) {
-  co_await host_->BalanceFs();
-  ParentRef p = co_await ns_->LookupParent(path);
-  if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
-  if (p.name.empty()) co_return FsStatus{false, Errno::kIsDir};
-  Inode* dir = p.dir.get();
-  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
-  co_await dir->lock.LockExclusive();
-  vfs::ExclusiveLock g(&dir->lock);
-  std::optional<DentryLoc> loc = co_await ns_->DirLookup(dir, p.name);
-  if (!loc) co_return FsStatus{false, Errno::kNoEnt};
-  if (loc->type == FileType::kDir) co_return FsStatus{false, Errno::kIsDir};
-  if (p.dir_required) co_return FsStatus{false, Errno::kNotDir};  // "file/"
-  Inode* t0 = co_await ns_->GetInode(loc->ino);
-  CHECK(t0 != nullptr);
-  InodeRef t(itab_, t0);
-  co_await t->lock.LockExclusive();
-  vfs::ExclusiveLock tg(&t->lock);
-  vfs::SharedLock cp = co_await cpm_->LockOp();
-  loc = co_await ns_->DirLookup(dir, p.name);
-  CHECK(loc.has_value());
-  co_await ns_->RemoveLink(dir, *loc);
-  co_await ns_->DropLink(t.get());
-  durability_->OnUnlink(dir->ino, t->ino, p.name, /*is_dir=*/false);
-  if (jcm_) co_await jcm_->Cpu();
-  if (t->unlinked && t->refs == 1) co_await host_->FreeInode(t.get());
-  co_return FsStatus{true, Errno::kOk};
-}
+sim::Task<FsStatus> Namei::Unlink(std::string_view path) { return RemoveName(path, /*is_dir=*/false); }
 
-sim::Task<FsStatus> Namei::Rmdir(std::string_view path) {
+sim::Task<FsStatus> Namei::Rmdir(std::string_view path) { return RemoveName(path, /*is_dir=*/true); }
+
+sim::Task<FsStatus> Namei::RemoveName(std::string_view path, bool is_dir) {
   co_await host_->BalanceFs();
   ParentRef p = co_await ns_->LookupParent(path);
   if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
-  if (p.name.empty()) co_return FsStatus{false, Errno::kInval};
+  if (p.name.empty()) co_return FsStatus{false, is_dir ? Errno::kInval : Errno::kIsDir};
   Inode* dir = p.dir.get();
   if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
   co_await dir->lock.LockExclusive();
   vfs::ExclusiveLock g(&dir->lock);
   std::optional<DentryLoc> loc = co_await ns_->DirLookup(dir, p.name);
   if (!loc) co_return FsStatus{false, Errno::kNoEnt};
-  if (loc->type != FileType::kDir) co_return FsStatus{false, Errno::kNotDir};
+  if (is_dir) {
+    if (loc->type != FileType::kDir) co_return FsStatus{false, Errno::kNotDir};
+  } else {
+    if (loc->type == FileType::kDir) co_return FsStatus{false, Errno::kIsDir};
+    if (p.dir_required) co_return FsStatus{false, Errno::kNotDir};  // "file/"
+  }
   Inode* t0 = co_await ns_->GetInode(loc->ino);
   CHECK(t0 != nullptr);
   InodeRef t(itab_, t0);
   co_await t->lock.LockExclusive();
   vfs::ExclusiveLock tg(&t->lock);
-  if (!co_await ns_->DirEmpty(t.get())) co_return FsStatus{false, Errno::kNotEmpty};
+  if (is_dir && !co_await ns_->DirEmpty(t.get())) co_return FsStatus{false, Errno::kNotEmpty};
   vfs::SharedLock cp = co_await cpm_->LockOp();
   loc = co_await ns_->DirLookup(dir, p.name);
   CHECK(loc.has_value());
   co_await ns_->RemoveLink(dir, *loc);
   co_await ns_->DropLink(t.get());
-  --MutI(dir).links;
-  durability_->OnUnlink(dir->ino, t->ino, p.name, /*is_dir=*/true);
+  if (is_dir) --MutI(dir).links;
+  durability_->OnUnlink(dir->ino, t->ino, p.name, is_dir);
   if (jcm_) co_await jcm_->Cpu();
   if (t->unlinked && t->refs == 1) co_await host_->FreeInode(t.get());
   co_return FsStatus{true, Errno::kOk};

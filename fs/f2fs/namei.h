@@ -79,6 +79,10 @@ class Namei {
   sim::Task<FsStatus> Link(std::string_view existing, std::string_view new_path);
 
  private:
+  // unlink (is_dir false) and rmdir (true): the same locks, lookups and
+  // removal; rmdir also needs an empty directory and drops the parent's
+  // link count.
+  sim::Task<FsStatus> RemoveName(std::string_view path, bool is_dir);
   const InodeFields& I(const Inode* inode) const { return nodes_->I(inode); }
   InodeFields& MutI(Inode* inode) { return nodes_->MutI(inode); }
 
