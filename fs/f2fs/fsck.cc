@@ -228,8 +228,8 @@ sim::Status Fsck::Run() const {
             c.Fail(fmt::format("{}: '..' is {}, parent is {}", what, e.ino.v, parent.v));
           return;
         }
-        if (e.hash != DentryHash(n)) c.Fail(fmt::format("{}: dentry '{}' has a wrong hash", what, n));
-        if (!inline_area && e.hash % DirBucketsOf(level) != bucket)
+        if (d.hashes[s] != DentryHash(n)) c.Fail(fmt::format("{}: dentry '{}' has a wrong hash", what, n));
+        if (!inline_area && d.hashes[s] % DirBucketsOf(level) != bucket)
           c.Fail(fmt::format("{}: dentry '{}' in the wrong bucket", what, n));
         ++links[e.ino.v];
         if (e.type == FileType::kDir) ++subdirs[ino.v];

@@ -180,8 +180,8 @@ TEST(DentryArrayTest, FindAgreesWithAWalkOverTheEntries) {
   std::map<std::string, int> present;
   auto walk = [&](std::string_view name, uint32_t hash) {
     int found = -1;
-    d.ForEach([&](uint32_t s, const Dentry& e) {
-      if (found < 0 && e.hash == hash && d.NameAt(s) == name) found = static_cast<int>(s);
+    d.ForEach([&](uint32_t s, const Dentry&) {
+      if (found < 0 && d.hashes[s] == hash && d.NameAt(s) == name) found = static_cast<int>(s);
     });
     return found;
   };

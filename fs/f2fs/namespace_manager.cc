@@ -222,7 +222,7 @@ sim::Task<Errno> NamespaceManager::ConvertInlineDir(Inode* dir) {
   auto blk = std::make_shared<DentryBlock>();
   const DentryArray& src = *dir->ipage->blk->inline_dents;
   src.ForEach([&](uint32_t s, const Dentry& d) {
-    blk->d.Insert(static_cast<int>(s), src.NameAt(s), d.hash, d.ino, d.type);
+    blk->d.Insert(static_cast<int>(s), src.NameAt(s), src.hashes[s], d.ino, d.type);
   });
   // Block 0 is i_addr[0] of the inode.
   if (!host_->IncValidBlocks(1)) co_return Errno::kNoSpc;

@@ -82,7 +82,7 @@ void DentryArray::Insert(int slot, std::string_view name, uint32_t hash, Nid ino
     CHECK(!used[slot + i]) << "dentry slot in use";
     used[slot + i] = 1;
   }
-  dentries[slot] = Dentry{hash, ino, static_cast<uint16_t>(name.size()), type};
+  dentries[slot] = Dentry{ino, static_cast<uint16_t>(name.size()), type};
   hashes[slot] = hash;
   // Names longer than one slot continue into the following slots' name bytes.
   std::memcpy(&names[static_cast<size_t>(slot) * kSlotLen], name.data(), name.size());

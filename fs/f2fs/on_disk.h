@@ -130,17 +130,17 @@ struct DataBlock final : BlockData {
 
 enum class FileType : uint8_t { kUnknown = 0, kRegular = 1, kDir = 2 };
 
+// A dentry's hash is kept apart, in DentryArray::hashes.
 struct Dentry {
-  uint32_t hash = 0;
   Nid ino;
   uint16_t name_len = 0;
   FileType type = FileType::kUnknown;
 };
 
-// A dentry area: `nr_slots` slots, each a Dentry plus 8 name bytes; a name
+// A dentry area: `nr_slots` slots, each a Dentry, a hash and 8 name bytes; a name
 // of n bytes takes ceil(n/8) consecutive slots (the first holds the Dentry;
-// every other slot's Dentry is the default one — Insert and Remove keep
-// that, and Find relies on it).
+// every other slot's Dentry and hash are the defaults — Insert and Remove
+// keep that, and Find relies on it).
 // Used for dentry blocks (214 slots) and inline dentries (182 slots).
 struct DentryArray {
   explicit DentryArray(uint32_t slots = kDentrySlotsPerBlock) : nr_slots(slots) {}
@@ -151,8 +151,8 @@ struct DentryArray {
   std::vector<uint8_t> used;  // bitmap, one byte per slot
   std::vector<Dentry> dentries;
   std::vector<char> names;
-  // dentries[s].hash for every stored slot, contiguous: Find compares
-  // these four at a time (a third of the bytes of a scan over Dentries).
+  // The entries' hashes, one per stored slot (0 where no entry starts),
+  // apart from the Dentries so that Find compares them four at a time.
   std::vector<uint32_t> hashes;
   uint32_t stored_slots() const { return static_cast<uint32_t>(used.size()); }
 
