@@ -54,6 +54,56 @@ void BM_ScheduleDispatch(benchmark::State& state) {
 }
 BENCHMARK(BM_ScheduleDispatch)->Arg(16)->Arg(256)->Arg(4096)->Unit(benchmark::kMillisecond);
 
+// The same with the delays a device model uses: each event reschedules
+// itself one of a few fixed delays ahead (a page's bus transfer, two
+// pages', a command cycle, tR, tPROG, tBERS), drawn with the frequencies
+// of the 4 KiB random-write steady state (configs/bench/randwrite_steady.yaml).
+class FixedDelayTicker {
+ public:
+  FixedDelayTicker(EventQueue* q, uint64_t seed) : q_(q), x_(seed | 1) {}
+  void Start() { q_->ScheduleIn(&ev_, Ns(Step())); }
+  void Tick() {
+    if (--remaining_ > 0) q_->ScheduleIn(&ev_, Ns(Step()));
+  }
+  int64_t remaining_ = 0;
+
+ private:
+  int64_t Step() {
+    x_ ^= x_ << 13;
+    x_ ^= x_ >> 7;
+    x_ ^= x_ << 17;
+    // Per 1024: 429 transfers, 273 tPROG, 178 tR, 117 command cycles, 26 two-page transfers, 1 tBERS.
+    const uint64_t r = x_ & 1023;
+    if (r < 429) return 12'301;
+    if (r < 702) return 750'000;
+    if (r < 880) return 75'000;
+    if (r < 997) return 1'024;
+    if (r < 1023) return 24'602;
+    return 3'800'000;
+  }
+  EventQueue* q_;
+  uint64_t x_;
+  MemberEvent<FixedDelayTicker, &FixedDelayTicker::Tick> ev_{this};
+};
+
+void BM_ScheduleDispatchFixedDelays(benchmark::State& state) {
+  const int components = static_cast<int>(state.range(0));
+  const int64_t per = 1 << 20;
+  uint64_t total = 0;
+  for (auto _ : state) {
+    EventQueue q;
+    std::vector<std::unique_ptr<FixedDelayTicker>> t;
+    for (int i = 0; i < components; ++i) {
+      t.push_back(std::make_unique<FixedDelayTicker>(&q, 0x9e3779b97f4a7c15ULL * (i + 1)));
+      t.back()->remaining_ = per / components;
+      t.back()->Start();
+    }
+    total += q.Run();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(total));
+}
+BENCHMARK(BM_ScheduleDispatchFixedDelays)->Arg(64)->Arg(256)->Arg(4096)->Unit(benchmark::kMillisecond);
+
 Task<> Sleeper(EventQueue* q, int n) {
   for (int i = 0; i < n; ++i) co_await Delay(q, Ns(100 + (i & 63)));
 }
