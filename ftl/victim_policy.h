@@ -18,7 +18,8 @@
 // - No allocation per call once constructed.
 //
 // Implementations (one .cc each), listed in VictimPolicies():
-//   greedy        fewest valid pages; O(1) via per-group valid-count buckets
+//   greedy        fewest valid pages (ties: first to reach its count); one key
+//                 per unit, or O(1) per-group valid-count buckets
 //   cost_benefit  max (1-u)/(2u) * age, u = valid fraction, age in pages
 //                 written since the unit filled (LFS cost-benefit); O(candidates)
 //   fifo          the unit that filled first

@@ -29,9 +29,19 @@ flash::Geometry SmallGeometry() {
   return g;
 }
 
+// Groups of no more units than a unit has pages (greedy keeps one key per
+// unit there; SmallGeometry's groups take its buckets).
+flash::Geometry SquareGeometry() {
+  flash::Geometry g = SmallGeometry();
+  g.blocks_per_plane = 16;
+  g.pages_per_block = 16;
+  return g;
+}
+
 class Harness {
  public:
-  Harness(const std::string& name, uint32_t d, uint64_t seed) : blocks_(SmallGeometry()) {
+  Harness(const std::string& name, uint32_t d, uint64_t seed, const flash::Geometry& geo)
+      : blocks_(geo) {
     VictimPolicyContext ctx;
     ctx.blocks = &blocks_;
     CHECK(sim::SetKey(sim::SchemaOf<FtlConfig>(), &cfg_, "d_choices.d", std::to_string(d)).ok());
@@ -54,10 +64,14 @@ class Harness {
       blocks_.ProgramDone(p);
     }
     EXPECT_EQ(blocks_.state(u), UnitState::kFull);
+    reached_[u] = ++calls_;
     candidates_[g].insert(u);
     order_[g].push_back(u);
   }
-  void Invalidate(UnitId u) { blocks_.RemoveValid(u); }
+  void Invalidate(UnitId u) {
+    blocks_.RemoveValid(u);
+    reached_[u] = ++calls_;
+  }
   void EraseVictim(UnitId u) {
     while (blocks_.valid(u) > 0) blocks_.RemoveValid(u);
     blocks_.Erase(u);
@@ -68,13 +82,17 @@ class Harness {
   std::unique_ptr<VictimPolicy> policy_;
   std::map<uint32_t, std::set<UnitId>> candidates_;
   std::map<uint32_t, std::vector<UnitId>> order_;  // close order
+  // When each candidate reached its current valid count (a call counter).
+  std::map<UnitId, uint64_t> reached_;
+  uint64_t calls_ = 0;
 };
 
 // Runs a random scenario; returns the victims chosen. `check` validates each
 // choice against the candidates (as they were just before selection).
 template <class Check>
-std::vector<UnitId> RunScenario(const std::string& name, uint32_t d, uint64_t seed, Check check) {
-  Harness h(name, d, seed);
+std::vector<UnitId> RunScenario(const std::string& name, uint32_t d, uint64_t seed, Check check,
+                                const flash::Geometry& geo = SmallGeometry()) {
+  Harness h(name, d, seed, geo);
   sim::Rng rng(seed, "scenario");
   std::vector<UnitId> victims;
   for (uint32_t g = 0; g < 2; ++g) {
@@ -159,6 +177,24 @@ TEST(VictimPolicy, GreedyPicksFewestValid) {
   });
 }
 
+// Among the fewest valid, the unit that reached that count first; the same
+// in groups of many units (buckets) and of few (one key per unit), and the
+// victims repeat run to run.
+TEST(VictimPolicy, GreedyBreaksTiesByWhoReachedTheCountFirstInEveryGroupShape) {
+  for (const flash::Geometry& geo : {SmallGeometry(), SquareGeometry()}) {
+    auto exact = [](Harness& h, uint32_t, const std::set<UnitId>& c, UnitId v) {
+      for (UnitId u : c) {
+        const auto mine = std::make_pair(h.blocks_.valid(v), h.reached_.at(v));
+        const auto other = std::make_pair(h.blocks_.valid(u), h.reached_.at(u));
+        EXPECT_LE(mine, other) << "victim " << v << " over unit " << u;
+      }
+    };
+    const auto a = RunScenario("greedy", 1, 11, exact, geo);
+    EXPECT_GT(a.size(), 100u);
+    EXPECT_EQ(a, RunScenario("greedy", 1, 11, exact, geo));
+  }
+}
+
 TEST(VictimPolicy, DChoicesWithLargeDPicksFewestValid) {
   RunScenario("d_choices", 2000, 3, [](Harness& h, uint32_t, const std::set<UnitId>& c, UnitId v) {
     EXPECT_EQ(h.blocks_.valid(v), MinValid(h, c));
@@ -190,7 +226,7 @@ TEST(VictimPolicy, RandomSpreadsOverCandidates) {
   for (const char* name : {"random", "d_choices"}) {
     std::map<uint32_t, int> hits;
     for (uint64_t seed = 1; seed <= 200; ++seed) {
-      Harness h(name, 1, seed);
+      Harness h(name, 1, seed, SmallGeometry());
       for (int i = 0; i < 10; ++i) h.FillUnit(0);
       hits[h.blocks_.SelectVictim(0)]++;
     }
