@@ -11,6 +11,7 @@ namespace fs::f2fs {
 void InodeTable::Retire(Inode* in) {
   auto it = inodes_.find(in->ino.v);
   CHECK(it != inodes_.end());
+  by_ino_[in->ino.v] = nullptr;
   retired_.push_back(std::move(it->second));
   inodes_.erase(it);
 }
@@ -23,8 +24,7 @@ void InodeTable::DropRetired(Inode* in) {
 
 void InodeTable::ClearTransDir() {
   for (const uint32_t ino : trans_dir_inos_) {
-    auto it = inodes_.find(ino);
-    if (it != inodes_.end()) it->second->trans_dir = false;
+    if (Inode* in = Find(Nid{ino})) in->trans_dir = false;
   }
   trans_dir_inos_.clear();
 }
