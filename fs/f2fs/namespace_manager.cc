@@ -204,7 +204,9 @@ sim::Task<std::optional<DentryLoc>> NamespaceManager::DirLookup(Inode* dir, std:
     const uint32_t nb = DirBuckets(level), nblk = BucketBlocks(level);
     const uint64_t bidx = DirBlockIndex(level, hash % nb);
     for (uint64_t b = bidx; b < bidx + nblk; ++b) {
-      DataPage* p = co_await GetDentryPage(dir, b, false, nullptr);
+      // A cached block without a coroutine call (GetDentryPage's own first step).
+      DataPage* p = host_->FindDataPage(dir, b);
+      if (!p) p = co_await GetDentryPage(dir, b, false, nullptr);
       if (!p) continue;
       ++searched;
       const int s = p->dents->d.Find(name, hash);
