@@ -4,21 +4,33 @@
 
 namespace fs::f2fs {
 
-DataPage* DataPages::Find(Inode* inode, uint64_t index) {
+namespace {
+DataPage* Cached(const Inode* inode, uint64_t index) {
+  if (index < inode->page_at.size()) return inode->page_at[index];
+  if (index < Inode::kPageAtLimit) return nullptr;
   auto it = inode->pages.find(index);
-  if (it == inode->pages.end()) return nullptr;
-  cache_->Touch(it->second.get());
-  return it->second.get();
+  return it == inode->pages.end() ? nullptr : it->second.get();
+}
+}  // namespace
+
+DataPage* DataPages::Find(Inode* inode, uint64_t index) {
+  DataPage* p = Cached(inode, index);
+  if (p != nullptr) cache_->Touch(p);
+  return p;
 }
 
 DataPage* DataPages::New(Inode* inode, uint64_t index) {
-  CHECK(!inode->pages.count(index));
+  CHECK(Cached(inode, index) == nullptr);
   cache_->Admit();
   auto p = std::make_unique<DataPage>();
   p->ino = inode->ino;
   p->index = index;
   DataPage* raw = p.get();
   inode->pages[index] = std::move(p);
+  if (index < Inode::kPageAtLimit) {
+    if (index >= inode->page_at.size()) inode->page_at.resize(index + 1, nullptr);
+    inode->page_at[index] = raw;
+  }
   cache_->MaybeLru(raw);
   return raw;
 }
@@ -29,7 +41,17 @@ void DataPages::Drop(Inode* inode, uint64_t index) {
   ClearDirty(inode, it->second.get());
   std::unique_ptr<DataPage> owned = std::move(it->second);
   inode->pages.erase(it);
+  if (index < inode->page_at.size()) inode->page_at[index] = nullptr;
   cache_->Detach(std::move(owned));
+}
+
+std::unique_ptr<DataPage> DataPages::Unlink(Inode* inode, DataPage* p) {
+  auto it = inode->pages.find(p->index);
+  CHECK(it != inode->pages.end() && it->second.get() == p);
+  std::unique_ptr<DataPage> owned = std::move(it->second);
+  inode->pages.erase(it);
+  if (p->index < inode->page_at.size()) inode->page_at[p->index] = nullptr;
+  return owned;
 }
 
 void DataPages::SetDirty(Inode* inode, DataPage* p) {
@@ -38,7 +60,7 @@ void DataPages::SetDirty(Inode* inode, DataPage* p) {
   cache_->LruRemove(p);
   ++inode->dirty_pages;
   inode->dirty_index.insert(p->index);
-  if (nodes_->I(inode).is_dir) {
+  if (inode->is_dir) {
     ++dirty_dentry_pages_;
     dirty_dirs_.insert(inode->ino.v);
     return;
@@ -51,7 +73,7 @@ void DataPages::ClearDirty(Inode* inode, DataPage* p) {
   p->dirty = false;
   --inode->dirty_pages;
   inode->dirty_index.erase(p->index);
-  if (nodes_->I(inode).is_dir) {
+  if (inode->is_dir) {
     --dirty_dentry_pages_;
     if (inode->dirty_pages == 0) dirty_dirs_.erase(inode->ino.v);
   } else {

@@ -8,7 +8,9 @@
 // - Find(inode, index) is the cached page (marked recently used) or null;
 //   New admits a page to the cache (the cache may evict clean pages to make
 //   room) and puts it on the LRU; Drop takes a page out (cleaned first),
-//   leaving it to the cache as a zombie while pinned or under writeback.
+//   leaving it to the cache as a zombie while pinned or under writeback;
+//   Unlink hands an evicted page over to the cache. These three are the
+//   only writers of an Inode's `pages` and `page_at`.
 // - SetDirty / ClearDirty keep the file's dirty count and dirty index, and
 //   either the dentry accounting (a directory: the dirty dentry page count
 //   and the set of directories with dirty dentry pages, which a checkpoint
@@ -53,6 +55,8 @@ class DataPages {
   DataPage* Find(Inode* inode, uint64_t index);
   DataPage* New(Inode* inode, uint64_t index);
   void Drop(Inode* inode, uint64_t index);
+  // Takes a clean page the page cache evicts out of its file.
+  std::unique_ptr<DataPage> Unlink(Inode* inode, DataPage* p);
   void SetDirty(Inode* inode, DataPage* p);
   void ClearDirty(Inode* inode, DataPage* p);
   static DataBlock& MutBytes(DataPage* p);

@@ -468,7 +468,7 @@ sim::Task<Errno> DataPath::WriteDataPage(Inode* inode, DataPage* p, bool hot, bo
   }
   if (!dn.np) co_return dn.err == Errno::kOk ? Errno::kNoSpc : dn.err;
   if (!p->dirty || p->zombie) co_return Errno::kOk;
-  const bool is_dir = I(inode).is_dir;
+  const bool is_dir = inode->is_dir;
   const BlockAddr old = dn.np->blk->Addr(dn.ofs);
   const bool gc = p->gcing;  // moved by background cleaning: never in place (f2fs_should_update_outplace)
   const bool direct = p->direct;
@@ -552,7 +552,7 @@ sim::Task<void> DataPath::WritebackInode(Inode* inode, uint64_t max_pages, bool 
     vfs::SharedLock cp;
     if (!from_cp) cp = co_await cpm_->LockOp();
     const bool hot = inode->dirty_pages <= cfg_.min_hot_blocks;
-    WriteBatcher wb(io_, I(inode).is_dir ? Io::kDentry : Io::kData, wait ? &batch : nullptr);
+    WriteBatcher wb(io_, inode->is_dir ? Io::kDentry : Io::kData, wait ? &batch : nullptr);
     std::vector<uint64_t> idxs;
     for (uint64_t idx : inode->dirty_index) {
       if (idxs.size() >= max_pages) break;

@@ -606,8 +606,8 @@ sim::Task<FsResult<Fd>> F2fs::Open(std::string_view path, uint32_t flags) {
   const bool want_write = (flags & (kWrOnly | kRdWr)) != 0;
   InodeRef target = std::move(t.value);
   Inode* in = target.get();
-  if ((flags & kDirectory) && !I(in).is_dir) co_return FsResult<Fd>{-1, Errno::kNotDir};
-  if ((flags & kTrunc) && want_write && !I(in).is_dir && StatOf(in).size > 0) {
+  if ((flags & kDirectory) && !in->is_dir) co_return FsResult<Fd>{-1, Errno::kNotDir};
+  if ((flags & kTrunc) && want_write && !in->is_dir && StatOf(in).size > 0) {
     co_await in->lock.LockExclusive();
     vfs::ExclusiveLock g(&in->lock);
     const Errno e = TxManager::Running(in) ? co_await txm_->Truncate(in, 0) : co_await DoTruncate(in, 0);
@@ -648,7 +648,7 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPread(Fd fd, int64_t offset, std::span<uin
   if (flags & kWrOnly) co_return FsResult<uint64_t>{0, Errno::kBadF};
   InodeRef ref(&itab_, of.value->inode);
   Inode* in = ref.get();
-  if (I(in).is_dir) co_return FsResult<uint64_t>{0, Errno::kIsDir};
+  if (in->is_dir) co_return FsResult<uint64_t>{0, Errno::kIsDir};
   co_await in->lock.LockShared();
   vfs::SharedLock g(&in->lock);
   uint64_t off;
@@ -685,7 +685,7 @@ sim::Task<FsResult<uint64_t>> F2fs::DoPwrite(Fd fd, int64_t offset, std::span<co
   if (!(flags & (kWrOnly | kRdWr))) co_return FsResult<uint64_t>{0, Errno::kBadF};
   InodeRef ref(&itab_, of.value->inode);
   Inode* in = ref.get();
-  if (I(in).is_dir) co_return FsResult<uint64_t>{0, Errno::kIsDir};
+  if (in->is_dir) co_return FsResult<uint64_t>{0, Errno::kIsDir};
   co_await BalanceFs();
   co_await BalanceDirtyPages();
   co_await in->lock.LockExclusive();
@@ -743,7 +743,7 @@ sim::Task<FsStatus> F2fs::Ftruncate(Fd fd, uint64_t size) {
   if (!(of.value->flags & (kWrOnly | kRdWr))) co_return FsStatus{false, Errno::kInval};
   InodeRef ref(&itab_, of.value->inode);
   Inode* in = ref.get();
-  if (I(in).is_dir) co_return FsStatus{false, Errno::kIsDir};
+  if (in->is_dir) co_return FsStatus{false, Errno::kIsDir};
   co_await BalanceFs();
   co_await in->lock.LockExclusive();
   vfs::ExclusiveLock g(&in->lock);
@@ -760,7 +760,7 @@ sim::Task<FsStatus> F2fs::Truncate(std::string_view path, uint64_t size) {
   if (!in0) co_return FsStatus{false, Errno::kNoEnt};
   InodeRef ref(&itab_, in0);
   Inode* in = ref.get();
-  if (I(in).is_dir) co_return FsStatus{false, Errno::kIsDir};
+  if (in->is_dir) co_return FsStatus{false, Errno::kIsDir};
   co_await BalanceFs();
   co_await in->lock.LockExclusive();
   vfs::ExclusiveLock g(&in->lock);
@@ -865,7 +865,7 @@ sim::Task<FsStatus> F2fs::Sync() {
   co_await Cpu(cfg_.cpu.syscall);
   std::vector<Nid> inos;
   for (const auto& [ino, in] : itab_.all())
-    if (in->dirty_pages > 0 && !I(in.get()).is_dir) inos.push_back(in->ino);
+    if (in->dirty_pages > 0 && !in->is_dir) inos.push_back(in->ino);
   std::sort(inos.begin(), inos.end());
   for (Nid ino : inos) {
     Inode* in = FindInode(ino);
@@ -889,7 +889,7 @@ sim::Task<FsStatus> F2fs::Unmount() {
   while (threads_running_ > 0 && !dead_) co_await threads_wq_.Wait();
   std::vector<Nid> inos;
   for (const auto& [ino, in] : itab_.all())
-    if (in->dirty_pages > 0 && !I(in.get()).is_dir) inos.push_back(in->ino);
+    if (in->dirty_pages > 0 && !in->is_dir) inos.push_back(in->ino);
   std::sort(inos.begin(), inos.end());
   for (Nid ino : inos) {
     Inode* in = FindInode(ino);

@@ -385,6 +385,7 @@ class F2fs final : public FileSystem,
   uint64_t gc_moved_blocks() const;
   uint64_t gc_moved_bg_blocks() const { return stats_.gc_moved_bg.value(); }
   uint64_t ipu_blocks() const { return stats_.ipu_blocks.value(); }
+  uint64_t evicted_pages() const { return stats_.evicted_pages.value(); }
   uint64_t ssr_allocations() const { return stats_.ssr_blocks.value(); }
   const DiscardQueue& discards() const { return *dq_; }
   const sim::Histogram& fsync_latency() const { return fsm_->stats().total; }

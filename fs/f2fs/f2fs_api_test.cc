@@ -248,6 +248,66 @@ TEST_F(F2fsApiTest, LargeFileThroughDoubleIndirectNodes) {
   s_.ExpectCheck();
 }
 
+// A file's cached pages are found by index in two ways (a direct array
+// below Inode::kPageAtLimit, the map above it): pages on both sides of the
+// limit read back after the memory limit evicted them, after a truncate
+// dropped some, and after drop_caches, and an evicted page is read from the
+// device again.
+TEST(F2fsPageLookupTest, PagesAroundTheDirectIndexLimitSurviveEvictionTruncateAndDrop) {
+  F2fsConfig cfg = testing::TestConfig();
+  cfg.page_cache.memory = sim::MiB(1);
+  Stack s(256ull << 20, cfg);
+  s.FormatAndMount();
+  const uint64_t lim = Inode::kPageAtLimit;
+  const uint64_t idxs[] = {0, 1, lim - 3, lim - 1, lim, lim + 1, lim + 7};
+  const Fd fd = s.Run(s.fs().Open("/a", kCreat | kRdWr)).value;
+  uint32_t seed = 30;
+  for (uint64_t idx : idxs) {
+    const auto d = Pattern(kBlockSize, seed++);
+    ASSERT_EQ(s.Run(s.fs().Pwrite(fd, idx * kBlockSize, d, d.size())).value, d.size());
+  }
+  ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+  const auto read_page = [&](uint64_t idx) {
+    std::vector<uint8_t> out(kBlockSize, 0xEE);
+    EXPECT_EQ(s.Run(s.fs().Pread(fd, idx * kBlockSize, out)).value, kBlockSize) << idx;
+    return out;
+  };
+  const auto expect_all = [&](uint64_t below) {
+    uint32_t k = 30;
+    for (uint64_t idx : idxs) {
+      const auto want = Pattern(kBlockSize, k++);
+      if (idx < below) EXPECT_EQ(read_page(idx), want) << idx;
+    }
+  };
+  expect_all(UINT64_MAX);
+  // Another file's 2 MiB pushes /a's clean pages out of the 1 MiB cache.
+  const Fd b = s.Run(s.fs().Open("/b", kCreat | kRdWr)).value;
+  const auto big = Pattern(2 << 20, 99);
+  ASSERT_EQ(s.Run(s.fs().Pwrite(b, 0, big, big.size())).value, big.size());
+  ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+  std::vector<uint8_t> back(big.size());
+  EXPECT_EQ(s.Run(s.fs().Pread(b, 0, back)).value, big.size());
+  EXPECT_GT(s.fs().evicted_pages(), std::size(idxs));
+  uint64_t before = s.device().bytes(ssd::BlockOp::kRead);
+  expect_all(UINT64_MAX);
+  EXPECT_GE(s.device().bytes(ssd::BlockOp::kRead) - before, std::size(idxs) * kBlockSize);
+  before = s.device().bytes(ssd::BlockOp::kRead);
+  expect_all(UINT64_MAX);  // cached again
+  EXPECT_EQ(s.device().bytes(ssd::BlockOp::kRead), before);
+  // A truncate to the limit drops the pages at and above it: they read as
+  // a hole when the file grows back.
+  ASSERT_TRUE(s.Run(s.fs().Ftruncate(fd, lim * kBlockSize)).ok());
+  ASSERT_TRUE(s.Run(s.fs().Ftruncate(fd, (lim + 8) * kBlockSize)).ok());
+  expect_all(lim);
+  for (uint64_t idx : {lim, lim + 1, lim + 7}) EXPECT_EQ(read_page(idx), std::vector<uint8_t>(kBlockSize, 0)) << idx;
+  ASSERT_TRUE(s.Run(s.fs().Sync()).ok());
+  ASSERT_TRUE(s.fs().DropCaches().ok());
+  expect_all(lim);
+  s.Run(s.fs().Close(fd));
+  s.Run(s.fs().Close(b));
+  s.ExpectCheck();
+}
+
 // On Linux a pwrite on an O_APPEND descriptor appends, whatever its offset
 // (pwrite(2), BUGS), as memfs and the ext4 model do.
 TEST_F(F2fsApiTest, PwriteOnAnAppendDescriptorAppends) {

@@ -18,11 +18,7 @@ std::unique_ptr<vfs::CachedPage> F2fs::Evict(vfs::CachedPage* cp) {
   DataPage* dp = static_cast<DataPage*>(p);
   Inode* inode = FindInode(dp->ino);
   CHECK(inode != nullptr) << "cached page of unknown inode " << dp->ino.v;
-  auto it = inode->pages.find(dp->index);
-  CHECK(it != inode->pages.end() && it->second.get() == dp);
-  std::unique_ptr<vfs::CachedPage> owned = std::move(it->second);
-  inode->pages.erase(it);
-  return owned;
+  return dp_->Unlink(inode, dp);
 }
 
 FsStatus F2fs::DropCaches() {

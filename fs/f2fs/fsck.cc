@@ -371,6 +371,8 @@ sim::Status Fsck::Run() const {
         return sim::Status::InvalidInput(fmt::format("fsck: dirty list of inode {} is corrupt", ino));
     }
     if (n != in->dirty_nodes.count) return sim::Status::InvalidInput("fsck: dirty node count mismatch");
+    if (in->ipage != nullptr && in->ipage->blk->inode && in->is_dir != in->ipage->blk->inode->is_dir)
+      return sim::Status::InvalidInput(fmt::format("fsck: in-memory inode {} disagrees with its block on is_dir", ino));
   }
   for (uint32_t nid : cache_->dirty()) {
     const NodePage* np = cache_->Peek(Nid{nid});

@@ -90,7 +90,7 @@ sim::Task<Errno> FsyncManager::SyncFile(Inode* inode, bool datasync) {
   }
   bool go_write = false;
   sim::SimTime t_data = t0, t_node = t0;
-  if (I(inode).is_dir) {
+  if (inode->is_dir) {
     go_write = true;
   } else {
     // Small fsyncs and fdatasync update in place (FI_NEED_IPU).

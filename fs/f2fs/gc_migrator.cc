@@ -144,7 +144,7 @@ sim::Task<uint32_t> GcMigrator::Migrate(uint32_t sec, bool fg) {
       if (!p) {
         p = dp_->New(in, m.index);
         const BlockPtr& c = image_->Read(m.addr);
-        if (I(in).is_dir) {
+        if (in->is_dir) {
           CHECK(c && c->type == BlockData::Type::kDentry) << "dentry block " << m.addr.v << " is not one";
           p->dents = std::const_pointer_cast<DentryBlock>(std::static_pointer_cast<const DentryBlock>(c));
         } else if (c && c->type == BlockData::Type::kData) {

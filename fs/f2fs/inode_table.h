@@ -80,11 +80,22 @@ struct Inode {
   Inode(sim::EventQueue* q, vfs::LockClass* i_rwsem) : lock(q, i_rwsem) {}
   Nid ino;
   NodePage* ipage = nullptr;  // pinned while the Inode exists
+  // The inode block's is_dir (a file's type never changes), kept here as
+  // the kernel keeps i_mode in the in-memory inode: the type checks of
+  // every path lookup read it without going through ipage to the block.
+  // InodeTable::Insert sets it.
+  bool is_dir = false;
   vfs::RwLock lock;                // i_rwsem
   uint32_t refs = 0;          // open files + operations in progress
   bool unlinked = false;      // no link left; freed at the last reference (orphan)
   bool freed = false;         // blocks and nodes released; deleted at the last reference
   std::map<uint64_t, std::unique_ptr<DataPage>> pages;
+  // The same pages by index, for indices below kPageAtLimit (null where
+  // none is cached; as long as the highest such index cached so far):
+  // DataPages::Find reads one slot instead of walking the map's nodes.
+  // DataPages::New and Drop, the only writers of `pages`, keep both.
+  static constexpr uint64_t kPageAtLimit = 4096;
+  std::vector<DataPage*> page_at;
   std::set<uint64_t> dirty_index;  // indices of dirty pages
   uint64_t dirty_pages = 0;
   // Flusher list (inodes with dirty data pages, oldest first).
@@ -124,6 +135,8 @@ class InodeTable {
   Inode* Insert(std::unique_ptr<Inode> in) {
     Inode* raw = in.get();
     CHECK(Find(raw->ino) == nullptr) << "inode " << raw->ino.v << " is already in the table";
+    CHECK(raw->ipage != nullptr && raw->ipage->blk->inode) << "inode " << raw->ino.v << " without its inode block";
+    raw->is_dir = raw->ipage->blk->inode->is_dir;
     if (raw->ino.v >= by_ino_.size()) by_ino_.resize(std::max<size_t>(raw->ino.v + 1, 2 * by_ino_.size()), nullptr);
     by_ino_[raw->ino.v] = raw;
     inodes_[raw->ino.v] = std::move(in);

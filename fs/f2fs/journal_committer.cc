@@ -156,7 +156,7 @@ sim::Task<void> JournalCommitter::Sync(uint64_t target) {
 
 sim::Task<Errno> JournalCommitter::Fsync(Inode* inode) {
   const sim::SimTime t0 = q_->now();
-  if (!nodes_->I(inode).is_dir) {
+  if (!inode->is_dir) {
     co_await host_->WritebackInode(inode, UINT64_MAX, /*wait=*/true, /*from_cp=*/false);
     // Data writes of this file others submitted complete too.
     while (inode->wb_writes > 0 && !host_->Dead()) co_await io_->write_done_wq().Wait();

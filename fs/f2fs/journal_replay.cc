@@ -205,7 +205,7 @@ sim::Task<bool> JournalReplay::ApplyRecord(const JournalRecord& r) {
       if (lt) {
         co_await ns_->SetLink(dt0, *lt, r.ino, type);
         co_await ns_->DropLink(dst.get());
-        if (I(dst.get()).is_dir) --MutI(dt0).links;
+        if (dst->is_dir) --MutI(dt0).links;
       } else if (co_await ns_->AddLink(dt0, r.name2, r.ino, type) != Errno::kOk) {
         co_return false;
       }

@@ -172,11 +172,13 @@ TEST(DentryArrayTest, InsertFindRemove) {
   EXPECT_EQ(kMaxInlineData, 3488u);
 }
 
-// Find against a walk over the entries, on random inserts and removes of
-// names of 1..40 bytes (1..5 slots), hashes colliding on purpose.
-TEST(DentryArrayTest, FindAgreesWithAWalkOverTheEntries) {
+// Find and FindRoom against walks over the slots, on random inserts and
+// removes of names of 1..40 bytes (1..5 slots): with hashes colliding on
+// purpose, and with the real hash (most lookups of absent names then end
+// at the filter, which many removes leave stale and rebuild).
+void CheckFindAndFindRoomAgainstWalks(uint32_t (*hash_of)(const std::string&), uint32_t nr_slots) {
   std::mt19937 rng(7);
-  DentryArray d(kDentrySlotsPerBlock);
+  DentryArray d(nr_slots);
   std::map<std::string, int> present;
   auto walk = [&](std::string_view name, uint32_t hash) {
     int found = -1;
@@ -185,8 +187,19 @@ TEST(DentryArrayTest, FindAgreesWithAWalkOverTheEntries) {
     });
     return found;
   };
-  auto hash_of = [](const std::string& n) { return DentryHash(n) % 4; };  // many collisions
+  auto room_walk = [&](uint32_t slots) {
+    uint32_t run = 0;
+    for (uint32_t s = 0; s < d.nr_slots; ++s) {
+      if (s < d.stored_slots() && d.used[s]) {
+        run = 0;
+        continue;
+      }
+      if (++run == slots) return static_cast<int>(s + 1 - slots);
+    }
+    return -1;
+  };
   for (int step = 0; step < 20000; ++step) {
+    for (uint32_t k = 1; k <= 6; ++k) ASSERT_EQ(d.FindRoom(k), room_walk(k)) << "step " << step << " run " << k;
     std::string name(1 + rng() % 40, 'a');
     for (char& c : name) c = static_cast<char>('a' + rng() % 3);
     const uint32_t h = hash_of(name);
@@ -208,6 +221,16 @@ TEST(DentryArrayTest, FindAgreesWithAWalkOverTheEntries) {
       const auto& [n, s] = *present.begin();
       ASSERT_EQ(d.Find(n, hash_of(n)), s);
     }
+  }
+}
+
+TEST(DentryArrayTest, FindAndFindRoomAgreeWithWalksOverTheSlots) {
+  auto colliding = [](const std::string& n) { return DentryHash(n) % 4; };
+  auto real = [](const std::string& n) { return DentryHash(n); };
+  for (uint32_t nr_slots : {kDentrySlotsPerBlock, kInlineDentrySlots, 7u}) {
+    SCOPED_TRACE(nr_slots);
+    CheckFindAndFindRoomAgainstWalks(colliding, nr_slots);
+    CheckFindAndFindRoomAgainstWalks(real, nr_slots);
   }
 }
 

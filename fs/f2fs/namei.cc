@@ -31,7 +31,7 @@ sim::Task<FsResult<InodeRef>> Namei::OpenInode(std::string_view path, uint32_t f
     target = InodeRef(itab_, p.dir.get());
   } else {
     Inode* dir = p.dir.get();
-    if (!I(dir).is_dir) co_return FsResult<InodeRef>{InodeRef(), Errno::kNotDir};
+    if (!dir->is_dir) co_return FsResult<InodeRef>{InodeRef(), Errno::kNotDir};
     co_await dir->lock.LockExclusive();
     vfs::ExclusiveLock g(&dir->lock);
     std::optional<DentryLoc> loc = co_await ns_->DirLookup(dir, p.name);
@@ -57,7 +57,7 @@ sim::Task<FsResult<InodeRef>> Namei::OpenInode(std::string_view path, uint32_t f
       Inode* in = co_await ns_->GetInode(loc->ino);
       CHECK(in != nullptr) << "dentry to a missing inode " << loc->ino.v;
       target = InodeRef(itab_, in);
-      if (I(in).is_dir && want_write) co_return FsResult<InodeRef>{InodeRef(), Errno::kIsDir};
+      if (in->is_dir && want_write) co_return FsResult<InodeRef>{InodeRef(), Errno::kIsDir};
     }
   }
   co_return FsResult<InodeRef>{std::move(target), Errno::kOk};
@@ -69,7 +69,7 @@ sim::Task<FsStatus> Namei::Mkdir(std::string_view path) {
   if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
   if (p.name.empty()) co_return FsStatus{false, Errno::kExist};
   Inode* dir = p.dir.get();
-  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
+  if (!dir->is_dir) co_return FsStatus{false, Errno::kNotDir};
   co_await dir->lock.LockExclusive();
   vfs::ExclusiveLock g(&dir->lock);
   if (co_await ns_->DirLookup(dir, p.name)) co_return FsStatus{false, Errno::kExist};
@@ -99,7 +99,7 @@ sim::Task<FsStatus> Namei::RemoveName(std::string_view path, bool is_dir) {
   if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
   if (p.name.empty()) co_return FsStatus{false, is_dir ? Errno::kInval : Errno::kIsDir};
   Inode* dir = p.dir.get();
-  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
+  if (!dir->is_dir) co_return FsStatus{false, Errno::kNotDir};
   co_await dir->lock.LockExclusive();
   vfs::ExclusiveLock g(&dir->lock);
   std::optional<DentryLoc> loc = co_await ns_->DirLookup(dir, p.name);
@@ -137,7 +137,7 @@ sim::Task<FsStatus> Namei::Rename(std::string_view from, std::string_view to) {
   if (pf.name.empty() || pt.name.empty()) co_return FsStatus{false, Errno::kInval};
   Inode* df = pf.dir.get();
   Inode* dt = pt.dir.get();
-  if (!I(df).is_dir || !I(dt).is_dir) co_return FsStatus{false, Errno::kNotDir};
+  if (!df->is_dir || !dt->is_dir) co_return FsStatus{false, Errno::kNotDir};
   // Lock the parents in inode order.
   Inode* first = df->ino.v <= dt->ino.v ? df : dt;
   Inode* second = first == df ? dt : df;
@@ -172,7 +172,7 @@ sim::Task<FsStatus> Namei::Rename(std::string_view from, std::string_view to) {
     Inode* d0 = co_await ns_->GetInode(lt->ino);
     CHECK(d0 != nullptr);
     dst = InodeRef(itab_, d0);
-    const bool dst_dir = I(d0).is_dir;
+    const bool dst_dir = d0->is_dir;
     if (src_dir && !dst_dir) co_return FsStatus{false, Errno::kNotDir};
     if (!src_dir && dst_dir) co_return FsStatus{false, Errno::kIsDir};
     if (dst_dir && !co_await ns_->DirEmpty(d0)) co_return FsStatus{false, Errno::kNotEmpty};
@@ -184,7 +184,7 @@ sim::Task<FsStatus> Namei::Rename(std::string_view from, std::string_view to) {
     CHECK(lt.has_value());
     co_await ns_->SetLink(dt, *lt, src->ino, type);
     co_await ns_->DropLink(dst.get());
-    if (I(dst.get()).is_dir) --MutI(dt).links;
+    if (dst->is_dir) --MutI(dt).links;
   } else {
     const Errno e = co_await ns_->AddLink(dt, pt.name, src->ino, type);
     if (e != Errno::kOk) co_return FsStatus{false, e};
@@ -229,7 +229,7 @@ sim::Task<FsStatus> Namei::Link(std::string_view existing, std::string_view new_
   std::optional<DentryLoc> ls;
   bool src_dir = ps.name.empty();  // "/"
   if (!src_dir) {
-    if (!I(ps.dir.get()).is_dir) co_return FsStatus{false, Errno::kNotDir};
+    if (!ps.dir->is_dir) co_return FsStatus{false, Errno::kNotDir};
     co_await ps.dir->lock.LockShared();
     vfs::SharedLock sg(&ps.dir->lock);
     ls = co_await ns_->DirLookup(ps.dir.get(), ps.name);
@@ -241,7 +241,7 @@ sim::Task<FsStatus> Namei::Link(std::string_view existing, std::string_view new_
   if (p.err != Errno::kOk) co_return FsStatus{false, p.err};
   if (p.name.empty()) co_return FsStatus{false, Errno::kExist};  // "/"
   Inode* dir = p.dir.get();
-  if (!I(dir).is_dir) co_return FsStatus{false, Errno::kNotDir};
+  if (!dir->is_dir) co_return FsStatus{false, Errno::kNotDir};
   co_await dir->lock.LockExclusive();
   vfs::ExclusiveLock g(&dir->lock);
   if (co_await ns_->DirLookup(dir, p.name)) co_return FsStatus{false, Errno::kExist};

@@ -138,7 +138,7 @@ sim::Task<FsResult<Nid>> NamespaceManager::LookupPath(std::string_view path) {
   if (p.err != Errno::kOk) co_return FsResult<Nid>{Nid{}, p.err};
   if (p.name.empty()) co_return FsResult<Nid>{kRootIno, Errno::kOk};
   Inode* d = p.dir.get();
-  if (!I(d).is_dir) co_return FsResult<Nid>{Nid{}, Errno::kNotDir};
+  if (!d->is_dir) co_return FsResult<Nid>{Nid{}, Errno::kNotDir};
   co_await d->lock.LockShared();
   vfs::SharedLock g(&d->lock);
   std::optional<DentryLoc> loc = co_await DirLookup(d, p.name);

@@ -70,7 +70,7 @@ NodePage* NodeManager::NewNode(Inode* inode, NodeKind kind, uint32_t ofs, Errno*
   blk->footer.nid = *nid;
   blk->footer.ino = inode->ino;
   blk->footer.ofs = ofs;
-  blk->footer.cold = !I(inode).is_dir;
+  blk->footer.cold = !inode->is_dir;
   NodePage* np = Insert(*nid, std::move(blk));
   SetDirty(np, inode);
   return np;

@@ -29,6 +29,7 @@ int DentryArray::Find(std::string_view name, uint32_t hash) const {
   // inside a used one), so a scan of every slot's hash finds what a walk
   // over the entries finds, first match first, without following names
   // across slots. A name is never empty, so a default Dentry never matches.
+  if (!MayHold(hash)) return -1;
   const size_t len = name.size();
   const uint32_t* h = hashes.data();
   const uint32_t n = stored_slots();
@@ -56,15 +57,26 @@ int DentryArray::Find(std::string_view name, uint32_t hash) const {
 }
 
 int DentryArray::FindRoom(uint32_t slots) const {
-  uint32_t run = 0;
-  for (uint32_t s = 0; s < nr_slots; ++s) {
-    if (s < stored_slots() && used[s]) {
-      run = 0;
-      continue;
+  // Runs of free slots start at a zero byte of `used` (memchr finds the
+  // next one a vector at a time) or at the end of the stored slots, past
+  // which every slot is free.
+  if (slots == 0) return -1;
+  const uint32_t stored = stored_slots();
+  const uint8_t* u = used.data();
+  uint32_t s = 0;
+  while (s < stored) {
+    const void* z = std::memchr(u + s, 0, stored - s);
+    if (z == nullptr) {
+      s = stored;
+      break;
     }
-    if (++run == slots) return static_cast<int>(s + 1 - slots);
+    s = static_cast<uint32_t>(static_cast<const uint8_t*>(z) - u);
+    uint32_t e = s + 1;
+    while (e < stored && e - s < slots && !u[e]) ++e;
+    if (e - s == slots || e == stored) break;  // a run long enough, or one reaching the free tail
+    s = e + 1;                                 // u[e] is used
   }
-  return -1;
+  return s + slots <= nr_slots ? static_cast<int>(s) : -1;
 }
 
 void DentryArray::Insert(int slot, std::string_view name, uint32_t hash, Nid ino, FileType type) {
@@ -84,6 +96,8 @@ void DentryArray::Insert(int slot, std::string_view name, uint32_t hash, Nid ino
   }
   dentries[slot] = Dentry{ino, static_cast<uint16_t>(name.size()), type};
   hashes[slot] = hash;
+  const uint32_t b = FilterBit(hash);
+  filter[b >> 6] |= uint64_t{1} << (b & 63);
   // Names longer than one slot continue into the following slots' name bytes.
   std::memcpy(&names[static_cast<size_t>(slot) * kSlotLen], name.data(), name.size());
 }
@@ -94,6 +108,13 @@ void DentryArray::Remove(int slot) {
   for (uint32_t i = 0; i < n; ++i) used[slot + i] = 0;
   dentries[slot] = Dentry{};
   hashes[slot] = 0;
+  if (++filter_stale < kFilterStaleLimit) return;
+  filter_stale = 0;
+  filter.fill(0);
+  ForEach([&](uint32_t s, const Dentry&) {
+    const uint32_t b = FilterBit(hashes[s]);
+    filter[b >> 6] |= uint64_t{1} << (b & 63);
+  });
 }
 
 bool DentryArray::Empty() const {

@@ -107,7 +107,7 @@ FsResult<Inode*> TxManager::FileOf(Fd fd) {
   FsResult<Inode*> f = host_->FdInode(fd, &flags);
   if (!f.ok()) return f;
   Inode* in = f.value;
-  if (I(in).is_dir) return {nullptr, Errno::kIsDir};
+  if (in->is_dir) return {nullptr, Errno::kIsDir};
   if (!(flags & (kWrOnly | kRdWr))) return {nullptr, Errno::kBadF};
   return {in, Errno::kOk};
 }
