@@ -9,7 +9,7 @@ PACKAGES=(
   libboost-dev libboost-iostreams-dev zlib1g-dev libbz2-dev liblzma-dev
   libgflags-dev libgoogle-glog-dev libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev libfmt-dev
-  libboost-context-dev libsqlite3-dev
+  libboost-context-dev libsqlite3-dev libjemalloc-dev
   python3 python3-yaml python3-matplotlib python3-pandas
   git
 )
