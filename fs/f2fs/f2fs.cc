@@ -805,7 +805,8 @@ sim::Task<FsResult<FileStat>> F2fs::Stat(std::string_view path) {
   co_await Cpu(cfg_.cpu.syscall);
   FsResult<Nid> r = co_await LookupPath(path);
   if (!r.ok()) co_return FsResult<FileStat>{{}, r.err};
-  Inode* in = co_await GetInode(r.value);
+  Inode* in = itab_.Find(r.value);  // GetInode's first step, inline
+  if (in == nullptr) in = co_await GetInode(r.value);
   if (!in) co_return FsResult<FileStat>{{}, Errno::kNoEnt};
   co_return FsResult<FileStat>{StatOf(in), Errno::kOk};
 }

@@ -54,7 +54,8 @@ sim::Task<FsResult<InodeRef>> Namei::OpenInode(std::string_view path, uint32_t f
       target = std::move(created);
     } else {
       if ((flags & kCreat) && (flags & kExcl)) co_return FsResult<InodeRef>{InodeRef(), Errno::kExist};
-      Inode* in = co_await ns_->GetInode(loc->ino);
+      Inode* in = itab_->Find(loc->ino);  // GetInode's first step, inline
+      if (in == nullptr) in = co_await ns_->GetInode(loc->ino);
       CHECK(in != nullptr) << "dentry to a missing inode " << loc->ino.v;
       target = InodeRef(itab_, in);
       if (in->is_dir && want_write) co_return FsResult<InodeRef>{InodeRef(), Errno::kIsDir};
@@ -110,7 +111,8 @@ sim::Task<FsStatus> Namei::RemoveName(std::string_view path, bool is_dir) {
     if (loc->type == FileType::kDir) co_return FsStatus{false, Errno::kIsDir};
     if (p.dir_required) co_return FsStatus{false, Errno::kNotDir};  // "file/"
   }
-  Inode* t0 = co_await ns_->GetInode(loc->ino);
+  Inode* t0 = itab_->Find(loc->ino);  // GetInode's first step, inline
+  if (t0 == nullptr) t0 = co_await ns_->GetInode(loc->ino);
   CHECK(t0 != nullptr);
   InodeRef t(itab_, t0);
   co_await t->lock.LockExclusive();

@@ -78,7 +78,10 @@ sim::Task<ParentRef> NamespaceManager::LookupParent(std::string_view path) {
     pp.dir_required = true;
   }
   r.dir_required = pp.dir_required;
-  Inode* root = co_await GetInode(kRootIno);
+  // GetInode's first step (the table) runs inline; only an inode not in
+  // memory makes the coroutine call (a frame saved per path component).
+  Inode* root = itab_->Find(kRootIno);
+  if (root == nullptr) root = co_await GetInode(kRootIno);
   CHECK(root != nullptr) << "root inode missing";
   InodeRef cur(itab_, root);
   if (pp.is_root || pp.last == ".") {
@@ -113,7 +116,8 @@ sim::Task<ParentRef> NamespaceManager::LookupParent(std::string_view path) {
       }
       next = loc->ino;
     }
-    Inode* n = co_await GetInode(next);
+    Inode* n = itab_->Find(next);
+    if (n == nullptr) n = co_await GetInode(next);
     if (!n) {
       r.err = Errno::kNoEnt;
       co_return r;

@@ -17,7 +17,10 @@
 //   SetLink repoints; each marks the directory trans_dir and touches its
 //   times. The caller holds the directory's i_rwsem exclusive and cp_rwsem
 //   shared for a change.
-// - GetInode is iget (the table, or the inode page loaded); NewInode makes
+// - GetInode is iget (the table, or the inode page loaded; the path walk
+//   and the hot callers try InodeTable::Find first and make the coroutine
+//   call only for an inode not in memory, which changes nothing: GetInode
+//   returns a cached inode without suspending); NewInode makes
 //   an inode (nid allocated, or `want` for journal replay; hot/cold by
 //   extension; a directory's "." and ".."), counted through
 //   Host::InodeCreated; DropLink takes a name's link away and makes the
