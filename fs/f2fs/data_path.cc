@@ -94,10 +94,11 @@ sim::Task<Errno> DataPath::ReadPages(Inode* inode, uint64_t first, uint64_t last
 
 sim::Task<Errno> DataPath::Read(Inode* inode, uint64_t offset, uint8_t* dst, uint64_t len, uint64_t* done) {
   *done = 0;
-  const uint64_t size = I(inode).size;
+  const Inode::ReadFields rf = nodes_->ReadFields(inode);
+  const uint64_t size = rf.size;
   if (offset >= size || len == 0) co_return Errno::kOk;
   const uint64_t n = std::min<uint64_t>(len, size - offset);
-  if (I(inode).inline_data) {
+  if (rf.inline_data) {
     const std::vector<uint8_t>& d = inode->ipage->blk->inline_data;
     if (dst)
       for (uint64_t i = 0; i < n; ++i) dst[i] = offset + i < d.size() ? d[offset + i] : 0;

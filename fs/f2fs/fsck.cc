@@ -373,6 +373,10 @@ sim::Status Fsck::Run() const {
     if (n != in->dirty_nodes.count) return sim::Status::InvalidInput("fsck: dirty node count mismatch");
     if (in->ipage != nullptr && in->ipage->blk->inode && in->is_dir != in->ipage->blk->inode->is_dir)
       return sim::Status::InvalidInput(fmt::format("fsck: in-memory inode {} disagrees with its block on is_dir", ino));
+    if (in->read_fields_known && in->ipage != nullptr && in->ipage->blk->inode &&
+        (in->read_fields.size != in->ipage->blk->inode->size ||
+         in->read_fields.inline_data != in->ipage->blk->inode->inline_data))
+      return sim::Status::InvalidInput(fmt::format("fsck: in-memory inode {} keeps a stale size or inline flag", ino));
   }
   for (uint32_t nid : cache_->dirty()) {
     const NodePage* np = cache_->Peek(Nid{nid});

@@ -85,6 +85,17 @@ struct Inode {
   // every path lookup read it without going through ipage to the block.
   // InodeTable::Insert sets it.
   bool is_dir = false;
+  // The inode block's size and inline-data flag as the read path last saw
+  // them (the kernel keeps i_size and FI_INLINE_DATA in the in-memory
+  // inode): valid while `read_fields_known`. NodeManager::MutInodeBlock,
+  // through which every change of an inode block goes, clears it;
+  // NodeManager::ReadFields refreshes it from the block.
+  struct ReadFields {
+    uint64_t size = 0;
+    bool inline_data = false;
+  };
+  ReadFields read_fields;
+  bool read_fields_known = false;
   vfs::RwLock lock;                // i_rwsem
   uint32_t refs = 0;          // open files + operations in progress
   bool unlinked = false;      // no link left; freed at the last reference (orphan)

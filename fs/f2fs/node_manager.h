@@ -131,7 +131,19 @@ class NodeManager {
   Inode* OwnerOf(const NodePage* np) { return itab_->Find(np->blk->footer.ino); }
 
   const InodeFields& I(const Inode* inode) const { return *inode->ipage->blk->inode; }
+  // The inode's size and inline-data flag, from the copy the Inode keeps
+  // (refreshed from its block after a change): the read path's checks
+  // without the hops to the node page and its block.
+  const Inode::ReadFields& ReadFields(Inode* inode) const {
+    if (!inode->read_fields_known) {
+      const InodeFields& f = I(inode);
+      inode->read_fields = Inode::ReadFields{f.size, f.inline_data};
+      inode->read_fields_known = true;
+    }
+    return inode->read_fields;
+  }
   NodeBlock& MutInodeBlock(Inode* inode) {
+    inode->read_fields_known = false;
     NodeBlock& b = Mut(inode->ipage);
     SetDirty(inode->ipage, inode);
     return b;
