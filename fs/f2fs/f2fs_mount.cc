@@ -150,8 +150,8 @@ sim::Status F2fs::Format(const F2fsConfig& cfg, uint64_t device_bytes, Image* im
   } else {
     dent_addr = l.SegStart(seg_of(LogType::kHotData));
     auto d = std::make_shared<DentryBlock>();
-    d->d.Insert(0, ".", 0, kRootIno, FileType::kDir);
-    d->d.Insert(1, "..", 0, kRootIno, FileType::kDir);
+    d->Insert(0, ".", 0, kRootIno, FileType::kDir);
+    d->Insert(1, "..", 0, kRootIno, FileType::kDir);
     image->WriteDurable(dent_addr, d);
     root->SetAddr(0, dent_addr);
     root->inode->size = kBlockSize;

@@ -276,6 +276,8 @@ sim::Status Fsck::Run() const {
           db = std::static_pointer_cast<const DentryBlock>(p);
         }
         check_array(db->d, false, blk);
+        if (!db->FilterCoversEntries())
+          c.Fail(fmt::format("{}: dentry block {}'s hash filter misses an entry", what, blk));
       }
     }
   }

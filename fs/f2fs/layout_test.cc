@@ -3,7 +3,9 @@
 #include <map>
 #include <random>
 #include <string>
+#include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "fs/f2fs/on_disk.h"
@@ -175,10 +177,12 @@ TEST(DentryArrayTest, InsertFindRemove) {
 // Find and FindRoom against walks over the slots, on random inserts and
 // removes of names of 1..40 bytes (1..5 slots): with hashes colliding on
 // purpose, and with the real hash (most lookups of absent names then end
-// at the filter, which many removes leave stale and rebuild).
-void CheckFindAndFindRoomAgainstWalks(uint32_t (*hash_of)(const std::string&), uint32_t nr_slots) {
+// at a dentry block's filter, which many removes leave stale and rebuild).
+// `Dir` is a DentryArray (inline dentries: no filter) or a DentryBlock
+// (Find, Insert and Remove through the block, which keeps its filter).
+template <class Dir>
+void CheckFindAndFindRoomAgainstWalks(Dir& dir, DentryArray& d, uint32_t (*hash_of)(const std::string&)) {
   std::mt19937 rng(7);
-  DentryArray d(nr_slots);
   std::map<std::string, int> present;
   auto walk = [&](std::string_view name, uint32_t hash) {
     int found = -1;
@@ -205,33 +209,62 @@ void CheckFindAndFindRoomAgainstWalks(uint32_t (*hash_of)(const std::string&), u
     const uint32_t h = hash_of(name);
     auto it = present.find(name);
     if (it != present.end() && rng() % 2) {
-      d.Remove(it->second);
+      dir.Remove(it->second);
       present.erase(it);
     } else if (it == present.end()) {
       const int slot = d.FindRoom(std::max<uint32_t>(1, DentryArray::SlotsFor(name.size())));
       if (slot >= 0) {
-        d.Insert(slot, name, h, Nid{static_cast<uint32_t>(step + 3)}, FileType::kRegular);
+        dir.Insert(slot, name, h, Nid{static_cast<uint32_t>(step + 3)}, FileType::kRegular);
         present[name] = slot;
       }
     }
     std::string probe(1 + rng() % 40, 'a');
     for (char& c : probe) c = static_cast<char>('a' + rng() % 3);
-    ASSERT_EQ(d.Find(probe, hash_of(probe)), walk(probe, hash_of(probe))) << "step " << step;
+    ASSERT_EQ(dir.Find(probe, hash_of(probe)), walk(probe, hash_of(probe))) << "step " << step;
     if (!present.empty()) {
       const auto& [n, s] = *present.begin();
-      ASSERT_EQ(d.Find(n, hash_of(n)), s);
+      ASSERT_EQ(dir.Find(n, hash_of(n)), s);
     }
   }
 }
 
+uint32_t CollidingHash(const std::string& n) { return DentryHash(n) % 4; }
+uint32_t RealHash(const std::string& n) { return DentryHash(n); }
+
 TEST(DentryArrayTest, FindAndFindRoomAgreeWithWalksOverTheSlots) {
-  auto colliding = [](const std::string& n) { return DentryHash(n) % 4; };
-  auto real = [](const std::string& n) { return DentryHash(n); };
-  for (uint32_t nr_slots : {kDentrySlotsPerBlock, kInlineDentrySlots, 7u}) {
-    SCOPED_TRACE(nr_slots);
-    CheckFindAndFindRoomAgainstWalks(colliding, nr_slots);
-    CheckFindAndFindRoomAgainstWalks(real, nr_slots);
+  for (auto* hash_of : {&CollidingHash, &RealHash}) {
+    DentryBlock blk;
+    CheckFindAndFindRoomAgainstWalks(blk, blk.d, hash_of);
+    EXPECT_TRUE(blk.FilterCoversEntries());
+    for (uint32_t nr_slots : {kInlineDentrySlots, 7u}) {
+      SCOPED_TRACE(nr_slots);
+      DentryArray d(nr_slots);
+      CheckFindAndFindRoomAgainstWalks(d, d, hash_of);
+    }
   }
+}
+
+// The filter only ever passes over blocks that cannot hold the name: with
+// real hashes, most lookups of absent names end at it, and none of a
+// present one does, however many removes it has seen since its rebuild.
+TEST(DentryArrayTest, DentryBlockFilterSkipsAbsentNamesOnly) {
+  DentryBlock blk;
+  std::vector<std::string> names;
+  for (int i = 0; i < 200; ++i) names.push_back(fmt::format("f{:06d}", i));
+  for (size_t i = 0; i < names.size(); ++i)
+    blk.Insert(static_cast<int>(i), names[i], DentryHash(names[i]), Nid{static_cast<uint32_t>(i + 3)}, FileType::kRegular);
+  for (size_t i = 0; i < names.size(); i += 2) blk.Remove(static_cast<int>(i));
+  ASSERT_TRUE(blk.FilterCoversEntries());
+  int passed = 0;
+  for (int i = 0; i < 10000; ++i) {
+    const std::string absent = fmt::format("g{:06d}", i);
+    passed += blk.MayHold(DentryHash(absent)) ? 1 : 0;
+    ASSERT_EQ(blk.Find(absent, DentryHash(absent)), -1);
+  }
+  // 100 entries in 1,024 bits pass about 9 % of absent names to the scan.
+  EXPECT_LT(passed, 2000);
+  for (size_t i = 1; i < names.size(); i += 2) EXPECT_EQ(blk.Find(names[i], DentryHash(names[i])), static_cast<int>(i));
+  for (size_t i = 0; i < names.size(); i += 2) EXPECT_EQ(blk.Find(names[i], DentryHash(names[i])), -1);
 }
 
 }  // namespace

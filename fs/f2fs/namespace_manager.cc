@@ -213,7 +213,7 @@ sim::Task<std::optional<DentryLoc>> NamespaceManager::DirLookup(Inode* dir, std:
       if (!p) p = co_await GetDentryPage(dir, b, false, nullptr);
       if (!p) continue;
       ++searched;
-      const int s = p->dents->d.Find(name, hash);
+      const int s = p->dents->Find(name, hash);
       if (s >= 0) {
         found = DentryLoc{p->dents->d.dentries[s].ino, p->dents->d.dentries[s].type, static_cast<int64_t>(b), s};
         break;
@@ -228,7 +228,7 @@ sim::Task<Errno> NamespaceManager::ConvertInlineDir(Inode* dir) {
   auto blk = std::make_shared<DentryBlock>();
   const DentryArray& src = *dir->ipage->blk->inline_dents;
   src.ForEach([&](uint32_t s, const Dentry& d) {
-    blk->d.Insert(static_cast<int>(s), src.NameAt(s), src.hashes[s], d.ino, d.type);
+    blk->Insert(static_cast<int>(s), src.NameAt(s), src.hashes[s], d.ino, d.type);
   });
   // Block 0 is i_addr[0] of the inode.
   if (!host_->IncValidBlocks(1)) co_return Errno::kNoSpc;
@@ -274,7 +274,7 @@ sim::Task<Errno> NamespaceManager::AddLink(Inode* dir, std::string_view name, Ni
       ++searched;
       const int s = p->dents->d.FindRoom(slots);
       if (s < 0) continue;
-      host_->MutDents(p).d.Insert(s, name, hash, ino, type);
+      host_->MutDents(p).Insert(s, name, hash, ino, type);
       host_->SetDataPageDirty(dir, p);
       TouchDir(dir);
       co_await host_->Cpu(cfg_.cpu.dentry_block_search * searched);
@@ -292,7 +292,7 @@ sim::Task<Errno> NamespaceManager::RemoveLink(Inode* dir, const DentryLoc& loc) 
   }
   DataPage* p = co_await GetDentryPage(dir, static_cast<uint64_t>(loc.block), false, nullptr);
   CHECK(p != nullptr) << "dentry block " << loc.block << " of dir " << dir->ino.v << " vanished";
-  host_->MutDents(p).d.Remove(loc.slot);
+  host_->MutDents(p).Remove(loc.slot);
   if (loc.block != 0 && p->dents->d.Empty()) {
     // An empty dentry block is punched (f2fs_delete_entry).
     const uint64_t idx = static_cast<uint64_t>(loc.block);
@@ -378,8 +378,8 @@ sim::Task<FsResult<Inode*>> NamespaceManager::NewInode(Inode* dir, std::string_v
     DataPage* p = co_await GetDentryPage(raw, 0, true, &err);
     if (!p) co_return FsResult<Inode*>{nullptr, err};
     DentryBlock& d = host_->MutDents(p);
-    d.d.Insert(0, ".", 0, *nid, FileType::kDir);
-    d.d.Insert(1, "..", 0, dir->ino, FileType::kDir);
+    d.Insert(0, ".", 0, *nid, FileType::kDir);
+    d.Insert(1, "..", 0, dir->ino, FileType::kDir);
     MutI(raw).current_depth = 1;
   }
   co_return FsResult<Inode*>{raw, Errno::kOk};

@@ -29,7 +29,6 @@ int DentryArray::Find(std::string_view name, uint32_t hash) const {
   // inside a used one), so a scan of every slot's hash finds what a walk
   // over the entries finds, first match first, without following names
   // across slots. A name is never empty, so a default Dentry never matches.
-  if (!MayHold(hash)) return -1;
   const size_t len = name.size();
   const uint32_t* h = hashes.data();
   const uint32_t n = stored_slots();
@@ -96,8 +95,6 @@ void DentryArray::Insert(int slot, std::string_view name, uint32_t hash, Nid ino
   }
   dentries[slot] = Dentry{ino, static_cast<uint16_t>(name.size()), type};
   hashes[slot] = hash;
-  const uint32_t b = FilterBit(hash);
-  filter[b >> 6] |= uint64_t{1} << (b & 63);
   // Names longer than one slot continue into the following slots' name bytes.
   std::memcpy(&names[static_cast<size_t>(slot) * kSlotLen], name.data(), name.size());
 }
@@ -108,13 +105,29 @@ void DentryArray::Remove(int slot) {
   for (uint32_t i = 0; i < n; ++i) used[slot + i] = 0;
   dentries[slot] = Dentry{};
   hashes[slot] = 0;
+}
+
+void DentryBlock::Insert(int slot, std::string_view name, uint32_t hash, Nid ino, FileType type) {
+  d.Insert(slot, name, hash, ino, type);
+  const uint32_t b = FilterBit(hash);
+  filter[b >> 6] |= uint64_t{1} << (b & 63);
+}
+
+void DentryBlock::Remove(int slot) {
+  d.Remove(slot);
   if (++filter_stale < kFilterStaleLimit) return;
   filter_stale = 0;
   filter.fill(0);
-  ForEach([&](uint32_t s, const Dentry&) {
-    const uint32_t b = FilterBit(hashes[s]);
+  d.ForEach([&](uint32_t s, const Dentry&) {
+    const uint32_t b = FilterBit(d.hashes[s]);
     filter[b >> 6] |= uint64_t{1} << (b & 63);
   });
+}
+
+bool DentryBlock::FilterCoversEntries() const {
+  bool ok = true;
+  d.ForEach([&](uint32_t s, const Dentry&) { ok = ok && MayHold(d.hashes[s]); });
+  return ok;
 }
 
 bool DentryArray::Empty() const {

@@ -154,23 +154,6 @@ struct DentryArray {
   // The entries' hashes, one per stored slot (0 where no entry starts),
   // apart from the Dentries so that Find compares them four at a time.
   std::vector<uint32_t> hashes;
-  // A summary of `hashes` for Find: bit FilterBit(h) is set for the hash h
-  // of every entry (a Bloom filter with one probe). A clear bit proves no
-  // entry has the hash, so a lookup passes over the block after reading one
-  // cache line instead of scanning its 214 hashes (a lookup in an F2FS
-  // directory reads two blocks at every hash level above the one holding
-  // the name). Remove leaves the bits set; after kFilterStaleLimit removes
-  // the filter is rebuilt from the entries. It only ever skips blocks that
-  // cannot match, so Find's result is the full scan's.
-  static constexpr uint32_t kFilterBits = 1024;
-  static constexpr uint32_t kFilterStaleLimit = 16;
-  std::array<uint64_t, kFilterBits / 64> filter{};
-  uint32_t filter_stale = 0;  // removes since the filter was last rebuilt
-  static uint32_t FilterBit(uint32_t hash) { return (hash * 0x9E3779B1u) >> 22; }
-  bool MayHold(uint32_t hash) const {
-    const uint32_t b = FilterBit(hash);
-    return (filter[b >> 6] >> (b & 63)) & 1;
-  }
   uint32_t stored_slots() const { return static_cast<uint32_t>(used.size()); }
 
   static uint32_t SlotsFor(size_t name_len) { return static_cast<uint32_t>((name_len + kSlotLen - 1) / kSlotLen); }
@@ -196,10 +179,35 @@ struct DentryArray {
   }
 };
 
-// A directory data block.
+// A directory data block. Its entries change only through Insert and
+// Remove here (not through `d`), which keep `filter`: bit FilterBit(h) is
+// set for the hash h of every entry (a Bloom filter with one probe). A
+// clear bit proves that no entry has the hash, so Find passes over the
+// block after one cache line instead of scanning its 214 hashes (a lookup
+// in an F2FS directory reads two blocks at every hash level above the one
+// holding the name). Remove leaves the bits set; every kFilterStaleLimit-th
+// remove rebuilds the filter from the entries. Find's answer is the full
+// scan's. Only dentry blocks carry a filter: inline dentries live in inode
+// blocks, of which the Image keeps many versions.
 struct DentryBlock final : BlockData {
   DentryBlock() : BlockData(Type::kDentry) {}
+  static constexpr uint32_t kFilterBits = 1024;
+  static constexpr uint32_t kFilterStaleLimit = 16;
+  static uint32_t FilterBit(uint32_t hash) { return (hash * 0x9E3779B1u) >> 22; }
+  std::array<uint64_t, kFilterBits / 64> filter{};
+  uint32_t filter_stale = 0;  // removes since the filter was last rebuilt
   DentryArray d{kDentrySlotsPerBlock};
+
+  bool MayHold(uint32_t hash) const {
+    const uint32_t b = FilterBit(hash);
+    return (filter[b >> 6] >> (b & 63)) & 1;
+  }
+  // Slot of `name` or -1 (DentryArray::Find behind the filter).
+  int Find(std::string_view name, uint32_t hash) const { return MayHold(hash) ? d.Find(name, hash) : -1; }
+  void Insert(int slot, std::string_view name, uint32_t hash, Nid ino, FileType type);
+  void Remove(int slot);
+  // True when the filter has the bit of every entry's hash (fsck).
+  bool FilterCoversEntries() const;
 };
 
 // Dentry name hash (the model's own 31-bit string hash; "." and ".." hash
