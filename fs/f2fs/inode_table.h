@@ -104,7 +104,7 @@ struct Inode {
   // The same pages by index, for indices below kPageAtLimit (null where
   // none is cached; as long as the highest such index cached so far):
   // DataPages::Find reads one slot instead of walking the map's nodes.
-  // DataPages::New and Drop, the only writers of `pages`, keep both.
+  // DataPages::New, Drop and Unlink, the only writers of `pages`, keep both.
   static constexpr uint64_t kPageAtLimit = 4096;
   std::vector<DataPage*> page_at;
   std::set<uint64_t> dirty_index;  // indices of dirty pages
