@@ -146,13 +146,14 @@ sim::Task<void> CheckpointManager::DoCheckpoint(CpReason reason) {
     WriteBatcher wb(io_, Io::kNode, &batch);
     for (int step = 0; step < 3; ++step) {
       std::vector<NodePage*> pages;
-      for (uint32_t nid : nodes_->cache().dirty()) {
-        NodePage* np = nodes_->cache().DirtyPage(nid);
+      nodes_->cache().dirty().ForEach([&](uint64_t nid) {
+        NodePage* np = nodes_->cache().DirtyPage(static_cast<uint32_t>(nid));
         const NodeBlock& b = *np->blk;
         const bool take = step == 0 ? !b.IsDnode() : step == 1 ? (b.IsDnode() && !b.footer.cold)
                                                                : (b.IsDnode() && b.footer.cold);
         if (take) pages.push_back(np);
-      }
+        return true;
+      });
       for (NodePage* np : pages) nodes_->WriteNodePage(np, false, false, wb);
       stats_.blocks.Inc(pages.size());
     }

@@ -59,7 +59,7 @@ void DataPages::SetDirty(Inode* inode, DataPage* p) {
   p->dirty = true;
   cache_->LruRemove(p);
   ++inode->dirty_pages;
-  inode->dirty_index.insert(p->index);
+  inode->dirty_index.Insert(p->index);
   if (inode->is_dir) {
     ++dirty_dentry_pages_;
     dirty_dirs_.insert(inode->ino.v);
@@ -72,7 +72,7 @@ void DataPages::ClearDirty(Inode* inode, DataPage* p) {
   if (!p->dirty) return;
   p->dirty = false;
   --inode->dirty_pages;
-  inode->dirty_index.erase(p->index);
+  inode->dirty_index.Erase(p->index);
   if (inode->is_dir) {
     --dirty_dentry_pages_;
     if (inode->dirty_pages == 0) dirty_dirs_.erase(inode->ino.v);

@@ -554,11 +554,7 @@ sim::Task<void> DataPath::WritebackInode(Inode* inode, uint64_t max_pages, bool 
     if (!from_cp) cp = co_await cpm_->LockOp();
     const bool hot = inode->dirty_pages <= cfg_.min_hot_blocks;
     WriteBatcher wb(io_, inode->is_dir ? Io::kDentry : Io::kData, wait ? &batch : nullptr);
-    std::vector<uint64_t> idxs;
-    for (uint64_t idx : inode->dirty_index) {
-      if (idxs.size() >= max_pages) break;
-      idxs.push_back(idx);
-    }
+    const std::vector<uint64_t> idxs = inode->dirty_index.First(max_pages);
     for (uint64_t idx : idxs) {
       DataPage* p = dp_->Find(inode, idx);
       if (!p || !p->dirty) continue;

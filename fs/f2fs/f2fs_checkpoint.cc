@@ -45,14 +45,15 @@ sim::Task<void> F2fs::ApplyCommitted() {
     if (dead_) co_return;
     std::vector<NodePage*> pages;
     uint64_t held = 0;
-    for (uint32_t nid : nm_->cache().dirty()) {
-      NodePage* np = nm_->cache().DirtyPage(nid);
+    nm_->cache().dirty().ForEach([&](uint64_t nid) {
+      NodePage* np = nm_->cache().DirtyPage(static_cast<uint32_t>(nid));
       if (np->dirty_seq < durable) {
         pages.push_back(np);
       } else {
         ++held;
       }
-    }
+      return true;
+    });
     WriteBatcher wb(io_.get(), Io::kNode, &batch);
     for (NodePage* np : pages) WriteNodePage(np, false, false, wb);
     wb.Flush();

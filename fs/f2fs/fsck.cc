@@ -217,6 +217,10 @@ sim::Status Fsck::Run() const {
       uint32_t level = 0, bucket = 0;
       if (!inline_area && !LevelOfBlock(blk, f.current_depth, &level, &bucket))
         c.Fail(fmt::format("{}: dentry block {} beyond depth {}", what, blk, f.current_depth));
+      uint32_t used = 0;
+      for (uint8_t u : d.used) used += u != 0;
+      if (used != d.used_slots)
+        c.Fail(fmt::format("{}: dentry block {} counts {} used slots, has {}", what, blk, d.used_slots, used));
       d.ForEach([&](uint32_t s, const Dentry& e) {
         const std::string_view n = d.NameAt(s);
         if (n == ".") {
@@ -276,8 +280,8 @@ sim::Status Fsck::Run() const {
           db = std::static_pointer_cast<const DentryBlock>(p);
         }
         check_array(db->d, false, blk);
-        if (!db->FilterCoversEntries())
-          c.Fail(fmt::format("{}: dentry block {}'s hash filter misses an entry", what, blk));
+        if (!db->FilterCoversEntries() || !db->TagsMatchEntries())
+          c.Fail(fmt::format("{}: dentry block {}'s hash filter or tags disagree with its entries", what, blk));
       }
     }
   }
@@ -380,12 +384,14 @@ sim::Status Fsck::Run() const {
          in->read_fields.inline_data != in->ipage->blk->inode->inline_data))
       return sim::Status::InvalidInput(fmt::format("fsck: in-memory inode {} keeps a stale size or inline flag", ino));
   }
-  for (uint32_t nid : cache_->dirty()) {
-    const NodePage* np = cache_->Peek(Nid{nid});
-    if (!np || !np->dirty)
-      return sim::Status::InvalidInput(fmt::format("fsck: dirty nid {} not a dirty cached page", nid));
-  }
-  return sim::Status::Ok();
+  sim::Status st = sim::Status::Ok();
+  cache_->dirty().ForEach([&](uint64_t nid) {
+    const NodePage* np = cache_->Peek(Nid{static_cast<uint32_t>(nid)});
+    if (np != nullptr && np->dirty) return true;
+    st = sim::Status::InvalidInput(fmt::format("fsck: dirty nid {} not a dirty cached page", nid));
+    return false;
+  });
+  return st;
 }
 
 }  // namespace fs::f2fs

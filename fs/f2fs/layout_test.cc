@@ -1,5 +1,6 @@
 #include "fs/f2fs/layout.h"
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <string>
@@ -204,6 +205,7 @@ void CheckFindAndFindRoomAgainstWalks(Dir& dir, DentryArray& d, uint32_t (*hash_
   };
   for (int step = 0; step < 20000; ++step) {
     for (uint32_t k = 1; k <= 6; ++k) ASSERT_EQ(d.FindRoom(k), room_walk(k)) << "step " << step << " run " << k;
+    ASSERT_EQ(d.used_slots, static_cast<uint32_t>(std::count(d.used.begin(), d.used.end(), 1))) << "step " << step;
     std::string name(1 + rng() % 40, 'a');
     for (char& c : name) c = static_cast<char>('a' + rng() % 3);
     const uint32_t h = hash_of(name);
@@ -236,6 +238,7 @@ TEST(DentryArrayTest, FindAndFindRoomAgreeWithWalksOverTheSlots) {
     DentryBlock blk;
     CheckFindAndFindRoomAgainstWalks(blk, blk.d, hash_of);
     EXPECT_TRUE(blk.FilterCoversEntries());
+    EXPECT_TRUE(blk.TagsMatchEntries());
     for (uint32_t nr_slots : {kInlineDentrySlots, 7u}) {
       SCOPED_TRACE(nr_slots);
       DentryArray d(nr_slots);
@@ -265,6 +268,31 @@ TEST(DentryArrayTest, DentryBlockFilterSkipsAbsentNamesOnly) {
   EXPECT_LT(passed, 2000);
   for (size_t i = 1; i < names.size(); i += 2) EXPECT_EQ(blk.Find(names[i], DentryHash(names[i])), static_cast<int>(i));
   for (size_t i = 0; i < names.size(); i += 2) EXPECT_EQ(blk.Find(names[i], DentryHash(names[i])), -1);
+}
+
+// Find looks at the hash and name only where a slot's tag matches: a tag
+// lost (or left behind) is a name Find misses, and fsck's check sees it.
+TEST(DentryArrayTest, DentryBlockTagsFollowInsertsAndRemoves) {
+  DentryBlock blk;
+  const std::string a = "alpha", b = "a-name-of-three-slots-long-enough";
+  blk.Insert(5, a, DentryHash(a), Nid{3}, FileType::kRegular);
+  blk.Insert(20, b, DentryHash(b), Nid{4}, FileType::kRegular);
+  EXPECT_EQ(blk.tags[5], DentryBlock::TagOf(DentryHash(a)));
+  EXPECT_EQ(blk.tags[20], DentryBlock::TagOf(DentryHash(b)));
+  EXPECT_EQ(blk.tags[21], 0);  // inside b's name: no entry starts there
+  EXPECT_TRUE(blk.TagsMatchEntries());
+  EXPECT_EQ(blk.Find(b, DentryHash(b)), 20);
+  blk.Remove(5);
+  EXPECT_EQ(blk.tags[5], 0);
+  EXPECT_TRUE(blk.TagsMatchEntries());
+  DentryBlock lost = blk;
+  lost.tags[20] = 0;
+  EXPECT_FALSE(lost.TagsMatchEntries());
+  EXPECT_EQ(lost.Find(b, DentryHash(b)), -1);
+  DentryBlock stale = blk;
+  stale.tags[5] = DentryBlock::TagOf(DentryHash(a));
+  EXPECT_FALSE(stale.TagsMatchEntries());
+  for (uint32_t h = 0; h < 100000; ++h) ASSERT_NE(DentryBlock::TagOf(h), 0) << h;
 }
 
 }  // namespace

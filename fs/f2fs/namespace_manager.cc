@@ -269,7 +269,9 @@ sim::Task<Errno> NamespaceManager::AddLink(Inode* dir, std::string_view name, Ni
     const uint64_t bidx = DirBlockIndex(level, hash % nb);
     for (uint64_t b = bidx; b < bidx + nblk; ++b) {
       Errno err = Errno::kOk;
-      DataPage* p = co_await GetDentryPage(dir, b, true, &err);
+      // A cached block without a coroutine call (GetDentryPage's own first step).
+      DataPage* p = host_->FindDataPage(dir, b);
+      if (!p) p = co_await GetDentryPage(dir, b, true, &err);
       if (!p) co_return err == Errno::kOk ? Errno::kNoSpc : err;
       ++searched;
       const int s = p->dents->d.FindRoom(slots);

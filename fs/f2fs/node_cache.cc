@@ -37,7 +37,7 @@ void NodeCache::SetDirty(NodePage* np, DirtyNodeList* list) {
   if (np->dirty) return;
   np->dirty = true;
   cache_->LruRemove(np);
-  dirty_.insert(np->nid.v);
+  dirty_.Insert(np->nid.v);
   if (list) {
     np->dprev = nullptr;
     np->dnext = list->head;
@@ -51,7 +51,7 @@ void NodeCache::SetDirty(NodePage* np, DirtyNodeList* list) {
 void NodeCache::ClearDirty(NodePage* np, DirtyNodeList* list) {
   if (!np->dirty) return;
   np->dirty = false;
-  dirty_.erase(np->nid.v);
+  dirty_.Erase(np->nid.v);
   if (np->on_ino_list) {
     CHECK(list != nullptr) << "dirty node " << np->nid.v << " without its file's list";
     if (np->dprev) np->dprev->dnext = np->dnext; else list->head = np->dnext;

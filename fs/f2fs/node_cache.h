@@ -28,10 +28,10 @@
 
 #include <cstdint>
 #include <memory>
-#include <set>
 #include <unordered_map>
 
 #include "fs/f2fs/on_disk.h"
+#include "fs/vfs/index_set.h"
 #include "fs/vfs/page_cache.h"
 
 namespace fs::f2fs {
@@ -76,7 +76,8 @@ struct DirtyNodeList {
 
 class NodeCache {
  public:
-  explicit NodeCache(vfs::PageCache* cache) : cache_(cache) {}
+  // Nids below `nids` (the NAT's nid space) are kept dirty in a bitmap.
+  NodeCache(vfs::PageCache* cache, uint32_t nids) : cache_(cache), dirty_(nids) {}
   NodeCache(const NodeCache&) = delete;
   NodeCache& operator=(const NodeCache&) = delete;
 
@@ -91,14 +92,14 @@ class NodeCache {
   void ClearDirty(NodePage* np, DirtyNodeList* list);
   std::unique_ptr<NodePage> Unlink(NodePage* np, DirtyNodeList* list);
 
-  // Dirty node pages by nid.
-  const std::set<uint32_t>& dirty() const { return dirty_; }
+  // Dirty node pages by nid (visited in ascending nid order).
+  const vfs::IndexSet& dirty() const { return dirty_; }
   NodePage* DirtyPage(uint32_t nid) const { return nodes_.at(nid).get(); }
 
  private:
   vfs::PageCache* cache_;
   std::unordered_map<uint32_t, std::unique_ptr<NodePage>> nodes_;
-  std::set<uint32_t> dirty_;
+  vfs::IndexSet dirty_;
 };
 
 }  // namespace fs::f2fs

@@ -12,7 +12,7 @@ namespace {
 
 // Evicts node pages through the cache under test.
 struct Rig : vfs::PageCache::Owner {
-  explicit Rig(uint64_t limit) : cache(this, limit), nodes(&cache) {}
+  explicit Rig(uint64_t limit) : cache(this, limit), nodes(&cache, /*nids=*/1024) {}
   std::unique_ptr<vfs::CachedPage> Evict(vfs::CachedPage* p) override {
     NodePage* np = static_cast<NodePage*>(p);
     evicted.push_back(np->nid.v);
@@ -58,8 +58,8 @@ TEST(NodeCacheTest, DirtySetAndPerFileLists) {
   EXPECT_EQ(r.List(f1), (std::vector<uint32_t>{9, 3, 5}));  // newest first
   EXPECT_EQ(f1.count, 3u);
   EXPECT_EQ(f2.count, 0u);
-  EXPECT_EQ(std::vector<uint32_t>(r.nodes.dirty().begin(), r.nodes.dirty().end()),
-            (std::vector<uint32_t>{3, 5, 7, 9}));  // by nid, as a checkpoint writes them
+  EXPECT_EQ(r.nodes.dirty().First(UINT64_MAX),
+            (std::vector<uint64_t>{3, 5, 7, 9}));  // by nid, as a checkpoint writes them
   EXPECT_EQ(r.nodes.DirtyPage(7), d);
   r.nodes.ClearDirty(b, &f1);  // the middle of the list
   EXPECT_EQ(r.List(f1), (std::vector<uint32_t>{9, 5}));
@@ -68,7 +68,7 @@ TEST(NodeCacheTest, DirtySetAndPerFileLists) {
   r.nodes.ClearDirty(c, &f1);  // twice: no change
   EXPECT_EQ(f1.count, 1u);
   r.nodes.ClearDirty(d, nullptr);
-  EXPECT_EQ(std::vector<uint32_t>(r.nodes.dirty().begin(), r.nodes.dirty().end()), (std::vector<uint32_t>{5}));
+  EXPECT_EQ(r.nodes.dirty().First(UINT64_MAX), (std::vector<uint64_t>{5}));
   // Dirty pages are not evicted; cleaned ones are again.
   r.cache.EvictAll();
   EXPECT_EQ(r.evicted, (std::vector<uint32_t>{3, 9, 7}));
@@ -87,7 +87,7 @@ TEST(NodeCacheTest, UnlinkCleansAndReturnsThePage) {
   EXPECT_FALSE(a->dirty);
   EXPECT_EQ(r.List(f), (std::vector<uint32_t>{6}));
   EXPECT_EQ(r.nodes.Peek(Nid{4}), nullptr);
-  EXPECT_EQ(r.nodes.dirty().count(4), 0u);
+  EXPECT_FALSE(r.nodes.dirty().Contains(4));
   r.cache.Detach(std::move(owned));
   EXPECT_EQ(r.cache.pages(), 1u);
   // A nid may be cached again once unlinked.

@@ -59,7 +59,7 @@ int DentryArray::FindRoom(uint32_t slots) const {
   // Runs of free slots start at a zero byte of `used` (memchr finds the
   // next one a vector at a time) or at the end of the stored slots, past
   // which every slot is free.
-  if (slots == 0) return -1;
+  if (slots == 0 || nr_slots - used_slots < slots) return -1;
   const uint32_t stored = stored_slots();
   const uint8_t* u = used.data();
   uint32_t s = 0;
@@ -93,6 +93,7 @@ void DentryArray::Insert(int slot, std::string_view name, uint32_t hash, Nid ino
     CHECK(!used[slot + i]) << "dentry slot in use";
     used[slot + i] = 1;
   }
+  used_slots += n;
   dentries[slot] = Dentry{ino, static_cast<uint16_t>(name.size()), type};
   hashes[slot] = hash;
   // Names longer than one slot continue into the following slots' name bytes.
@@ -103,18 +104,51 @@ void DentryArray::Remove(int slot) {
   CHECK(used[slot]);
   const uint32_t n = std::max<uint32_t>(1, SlotsFor(dentries[slot].name_len));
   for (uint32_t i = 0; i < n; ++i) used[slot + i] = 0;
+  used_slots -= n;
   dentries[slot] = Dentry{};
   hashes[slot] = 0;
+}
+
+int DentryBlock::Find(std::string_view name, uint32_t hash) const {
+  if (!MayHold(hash)) return -1;
+  const uint32_t n = d.stored_slots();
+  const uint8_t tag = TagOf(hash);
+  const size_t len = name.size();
+  auto match = [&](uint32_t s) {
+    const Dentry& e = d.dentries[s];
+    return d.hashes[s] == hash && e.name_len == len && d.used[s] && d.NameAt(s) == name;
+  };
+  uint32_t s = 0;
+#ifdef __SSE2__
+  // Sixteen tags per compare; tags past the stored slots are 0 and never
+  // match (TagOf is never 0).
+  const __m128i want = _mm_set1_epi8(static_cast<char>(tag));
+  for (; s < n; s += 16) {
+    const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(tags.data() + s));
+    uint32_t hit = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, want)));
+    while (hit != 0) {
+      const uint32_t k = static_cast<uint32_t>(__builtin_ctz(hit));
+      if (s + k < n && match(s + k)) return static_cast<int>(s + k);
+      hit &= hit - 1;
+    }
+  }
+#else
+  for (; s < n; ++s)
+    if (tags[s] == tag && match(s)) return static_cast<int>(s);
+#endif
+  return -1;
 }
 
 void DentryBlock::Insert(int slot, std::string_view name, uint32_t hash, Nid ino, FileType type) {
   d.Insert(slot, name, hash, ino, type);
   const uint32_t b = FilterBit(hash);
   filter[b >> 6] |= uint64_t{1} << (b & 63);
+  tags[static_cast<uint32_t>(slot)] = TagOf(hash);
 }
 
 void DentryBlock::Remove(int slot) {
   d.Remove(slot);
+  tags[static_cast<uint32_t>(slot)] = 0;
   if (++filter_stale < kFilterStaleLimit) return;
   filter_stale = 0;
   filter.fill(0);
@@ -130,11 +164,13 @@ bool DentryBlock::FilterCoversEntries() const {
   return ok;
 }
 
-bool DentryArray::Empty() const {
-  for (uint8_t u : used)
-    if (u) return false;
-  return true;
+bool DentryBlock::TagsMatchEntries() const {
+  std::array<uint8_t, kTagSlots> want{};
+  d.ForEach([&](uint32_t s, const Dentry&) { want[s] = TagOf(d.hashes[s]); });
+  return want == tags;
 }
+
+bool DentryArray::Empty() const { return used_slots == 0; }
 
 uint32_t DentryArray::UsedEntries() const {
   uint32_t n = 0;

@@ -154,6 +154,9 @@ struct DentryArray {
   // The entries' hashes, one per stored slot (0 where no entry starts),
   // apart from the Dentries so that Find compares them four at a time.
   std::vector<uint32_t> hashes;
+  // Slots in use (set in `used`), kept by Insert and Remove: FindRoom
+  // answers -1 without a scan when fewer slots than asked are free.
+  uint32_t used_slots = 0;
   uint32_t stored_slots() const { return static_cast<uint32_t>(used.size()); }
 
   static uint32_t SlotsFor(size_t name_len) { return static_cast<uint32_t>((name_len + kSlotLen - 1) / kSlotLen); }
@@ -189,25 +192,43 @@ struct DentryArray {
 // remove rebuilds the filter from the entries. Find's answer is the full
 // scan's. Only dentry blocks carry a filter: inline dentries live in inode
 // blocks, of which the Image keeps many versions.
+//
+// Behind the filter, `tags` holds one byte per slot: TagOf(hash) where an
+// entry starts, 0 elsewhere. Find compares sixteen tags at a time (14
+// compares for a block, instead of 54 of four hashes) and checks the hash
+// and name only where the tag matched; its answer is DentryArray::Find's,
+// the first matching slot.
 struct DentryBlock final : BlockData {
   DentryBlock() : BlockData(Type::kDentry) {}
   static constexpr uint32_t kFilterBits = 1024;
   static constexpr uint32_t kFilterStaleLimit = 16;
+  static constexpr uint32_t kTagSlots = (kDentrySlotsPerBlock + 15) / 16 * 16;
   static uint32_t FilterBit(uint32_t hash) { return (hash * 0x9E3779B1u) >> 22; }
+  // Bits 14..21 of the filter's product, never 0 (the tag of a slot where
+  // no entry starts).
+  static uint8_t TagOf(uint32_t hash) {
+    const auto t = static_cast<uint8_t>((hash * 0x9E3779B1u) >> 14);
+    return t != 0 ? t : 1;
+  }
   std::array<uint64_t, kFilterBits / 64> filter{};
   uint32_t filter_stale = 0;  // removes since the filter was last rebuilt
+  alignas(16) std::array<uint8_t, kTagSlots> tags{};
   DentryArray d{kDentrySlotsPerBlock};
 
   bool MayHold(uint32_t hash) const {
     const uint32_t b = FilterBit(hash);
     return (filter[b >> 6] >> (b & 63)) & 1;
   }
-  // Slot of `name` or -1 (DentryArray::Find behind the filter).
-  int Find(std::string_view name, uint32_t hash) const { return MayHold(hash) ? d.Find(name, hash) : -1; }
+  // Slot of `name` or -1 (DentryArray::Find's answer, behind the filter and
+  // the tags).
+  int Find(std::string_view name, uint32_t hash) const;
   void Insert(int slot, std::string_view name, uint32_t hash, Nid ino, FileType type);
   void Remove(int slot);
   // True when the filter has the bit of every entry's hash (fsck).
   bool FilterCoversEntries() const;
+  // True when every slot's tag is its entry's TagOf(hash), or 0 where no
+  // entry starts (fsck).
+  bool TagsMatchEntries() const;
 };
 
 // Dentry name hash (the model's own 31-bit string hash; "." and ".." hash

@@ -669,7 +669,7 @@ sim::Task<Errno> TxManager::CommitSet(TxSet* set) {
     {
       WriteBatcher wb(io_, Io::kData, &data_batch);
       for (Inode* in : live) {
-        const std::vector<uint64_t> idxs(in->dirty_index.begin(), in->dirty_index.end());
+        const std::vector<uint64_t> idxs = in->dirty_index.First(UINT64_MAX);
         for (uint64_t idx : idxs) {
           DataPage* p = dp_->Find(in, idx);
           if (!p || !p->dirty) continue;

@@ -1,0 +1,90 @@
+// Conformance of IndexSet (fs/vfs/index_set.h) against std::set:
+// membership, size and ascending visits over random steps on both sides of
+// the bitmap's limit, for a file's pages' limit and a wide bitmap.
+#include "fs/vfs/index_set.h"
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "sim/rng.h"
+
+namespace fs::vfs {
+namespace {
+
+std::vector<uint64_t> All(const IndexSet& s) {
+  std::vector<uint64_t> v;
+  s.ForEach([&](uint64_t i) {
+    v.push_back(i);
+    return true;
+  });
+  return v;
+}
+
+void CheckAgainstStdSet(uint64_t limit, uint64_t seed) {
+  sim::Rng rng(seed);
+  IndexSet s(limit);
+  std::set<uint64_t> ref;
+  // Indices cluster at the start, around the limit and summary-word edges
+  // (4,096 indices a summary word), with a few far ones.
+  auto pick = [&]() -> uint64_t {
+    switch (rng.Uniform(5)) {
+      case 0: return rng.Uniform(130);
+      case 1: return limit - 70 + rng.Uniform(140);
+      case 2: return rng.Uniform(2 * limit);
+      case 3: return 4096 * (1 + rng.Uniform(8)) - 3 + rng.Uniform(6);
+      default: return (uint64_t{1} << 40) + rng.Uniform(50);
+    }
+  };
+  for (int step = 0; step < 30000; ++step) {
+    const uint64_t idx = pick();
+    if (rng.Uniform(3) == 0) {
+      ASSERT_EQ(s.Erase(idx), ref.erase(idx) == 1) << "step " << step << " erase " << idx;
+    } else {
+      ASSERT_EQ(s.Insert(idx), ref.insert(idx).second) << "step " << step << " insert " << idx;
+    }
+    const uint64_t probe = pick();
+    ASSERT_EQ(s.Contains(probe), ref.count(probe) == 1) << "step " << step << " probe " << probe;
+    ASSERT_EQ(s.size(), ref.size());
+    ASSERT_EQ(s.empty(), ref.empty());
+    if (step % 97 == 0) {
+      ASSERT_EQ(All(s), std::vector<uint64_t>(ref.begin(), ref.end())) << "step " << step;
+      const uint64_t max = rng.Uniform(ref.size() + 2);
+      std::vector<uint64_t> want;
+      for (uint64_t i : ref) {
+        if (want.size() >= max) break;
+        want.push_back(i);
+      }
+      ASSERT_EQ(s.First(max), want) << "step " << step << " first " << max;
+    }
+  }
+}
+
+TEST(IndexSetTest, AgreesWithAStdSetOverRandomSteps) {
+  {
+    SCOPED_TRACE("a file's pages");
+    CheckAgainstStdSet(IndexSet::kPageLimit, 7);
+  }
+  {
+    SCOPED_TRACE("a wide bitmap");
+    CheckAgainstStdSet(uint64_t{1} << 20, 8);
+  }
+}
+
+TEST(IndexSetTest, ForEachStopsWhenTheVisitorSaysSo) {
+  IndexSet s;
+  for (uint64_t i : {3u, 64u, 65u, 4095u, 4096u, 9000u}) s.Insert(i);
+  std::vector<uint64_t> seen;
+  s.ForEach([&](uint64_t i) {
+    seen.push_back(i);
+    return i < 4095;
+  });
+  EXPECT_EQ(seen, (std::vector<uint64_t>{3, 64, 65, 4095}));
+  EXPECT_EQ(s.First(5), (std::vector<uint64_t>{3, 64, 65, 4095, 4096}));
+  EXPECT_TRUE(s.First(0).empty());
+}
+
+}  // namespace
+}  // namespace fs::vfs
