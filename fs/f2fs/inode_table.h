@@ -48,7 +48,7 @@
 #include "fs/f2fs/node_cache.h"
 #include "fs/f2fs/on_disk.h"
 #include "fs/vfs/page_cache.h"
-#include "fs/vfs/index_set.h"
+#include "fs/vfs/page_index_set.h"
 #include "fs/vfs/sync_primitives.h"
 #include "sim/event_queue.h"
 
@@ -108,7 +108,7 @@ struct Inode {
   // DataPages::New, Drop and Unlink, the only writers of `pages`, keep both.
   static constexpr uint64_t kPageAtLimit = 4096;
   std::vector<DataPage*> page_at;
-  vfs::IndexSet dirty_index;  // indices of dirty pages
+  vfs::PageIndexSet dirty_index;  // indices of dirty pages
   uint64_t dirty_pages = 0;
   // Flusher list (inodes with dirty data pages, oldest first).
   vfs::WritebackState wb;

@@ -21,6 +21,9 @@ uint64_t DirBlockIndex(uint32_t level, uint32_t bucket) {
 }
 
 bool HasExtension(std::string_view name, const std::vector<std::string>& exts) {
+  // A match needs a '.' before the extension: a name without one (most
+  // names a benchmark creates) skips the list.
+  if (name.find('.') == std::string_view::npos) return false;
   for (const std::string& e : exts) {
     if (name.size() > e.size() + 1 && name[name.size() - e.size() - 1] == '.' &&
         name.substr(name.size() - e.size()) == e)

@@ -1,5 +1,7 @@
 #include "fs/f2fs/node_cache.h"
 
+#include <algorithm>
+
 #include <glog/logging.h>
 
 namespace fs::f2fs {
@@ -37,6 +39,7 @@ void NodeCache::SetDirty(NodePage* np, DirtyNodeList* list) {
   if (np->dirty) return;
   np->dirty = true;
   cache_->LruRemove(np);
+  if (np->nid.v >= dirty_.capacity()) dirty_.Grow(std::max<uint64_t>(np->nid.v + 1, 2 * dirty_.capacity()));
   dirty_.Insert(np->nid.v);
   if (list) {
     np->dprev = nullptr;

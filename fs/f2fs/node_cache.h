@@ -31,8 +31,8 @@
 #include <unordered_map>
 
 #include "fs/f2fs/on_disk.h"
-#include "fs/vfs/index_set.h"
 #include "fs/vfs/page_cache.h"
+#include "sim/index_set.h"
 
 namespace fs::f2fs {
 
@@ -76,8 +76,7 @@ struct DirtyNodeList {
 
 class NodeCache {
  public:
-  // Nids below `nids` (the NAT's nid space) are kept dirty in a bitmap.
-  NodeCache(vfs::PageCache* cache, uint32_t nids) : cache_(cache), dirty_(nids) {}
+  explicit NodeCache(vfs::PageCache* cache) : cache_(cache) {}
   NodeCache(const NodeCache&) = delete;
   NodeCache& operator=(const NodeCache&) = delete;
 
@@ -93,13 +92,13 @@ class NodeCache {
   std::unique_ptr<NodePage> Unlink(NodePage* np, DirtyNodeList* list);
 
   // Dirty node pages by nid (visited in ascending nid order).
-  const vfs::IndexSet& dirty() const { return dirty_; }
+  const sim::IndexSet& dirty() const { return dirty_; }
   NodePage* DirtyPage(uint32_t nid) const { return nodes_.at(nid).get(); }
 
  private:
   vfs::PageCache* cache_;
   std::unordered_map<uint32_t, std::unique_ptr<NodePage>> nodes_;
-  vfs::IndexSet dirty_;
+  sim::IndexSet dirty_;  // grown to the highest nid dirtied
 };
 
 }  // namespace fs::f2fs

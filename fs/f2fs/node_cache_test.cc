@@ -12,7 +12,7 @@ namespace {
 
 // Evicts node pages through the cache under test.
 struct Rig : vfs::PageCache::Owner {
-  explicit Rig(uint64_t limit) : cache(this, limit), nodes(&cache, /*nids=*/1024) {}
+  explicit Rig(uint64_t limit) : cache(this, limit), nodes(&cache) {}
   std::unique_ptr<vfs::CachedPage> Evict(vfs::CachedPage* p) override {
     NodePage* np = static_cast<NodePage*>(p);
     evicted.push_back(np->nid.v);
@@ -28,6 +28,15 @@ struct Rig : vfs::PageCache::Owner {
   vfs::PageCache cache;
   NodeCache nodes;
 };
+
+std::vector<uint64_t> Dirty(const NodeCache& c) {
+  std::vector<uint64_t> v;
+  c.dirty().ForEach([&](uint64_t nid) {
+    v.push_back(nid);
+    return true;
+  });
+  return v;
+}
 
 TEST(NodeCacheTest, FindPeekAndEviction) {
   Rig r(2);
@@ -58,7 +67,7 @@ TEST(NodeCacheTest, DirtySetAndPerFileLists) {
   EXPECT_EQ(r.List(f1), (std::vector<uint32_t>{9, 3, 5}));  // newest first
   EXPECT_EQ(f1.count, 3u);
   EXPECT_EQ(f2.count, 0u);
-  EXPECT_EQ(r.nodes.dirty().First(UINT64_MAX),
+  EXPECT_EQ(Dirty(r.nodes),
             (std::vector<uint64_t>{3, 5, 7, 9}));  // by nid, as a checkpoint writes them
   EXPECT_EQ(r.nodes.DirtyPage(7), d);
   r.nodes.ClearDirty(b, &f1);  // the middle of the list
@@ -68,7 +77,7 @@ TEST(NodeCacheTest, DirtySetAndPerFileLists) {
   r.nodes.ClearDirty(c, &f1);  // twice: no change
   EXPECT_EQ(f1.count, 1u);
   r.nodes.ClearDirty(d, nullptr);
-  EXPECT_EQ(r.nodes.dirty().First(UINT64_MAX), (std::vector<uint64_t>{5}));
+  EXPECT_EQ(Dirty(r.nodes), (std::vector<uint64_t>{5}));
   // Dirty pages are not evicted; cleaned ones are again.
   r.cache.EvictAll();
   EXPECT_EQ(r.evicted, (std::vector<uint32_t>{3, 9, 7}));

@@ -20,7 +20,7 @@ NodeManager::NodeManager(const Deps& d, std::unique_ptr<NatTable> nat)
       ssr_blocks_(d.ssr_blocks),
       host_(d.host),
       nat_(std::move(nat)),
-      cache_nodes_(d.cache, d.layout->max_nid) {}
+      cache_nodes_(d.cache) {}
 
 sim::Task<NodePage*> NodeManager::Load(Nid nid) {
   if (NodePage* np = Find(nid)) co_return np;

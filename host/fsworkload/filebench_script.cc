@@ -52,6 +52,13 @@ constexpr KindName kKinds[] = {
     {FlowopKind::kFinishOnCount, "finishoncount", kOther},
     {FlowopKind::kFinishOnBytes, "finishonbytes", kOther},
 };
+// kKinds[i] is FlowopKind i: the per-op lookups index it.
+constexpr bool KindsInEnumOrder() {
+  for (size_t i = 0; i < std::size(kKinds); ++i)
+    if (static_cast<size_t>(kKinds[i].kind) != i) return false;
+  return true;
+}
+static_assert(KindsInEnumOrder(), "kKinds lists every FlowopKind in the enum's order");
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -671,17 +678,13 @@ class Parser {
 }  // namespace
 
 std::string_view FlowopKindName(FlowopKind k) {
-  for (const KindName& n : kKinds) {
-    if (n.kind == k) return n.name;
-  }
-  return "?";
+  const auto i = static_cast<size_t>(k);
+  return i < std::size(kKinds) ? kKinds[i].name : "?";
 }
 
 FlowopTraits TraitsOf(FlowopKind k) {
-  for (const KindName& n : kKinds) {
-    if (n.kind == k) return n.traits;
-  }
-  return {};
+  const auto i = static_cast<size_t>(k);
+  return i < std::size(kKinds) ? kKinds[i].traits : FlowopTraits{};
 }
 
 uint32_t FilebenchScript::TotalThreads() const {

@@ -123,10 +123,10 @@ void Fileset::LeafDirPath(uint64_t leaf, std::string* out) const {
 }
 
 int64_t Fileset::PickFile(bool existing, uint64_t* rotor) {
-  IndexSet& set = existing ? exist_files_ : noex_files_;
+  sim::IndexSet& set = existing ? exist_files_ : noex_files_;
   uint64_t& r = rotor != nullptr ? *rotor : (existing ? file_exrotor_ : file_nerotor_);
   int64_t e = set.NextWrap(r);
-  if (e == IndexSet::kNone) return kNone;
+  if (e == sim::IndexSet::kNone) return kNone;
   r = static_cast<uint64_t>(e) + 1;
   const int64_t start = e;
   while (files_[e].busy) {
@@ -138,10 +138,10 @@ int64_t Fileset::PickFile(bool existing, uint64_t* rotor) {
 }
 
 int64_t Fileset::PickLeafDir(bool existing) {
-  IndexSet& set = existing ? exist_leafdirs_ : noex_leafdirs_;
+  sim::IndexSet& set = existing ? exist_leafdirs_ : noex_leafdirs_;
   uint64_t& r = existing ? leaf_exrotor_ : leaf_nerotor_;
   int64_t e = set.NextWrap(r);
-  if (e == IndexSet::kNone) return kNone;
+  if (e == sim::IndexSet::kNone) return kNone;
   r = static_cast<uint64_t>(e) + 1;
   const int64_t start = e;
   while (leafdirs_[e].busy) {

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "host/fsworkload/filebench_script.h"
-#include "host/fsworkload/index_set.h"
+#include "sim/index_set.h"
 #include "sim/rng.h"
 
 namespace host {
@@ -114,8 +114,8 @@ class Fileset {
   std::vector<File> files_;
   std::vector<LeafDir> leafdirs_;
   uint64_t total_bytes_ = 0;
-  IndexSet exist_files_, noex_files_;
-  IndexSet exist_leafdirs_, noex_leafdirs_;
+  sim::IndexSet exist_files_, noex_files_;
+  sim::IndexSet exist_leafdirs_, noex_leafdirs_;
   uint64_t file_exrotor_ = 0, file_nerotor_ = 0;
   uint64_t leaf_exrotor_ = 0, leaf_nerotor_ = 0;
   uint64_t dir_rotor_ = 0;

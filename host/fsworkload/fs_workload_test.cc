@@ -15,7 +15,6 @@
 #include "host/fsworkload/fs_workload_kind.h"
 #include "host/fsworkload/fsworkload_test_util.h"
 #include "host/fsworkload/gamma.h"
-#include "host/fsworkload/index_set.h"
 #include "host/fsworkload/metered_fs.h"
 #include "host/fsworkload/mobigen_replay.h"
 #include "host/fsworkload/notifier.h"
@@ -236,29 +235,6 @@ TEST(GammaTest, MeanAndVarianceMatchTheShape) {
     const double var = sq / n - m * m;
     EXPECT_NEAR(m, mean, mean * 0.01) << "shape " << shape;
     EXPECT_NEAR(var, shape * scale * scale, shape * scale * scale * 0.05) << "shape " << shape;
-  }
-}
-
-TEST(IndexSetTest, MatchesStdSetUnderRandomOperations) {
-  for (uint64_t cap : {1u, 63u, 64u, 65u, 4095u, 4096u, 4097u, 300000u}) {
-    IndexSet s(cap);
-    std::set<uint64_t> ref;
-    sim::Rng rng(cap, "indexset");
-    for (int i = 0; i < 3000; ++i) {
-      const uint64_t k = rng.Uniform(cap);
-      if (rng.Uniform(3) != 0) {
-        EXPECT_EQ(s.Insert(k), ref.insert(k).second);
-      } else {
-        EXPECT_EQ(s.Erase(k), ref.erase(k) == 1);
-      }
-      const uint64_t q = rng.Uniform(cap + 1);
-      auto it = ref.lower_bound(q);
-      const int64_t want = it == ref.end() ? IndexSet::kNone : static_cast<int64_t>(*it);
-      ASSERT_EQ(s.NextAtOrAfter(q), want) << "cap " << cap << " q " << q;
-      const int64_t wrap = want != IndexSet::kNone ? want : (ref.empty() ? IndexSet::kNone : *ref.begin());
-      ASSERT_EQ(s.NextWrap(q), wrap);
-      ASSERT_EQ(s.size(), ref.size());
-    }
   }
 }
 

@@ -1,10 +1,10 @@
-#include "host/fsworkload/index_set.h"
+#include "sim/index_set.h"
 
 #include <bit>
 
 #include <glog/logging.h>
 
-namespace host {
+namespace sim {
 
 void IndexSet::Reset(uint64_t capacity) {
   capacity_ = capacity;
@@ -13,26 +13,11 @@ void IndexSet::Reset(uint64_t capacity) {
   l1_.assign(l0_.size() / 64 + 1, 0);
 }
 
-bool IndexSet::Insert(uint64_t i) {
-  DCHECK_LT(i, capacity_);
-  uint64_t& w = l0_[i >> 6];
-  const uint64_t bit = uint64_t{1} << (i & 63);
-  if (w & bit) return false;
-  w |= bit;
-  l1_[(i >> 6) >> 6] |= uint64_t{1} << ((i >> 6) & 63);
-  ++size_;
-  return true;
-}
-
-bool IndexSet::Erase(uint64_t i) {
-  DCHECK_LT(i, capacity_);
-  uint64_t& w = l0_[i >> 6];
-  const uint64_t bit = uint64_t{1} << (i & 63);
-  if (!(w & bit)) return false;
-  w &= ~bit;
-  if (w == 0) l1_[(i >> 6) >> 6] &= ~(uint64_t{1} << ((i >> 6) & 63));
-  --size_;
-  return true;
+void IndexSet::Grow(uint64_t capacity) {
+  CHECK_GE(capacity, capacity_);
+  capacity_ = capacity;
+  l0_.resize((capacity + 63) / 64 + 1, 0);
+  l1_.resize(l0_.size() / 64 + 1, 0);
 }
 
 int64_t IndexSet::NextAtOrAfter(uint64_t i) const {
@@ -54,4 +39,4 @@ int64_t IndexSet::NextAtOrAfter(uint64_t i) const {
   return r < static_cast<int64_t>(capacity_) ? r : kNone;
 }
 
-}  // namespace host
+}  // namespace sim
