@@ -186,9 +186,12 @@ void NodeManager::ReleaseDataAddr(Inode* inode, NodePage* np, uint32_t slot) {
 }
 
 void NodeManager::TruncateDnodeRange(Inode* inode, NodePage* np, uint32_t from_slot) {
+  // Slots past the stored ones are 0 (NodeBlock::slots): the scan ends
+  // there, not at the node's 923 or 1,018 slots. ReleaseDataAddr may copy
+  // the block (Mut), never shrinking its slots: read both afresh.
   const uint32_t n = np->blk->AddrSlots();
-  for (uint32_t s = from_slot; s < n; ++s)
-    if (np->blk->Slot(s) != 0) ReleaseDataAddr(inode, np, s);
+  for (uint32_t s = from_slot; s < n && s < np->blk->slots.size(); ++s)
+    if (np->blk->slots[s] != 0) ReleaseDataAddr(inode, np, s);
 }
 
 sim::Task<bool> NodeManager::TruncateSubtree(Inode* inode, Nid nid, int depth, uint64_t first, uint64_t from) {
