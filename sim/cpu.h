@@ -40,6 +40,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -215,6 +216,38 @@ class CpuScheduler {
   Counter preemptions_;
   Counter unlimited_busy_ns_;
   Histogram run_queue_wait_;
+};
+
+// co_await CpuBurst(cpu, q, d): a burst of d on `cpu` (cpu->Run(d)), or,
+// where a component runs without a CPU model (cpu == nullptr), a plain
+// delay of d on q (none when d <= 0). A component's Cpu(d) returns one by
+// value, so that its callers await the burst itself: no coroutine frame,
+// and one resumption, per burst. Not movable: returned only as a prvalue.
+class CpuBurst {
+ public:
+  CpuBurst(CpuScheduler* cpu, EventQueue* q, SimTime d) {
+    if (cpu != nullptr) {
+      req_.emplace(cpu, d, false);
+    } else if (d > SimTime::Zero()) {
+      delay_.emplace(q, d);
+    }
+  }
+  CpuBurst(const CpuBurst&) = delete;
+  CpuBurst& operator=(const CpuBurst&) = delete;
+
+  bool await_ready() noexcept { return req_ ? req_->await_ready() : !delay_; }
+  void await_suspend(std::coroutine_handle<> h) {
+    if (req_) {
+      req_->await_suspend(h);
+    } else {
+      delay_->await_suspend(h);
+    }
+  }
+  void await_resume() const noexcept {}
+
+ private:
+  std::optional<CpuRequest> req_;
+  std::optional<Delay> delay_;
 };
 
 }  // namespace sim

@@ -235,3 +235,49 @@ TEST(CpuSchedulerTest, SameInputsSameSchedule) {
 
 }  // namespace
 }  // namespace sim
+
+namespace sim {
+namespace {
+
+// A thread awaiting `n` CpuBursts of `each`, recording when each ended.
+Task<> Bursts(CpuScheduler* cpu, EventQueue* q, int n, SimTime each, std::vector<SimTime>* ends) {
+  for (int i = 0; i < n; ++i) {
+    co_await CpuBurst(cpu, q, each);
+    ends->push_back(q->now());
+  }
+}
+
+// CpuBurst is cpu->Run(d) with a scheduler: the same times and bursts as
+// Run, threads sharing the cores.
+TEST(CpuBurstTest, WithASchedulerIsARunOnIt) {
+  EventQueue q;
+  StatsRegistry reg;
+  CpuScheduler cpu(&q, Config(1), reg.Root().Group("cpu"));
+  const uint16_t owner = cpu.Owner("workload");
+  ThreadGroup g(&q);
+  std::vector<SimTime> a, b;
+  g.Spawn(Bursts(&cpu, &q, 3, Us(10), &a), owner);
+  g.Spawn(Bursts(&cpu, &q, 3, Us(10), &b), owner);
+  q.Run();
+  // One core: the first thread runs its three bursts, then the second.
+  EXPECT_EQ(a, (std::vector<SimTime>{Us(10), Us(20), Us(30)}));
+  EXPECT_EQ(b, (std::vector<SimTime>{Us(40), Us(50), Us(60)}));
+  EXPECT_EQ(reg.Value("cpu.owner.workload.bursts"), 6);
+  EXPECT_EQ(reg.Value("cpu.owner.workload.time"), static_cast<double>(Us(60).ns()));
+}
+
+// Without a scheduler it is a delay of d, and no suspension at all for 0.
+TEST(CpuBurstTest, WithoutASchedulerIsADelay) {
+  EventQueue q;
+  std::vector<SimTime> ends, zero;
+  Spawn(&q, Bursts(nullptr, &q, 2, Us(7), &ends));
+  Spawn(&q, Bursts(nullptr, &q, 2, SimTime::Zero(), &zero));
+  const uint64_t events = q.Run();
+  EXPECT_EQ(ends, (std::vector<SimTime>{Us(7), Us(14)}));
+  EXPECT_EQ(zero, (std::vector<SimTime>{SimTime::Zero(), SimTime::Zero()}));
+  // Two starts and the two delays: zero-length bursts schedule nothing.
+  EXPECT_EQ(events, 4u);
+}
+
+}  // namespace
+}  // namespace sim

@@ -181,13 +181,7 @@ void Ext4::Kill() {
   for (auto& l : locks_) l->Kill();
 }
 
-sim::Task<void> Ext4::Cpu(sim::SimTime d) {
-  if (cpu_ != nullptr) {
-    co_await cpu_->Run(d);
-  } else if (d > sim::SimTime::Zero()) {
-    co_await sim::Delay(q_, d);
-  }
-}
+sim::CpuBurst Ext4::Cpu(sim::SimTime d) { return sim::CpuBurst(cpu_, q_, d); }
 
 sim::SimTime Ext4::Stamp() const {
   const int64_t g = cfg_.timestamp_granularity.ns();

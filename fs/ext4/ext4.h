@@ -126,6 +126,7 @@
 #include "fs/vfs/page_cache.h"
 #include "fs/vfs/path.h"
 #include "fs/vfs/sync_primitives.h"
+#include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
 #include "sim/stats.h"
@@ -378,7 +379,7 @@ class Ext4 final : public FileSystem,
   // as blk_attempt_plug_merge makes them. Unplug dispatches them once
   // everything due at that instant ran (the submitter sleeps).
   void Unplug();
-  sim::Task<void> Cpu(sim::SimTime d);
+  sim::CpuBurst Cpu(sim::SimTime d);
   // The coarse clock (current_time): now, down to timestamp_granularity.
   sim::SimTime Stamp() const;
   // file_update_time: mtime and ctime move, and the inode is logged, only

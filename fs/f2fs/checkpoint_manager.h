@@ -71,6 +71,7 @@
 #include "fs/f2fs/node_manager.h"
 #include "fs/f2fs/segment_manager.h"
 #include "fs/vfs/sync_primitives.h"
+#include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
 #include "sim/task.h"
@@ -120,7 +121,7 @@ class CheckpointManager {
     // Durability mode journal with apply: committed, and that apply.
     virtual bool ApplyCommittedMode() const = 0;
     virtual sim::Task<void> ApplyCommitted() = 0;
-    virtual sim::Task<void> Cpu(sim::SimTime d) = 0;  // a CPU burst of the caller
+    virtual sim::CpuBurst Cpu(sim::SimTime d) = 0;  // a CPU burst of the caller
     // f2fs_sync_inode_meta: lazily kept times to the inode pages.
     virtual void SyncInodeMeta() = 0;
     // Transactions: master nodes this checkpoint covers become free.

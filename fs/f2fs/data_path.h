@@ -69,6 +69,7 @@
 #include "fs/f2fs/segment_manager.h"
 #include "fs/file_system.h"
 #include "fs/vfs/page_cache.h"
+#include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
 #include "sim/task.h"
@@ -82,7 +83,7 @@ class DataPath {
    public:
     virtual ~Host() = default;
     virtual bool Dead() const = 0;
-    virtual sim::Task<void> Cpu(sim::SimTime d) = 0;
+    virtual sim::CpuBurst Cpu(sim::SimTime d) = 0;
     virtual bool NeedSsr() const = 0;
     virtual bool IncValidBlocks(uint64_t n) = 0;
     virtual uint64_t ValidBlocks() const = 0;

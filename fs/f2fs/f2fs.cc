@@ -535,13 +535,7 @@ F2fs::OpScope::~OpScope() {
   fs_->last_op_time_ = fs_->q_->now();
 }
 
-sim::Task<void> F2fs::Cpu(sim::SimTime d) {
-  if (cpu_ != nullptr) {
-    co_await cpu_->Run(d);
-  } else if (d > sim::SimTime::Zero()) {
-    co_await sim::Delay(q_, d);
-  }
-}
+sim::CpuBurst F2fs::Cpu(sim::SimTime d) { return sim::CpuBurst(cpu_, q_, d); }
 
 bool F2fs::IsIdle(sim::SimTime interval) const {
   return !io_->AnyInFlight() && q_->now() - last_op_time_ >= interval;

@@ -446,7 +446,7 @@ class F2fs final : public FileSystem,
   void RegisterStats();
 
   // ---- CPU and time.
-  sim::Task<void> Cpu(sim::SimTime d) override;  // also CheckpointManager::Host
+  sim::CpuBurst Cpu(sim::SimTime d) override;  // also CheckpointManager::Host
 
   // ---- DurabilityHost.
   sim::SimTime Now() const override { return q_->now(); }

@@ -41,6 +41,7 @@
 #include "fs/f2fs/io_manager.h"
 #include "fs/f2fs/node_manager.h"
 #include "fs/file_system.h"
+#include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
 #include "sim/task.h"
@@ -59,7 +60,7 @@ class FsyncManager {
    public:
     virtual ~Host() = default;
     virtual bool Dead() const = 0;
-    virtual sim::Task<void> Cpu(sim::SimTime d) = 0;
+    virtual sim::CpuBurst Cpu(sim::SimTime d) = 0;
     // The data path: writes back up to `max_pages` dirty pages of the file,
     // with `wait` waiting for them.
     virtual sim::Task<void> WritebackInode(Inode* inode, uint64_t max_pages, bool wait, bool from_cp) = 0;

@@ -49,6 +49,7 @@
 #include "fs/f2fs/tx_manager.h"
 #include "fs/vfs/page_cache.h"
 #include "fs/vfs/sync_primitives.h"
+#include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
 #include "sim/task.h"
@@ -61,7 +62,7 @@ class GcMigrator {
   class Host {
    public:
     virtual ~Host() = default;
-    virtual sim::Task<void> Cpu(sim::SimTime d) = 0;
+    virtual sim::CpuBurst Cpu(sim::SimTime d) = 0;
   };
   struct Deps {
     const F2fsConfig* cfg = nullptr;

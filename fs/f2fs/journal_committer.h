@@ -57,6 +57,7 @@
 #include "fs/f2fs/node_manager.h"
 #include "fs/file_system.h"
 #include "fs/vfs/sync_primitives.h"
+#include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
 #include "sim/task.h"
@@ -75,7 +76,7 @@ class JournalCommitter {
    public:
     virtual ~Host() = default;
     virtual bool Dead() const = 0;
-    virtual sim::Task<void> Cpu(sim::SimTime d) = 0;
+    virtual sim::CpuBurst Cpu(sim::SimTime d) = 0;
     virtual sim::Task<void> WritebackInode(Inode* inode, uint64_t max_pages, bool wait, bool from_cp) = 0;
   };
   struct Deps {

@@ -54,6 +54,7 @@
 #include "fs/file_system.h"
 #include "fs/vfs/page_cache.h"
 #include "fs/vfs/sync_primitives.h"
+#include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/task.h"
 #include "sim/time.h"
@@ -82,7 +83,7 @@ class NamespaceManager {
   class Host {
    public:
     virtual ~Host() = default;
-    virtual sim::Task<void> Cpu(sim::SimTime d) = 0;
+    virtual sim::CpuBurst Cpu(sim::SimTime d) = 0;
     virtual bool IncValidBlocks(uint64_t n) = 0;
     virtual void DecValidBlocks(uint64_t n) = 0;
     virtual void InodeCreated() = 0;  // valid_inode_count

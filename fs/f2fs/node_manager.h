@@ -61,6 +61,7 @@
 #include "fs/f2fs/segment_manager.h"
 #include "fs/file_system.h"
 #include "fs/vfs/page_cache.h"
+#include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
 #include "sim/task.h"
@@ -80,7 +81,7 @@ class NodeManager {
   class Host {
    public:
     virtual ~Host() = default;
-    virtual sim::Task<void> Cpu(sim::SimTime d) = 0;  // a CPU burst of the caller
+    virtual sim::CpuBurst Cpu(sim::SimTime d) = 0;  // a CPU burst of the caller
     // Space accounting (total_valid_block_count): false when full.
     virtual bool IncValidBlocks(uint64_t n) = 0;
     virtual void DecValidBlocks(uint64_t n) = 0;

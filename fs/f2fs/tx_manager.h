@@ -80,6 +80,7 @@
 #include "fs/file_system.h"
 #include "fs/vfs/page_cache.h"
 #include "fs/vfs/sync_primitives.h"
+#include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
 #include "sim/task.h"
@@ -98,7 +99,7 @@ class TxManager {
    public:
     virtual ~Host() = default;
     virtual bool Dead() const = 0;
-    virtual sim::Task<void> Cpu(sim::SimTime d) = 0;
+    virtual sim::CpuBurst Cpu(sim::SimTime d) = 0;
     // A request arrived now (the durability mode's idle checks).
     virtual void RequestArrived() = 0;
     // The inode behind an open descriptor and its open flags.
