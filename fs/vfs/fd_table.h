@@ -10,13 +10,14 @@
 // Close() frees an open descriptor and returns false for any other.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <set>
 #include <utility>
 #include <vector>
 
 #include "fs/file_system.h"
+#include "sim/index_set.h"
 
 namespace fs::vfs {
 
@@ -27,9 +28,9 @@ class FdTable {
  public:
   Fd Open(T state) {
     size_t slot;
-    if (!free_.empty()) {
-      slot = *free_.begin();
-      free_.erase(free_.begin());
+    if (const int64_t f = free_.NextAtOrAfter(0); f != sim::IndexSet::kNone) {
+      slot = static_cast<size_t>(f);
+      free_.Erase(slot);
     } else {
       slot = slots_.size();
       slots_.emplace_back();
@@ -51,7 +52,8 @@ class FdTable {
     if (Get(fd) == nullptr) return false;
     const size_t slot = static_cast<size_t>(fd - kFirstFd);
     slots_[slot] = Slot{};
-    free_.insert(slot);
+    if (slot >= free_.capacity()) free_.Grow(std::max<uint64_t>(slots_.size(), 2 * free_.capacity()));
+    free_.Insert(slot);
     --open_;
     return true;
   }
@@ -72,7 +74,7 @@ class FdTable {
     T state{};
   };
   std::vector<Slot> slots_;
-  std::set<size_t> free_;  // closed slots below slots_.size()
+  sim::IndexSet free_;  // closed slots below slots_.size() (a bitmap: the lowest in a word or two)
   size_t open_ = 0;
 };
 

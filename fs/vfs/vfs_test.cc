@@ -1,10 +1,13 @@
 // The descriptor table and path parsing every file system model shares.
+#include <iterator>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "fs/vfs/fd_table.h"
 #include "fs/vfs/path.h"
+#include "sim/rng.h"
 
 namespace fs::vfs {
 namespace {
@@ -45,6 +48,29 @@ TEST(FdTableTest, ForEachVisitsOpenDescriptorsInOrder) {
   std::string seen;
   t.ForEach([&](Fd fd, int v) { seen += std::to_string(fd) + "=" + std::to_string(v) + " "; });
   EXPECT_EQ(seen, "3=0 5=2 6=3 7=4 ");
+}
+
+// Random opens and closes against a reference: every open gets the lowest
+// descriptor not open, across thousands of descriptors (several words of
+// the free set's bitmap).
+TEST(FdTableTest, OpensTakeTheLowestFreeOverRandomSteps) {
+  FdTable<int> t;
+  std::set<Fd> open;
+  sim::Rng rng(5);
+  for (int step = 0; step < 20000; ++step) {
+    if (open.empty() || rng.Uniform(100) < (open.size() < 3000 ? 60u : 40u)) {
+      Fd want = kFirstFd;
+      while (open.count(want)) ++want;
+      ASSERT_EQ(t.Open(step), want) << "step " << step;
+      open.insert(want);
+    } else {
+      auto it = open.begin();
+      std::advance(it, static_cast<long>(rng.Uniform(open.size())));
+      ASSERT_TRUE(t.Close(*it)) << "step " << step;
+      open.erase(it);
+    }
+    ASSERT_EQ(t.open_count(), open.size());
+  }
 }
 
 TEST(ParsePathTest, Components) {
