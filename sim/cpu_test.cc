@@ -233,12 +233,6 @@ TEST(CpuSchedulerTest, SameInputsSameSchedule) {
   EXPECT_EQ(run(), run());
 }
 
-}  // namespace
-}  // namespace sim
-
-namespace sim {
-namespace {
-
 // A thread awaiting `n` CpuBursts of `each`, recording when each ended.
 Task<> Bursts(CpuScheduler* cpu, EventQueue* q, int n, SimTime each, std::vector<SimTime>* ends) {
   for (int i = 0; i < n; ++i) {
