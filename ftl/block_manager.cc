@@ -42,6 +42,8 @@ BlockManager::BlockManager(const flash::Geometry& geometry, uint32_t group_plane
     CHECK_EQ(group_of_plane_[p], UINT32_MAX) << "plane " << p << " listed twice";
     group_of_plane_[p] = i / group_planes_;
   }
+  unit_is_block_ = group_planes_ == 1;
+  for (uint32_t i = 0; i < planes && unit_is_block_; ++i) unit_is_block_ = plane_order_[i] == i;
 
   const uint64_t n = units();
   valid_.assign(n, 0);
@@ -60,45 +62,31 @@ BlockManager::BlockManager(const flash::Geometry& geometry, uint32_t group_plane
   erased_pages_ = n * unit_pages_;
 }
 
-flash::Ppn BlockManager::Allocate(uint32_t group, Stream s) {
-  OpenSlot& slot = open_[Slot(group, s)];
-  if (slot.unit == kNoUnit) {
-    CHECK_GT(free_count_[group], 0u) << "no free unit in group " << group;
-    const uint32_t upg = units_per_group();
-    uint32_t& head = free_head_[group];
-    UnitId* ring = &free_ring_[static_cast<uint64_t>(group) * upg];
-    if (least_worn_first_) {
-      // Bring the least-worn free unit (the most-worn one for GC copies) to
-      // the head of the ring.
-      const bool most = s == Stream::kGc || s == Stream::kGcCold;
-      uint32_t best = head;
-      for (uint32_t i = 1, pos = head + 1; i < free_count_[group]; ++i, ++pos) {
-        if (pos == upg) pos = 0;
-        const uint32_t e = erase_count_[ring[pos]], b = erase_count_[ring[best]];
-        if (most ? e > b : e < b) best = pos;
-      }
-      std::swap(ring[head], ring[best]);
+void BlockManager::Open(uint32_t group, Stream s, OpenSlot& slot) {
+  CHECK_GT(free_count_[group], 0u) << "no free unit in group " << group;
+  const uint32_t upg = units_per_group();
+  uint32_t& head = free_head_[group];
+  UnitId* ring = &free_ring_[static_cast<uint64_t>(group) * upg];
+  if (least_worn_first_) {
+    // Bring the least-worn free unit (the most-worn one for GC copies) to
+    // the head of the ring.
+    const bool most = s == Stream::kGc || s == Stream::kGcCold;
+    uint32_t best = head;
+    for (uint32_t i = 1, pos = head + 1; i < free_count_[group]; ++i, ++pos) {
+      if (pos == upg) pos = 0;
+      const uint32_t e = erase_count_[ring[pos]], b = erase_count_[ring[best]];
+      if (most ? e > b : e < b) best = pos;
     }
-    slot.unit = ring[head];
-    head = head + 1 == upg ? 0 : head + 1;
-    --free_count_[group];
-    --total_free_;
-    slot.wp = 0;
-    DCHECK_EQ(state_[slot.unit], static_cast<uint8_t>(UnitState::kFree));
-    state_[slot.unit] = static_cast<uint8_t>(UnitState::kOpen);
-    stream_[slot.unit] = static_cast<uint8_t>(s);
+    std::swap(ring[head], ring[best]);
   }
-  const UnitId u = slot.unit;
-  const flash::Ppn p = PpnOf(u, slot.wp);
-  ++pending_[u];
-  ++write_seq_;
-  --erased_pages_;
-  if (++slot.wp == unit_pages_) {
-    slot.unit = kNoUnit;
-    slot.wp = 0;
-    state_[u] = static_cast<uint8_t>(UnitState::kClosing);
-  }
-  return p;
+  slot.unit = ring[head];
+  head = head + 1 == upg ? 0 : head + 1;
+  --free_count_[group];
+  --total_free_;
+  slot.wp = 0;
+  DCHECK_EQ(state_[slot.unit], static_cast<uint8_t>(UnitState::kFree));
+  state_[slot.unit] = static_cast<uint8_t>(UnitState::kOpen);
+  stream_[slot.unit] = static_cast<uint8_t>(s);
 }
 
 uint32_t BlockManager::AllocatedPages(UnitId u) const {

@@ -92,11 +92,13 @@ class BlockManager {
   }
   // Flash block id of member j (< group_planes) of unit u.
   uint64_t BlockIdOf(UnitId u, uint32_t j) const {
+    if (unit_is_block_) return u;
     const uint32_t g = GroupOf(u);
     const uint32_t k = static_cast<uint32_t>(per_plane_.Mod(u));
     return static_cast<uint64_t>(PlaneOf(g, j)) * geometry_.blocks_per_plane + k;
   }
   UnitId UnitOfBlock(uint64_t block) const {
+    if (unit_is_block_) return static_cast<UnitId>(block);
     const uint32_t plane = static_cast<uint32_t>(per_plane_.Div(block));
     const uint32_t k = static_cast<uint32_t>(per_plane_.Mod(block));
     return group_of_plane_[plane] * geometry_.blocks_per_plane + k;
@@ -133,7 +135,21 @@ class BlockManager {
   // --- operations
   // Next page of the stream's open unit, opening a free unit first if needed
   // (the free unit that has waited longest). REQUIRES: CanAllocate(group, s, 0).
-  flash::Ppn Allocate(uint32_t group, Stream s);
+  flash::Ppn Allocate(uint32_t group, Stream s) {
+    OpenSlot& slot = open_[Slot(group, s)];
+    if (slot.unit == kNoUnit) Open(group, s, slot);
+    const UnitId u = slot.unit;
+    const flash::Ppn p = PpnOf(u, slot.wp);
+    ++pending_[u];
+    ++write_seq_;
+    --erased_pages_;
+    if (++slot.wp == unit_pages_) {
+      slot.unit = kNoUnit;
+      slot.wp = 0;
+      state_[u] = static_cast<uint8_t>(UnitState::kClosing);
+    }
+    return p;
+  }
   // The program of an allocated page finished (immediately in functional use).
   void ProgramDone(flash::Ppn p) {
     const UnitId u = UnitOf(p);
@@ -193,10 +209,15 @@ class BlockManager {
     uint32_t wp = 0;
   };
   static uint32_t Slot(uint32_t group, Stream s) { return group * kNumStreams + static_cast<uint32_t>(s); }
+  // Opens a free unit of `group` for stream s in `slot` (Allocate).
+  void Open(uint32_t group, Stream s, OpenSlot& slot);
   void Close(UnitId u);
 
   flash::Geometry geometry_;
   uint32_t group_planes_;
+  // One plane per group, planes in identity order: unit u is flash block u
+  // (the address translations below skip their arithmetic).
+  bool unit_is_block_ = false;
   Divisor per_plane_;  // blocks_per_plane: units per group, blocks per plane
   Divisor per_block_;  // pages_per_block
   Divisor planes_;     // group_planes

@@ -147,9 +147,7 @@ flash::Ppn FtlCore::PlaceGcCopy(Lpn l, flash::Ppn src) {
   return MoveValidPage(from, src, l);
 }
 
-flash::Ppn FtlCore::MoveValidPage(UnitId from, flash::Ppn src, Lpn l) {
-  const uint32_t group = blocks_.GroupOf(from);
-  const Stream to = cfg_.hot_cold && IsColdStream(blocks_.stream(from)) ? Stream::kGcCold : Stream::kGc;
+inline flash::Ppn FtlCore::MoveValidPageTo(UnitId from, uint32_t group, Stream to, flash::Ppn src, Lpn l) {
   CHECK(blocks_.CanAllocate(group, to, 0)) << "GC of group " << group << " has no destination";
   const flash::Ppn dst = blocks_.Allocate(group, to);
   if (mapping_.unit() == MapUnit::kPage) {
@@ -170,6 +168,10 @@ flash::Ppn FtlCore::MoveValidPage(UnitId from, flash::Ppn src, Lpn l) {
     }
   }
   return dst;
+}
+
+flash::Ppn FtlCore::MoveValidPage(UnitId from, flash::Ppn src, Lpn l) {
+  return MoveValidPageTo(from, blocks_.GroupOf(from), GcStreamOf(from), src, l);
 }
 
 // ------------------------------------------------------------- mapping cache
@@ -353,12 +355,14 @@ int64_t FtlCore::CollectBlock(UnitId u) {
     gc_lpns_[k] = mapping_.LpnAt(flash::Ppn{gc_pages_[k]}).v;
     mapping_.PrefetchLpn(Lpn{gc_lpns_[k]});
   }
+  const uint32_t group = blocks_.GroupOf(u);
+  const Stream to = GcStreamOf(u);
   for (uint32_t k = 0; k < n; ++k) {
     if (k + kAhead < n) {
       gc_lpns_[k + kAhead] = mapping_.LpnAt(flash::Ppn{gc_pages_[k + kAhead]}).v;
       mapping_.PrefetchLpn(Lpn{gc_lpns_[k + kAhead]});
     }
-    blocks_.ProgramDone(MoveValidPage(u, flash::Ppn{gc_pages_[k]}, Lpn{gc_lpns_[k]}));
+    blocks_.ProgramDone(MoveValidPageTo(u, group, to, flash::Ppn{gc_pages_[k]}, Lpn{gc_lpns_[k]}));
   }
   EraseUnit(u);
   return n;
@@ -383,9 +387,9 @@ void FtlCore::Write(Lpn l, Stream s) {
     CountMapRead();
   }
   const uint32_t g = HostGroup(l, s);
-  EnsureHostRoom(g, s);
+  if (!CanAllocateHost(g, s)) EnsureHostRoom(g, s);
   blocks_.ProgramDone(PlaceHostPage(l, g, s));
-  RunBackgroundGc(g);
+  if (BelowGcThreshold(g) || WearLevelingRoom(g)) RunBackgroundGc(g);
   if (cache_ != nullptr) FlushMapUpdates();
 }
 

@@ -293,6 +293,13 @@ class FtlCore {
   int64_t CollectBlock(UnitId u);
   // Moves valid page src (of victim `from`, holding l) to a GC-stream page.
   flash::Ppn MoveValidPage(UnitId from, flash::Ppn src, Lpn l);
+  // The GC stream that copies from unit u go to.
+  Stream GcStreamOf(UnitId u) const {
+    return cfg_.hot_cold && IsColdStream(blocks_.stream(u)) ? Stream::kGcCold : Stream::kGc;
+  }
+  // MoveValidPage with from's group and GC stream given (a victim's loop
+  // computes them once). Defined in ftl_core.cc, its only user.
+  flash::Ppn MoveValidPageTo(UnitId from, uint32_t group, Stream to, flash::Ppn src, Lpn l);
   // The FTL changed l's mapping itself (GC, trim): with a cache, the entry
   // becomes dirty if cached, else its translation page needs an update.
   void NoteMapChange(Lpn l) {

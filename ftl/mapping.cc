@@ -78,7 +78,11 @@ void Mapping::ResetBlock(uint64_t block) {
   const uint64_t first = block * pages_per_block_;
   p2l_.FillNone(first, first + pages_per_block_);
   if (unit_ == MapUnit::kPage) {
-    for (uint64_t p = first; p < first + pages_per_block_; ++p) ClearBit(p);
+    const uint64_t last = first + pages_per_block_;
+    uint64_t p = first;
+    for (; p < last && (p & 63) != 0; ++p) ClearBit(p);
+    for (; p + 64 <= last; p += 64) valid_[p >> 6] = 0;
+    for (; p < last; ++p) ClearBit(p);
   }
 }
 
