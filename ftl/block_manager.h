@@ -31,6 +31,7 @@
 // age-based victim policies and is identical in timed and functional runs.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -149,6 +150,50 @@ class BlockManager {
       state_[u] = static_cast<uint8_t>(UnitState::kClosing);
     }
     return p;
+  }
+  // Functional placement (FtlCore's Write and GC without simulated time),
+  // for one-plane groups: up to `max` consecutive pages of the stream's
+  // open unit (opening a free unit first if none), allocated as that many
+  // Allocate calls would. The caller maps them, then calls EndRun. Runs do
+  // not count as programs in flight. REQUIRES: group_planes() == 1,
+  // CanAllocate(group, s, 0), max > 0.
+  struct Run {
+    UnitId unit;
+    flash::Ppn first;  // the run's pages are first .. first + pages - 1
+    uint32_t pages;
+  };
+  Run AllocateRun(uint32_t group, Stream s, uint32_t max) {
+    DCHECK_EQ(group_planes_, 1u);
+    DCHECK_GT(max, 0u);
+    OpenSlot& slot = open_[Slot(group, s)];
+    if (slot.unit == kNoUnit) Open(group, s, slot);
+    const UnitId u = slot.unit;
+    const uint32_t n = std::min(max, unit_pages_ - slot.wp);
+    const Run r{u, PpnOf(u, slot.wp), n};
+    write_seq_ += n;
+    erased_pages_ -= n;
+    slot.wp += n;
+    if (slot.wp == unit_pages_) {
+      slot.unit = kNoUnit;
+      slot.wp = 0;
+      state_[u] = static_cast<uint8_t>(UnitState::kClosing);
+    }
+    return r;
+  }
+  // The run's pages now hold valid data and their programs are done: adds
+  // them to the unit's valid count, and closes the unit if the run took its
+  // last page and no program of it is in flight (as ProgramDone would).
+  void EndRun(const Run& r) {
+    valid_[r.unit] += r.pages;
+    DCHECK_LE(valid_[r.unit], unit_pages_);
+    if (state_[r.unit] == static_cast<uint8_t>(UnitState::kClosing) && pending_[r.unit] == 0) Close(r.unit);
+  }
+  // `n` pages of victim u went stale (moved by GC): valid count only, the
+  // policy no longer tracks a victim. REQUIRES: state(u) == kVictim.
+  void RemoveValidOfVictim(UnitId u, uint32_t n) {
+    DCHECK_EQ(state_[u], static_cast<uint8_t>(UnitState::kVictim));
+    DCHECK_GE(valid_[u], n);
+    valid_[u] -= n;
   }
   // The program of an allocated page finished (immediately in functional use).
   void ProgramDone(flash::Ppn p) {

@@ -87,11 +87,6 @@ void FtlCore::Invalidate(Lpn l) {
   --group_valid_[blocks_.GroupOf(u)];
 }
 
-uint32_t FtlCore::HostGroup(Lpn l, Stream s) {
-  const uint32_t g = allocator_->NextGroup(s, l);
-  return TakesHostPage(g, l) ? g : OtherGroup(g, l, s);
-}
-
 uint32_t FtlCore::OtherGroup(uint32_t from, Lpn l, Stream s) {
   DCHECK(!TakesHostPage(from, l));
   const uint32_t groups = blocks_.groups();
@@ -342,13 +337,9 @@ int64_t FtlCore::CollectBlock(UnitId u) {
   const uint64_t last = first + blocks_.unit_pages();
   mapping_.PrefetchP2l(flash::Ppn{first}, blocks_.unit_pages());
   const uint32_t n = blocks_.valid(u);
-  gc_pages_.resize(n);
+  gc_pages_.resize(blocks_.unit_pages());
   gc_lpns_.resize(n);
-  uint32_t found = 0;
-  for (uint64_t p = mapping_.NextValid(first, last); p < last; p = mapping_.NextValid(p + 1, last)) {
-    CHECK_LT(found, n) << "unit " << u << " has more valid bits than its valid count";
-    gc_pages_[found++] = p;
-  }
+  const uint64_t found = mapping_.ValidPages(first, last, gc_pages_.data());
   CHECK_EQ(found, n) << "unit " << u << ": " << found << " valid bits but a valid count of " << n;
   constexpr uint32_t kAhead = 16;
   for (uint32_t k = 0; k < std::min(kAhead, n); ++k) {
@@ -357,12 +348,33 @@ int64_t FtlCore::CollectBlock(UnitId u) {
   }
   const uint32_t group = blocks_.GroupOf(u);
   const Stream to = GcStreamOf(u);
-  for (uint32_t k = 0; k < n; ++k) {
+  auto fetch_ahead = [&](uint32_t k) {
     if (k + kAhead < n) {
       gc_lpns_[k + kAhead] = mapping_.LpnAt(flash::Ppn{gc_pages_[k + kAhead]}).v;
       mapping_.PrefetchLpn(Lpn{gc_lpns_[k + kAhead]});
     }
-    blocks_.ProgramDone(MoveValidPageTo(u, group, to, flash::Ppn{gc_pages_[k]}, Lpn{gc_lpns_[k]}));
+  };
+  if (cache_ != nullptr) {
+    for (uint32_t k = 0; k < n; ++k) {
+      fetch_ahead(k);
+      blocks_.ProgramDone(MoveValidPageTo(u, group, to, flash::Ppn{gc_pages_[k]}, Lpn{gc_lpns_[k]}));
+    }
+  } else {
+    // Without a mapping cache a move changes only the tables and the two
+    // units' counts: place the moves in runs of the destination unit's
+    // consecutive pages (the same pages, counts and unit closings as page
+    // by page).
+    for (uint32_t k = 0; k < n;) {
+      CHECK(blocks_.CanAllocate(group, to, 0)) << "GC of group " << group << " has no destination";
+      const BlockManager::Run run = blocks_.AllocateRun(group, to, n - k);
+      for (uint32_t j = 0; j < run.pages; ++j, ++k) {
+        fetch_ahead(k);
+        mapping_.MovePage(Lpn{gc_lpns_[k]}, flash::Ppn{gc_pages_[k]}, flash::Ppn{run.first.v + j});
+      }
+      blocks_.RemoveValidOfVictim(u, run.pages);
+      blocks_.EndRun(run);
+    }
+    counters_.gc_copies.Inc(n);
   }
   EraseUnit(u);
   return n;
@@ -388,7 +400,23 @@ void FtlCore::Write(Lpn l, Stream s) {
   }
   const uint32_t g = HostGroup(l, s);
   if (!CanAllocateHost(g, s)) EnsureHostRoom(g, s);
-  blocks_.ProgramDone(PlaceHostPage(l, g, s));
+  if (blocks_.group_planes() == 1 && mapping_.unit() == MapUnit::kPage) {
+    // PlaceHostPage with the program done at once, as a run of one page,
+    // and the old copy's entry rewritten once.
+    const flash::Ppn old = mapping_.PageOf(l);
+    if (old.valid()) {
+      const UnitId u = blocks_.UnitOf(old);
+      blocks_.RemoveValid(u);
+      --group_valid_[blocks_.GroupOf(u)];
+    }
+    const BlockManager::Run run = blocks_.AllocateRun(g, s, 1);
+    mapping_.Remap(l, old, run.first);
+    blocks_.EndRun(run);
+    ++group_valid_[g];
+    counters_.host_writes.Inc();
+  } else {
+    blocks_.ProgramDone(PlaceHostPage(l, g, s));
+  }
   if (BelowGcThreshold(g) || WearLevelingRoom(g)) RunBackgroundGc(g);
   if (cache_ != nullptr) FlushMapUpdates();
 }

@@ -183,7 +183,10 @@ class FtlCore {
   // The group that takes the next host page of stream s, holding data of l:
   // the allocation scheme's choice unless that group is at its data cap
   // (then OtherGroup). Advances the scheme once per call.
-  uint32_t HostGroup(Lpn l, Stream s);
+  uint32_t HostGroup(Lpn l, Stream s) {
+    const uint32_t g = allocator_->NextGroup(s, l);
+    return TakesHostPage(g, l) ? g : OtherGroup(g, l, s);
+  }
   // Whether `group` may take a host page of l without exceeding its data
   // cap (true if l's current copy is already in the group).
   bool TakesHostPage(uint32_t group, Lpn l) const {

@@ -49,6 +49,20 @@ uint64_t Mapping::NextValid(uint64_t first, uint64_t last) const {
   return at < last ? at : last;
 }
 
+uint64_t Mapping::ValidPages(uint64_t first, uint64_t last, uint64_t* out) const {
+  CHECK(unit_ == MapUnit::kPage);
+  uint64_t n = 0;
+  if (first >= last) return 0;
+  const uint64_t last_word = (last - 1) >> 6;
+  for (uint64_t w = first >> 6; w <= last_word; ++w) {
+    uint64_t bits = valid_[w];
+    if (w == first >> 6) bits &= ~uint64_t{0} << (first & 63);
+    if (w == last_word && (last & 63) != 0) bits &= ~(~uint64_t{0} << (last & 63));
+    for (; bits != 0; bits &= bits - 1) out[n++] = (w << 6) + static_cast<uint64_t>(std::countr_zero(bits));
+  }
+  return n;
+}
+
 flash::Ppn Mapping::Lookup(Lpn l) const {
   const uint64_t e = l2p_.Get(l.v);
   if (e == l2p_.kNone()) return flash::kInvalidPpn;

@@ -89,6 +89,9 @@ class Mapping {
   // The first valid page in [first, last), or `last` if none; a scan of the
   // valid bits 64 pages at a time in kPage mode.
   uint64_t NextValid(uint64_t first, uint64_t last) const;
+  // kPage mode: writes the valid pages of [first, last), in order, to
+  // `out` (room for last - first) and returns how many there are.
+  uint64_t ValidPages(uint64_t first, uint64_t last, uint64_t* out) const;
   // What IsValid(p) computes from the L2P and P2L tables alone (for
   // consistency checks of the valid bits).
   bool IsValidByTables(flash::Ppn p) const {
@@ -146,10 +149,24 @@ class Mapping {
   // waiting on the read of l's L2P entry to find src.
   // REQUIRES: kPage mode; l's valid copy at src; dst erased since its last use.
   void MovePage(Lpn l, flash::Ppn src, flash::Ppn dst) {
+    DCHECK(src.valid());
+    Remap(l, src, dst);
+  }
+  // kPage mode: the page holding l's valid copy, or kInvalidPpn if
+  // unmapped (Lookup without the kBlock case).
+  flash::Ppn PageOf(Lpn l) const {
     DCHECK(unit_ == MapUnit::kPage);
-    DCHECK_EQ(l2p_.Get(l.v), src.v);
+    const uint64_t e = l2p_.Get(l.v);
+    return e == l2p_.kNone() ? flash::kInvalidPpn : flash::Ppn{e};
+  }
+  // kPage mode: l's copy moves from `old` (PageOf(l), kInvalidPpn if
+  // unmapped) to the erased page `dst`; the same tables as Unmap (if
+  // mapped) then Map, with one write of l's L2P entry.
+  void Remap(Lpn l, flash::Ppn old, flash::Ppn dst) {
+    DCHECK(unit_ == MapUnit::kPage);
+    DCHECK_EQ(l2p_.Get(l.v), old.valid() ? old.v : l2p_.kNone());
     DCHECK_EQ(p2l_.Get(dst.v), p2l_.kNone());
-    ClearBit(src.v);
+    if (old.valid()) ClearBit(old.v);
     l2p_.Set(l.v, dst.v);
     SetBit(dst.v);
     p2l_.Set(dst.v, l.v);

@@ -23,8 +23,8 @@ flash::Geometry Geo() {
 
 // The valid bits of kPage mode against a reference model of both tables
 // under random maps, remaps, unmaps and block erases: IsValid, the rule
-// computed from the tables and NextValid over random ranges all agree with
-// the model after every step.
+// computed from the tables, NextValid and ValidPages over random ranges all
+// agree with the model after every step.
 TEST(Mapping, ValidBitsAgreeWithTheTablesUnderRandomUpdates) {
   const flash::Geometry g = Geo();
   const uint64_t pages = g.pages();
@@ -74,17 +74,25 @@ TEST(Mapping, ValidBitsAgreeWithTheTablesUnderRandomUpdates) {
     uint64_t want = first;
     while (want < last && !valid(want)) ++want;
     ASSERT_EQ(m.NextValid(first, last), want) << "step " << step << " range [" << first << ", " << last << ")";
+    // ValidPages lists the same pages as a page-by-page walk.
+    std::vector<uint64_t> listed(last - first + 1, UINT64_MAX), walked;
+    for (uint64_t p = first; p < last; ++p) {
+      if (valid(p)) walked.push_back(p);
+    }
+    listed.resize(m.ValidPages(first, last, listed.data()));
+    ASSERT_EQ(listed, walked) << "step " << step << " range [" << first << ", " << last << ")";
   }
   // The walk visited both states often.
   EXPECT_GT(valid_seen, checked / 10);
   EXPECT_LT(valid_seen, checked * 9 / 10);
 }
 
-// MovePage (a GC move that knows the source page) leaves the same tables
-// as Unmap + Map: two mappings under the same random writes, moves and
-// erases, one moving with Unmap + Map and one with MovePage, agree on
-// every L2P entry, P2L entry and valid bit after every step.
-TEST(Mapping, MovePageEqualsUnmapThenMap) {
+// MovePage (a GC move that knows the source page) and Remap (a host write
+// that read the old page) leave the same tables as Unmap + Map: two
+// mappings under the same random writes, moves and erases, one updated with
+// Unmap + Map and one with Remap and MovePage, agree on every L2P entry,
+// P2L entry and valid bit after every step.
+TEST(Mapping, MovePageAndRemapEqualUnmapThenMap) {
   const flash::Geometry g = Geo();
   const uint64_t pages = g.pages();
   const uint64_t logical = pages / 2;
@@ -100,15 +108,14 @@ TEST(Mapping, MovePageEqualsUnmapThenMap) {
   for (int step = 0; step < 20000; ++step) {
     const uint64_t r = rng.Uniform(100);
     const Lpn l{rng.Uniform(logical)};
-    if (r < 50) {  // host write (both the same way)
+    if (r < 50) {  // host write: a unmaps and maps, b remaps
       const int64_t p = take();
       if (p < 0) continue;
-      if (a.IsMapped(l)) {
-        a.Unmap(l, false);
-        b.Unmap(l, false);
-      }
+      const flash::Ppn old = b.PageOf(l);
+      ASSERT_EQ(old, a.Lookup(l)) << "step " << step;
+      if (a.IsMapped(l)) a.Unmap(l, false);
       a.Map(l, flash::Ppn{static_cast<uint64_t>(p)});
-      b.Map(l, flash::Ppn{static_cast<uint64_t>(p)});
+      b.Remap(l, old, flash::Ppn{static_cast<uint64_t>(p)});
     } else if (r < 95) {  // GC move of l's valid copy
       if (!a.IsMapped(l)) continue;
       const int64_t p = take();
