@@ -367,6 +367,7 @@ int64_t FtlCore::CollectBlock(UnitId u) {
     for (uint32_t k = 0; k < n;) {
       CHECK(blocks_.CanAllocate(group, to, 0)) << "GC of group " << group << " has no destination";
       const BlockManager::Run run = blocks_.AllocateRun(group, to, n - k);
+      mapping_.PrefetchP2l(run.first, run.pages);
       for (uint32_t j = 0; j < run.pages; ++j, ++k) {
         fetch_ahead(k);
         mapping_.MovePage(Lpn{gc_lpns_[k]}, flash::Ppn{gc_pages_[k]}, flash::Ppn{run.first.v + j});
@@ -462,8 +463,8 @@ void FtlCore::FillAndOverwrite(uint64_t fill, uint64_t overwrites, uint64_t seed
   // use; kUnitAhead writes ahead, read the (by then cached) entry and fetch
   // what retiring the old copy touches: its unit's counters and victim-list
   // links, random accesses into tables larger than the L2 cache.
-  constexpr uint64_t kAhead = 16;
-  constexpr uint64_t kUnitAhead = 8;
+  constexpr uint64_t kAhead = 32;
+  constexpr uint64_t kUnitAhead = 16;
   uint64_t ahead[kAhead];
   for (uint64_t& a : ahead) {
     a = rng.Uniform(fill);
