@@ -161,6 +161,7 @@ class BlockManager {
     UnitId unit;
     flash::Ppn first;  // the run's pages are first .. first + pages - 1
     uint32_t pages;
+    bool last;  // the run took the unit's last page
   };
   Run AllocateRun(uint32_t group, Stream s, uint32_t max) {
     DCHECK_EQ(group_planes_, 1u);
@@ -169,7 +170,7 @@ class BlockManager {
     if (slot.unit == kNoUnit) Open(group, s, slot);
     const UnitId u = slot.unit;
     const uint32_t n = std::min(max, unit_pages_ - slot.wp);
-    const Run r{u, PpnOf(u, slot.wp), n};
+    Run r{u, PpnOf(u, slot.wp), n, false};
     write_seq_ += n;
     erased_pages_ -= n;
     slot.wp += n;
@@ -177,6 +178,7 @@ class BlockManager {
       slot.unit = kNoUnit;
       slot.wp = 0;
       state_[u] = static_cast<uint8_t>(UnitState::kClosing);
+      r.last = true;
     }
     return r;
   }
@@ -186,7 +188,7 @@ class BlockManager {
   void EndRun(const Run& r) {
     valid_[r.unit] += r.pages;
     DCHECK_LE(valid_[r.unit], unit_pages_);
-    if (state_[r.unit] == static_cast<uint8_t>(UnitState::kClosing) && pending_[r.unit] == 0) Close(r.unit);
+    if (r.last && pending_[r.unit] == 0) Close(r.unit);
   }
   // `n` pages of victim u went stale (moved by GC): valid count only, the
   // policy no longer tracks a victim. REQUIRES: state(u) == kVictim.
