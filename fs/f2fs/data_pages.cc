@@ -4,54 +4,33 @@
 
 namespace fs::f2fs {
 
-namespace {
-DataPage* Cached(const Inode* inode, uint64_t index) {
-  if (index < inode->page_at.size()) return inode->page_at[index];
-  if (index < Inode::kPageAtLimit) return nullptr;
-  auto it = inode->pages.find(index);
-  return it == inode->pages.end() ? nullptr : it->second.get();
-}
-}  // namespace
-
 DataPage* DataPages::Find(Inode* inode, uint64_t index) {
-  DataPage* p = Cached(inode, index);
+  DataPage* p = inode->pages.Find(index);
   if (p != nullptr) cache_->Touch(p);
   return p;
 }
 
 DataPage* DataPages::New(Inode* inode, uint64_t index) {
-  CHECK(Cached(inode, index) == nullptr);
+  CHECK(!inode->pages.Contains(index));
   cache_->Admit();
   auto p = std::make_unique<DataPage>();
   p->ino = inode->ino;
   p->index = index;
-  DataPage* raw = p.get();
-  inode->pages[index] = std::move(p);
-  if (index < Inode::kPageAtLimit) {
-    if (index >= inode->page_at.size()) inode->page_at.resize(index + 1, nullptr);
-    inode->page_at[index] = raw;
-  }
+  DataPage* raw = inode->pages.Insert(index, std::move(p));
   cache_->MaybeLru(raw);
   return raw;
 }
 
 void DataPages::Drop(Inode* inode, uint64_t index) {
-  auto it = inode->pages.find(index);
-  if (it == inode->pages.end()) return;
-  ClearDirty(inode, it->second.get());
-  std::unique_ptr<DataPage> owned = std::move(it->second);
-  inode->pages.erase(it);
-  if (index < inode->page_at.size()) inode->page_at[index] = nullptr;
-  cache_->Detach(std::move(owned));
+  DataPage* p = inode->pages.Find(index);
+  if (p == nullptr) return;
+  ClearDirty(inode, p);
+  cache_->Detach(inode->pages.Take(index));
 }
 
 std::unique_ptr<DataPage> DataPages::Unlink(Inode* inode, DataPage* p) {
-  auto it = inode->pages.find(p->index);
-  CHECK(it != inode->pages.end() && it->second.get() == p);
-  std::unique_ptr<DataPage> owned = std::move(it->second);
-  inode->pages.erase(it);
-  if (p->index < inode->page_at.size()) inode->page_at[p->index] = nullptr;
-  return owned;
+  CHECK(inode->pages.Find(p->index) == p);
+  return inode->pages.Take(p->index);
 }
 
 void DataPages::SetDirty(Inode* inode, DataPage* p) {

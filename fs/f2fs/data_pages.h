@@ -10,7 +10,7 @@
 //   room) and puts it on the LRU; Drop takes a page out (cleaned first),
 //   leaving it to the cache as a zombie while pinned or under writeback;
 //   Unlink hands an evicted page over to the cache. These three are the
-//   only writers of an Inode's `pages` and `page_at`.
+//   only writers of an Inode's `pages`.
 // - SetDirty / ClearDirty keep the file's dirty count and dirty index, and
 //   either the dentry accounting (a directory: the dirty dentry page count
 //   and the set of directories with dirty dentry pages, which a checkpoint

@@ -233,7 +233,7 @@ sim::Task<Errno> DataPath::Write(Inode* inode, uint64_t offset, std::span<const 
     const uint64_t len = std::min<uint64_t>(kBlockSize - in_page, end - pos);
     const bool partial = len < kBlockSize;
     // Read-modify-write of a partly overwritten page that exists on flash.
-    if (partial && !inode->pages.count(idx) && idx * kBlockSize < old_size) {
+    if (partial && !inode->pages.Contains(idx) && idx * kBlockSize < old_size) {
       co_await ReadPages(inode, idx, idx);
       inode->ra_next = UINT64_MAX;
     }
@@ -292,8 +292,7 @@ int DataPath::DirectIoMode(const Inode* inode, uint64_t offset, uint64_t length,
 
 sim::Task<void> DataPath::SyncCachedRange(Inode* inode, uint64_t first, uint64_t last, bool drop, bool direct) {
   std::vector<DataPage*> mine;
-  for (auto it = inode->pages.lower_bound(first); it != inode->pages.end() && it->first <= last; ++it)
-    mine.push_back(it->second.get());
+  inode->pages.ForEach(first, last, [&](uint64_t, DataPage* p) { mine.push_back(p); });
   if (mine.empty()) co_return;
   for (DataPage* p : mine) cache_->Pin(p);
   {
@@ -414,7 +413,7 @@ sim::Task<Errno> DataPath::Truncate(Inode* inode, uint64_t size, bool in_commit)
       DnodeRef dn;
       if (!nodes_->TryGetDnodeCached(inode, idx, &dn)) dn = co_await nodes_->GetDnode(inode, idx, false);
       const bool exists = dn.np && dn.np->blk->Addr(dn.ofs) != kNullAddr;
-      if (exists && !inode->pages.count(idx)) co_await ReadPages(inode, idx, idx);
+      if (exists && !inode->pages.Contains(idx)) co_await ReadPages(inode, idx, idx);
       DataPage* p = dp_->Find(inode, idx);
       if (p && p->bytes) {
         std::memset(DataPages::MutBytes(p).bytes.data() + size % kBlockSize, 0, kBlockSize - size % kBlockSize);
@@ -422,9 +421,7 @@ sim::Task<Errno> DataPath::Truncate(Inode* inode, uint64_t size, bool in_commit)
       }
     }
     // Drop cached pages beyond the new end.
-    std::vector<uint64_t> drop;
-    for (auto it = inode->pages.lower_bound(from); it != inode->pages.end(); ++it) drop.push_back(it->first);
-    for (uint64_t idx : drop) dp_->Drop(inode, idx);
+    for (uint64_t idx : inode->pages.Indices(from)) dp_->Drop(inode, idx);
     co_await nodes_->TruncateBlocks(inode, from);
   }
   InodeFields& f = nodes_->MutI(inode);

@@ -248,8 +248,8 @@ TEST_F(F2fsApiTest, LargeFileThroughDoubleIndirectNodes) {
   s_.ExpectCheck();
 }
 
-// A file's cached pages are found by index in two ways (a direct array
-// below Inode::kPageAtLimit, the map above it): pages on both sides of the
+// A file's cached pages are found by index in two ways (direct slots below
+// vfs::PageSlots' kDirectLimit, a map above it): pages on both sides of the
 // limit read back after the memory limit evicted them, after a truncate
 // dropped some, and after drop_caches, and an evicted page is read from the
 // device again.
@@ -258,7 +258,7 @@ TEST(F2fsPageLookupTest, PagesAroundTheDirectIndexLimitSurviveEvictionTruncateAn
   cfg.page_cache.memory = sim::MiB(1);
   Stack s(256ull << 20, cfg);
   s.FormatAndMount();
-  const uint64_t lim = Inode::kPageAtLimit;
+  const uint64_t lim = vfs::PageSlots<DataPage>::kDirectLimit;
   const uint64_t idxs[] = {0, 1, lim - 3, lim - 1, lim, lim + 1, lim + 7};
   const Fd fd = s.Run(s.fs().Open("/a", kCreat | kRdWr)).value;
   uint32_t seed = 30;

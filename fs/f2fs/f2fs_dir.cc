@@ -29,9 +29,7 @@ sim::Task<void> F2fs::FreeInode(Inode* inode) {
   CHECK(inode->unlinked && !inode->freed);
   InodeRef ref(&itab_, inode);
   // Data pages first (no writeback needed: the blocks are freed).
-  std::vector<uint64_t> idxs;
-  for (const auto& [idx, p] : inode->pages) idxs.push_back(idx);
-  for (uint64_t idx : idxs) DropDataPage(inode, idx);
+  for (uint64_t idx : inode->pages.Indices()) DropDataPage(inode, idx);
   if (!I(inode).inline_data && !I(inode).inline_dentry) co_await TruncateBlocks(inode, 0);
   // The inode block itself.
   NodePage* ip = inode->ipage;

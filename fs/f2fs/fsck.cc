@@ -253,8 +253,7 @@ sim::Status Fsck::Run() const {
       for (uint64_t blk = 0; blk < nblocks && c.err.empty(); ++blk) {
         std::shared_ptr<const DentryBlock> db;
         if (in) {
-          auto pit = in->pages.find(blk);
-          if (pit != in->pages.end()) db = pit->second->dents;
+          if (const DataPage* p = in->pages.Find(blk)) db = p->dents;
         }
         if (!db) {
           // Locate the block through the inode tree.

@@ -106,7 +106,7 @@ sim::Task<uint32_t> GcMigrator::Migrate(uint32_t sec, bool fg) {
     std::vector<BlockAddr> reads(stolen);
     for (const Move& m : moves) {
       Inode* in = itab_->Find(m.ino);
-      if (!in || !in->pages.count(m.index)) reads.push_back(m.addr);
+      if (!in || !in->pages.Contains(m.index)) reads.push_back(m.addr);
     }
     co_await io_->ReadBlocks(reads, Io::kGcData);
     // gc_data_segment's phase 2 takes every owner's inode (f2fs_iget) and

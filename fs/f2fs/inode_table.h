@@ -49,6 +49,7 @@
 #include "fs/f2fs/on_disk.h"
 #include "fs/vfs/page_cache.h"
 #include "fs/vfs/page_index_set.h"
+#include "fs/vfs/page_slots.h"
 #include "fs/vfs/sync_primitives.h"
 #include "sim/event_queue.h"
 
@@ -101,13 +102,9 @@ struct Inode {
   uint32_t refs = 0;          // open files + operations in progress
   bool unlinked = false;      // no link left; freed at the last reference (orphan)
   bool freed = false;         // blocks and nodes released; deleted at the last reference
-  std::map<uint64_t, std::unique_ptr<DataPage>> pages;
-  // The same pages by index, for indices below kPageAtLimit (null where
-  // none is cached; as long as the highest such index cached so far):
-  // DataPages::Find reads one slot instead of walking the map's nodes.
-  // DataPages::New, Drop and Unlink, the only writers of `pages`, keep both.
-  static constexpr uint64_t kPageAtLimit = 4096;
-  std::vector<DataPage*> page_at;
+  // Cached data (or dentry) pages by index. DataPages::New, Drop and
+  // Unlink are its only writers.
+  vfs::PageSlots<DataPage> pages;
   vfs::PageIndexSet dirty_index;  // indices of dirty pages
   uint64_t dirty_pages = 0;
   // Flusher list (inodes with dirty data pages, oldest first).
