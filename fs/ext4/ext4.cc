@@ -587,7 +587,8 @@ void Ext4::MaybeFreeInode(Inode* n) {
 void Ext4::FreeInode(Inode* n) {
   if (orphans_.erase(n->ino)) Dirty(0);
   // Pages go first; their writes in flight finish as zombies.
-  for (auto& [idx, p] : n->pages) {
+  for (const uint64_t idx : n->pages.Indices()) {
+    std::unique_ptr<DataPage> p = n->pages.Take(idx);
     if (p->dirty) wb_.FileDataCleaned(&n->wb, --n->dirty_pages);
     if (p->delalloc) {
       --n->delalloc_pages;
@@ -595,7 +596,6 @@ void Ext4::FreeInode(Inode* n) {
     }
     cache_.Detach(std::move(p));
   }
-  n->pages.clear();
   DropInodePrealloc(n);
   FreeExtentsFrom(n, 0);
   for (uint32_t b : n->tree) {

@@ -495,10 +495,9 @@ sim::Task<void> Ext4::ReadPages(Inode* in, uint64_t first, uint64_t last) {
   std::vector<Want> reads;
   bool waiting_other = false;
   for (uint64_t p = first; p <= last; ++p) {
-    auto pit = in->pages.find(p);
-    if (pit != in->pages.end()) {
-      if (!pit->second->uptodate) waiting_other = true;
-      cache_.Touch(pit->second.get());
+    if (DataPage* cached = in->pages.Find(p)) {
+      if (!cached->uptodate) waiting_other = true;
+      cache_.Touch(cached);
       continue;
     }
     cache_.Admit();
@@ -510,9 +509,8 @@ sim::Task<void> Ext4::ReadPages(Inode* in, uint64_t first, uint64_t last) {
       page->uptodate = false;
       page->pin = 1;
     }
-    DataPage* raw = page.get();
+    DataPage* raw = in->pages.Insert(p, std::move(page));
     if (pblk != 0) reads.push_back({p, pblk, raw});
-    in->pages.emplace(p, std::move(page));
     if (raw->uptodate) cache_.MaybeLru(raw);
   }
   size_t i = 0;
@@ -550,8 +548,8 @@ sim::Task<void> Ext4::ReadPages(Inode* in, uint64_t first, uint64_t last) {
     auto it2 = inodes_.find(ino);
     if (it2 == inodes_.end()) continue;
     for (uint64_t p = first; p <= last; ++p) {
-      auto pit = it2->second->pages.find(p);
-      if (pit != it2->second->pages.end() && !pit->second->uptodate) waiting_other = true;
+      const DataPage* cached = it2->second->pages.Find(p);
+      if (cached != nullptr && !cached->uptodate) waiting_other = true;
     }
   }
 }
@@ -574,7 +572,7 @@ sim::Task<FsResult<uint64_t>> Ext4::DoRead(OpenFile* f, uint64_t offset, uint8_t
     const uint64_t eof = (in->size + kBlockSize - 1) / kBlockSize;
     ra_last = std::min(last + ra, eof == 0 ? 0 : eof - 1);
     // Read ahead only when the window is not cached yet.
-    if (in->pages.count(ra_last)) ra_last = last;
+    if (in->pages.Contains(ra_last)) ra_last = last;
   }
   in->ra_next = last + 1;
   co_await ReadPages(in, first, ra_last);
@@ -588,8 +586,8 @@ sim::Task<FsResult<uint64_t>> Ext4::DoRead(OpenFile* f, uint64_t offset, uint8_t
     const uint64_t p = pos / kBlockSize, in_page = pos % kBlockSize;
     const uint64_t chunk = std::min(m - done, kBlockSize - in_page);
     if (out != nullptr) {
-      auto pit = in->pages.find(p);
-      const DataBlock* d = pit == in->pages.end() ? nullptr : As<DataBlock>(pit->second->content);
+      const DataPage* cached = in->pages.Find(p);
+      const DataBlock* d = cached == nullptr ? nullptr : As<DataBlock>(cached->content);
       if (d) {
         std::memcpy(out + done, d->bytes.data() + in_page, chunk);
       } else {
@@ -674,8 +672,8 @@ sim::Task<FsResult<uint64_t>> Ext4::DoWrite(OpenFile* f, uint64_t offset, std::s
   if (end % kBlockSize != 0 && (rmw.empty() || rmw.back() != last)) rmw.push_back(last);
   for (uint64_t p : rmw) {
     if (p * kBlockSize >= in->size) continue;
-    auto pit = in->pages.find(p);
-    if (pit != in->pages.end() && pit->second->uptodate) continue;
+    const DataPage* cached = in->pages.Find(p);
+    if (cached != nullptr && cached->uptodate) continue;
     co_await ReadPages(in, p, p);
     it = inodes_.find(ino);
     if (it == inodes_.end() || dead_) co_return R{0, Errno::kIo};
@@ -684,8 +682,8 @@ sim::Task<FsResult<uint64_t>> Ext4::DoWrite(OpenFile* f, uint64_t offset, std::s
   // Space: every page without a block needs one (and some metadata).
   uint64_t fresh = 0;
   for (uint64_t p = first; p <= last; ++p) {
-    auto pit = in->pages.find(p);
-    if (pit != in->pages.end() && pit->second->delalloc) continue;
+    const DataPage* cached = in->pages.Find(p);
+    if (cached != nullptr && cached->delalloc) continue;
     if (MapBlock(in, static_cast<uint32_t>(p)) == 0) ++fresh;
   }
   if (reserved_blocks_ + fresh + 8 > AvailBlocks() && busy_blocks_ > 0) {
@@ -704,17 +702,14 @@ sim::Task<FsResult<uint64_t>> Ext4::DoWrite(OpenFile* f, uint64_t offset, std::s
     const uint64_t pos = std::max(offset, p * kBlockSize);
     const uint64_t in_page = pos % kBlockSize;
     const uint64_t chunk = std::min(end - pos, kBlockSize - in_page);
-    auto pit = in->pages.find(p);
-    DataPage* pg;
-    if (pit == in->pages.end()) {
+    DataPage* pg = in->pages.Find(p);
+    if (pg == nullptr) {
       cache_.Admit();
       auto page = std::make_unique<DataPage>();
       page->ino = ino;
       page->index = p;
-      pg = page.get();
-      in->pages.emplace(p, std::move(page));
+      pg = in->pages.Insert(p, std::move(page));
     } else {
-      pg = pit->second.get();
       cache_.Touch(pg);
     }
     if (chunk == kBlockSize && data.empty()) {
@@ -794,11 +789,11 @@ sim::Task<FsResult<uint64_t>> Ext4::Pwrite(Fd fd, uint64_t offset, std::span<con
 uint64_t Ext4::WritebackPages(Inode* in, uint64_t max_pages) {
   if (dead_) return 0;
   std::vector<DataPage*> todo;
-  for (auto& [idx, p] : in->pages) {
-    if (!p->dirty) continue;
-    todo.push_back(p.get());
-    if (max_pages > 0 && todo.size() >= max_pages) break;
-  }
+  in->pages.ForEach(0, UINT64_MAX, [&](uint64_t, DataPage* p) {
+    if (!p->dirty) return true;
+    todo.push_back(p);
+    return max_pages == 0 || todo.size() < max_pages;
+  });
   if (todo.empty()) return 0;
   Tx& t = Running();
   const uint32_t tid = t.tid;
@@ -941,8 +936,8 @@ sim::Task<Errno> Ext4::DoTruncate(Inode* in, uint64_t size) {
   }
   if (size < in->size && size % kBlockSize != 0) {
     const uint64_t p = size / kBlockSize;
-    auto pit = in->pages.find(p);
-    if (pit == in->pages.end() || !pit->second->uptodate) {
+    const DataPage* cached = in->pages.Find(p);
+    if (cached == nullptr || !cached->uptodate) {
       co_await ReadPages(in, p, p);
       auto it = inodes_.find(ino);
       if (it == inodes_.end() || dead_) co_return Errno::kIo;
@@ -959,8 +954,8 @@ sim::Task<Errno> Ext4::DoTruncate(Inode* in, uint64_t size) {
   }
   if (size < in->size) {
     const uint64_t keep = (size + kBlockSize - 1) / kBlockSize;
-    for (auto pit = in->pages.lower_bound(keep); pit != in->pages.end();) {
-      DataPage* p = pit->second.get();
+    for (const uint64_t idx : in->pages.Indices(keep)) {
+      std::unique_ptr<DataPage> p = in->pages.Take(idx);
       if (p->dirty) {
         p->dirty = false;
         wb_.FileDataCleaned(&in->wb, --in->dirty_pages);
@@ -969,20 +964,19 @@ sim::Task<Errno> Ext4::DoTruncate(Inode* in, uint64_t size) {
         --in->delalloc_pages;
         --reserved_blocks_;
       }
-      cache_.Detach(std::move(pit->second));
-      pit = in->pages.erase(pit);
+      cache_.Detach(std::move(p));
     }
     if (size % kBlockSize != 0) {
-      auto pit = in->pages.find(size / kBlockSize);
-      if (pit != in->pages.end() && pit->second->content) {
-        auto nb = std::make_shared<DataBlock>(*As<DataBlock>(pit->second->content));
+      DataPage* tail = in->pages.Find(size / kBlockSize);
+      if (tail != nullptr && tail->content) {
+        auto nb = std::make_shared<DataBlock>(*As<DataBlock>(tail->content));
         std::memset(nb->bytes.data() + size % kBlockSize, 0, kBlockSize - size % kBlockSize);
-        pit->second->content = std::move(nb);
-        if (!pit->second->dirty && MapBlock(in, static_cast<uint32_t>(size / kBlockSize)) != 0) {
-          pit->second->dirty = true;
+        tail->content = std::move(nb);
+        if (!tail->dirty && MapBlock(in, static_cast<uint32_t>(size / kBlockSize)) != 0) {
+          tail->dirty = true;
           ++in->dirty_pages;
           wb_.FileDataDirtied(ino, &in->wb);
-          cache_.LruRemove(pit->second.get());
+          cache_.LruRemove(tail);
         }
       }
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fs/ext4/ext4.h"
+#include "fs/vfs/page_slots.h"
 
 namespace fs::ext4 {
 
@@ -60,7 +61,7 @@ struct Ext4::Inode {
   std::vector<uint32_t> dx_nodes;                 // logical blocks of interior index nodes
 
   // Regular files.
-  std::map<uint64_t, std::unique_ptr<DataPage>> pages;
+  vfs::PageSlots<DataPage> pages;  // cached pages by index
   uint64_t dirty_pages = 0;
   uint64_t delalloc_pages = 0;
   vfs::WritebackState wb;

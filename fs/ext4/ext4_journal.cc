@@ -323,11 +323,8 @@ std::unique_ptr<vfs::CachedPage> Ext4::Evict(vfs::CachedPage* p) {
   if (auto* dp = dynamic_cast<DataPage*>(p)) {
     auto it = inodes_.find(dp->ino);
     CHECK(it != inodes_.end());
-    auto pit = it->second->pages.find(dp->index);
-    CHECK(pit != it->second->pages.end() && pit->second.get() == dp);
-    std::unique_ptr<vfs::CachedPage> out = std::move(pit->second);
-    it->second->pages.erase(pit);
-    return out;
+    CHECK(it->second->pages.Find(dp->index) == dp);
+    return it->second->pages.Take(dp->index);
   }
   auto* mp = static_cast<MetaPage*>(p);
   auto it = meta_pages_.find(mp->blk);

@@ -14,9 +14,11 @@
 // steps on both sides of the limit).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include <glog/logging.h>
@@ -66,17 +68,28 @@ class PageSlots {
   uint64_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
-  // Calls f(idx, T*) for the pages with index in [first, last], ascending.
-  // f must not insert or take pages.
+  // Calls f(idx, T*) for the pages with index in [first, last], ascending;
+  // an f that returns bool stops the walk by returning false. f must not
+  // insert or take pages.
   template <class F>
   void ForEach(uint64_t first, uint64_t last, F f) const {
     if (size_ == 0 || first > last) return;
+    auto visit = [&](uint64_t idx, T* p) {
+      if constexpr (std::is_same_v<decltype(f(idx, p)), bool>) {
+        return f(idx, p);
+      } else {
+        f(idx, p);
+        return true;
+      }
+    };
     const uint64_t direct_end = direct_.size() == 0 ? 0 : std::min<uint64_t>(last, direct_.size() - 1) + 1;
     for (uint64_t idx = first; idx < direct_end; ++idx) {
-      if (direct_[idx] != nullptr) f(idx, direct_[idx].get());
+      if (direct_[idx] != nullptr && !visit(idx, direct_[idx].get())) return;
     }
     if (last < kDirectLimit) return;
-    for (auto it = far_.lower_bound(first); it != far_.end() && it->first <= last; ++it) f(it->first, it->second.get());
+    for (auto it = far_.lower_bound(first); it != far_.end() && it->first <= last; ++it) {
+      if (!visit(it->first, it->second.get())) return;
+    }
   }
   // The indices of the pages in [first, last], ascending.
   std::vector<uint64_t> Indices(uint64_t first = 0, uint64_t last = UINT64_MAX) const {

@@ -70,6 +70,15 @@ TEST(PageSlotsTest, AgreesWithAStdMapOverRandomSteps) {
       std::vector<uint64_t> idxs;
       for (const auto& [i, tag] : want) idxs.push_back(i);
       ASSERT_EQ(s.Indices(first, last), idxs);
+      // A walk that stops after k pages visits the first k.
+      const size_t k = rng.Uniform(idxs.size() + 1);
+      std::vector<uint64_t> prefix;
+      s.ForEach(first, last, [&](uint64_t i, Item*) {
+        if (prefix.size() == k) return false;
+        prefix.push_back(i);
+        return true;
+      });
+      ASSERT_EQ(prefix, std::vector<uint64_t>(idxs.begin(), idxs.begin() + static_cast<std::ptrdiff_t>(k)));
     }
   }
   EXPECT_GT(ref.size(), 100u);
