@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fs/vfs/page_index_test_util.h"
 #include "sim/rng.h"
 
 namespace fs::vfs {
@@ -28,17 +29,7 @@ TEST(PageIndexSetTest, AgreesWithAStdSetOverRandomSteps) {
   sim::Rng rng(7);
   PageIndexSet s;
   std::set<uint64_t> ref;
-  // Indices cluster at the start, around the limit and at multiples of
-  // it, with a few far ones.
-  auto pick = [&]() -> uint64_t {
-    switch (rng.Uniform(5)) {
-      case 0: return rng.Uniform(130);
-      case 1: return limit - 70 + rng.Uniform(140);
-      case 2: return rng.Uniform(2 * limit);
-      case 3: return 4096 * (1 + rng.Uniform(8)) - 3 + rng.Uniform(6);
-      default: return (uint64_t{1} << 40) + rng.Uniform(50);
-    }
-  };
+  auto pick = [&] { return testing::PickPageIndex(rng, limit); };
   for (int step = 0; step < 30000; ++step) {
     const uint64_t idx = pick();
     if (rng.Uniform(3) == 0) {

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fs/vfs/page_index_test_util.h"
 #include "sim/rng.h"
 
 namespace fs::vfs {
@@ -24,15 +25,7 @@ TEST(PageSlotsTest, AgreesWithAStdMapOverRandomSteps) {
   sim::Rng rng(11);
   PageSlots<Item> s;
   std::map<uint64_t, uint64_t> ref;  // index -> tag
-  auto pick = [&]() -> uint64_t {
-    switch (rng.Uniform(5)) {
-      case 0: return rng.Uniform(130);
-      case 1: return limit - 70 + rng.Uniform(140);
-      case 2: return rng.Uniform(2 * limit);
-      case 3: return 4096 * (1 + rng.Uniform(8)) - 3 + rng.Uniform(6);
-      default: return (uint64_t{1} << 40) + rng.Uniform(50);
-    }
-  };
+  auto pick = [&] { return testing::PickPageIndex(rng, limit); };
   uint64_t next_tag = 1;
   for (int step = 0; step < 40000; ++step) {
     const uint64_t idx = pick();
