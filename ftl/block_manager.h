@@ -17,6 +17,9 @@
 //   write pointer advancing) --last page allocated--> kClosing (programs may be
 //   in flight) --last ProgramDone--> kFull (a victim candidate; the
 //   VictimPolicy is told) --SelectVictim--> kVictim --Erase--> kFree.
+//   Functional placement allocates in runs instead (AllocateRun), whose
+//   programs are done at once: the EndRun of the run that took the last
+//   page closes the unit.
 //
 // Streams: each group has one open unit per Stream (host hot, host cold, GC
 // destination hot/cold, translation pages), so GC copies never mix with host

@@ -139,9 +139,12 @@ TEST(FtlCore, WriteLookupOverwrite) {
 // consistent through GC-heavy random writes, trims and hot/cold streams.
 // Page and block mapping place and collect identically (the granularity
 // only changes how validity is found): the same random writes and trims,
-// with GC, end in the same counters and the same page for every Lpn. With
-// one-plane units, page mapping finds the pages GC moves from its valid
-// bits (in Ppn order), block mapping from the L2P and P2L tables.
+// with GC, end in the same counters, the same page for every Lpn and the
+// same units (state, valid and erase counts, close order). With one-plane
+// units, page mapping finds the pages GC moves from its valid bits (in Ppn
+// order) and places host pages and GC moves in runs
+// (BlockManager::AllocateRun); block mapping finds them from the L2P and
+// P2L tables and places them page by page (Allocate, ProgramDone).
 TEST(FtlCore, ValidBitGcMovesWhatTheTablesSay) {
   for (const std::string victim : {"greedy", "fifo", "cost_benefit"}) {
     FtlCore page(Config(victim, "page_stripe", "page"), Geo(64, 16));
@@ -167,6 +170,16 @@ TEST(FtlCore, ValidBitGcMovesWhatTheTablesSay) {
     EXPECT_EQ(page.counters().gc_copies.value(), block.counters().gc_copies.value()) << victim;
     EXPECT_EQ(page.counters().unit_erases.value(), block.counters().unit_erases.value()) << victim;
     for (uint64_t l = 0; l < u; ++l) ASSERT_EQ(page.Lookup(Lpn{l}), block.Lookup(Lpn{l})) << victim << " lpn " << l;
+    const BlockManager& pb = page.blocks();
+    const BlockManager& bb = block.blocks();
+    EXPECT_EQ(pb.write_seq(), bb.write_seq()) << victim;
+    EXPECT_EQ(pb.erased_pages(), bb.erased_pages()) << victim;
+    for (UnitId unit = 0; unit < pb.units(); ++unit) {
+      ASSERT_EQ(pb.state(unit), bb.state(unit)) << victim << " unit " << unit;
+      ASSERT_EQ(pb.valid(unit), bb.valid(unit)) << victim << " unit " << unit;
+      ASSERT_EQ(pb.erase_count(unit), bb.erase_count(unit)) << victim << " unit " << unit;
+      ASSERT_EQ(pb.close_seq(unit), bb.close_seq(unit)) << victim << " unit " << unit;
+    }
   }
 }
 
