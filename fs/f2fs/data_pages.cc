@@ -11,7 +11,6 @@ DataPage* DataPages::Find(Inode* inode, uint64_t index) {
 }
 
 DataPage* DataPages::New(Inode* inode, uint64_t index) {
-  CHECK(!inode->pages.Contains(index));
   cache_->Admit();
   auto p = std::make_unique<DataPage>();
   p->ino = inode->ino;
