@@ -376,6 +376,26 @@ TEST_F(CliTest, ProgressLinesInALog) {
   }
 }
 
+// The progress line costs no events: a trace replay with long idle gaps
+// (128 simulated seconds, 3,000 requests) processes as many events with it
+// as without it, and gives the same results.
+TEST_F(CliTest, ProgressLineAddsNoEvents) {
+  const std::string msr = std::string(FLASHSTACK_SOURCE_DIR) + "/configs/examples/replay_msr.yaml";
+  auto events = [&](const char* flag, const std::string& out) {
+    Outcome o = Cli("run " + msr + " --quiet " + flag + " --progress_every 0.001 --out " + out);
+    EXPECT_EQ(o.code, 0) << o.out;
+    const std::string info = Slurp(fs::path(out) / "run_info.json");
+    const size_t at = info.find("\"events\": ");
+    EXPECT_NE(at, std::string::npos) << info;
+    return at == std::string::npos ? 0 : std::stoull(info.substr(at + 10));
+  };
+  const std::string a = (dir_ / "with").string(), b = (dir_ / "without").string();
+  const uint64_t with = events("--progress", a);
+  EXPECT_GT(with, 0u);
+  EXPECT_EQ(with, events("--noprogress", b));
+  EXPECT_EQ(Slurp(fs::path(a) / "stats.json"), Slurp(fs::path(b) / "stats.json"));
+}
+
 // bench: wall-clock figures of a device run (host I/Os) and of a
 // file-system stack (file-system operations), with flash commands per
 // wall-second, and no results folder.

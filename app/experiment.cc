@@ -383,52 +383,51 @@ namespace {
 // Shows "sim 12.3ms | 45.6k ios | 1.2M ios/s | ETA 3s" on stderr: on a
 // terminal, one line rewritten once per wall second after the first three;
 // in a log, a full line (with the run's label and wall time) every
-// `every_seconds`. A daemon event, so it never keeps the run alive.
-class ProgressLine final : public sim::Event {
+// `every_seconds`. It watches the run through the queue's poll hook (every
+// EventQueue::kInterruptPoll events), not with an event of its own: it adds
+// no events and does not step through idle simulated time.
+class ProgressLine {
  public:
   using Mode = Experiment::Progress::Mode;
   ProgressLine(sim::EventQueue* q, const host::WorkloadDriver* w, sim::SimTime max_time,
                const Experiment::Progress& p)
-      : sim::Event(sim::Priority::kProgress), q_(q), w_(w), max_time_(max_time), p_(p),
-        start_(std::chrono::steady_clock::now()), last_(start_) {
-    set_daemon(true);
+      : q_(q), w_(w), max_time_(max_time), p_(p), start_(std::chrono::steady_clock::now()), last_(start_) {}
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+  void Start() { q_->SetPollHook([this] { Poll(); }); }
+  ~ProgressLine() {
+    q_->SetPollHook(nullptr);
+    if (shown_) std::fprintf(stderr, "\n");
   }
-  void Start() { q_->ScheduleIn(this, kStep); }
-  void Process() override {
+
+ private:
+  void Poll() {
     const auto now = std::chrono::steady_clock::now();
     const bool terminal = p_.mode == Mode::kTerminal;
     const std::chrono::duration<double> every(terminal ? 1.0 : p_.every_seconds);
     const bool due = terminal ? now - start_ >= std::chrono::seconds(3) && now - last_ >= every
                               : now - last_ >= every;
-    if (due) {
-      last_ = now;
-      const double wall = std::chrono::duration<double>(now - start_).count();
-      const uint64_t done = w_->completed();
-      const uint64_t total = w_->planned();
-      double frac = 0;
-      if (total > 0) frac = static_cast<double>(done) / static_cast<double>(total);
-      if (max_time_ > sim::SimTime::Zero()) frac = std::max(frac, q_->now().sec() / max_time_.sec());
-      std::string eta = frac > 0.001 ? fmt::format("ETA {:.0f}s", wall * (1 - frac) / frac) : "ETA ?";
-      const std::string body = fmt::format("sim {} | {} ios | {:.0f} ios/s | {}", q_->now().ToString(), done,
-                                           done / wall, eta);
-      if (terminal) {
-        std::fprintf(stderr, "\r[flashstack] %s   ", body.c_str());
-        shown_ = true;
-      } else {
-        std::fprintf(stderr, "[flashstack] %s%swall %.0fs | %s\n", p_.label.c_str(), p_.label.empty() ? "" : ": ",
-                     wall, body.c_str());
-        std::fflush(stderr);
-      }
+    if (!due) return;
+    last_ = now;
+    const double wall = std::chrono::duration<double>(now - start_).count();
+    const uint64_t done = w_->completed();
+    const uint64_t total = w_->planned();
+    double frac = 0;
+    if (total > 0) frac = static_cast<double>(done) / static_cast<double>(total);
+    if (max_time_ > sim::SimTime::Zero()) frac = std::max(frac, q_->now().sec() / max_time_.sec());
+    std::string eta = frac > 0.001 ? fmt::format("ETA {:.0f}s", wall * (1 - frac) / frac) : "ETA ?";
+    const std::string body =
+        fmt::format("sim {} | {} ios | {:.0f} ios/s | {}", q_->now().ToString(), done, done / wall, eta);
+    if (terminal) {
+      std::fprintf(stderr, "\r[flashstack] %s   ", body.c_str());
+      shown_ = true;
+    } else {
+      std::fprintf(stderr, "[flashstack] %s%swall %.0fs | %s\n", p_.label.c_str(), p_.label.empty() ? "" : ": ", wall,
+                   body.c_str());
+      std::fflush(stderr);
     }
-    if (q_->pending() > 0) q_->ScheduleIn(this, kStep);
-  }
-  ~ProgressLine() override {
-    if (scheduled()) q_->Deschedule(this);
-    if (shown_) std::fprintf(stderr, "\n");
   }
 
- private:
-  static constexpr sim::SimTime kStep = sim::Us(100);
   sim::EventQueue* q_;
   const host::WorkloadDriver* w_;
   sim::SimTime max_time_;

@@ -260,6 +260,7 @@ uint64_t EventQueue::Run(SimTime until) {
         interrupted_ = true;
         return processed_ - start;
       }
+      if (poll_hook_) poll_hook_();
     }
     Event* e = PopNext();
     ++processed_;

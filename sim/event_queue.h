@@ -136,6 +136,12 @@ class EventQueue {
   static constexpr uint32_t kInterruptPoll = 1024;
   void SetInterrupt(const std::atomic<int>* flag) { interrupt_ = flag; }
   bool interrupted() const { return interrupted_; }
+  // Makes Run() call `hook` at its start and every kInterruptPoll events,
+  // before the next event: a watcher outside the model (a progress line
+  // reading the wall clock) without an event of its own, so it neither
+  // steps through idle simulated time nor counts as an event. The hook
+  // must not schedule events or change the model. An empty one removes it.
+  void SetPollHook(std::function<void()> hook) { poll_hook_ = std::move(hook); }
   // Unschedules every pending event, daemon or not: the end of a run that
   // stopped with work outstanding, before its components are destroyed.
   void Clear();
@@ -232,6 +238,7 @@ class EventQueue {
   bool stop_ = false;
   const std::atomic<int>* interrupt_ = nullptr;
   bool interrupted_ = false;
+  std::function<void()> poll_hook_;
 };
 
 }  // namespace sim

@@ -120,6 +120,30 @@ TEST(EventQueueTest, InterruptFlagStopsRunWithinAPollPeriod) {
   q.Deschedule(&ev);
 }
 
+// A poll hook runs at the start of Run() and once every kInterruptPoll
+// events, whatever simulated time passes between them, and is no event: the
+// count and the clock are the model's alone.
+TEST(EventQueueTest, PollHookRunsPerEventsNotPerSimulatedTime) {
+  EventQueue q;
+  uint64_t fired = 0;
+  std::vector<uint64_t> polled_at;  // events processed when the hook ran
+  q.SetPollHook([&] { polled_at.push_back(q.events_processed()); });
+  FunctionEvent* self = nullptr;
+  FunctionEvent ev([&] {
+    if (++fired < 3000) q.ScheduleIn(self, Sec(1000));  // long idle gaps
+  });
+  self = &ev;
+  q.Schedule(&ev, Ns(0));
+  EXPECT_EQ(q.Run(), 3000u);
+  EXPECT_EQ(q.events_processed(), 3000u);
+  ASSERT_EQ(polled_at.size(), 3u);  // 0, 1024, 2048
+  for (size_t i = 0; i < polled_at.size(); ++i) EXPECT_EQ(polled_at[i], i * EventQueue::kInterruptPoll);
+  q.SetPollHook(nullptr);
+  q.Schedule(&ev, q.now());
+  q.Run();
+  EXPECT_EQ(polled_at.size(), 3u);
+}
+
 TEST(EventQueueTest, RandomizedMatchesReferenceOrder) {
   // Random schedule/deschedule against a brute-force model of the ordering.
   Rng rng(42, "test");
