@@ -180,8 +180,9 @@ sim::Status CmdBench(const std::string& config_path, const CommandOptions& opts,
       }
     }
     const double wall = rep.wall_seconds > 0 ? rep.wall_seconds : 0.0;
-    // A file workload's operations are file-system calls, a block
-    // workload's are host I/Os.
+    // A file workload's operations are those it completes (workload.ops:
+    // filebench's IO flowops as its summary counts them, not every
+    // file-system call), a block workload's are host I/Os.
     const char* what = run.cfg.fs.kind != "none" ? "file-system operations" : "host I/Os";
     out << fmt::format(
         "{}{}{}: setup {:.2f} s | run {:.3f} s wall, {} simulated | {} {} -> {:.0f} {} per "

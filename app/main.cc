@@ -63,7 +63,8 @@ Usage:
   flashstack bench CONFIG [--set key=value]...
       Run CONFIG without writing results and report wall-clock figures:
       set-up time (formatting, preconditioning), simulated host I/Os (or,
-      on a file system, file-system operations) per wall-second, events and
+      on a file system, the workload's operations: workload.ops, e.g.
+      filebench's IO flowops) per wall-second, events and
       flash commands per wall-second, peak memory (see configs/bench/).
   flashstack explain [KEY-PREFIX]
       List every configuration key with its type, unit, default and meaning.
