@@ -5,10 +5,21 @@
 
 namespace ftl {
 
+Mapping::Widths Mapping::TableWidths(uint64_t logical_pages, const flash::Geometry& geometry, MapUnit unit) {
+  Widths w{PackedArray::BitsFor(unit == MapUnit::kPage ? geometry.pages() : geometry.blocks()),
+           PackedArray::BitsFor(logical_pages)};
+  const uint64_t aligned = PackedArray::StorageBytes(logical_pages, 32) + PackedArray::StorageBytes(geometry.pages(), 32);
+  if (aligned <= kAlignedTableBytes) {
+    for (unsigned* b : {&w.l2p, &w.p2l}) {
+      if (*b > 16 && *b < 32) *b = 32;
+    }
+  }
+  return w;
+}
+
 uint64_t Mapping::TableBytes(uint64_t logical_pages, const flash::Geometry& geometry, MapUnit unit) {
-  const unsigned l2p_bits = PackedArray::BitsFor(unit == MapUnit::kPage ? geometry.pages() : geometry.blocks());
-  const unsigned p2l_bits = PackedArray::BitsFor(logical_pages);
-  return PackedArray::StorageBytes(logical_pages, l2p_bits) + PackedArray::StorageBytes(geometry.pages(), p2l_bits) +
+  const Widths w = TableWidths(logical_pages, geometry, unit);
+  return PackedArray::StorageBytes(logical_pages, w.l2p) + PackedArray::StorageBytes(geometry.pages(), w.p2l) +
          (unit == MapUnit::kPage ? ValidBitBytes(geometry.pages()) : 0);
 }
 
@@ -22,8 +33,8 @@ Mapping::Mapping(uint64_t logical_pages, const flash::Geometry& geometry, MapUni
     : unit_(unit),
       pages_per_block_(geometry.pages_per_block),
       per_block_(geometry.pages_per_block),
-      l2p_(logical_pages, PackedArray::BitsFor(unit == MapUnit::kPage ? geometry.pages() : geometry.blocks())),
-      p2l_(geometry.pages(), PackedArray::BitsFor(logical_pages)) {
+      l2p_(logical_pages, TableWidths(logical_pages, geometry, unit).l2p),
+      p2l_(geometry.pages(), TableWidths(logical_pages, geometry, unit).p2l) {
   CHECK_GT(logical_pages, 0u);
   CHECK_LT(logical_pages, geometry.pages());
   if (unit_ == MapUnit::kPage) {

@@ -31,7 +31,14 @@
 // know the page): IsValid reads L2P as described.
 //
 // Entries are bit-packed (PackedArray): L2P has BitsFor(units) bits, P2L
-// BitsFor(logical_pages) bits. Not thread-safe.
+// BitsFor(logical_pages) bits (TableWidths). A width of 17 to 32 bits is
+// widened to 32 while both tables with 32-bit entries take at most
+// kAlignedTableBytes (devices up to 64 Mi pages, 256 GiB of 4 KiB pages):
+// an aligned entry is one load or store, a packed one a shift and a mask
+// over an unaligned word, on every host write and GC move. Larger devices,
+// where memory limits what can be simulated (the 1 TiB budget), stay
+// packed. The width changes memory only, never an entry's value.
+// Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -58,6 +65,13 @@ class Mapping {
   Mapping(uint64_t logical_pages, const flash::Geometry& geometry, MapUnit unit);
   // Bytes the two tables of such a Mapping take (before it is built).
   static uint64_t TableBytes(uint64_t logical_pages, const flash::Geometry& geometry, MapUnit unit);
+  // Entry widths of the two tables (see the header comment).
+  struct Widths {
+    unsigned l2p;
+    unsigned p2l;
+  };
+  static constexpr uint64_t kAlignedTableBytes = uint64_t{512} << 20;
+  static Widths TableWidths(uint64_t logical_pages, const flash::Geometry& geometry, MapUnit unit);
 
   uint64_t logical_pages() const { return l2p_.size(); }
   MapUnit unit() const { return unit_; }

@@ -87,6 +87,67 @@ TEST(Mapping, ValidBitsAgreeWithTheTablesUnderRandomUpdates) {
   EXPECT_LT(valid_seen, checked * 9 / 10);
 }
 
+// Widths of 17 to 32 bits become 32-bit words while both tables so stored
+// fit kAlignedTableBytes; a larger device (1 TiB of 4 KiB pages) keeps the
+// packed widths, and so does a narrow table (block mapping's block ids).
+// TableBytes is what the Mapping takes, and random writes, remaps and trims
+// read back as written through the 32-bit entries.
+TEST(Mapping, EntriesOfSeventeenToThirtyTwoBitsAreWordsUpToTheLimit) {
+  flash::Geometry g = Geo();
+  g.blocks_per_plane = 1024;
+  g.pages_per_block = 128;  // 2^18 pages
+  const uint64_t pages = g.pages();
+  const uint64_t logical = pages * 7 / 8;
+  ASSERT_GT(PackedArray::BitsFor(pages), 16u);
+  ASSERT_LT(PackedArray::BitsFor(pages), 32u);
+  const Mapping::Widths w = Mapping::TableWidths(logical, g, MapUnit::kPage);
+  EXPECT_EQ(w.l2p, 32u);
+  EXPECT_EQ(w.p2l, 32u);
+  EXPECT_EQ(Mapping::TableWidths(logical, g, MapUnit::kBlock).l2p, PackedArray::BitsFor(g.blocks()));
+  flash::Geometry big = g;
+  big.channels = 8;
+  big.chips_per_channel = 4;
+  big.dies_per_chip = 2;
+  big.blocks_per_plane = 8192;
+  big.pages_per_block = 256;
+  ASSERT_EQ(big.pages(), uint64_t{1} << 28);
+  const uint64_t big_logical = big.pages() * 15 / 16;
+  const Mapping::Widths wb = Mapping::TableWidths(big_logical, big, MapUnit::kPage);
+  EXPECT_EQ(wb.l2p, PackedArray::BitsFor(big.pages()));
+  EXPECT_EQ(wb.p2l, PackedArray::BitsFor(big_logical));
+
+  Mapping m(logical, g, MapUnit::kPage);
+  EXPECT_EQ(m.l2p_bits(), 32u);
+  EXPECT_EQ(m.p2l_bits(), 32u);
+  EXPECT_EQ(m.MemoryBytes(), Mapping::TableBytes(logical, g, MapUnit::kPage));
+  std::vector<int64_t> l2p(logical, -1), p2l(pages, -1);
+  sim::Rng rng(11, "mapping.aligned");
+  uint64_t next = 0;  // pages are written once each, in order
+  for (int step = 0; step < 200000 && next < pages; ++step) {
+    const Lpn l{rng.Uniform(logical)};
+    const flash::Ppn old = m.PageOf(l);
+    ASSERT_EQ(old.valid() ? static_cast<int64_t>(old.v) : -1, l2p[l.v]) << "step " << step;
+    if (rng.Uniform(10) == 0) {
+      if (old.valid()) {
+        m.Unmap(l, false);
+        l2p[l.v] = -1;
+      }
+      continue;
+    }
+    const flash::Ppn dst{next++};
+    m.Remap(l, old, dst);
+    l2p[l.v] = static_cast<int64_t>(dst.v);
+    p2l[dst.v] = static_cast<int64_t>(l.v);
+    ASSERT_EQ(m.LpnAt(dst), l);
+    if (old.valid()) ASSERT_FALSE(m.IsValid(old));
+    ASSERT_TRUE(m.IsValid(dst));
+  }
+  for (uint64_t i = 0; i < logical; ++i) {
+    const flash::Ppn p = m.Lookup(Lpn{i});
+    ASSERT_EQ(p.valid() ? static_cast<int64_t>(p.v) : -1, l2p[i]) << "lpn " << i;
+  }
+}
+
 // MovePage (a GC move that knows the source page) and Remap (a host write
 // that read the old page) leave the same tables as Unmap + Map: two
 // mappings under the same random writes, moves and erases, one updated with

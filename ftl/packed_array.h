@@ -8,7 +8,8 @@
 // 64 bits.
 //
 // Every entry starts with the all-ones value kNone() ("empty"). Get/Set read
-// or write one unaligned 64-bit word (little-endian hosts), so bits <= 57.
+// or write one unaligned 64-bit word (little-endian hosts), so bits <= 57;
+// 32-bit entries are read and written as such (one aligned access).
 // Not thread-safe; neighbouring entries share bytes.
 #pragma once
 
@@ -70,6 +71,11 @@ class PackedArray {
 
   uint64_t Get(uint64_t i) const {
     DCHECK_LT(i, size_);
+    if (bits_ == 32) {
+      uint32_t v;
+      std::memcpy(&v, bytes_.data() + i * 4, sizeof(v));
+      return v;
+    }
     const uint64_t bit = i * bits_;
     uint64_t w;
     std::memcpy(&w, bytes_.data() + (bit >> 3), sizeof(w));
@@ -79,6 +85,11 @@ class PackedArray {
   void Set(uint64_t i, uint64_t v) {
     DCHECK_LT(i, size_);
     DCHECK_LE(v, mask_);
+    if (bits_ == 32) {
+      const auto w = static_cast<uint32_t>(v);
+      std::memcpy(bytes_.data() + i * 4, &w, sizeof(w));
+      return;
+    }
     const uint64_t bit = i * bits_;
     const unsigned shift = bit & 7;
     uint8_t* p = bytes_.data() + (bit >> 3);

@@ -39,7 +39,7 @@ TEST(PackedArray, MatchesReferenceForEveryWidth) {
 }
 
 TEST(PackedArray, FillNoneTouchesOnlyTheRange) {
-  for (unsigned bits : {1u, 3u, 8u, 13u, 21u, 29u}) {
+  for (unsigned bits : {1u, 3u, 8u, 13u, 21u, 29u, 32u}) {
     for (uint64_t first : {0u, 1u, 5u, 17u}) {
       for (uint64_t len : {0u, 1u, 2u, 9u, 40u}) {
         PackedArray a(80, bits);
