@@ -37,32 +37,6 @@ void Rng::Seed(uint64_t seed) {
   for (auto& s : s_) s = SplitMix64(x);
 }
 
-uint64_t Rng::Next() {
-  const uint64_t result = Rotl(s_[1] * 5, 7) * 9;
-  const uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = Rotl(s_[3], 45);
-  return result;
-}
-
-uint64_t Rng::Uniform(uint64_t bound) {
-  DCHECK_GT(bound, 0u);
-  __uint128_t m = static_cast<__uint128_t>(Next()) * bound;
-  uint64_t low = static_cast<uint64_t>(m);
-  if (low < bound) {
-    const uint64_t threshold = -bound % bound;
-    while (low < threshold) {
-      m = static_cast<__uint128_t>(Next()) * bound;
-      low = static_cast<uint64_t>(m);
-    }
-  }
-  return static_cast<uint64_t>(m >> 64);
-}
-
 int64_t Rng::UniformRange(int64_t lo, int64_t hi) {
   CHECK_LE(lo, hi);
   const uint64_t span = static_cast<uint64_t>(hi - lo) + 1;
