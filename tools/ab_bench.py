@@ -28,7 +28,9 @@ import tempfile
 BENCH_RE = re.compile(r"setup ([0-9.]+) s \| run ([0-9.]+) s wall")
 # `flashstack run`: "wall time 0.139 s setup (...) + 30.634 s run, ..."
 RUN_RE = re.compile(r"wall time ([0-9.]+) s setup .*?\+ ([0-9.]+) s run")
-RATE_RE = re.compile(r"([0-9]+) host I/Os per wall-second")
+# ... "-> 1002345 host I/Os per wall-second", or on a file system
+# "-> 963624 file-system operations per wall-second".
+RATE_RE = re.compile(r"([0-9]+) (?:host I/Os|file-system operations) per wall-second")
 
 
 class UsageError(Exception):
@@ -71,7 +73,7 @@ def spread(values, fmt):
 
 def table(builds, results):
     lines = [
-        "| build | runs | setup, median (range) | run wall, median (range) | host I/Os per wall-second, median |",
+        "| build | runs | setup, median (range) | run wall, median (range) | host I/Os or file-system operations per wall-second, median |",
         "|---|---|---|---|---|",
     ]
     for name, _ in builds:

@@ -26,11 +26,11 @@ class AbBenchTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def fake(self, name, setups, runs, rate=None, rc=0, silent=False):
+    def fake(self, name, setups, runs, rate=None, rc=0, silent=False, what="host I/Os"):
         """A build whose k-th call prints setups[k] and runs[k] (cycling)."""
         path = os.path.join(self.t, name)
         counter = os.path.join(self.t, name + ".n")
-        rate_text = f" | {rate} host I/Os per wall-second" if rate else ""
+        rate_text = f" | {rate} {what} per wall-second" if rate else ""
         body = [
             "#!/bin/bash",
             f'n=$(cat "{counter}" 2>/dev/null || echo 0); echo $((n + 1)) > "{counter}"',
@@ -64,6 +64,14 @@ class AbBenchTest(unittest.TestCase):
         self.assertEqual(self.calls()[0][1:], ["bench", "cfg.yaml", "--set", "x=1"])
         self.assertIn("| before | 3 | 2.000 s (1.000 s–3.000 s) | 0.600 s (0.500 s–0.700 s) | 1,000 |", p.stdout)
         self.assertIn("| after | 3 | 0.500 s (0.400 s–0.600 s) | 0.200 s (0.100 s–0.300 s) | 3,000 |", p.stdout)
+
+    def test_file_system_operations_are_a_rate_too(self):
+        a = self.fake("a", ["0.1"], ["4.0"], rate=950000, what="file-system operations")
+        b = self.fake("b", ["0.1"], ["2.0"], rate=1900000, what="file-system operations")
+        p = tool("--rounds", "2", f"A={a}", f"B={b}", "--", "bench", "cfg.yaml")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("| A | 2 | 0.100 s (0.100 s–0.100 s) | 4.000 s (4.000 s–4.000 s) | 950,000 |", p.stdout)
+        self.assertIn("| B | 2 | 0.100 s (0.100 s–0.100 s) | 2.000 s (2.000 s–2.000 s) | 1,900,000 |", p.stdout)
 
     def test_run_results_go_to_a_folder_per_build(self):
         a = self.fake("a", ["0.1", "0.1"], ["2.0", "4.0"])
