@@ -187,10 +187,11 @@ def mqsim_inputs(cfg):
     else:
         suspension = "ERASE" if suspend_erase else "NONE"
     scheduler = get(cfg, "device.flash.scheduler")
-    tsu = {"read_priority": "PRIORITY_OUT_OF_ORDER", "fifo": "OUT_OF_ORDER"}.get(scheduler)
+    tsu = {"read_priority": "PRIORITY_OUT_OF_ORDER"}.get(scheduler)
     if tsu is None:
         tsu = "OUT_OF_ORDER"
-        notes.append(f"device.flash.scheduler {scheduler} has no MQSim counterpart: OUT_OF_ORDER.")
+        notes.append(f"device.flash.scheduler {scheduler} has no MQSim counterpart; mapped as the nearest, "
+                     "OUT_OF_ORDER.")
 
     ssd = get(cfg, "device.ssd")
     pcie = parse_rate_bytes(ssd["pcie_rate"], "device.ssd.pcie_rate")
@@ -211,8 +212,13 @@ def mqsim_inputs(cfg):
     gc_threshold = parse_fraction(get(cfg, "ftl.gc_threshold"), "ftl.gc_threshold")
     blocks = int(geo["blocks_per_plane"])
     gc_hard = int(get(cfg, "ftl.gc_fg_threshold")) / blocks
-    if get(cfg, "ftl.allocation") not in ("page_stripe", "static"):
+    allocation = get(cfg, "ftl.allocation")
+    if allocation not in ("page_stripe", "static"):
         refuse("ftl.allocation", "MQSim allocates planes statically (CWDP and its permutations)")
+    if allocation == "page_stripe":
+        notes.append("ftl.allocation page_stripe places host pages on planes in write order; MQSim's "
+                     "Plane_Allocation_Scheme places them by address (flashstack's `static`): run both "
+                     "with --set ftl.allocation=static for the same placement.")
     stripe_order = get(cfg, "ftl.stripe_order")
     map_entries = int(get(cfg, "ftl.map_cache.entries"))
     map_bytes = parse_bytes(get(cfg, "ftl.map_cache.size"), "ftl.map_cache.size")

@@ -105,6 +105,9 @@ class MappingTest(unittest.TestCase):
         self.assertEqual(w["Device_Level_Data_Caching_Mode"], "TURNED_OFF")
         self.assertEqual(w["Initial_Occupancy_Percentage"], "100")
         self.assertEqual(w["Plane_IDs"], "0,1")
+        self.assertEqual(len(notes), 1)
+        self.assertIn("ftl.allocation=static", notes[0])
+        _, _, notes = sbs.mqsim_inputs(config(ftl__allocation="static"))
         self.assertEqual(notes, [])
 
     def test_variants(self):
