@@ -418,7 +418,8 @@ def run_flashstack(binary, config, sets, out, log):
         "wall": wall, "rss": rss, "config": stats.get("config", {}),
         "setup": info.get("setup_wall_seconds"), "requests": info.get("host_ios"),
         "iops": value("ssd.iops"), "latency_us": lat / 1000 if lat else None,
-        "wa": value("ftl.write_amplification"),
+        # A run without host writes has no write amplification (the formula gives 0).
+        "wa": value("ftl.write_amplification") if value("ftl.host_writes") else None,
     }
 
 

@@ -168,7 +168,7 @@ class EndToEndTest(unittest.TestCase):
         os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
         return path
 
-    def fake_flashstack(self, cfg, rc=0):
+    def fake_flashstack(self, cfg, rc=0, host_writes=2000000):
         return self.script("flashstack", f"""
 import json, os, sys
 open({self.log!r}, "a").write("flashstack " + " ".join(sys.argv[1:]) + "\\n")
@@ -179,6 +179,7 @@ os.makedirs(out, exist_ok=True)
 stats = {{"config": {json.dumps(cfg)}, "stats": {{
     "ssd.iops": {{"type": "formula", "value": 32000.0}},
     "ftl.write_amplification": {{"type": "formula", "value": 2.54}},
+    "ftl.host_writes": {{"type": "counter", "value": {host_writes}}},
     "ssd.latency.write": {{"type": "histogram", "count": 10, "mean": 8000000.0}}}}}}
 json.dump(stats, open(os.path.join(out, "stats.json"), "w"))
 json.dump({{"setup_wall_seconds": 0.5, "host_ios": 2000000}}, open(os.path.join(out, "run_info.json"), "w"))
@@ -238,6 +239,14 @@ if {write}:
         self.assertTrue(os.path.exists(os.path.join(work, "ssdconfig.xml")))
         self.assertEqual(fields(open(os.path.join(work, "workload.xml")).read())["Total_Requests_To_Generate"],
                          "2000000")
+
+    def test_reads_have_no_write_amplification(self):
+        cfg = config(workload__fio__rw="randread")
+        p = self.run_tool("--mqsim", self.fake_mqsim(), "--flashstack", self.fake_flashstack(cfg, host_writes=0),
+                          "--config", self.cfg)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for row in p.stdout.splitlines()[2:4]:
+            self.assertTrue(row.endswith("| — |"), row)
 
     def test_unmappable_config_exits_2(self):
         p = self.run_tool("--mqsim", self.fake_mqsim(), "--flashstack",
