@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include <boost/container/small_vector.hpp>
 #include <glog/logging.h>
 
 namespace fs::f2fs {
@@ -107,9 +108,11 @@ sim::Task<Errno> DataPath::Read(Inode* inode, uint64_t offset, uint8_t* dst, uin
     co_return Errno::kOk;
   }
   const uint64_t first = offset / kBlockSize, last = (offset + n - 1) / kBlockSize;
-  // Pin the pages while they are read and copied.
-  std::vector<DataPage*> pinned;
-  std::vector<DataPage*> pages(last - first + 1, nullptr);
+  // Pin the pages while they are read and copied. Reads of up to
+  // kInlinePages pages (64 KiB) list them without allocating.
+  constexpr size_t kInlinePages = 16;
+  boost::container::small_vector<DataPage*, kInlinePages> pinned;
+  boost::container::small_vector<DataPage*, kInlinePages> pages(last - first + 1, nullptr);
   for (uint64_t idx = first; idx <= last; ++idx) {
     if (DataPage* p = dp_->Find(inode, idx)) {
       cache_->Pin(p);

@@ -16,7 +16,8 @@
 
 #include <cstddef>
 #include <string_view>
-#include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 #include "fs/file_system.h"
 
@@ -26,8 +27,11 @@ inline constexpr size_t kMaxNameLen = 255;   // NAME_MAX
 inline constexpr size_t kMaxPathLen = 4096;  // PATH_MAX, with the terminating NUL
 
 struct ParsedPath {
+  // Paths are parsed on every lookup: up to kInlineDirs directories are
+  // kept without allocating.
+  static constexpr size_t kInlineDirs = 8;
   Errno err = Errno::kOk;
-  std::vector<std::string_view> dirs;  // directories to walk from the root, "." dropped
+  boost::container::small_vector<std::string_view, kInlineDirs> dirs;  // directories to walk from the root, "." dropped
   std::string_view last;               // final component ("" for the root; may be "." or "..")
   bool is_root = false;                // only slashes
   bool dir_required = false;           // a trailing '/'

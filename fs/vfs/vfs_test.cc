@@ -85,6 +85,23 @@ TEST(ParsePathTest, Components) {
   EXPECT_FALSE(p.is_root);
 }
 
+// More directories than ParsedPath keeps inline: the rest spill to the heap
+// and the order holds, through a copy too.
+TEST(ParsePathTest, DeepPathsKeepEveryDirectory) {
+  std::string path;
+  for (int i = 0; i < 3 * static_cast<int>(ParsedPath::kInlineDirs); ++i) path += "/d" + std::to_string(i) + "/.";
+  path += "/leaf";
+  const ParsedPath p = ParsePath(path);
+  ASSERT_EQ(p.err, Errno::kOk);
+  ASSERT_EQ(p.dirs.size(), 3 * ParsedPath::kInlineDirs);
+  const ParsedPath copy = p;
+  for (size_t i = 0; i < p.dirs.size(); ++i) {
+    EXPECT_EQ(p.dirs[i], "d" + std::to_string(i));
+    EXPECT_EQ(copy.dirs[i], p.dirs[i]);
+  }
+  EXPECT_EQ(p.last, "leaf");
+}
+
 TEST(ParsePathTest, RootTrailingSlashAndDots) {
   for (const char* root : {"/", "///"}) {
     const ParsedPath p = ParsePath(root);
