@@ -43,9 +43,6 @@ DEFAULT_FLASHSTACK = os.path.join(ROOT, "build", "app", "flashstack")
 
 # What the two models do differently even after mapping; printed with the table.
 DIFFERENCES = [
-    "Preconditioning: flashstack's exact method writes the fill and the random overwrites through the FTL "
-    "(`ftl.precondition.method: exact`); MQSim's Enabled_Preconditioning sets up an estimated steady-state "
-    "distribution of valid pages per block without writing them.",
     "Multi-plane: MQSim forms multi-plane commands whenever it can; flashstack follows "
     "`device.flash.multi_plane` (mapped only when enabled).",
     "flashstack's suspend, cache-program and channel-arbitration settings have no MQSim counterpart "
@@ -233,6 +230,13 @@ def mqsim_inputs(cfg):
     preconditioned = parse_bool(pre["enabled"], "ftl.precondition.enabled")
     fill = parse_fraction(pre["fill_fraction"], "ftl.precondition.fill_fraction")
     occupancy = max(1, min(100, round(fill * 100)))
+    if preconditioned:
+        method = pre.get("method", "exact")
+        how = ("writes the fill and the random overwrites through the FTL" if method == "exact" else
+               "writes them on one plane's share and copies that state to every plane")
+        notes.append(f"Preconditioning: flashstack's `{method}` method {how}; MQSim's Enabled_Preconditioning "
+                     "sets up an estimated steady-state distribution of valid pages per block without "
+                     "writing them.")
     seed = int(get(cfg, "ftl.seed"))
 
     def xml(root, tree):

@@ -43,7 +43,7 @@ def config(**over):
         "ftl": {"kind": "page", "op": "28%", "op_basis": "logical", "mapping": "page", "victim": "greedy",
                 "allocation": "page_stripe", "stripe_order": "CWDP", "gc_threshold": "0.5%", "gc_fg_threshold": "1",
                 "gc_preemptible": "false", "hot_cold": "false", "seed": "7",
-                "precondition": {"enabled": "true", "fill_fraction": "1"},
+                "precondition": {"enabled": "true", "fill_fraction": "1", "method": "exact"},
                 "wear_leveling": {"dynamic": "false", "static_gap": "0"},
                 "map_cache": {"entries": "0", "size": "0B", "entry_bytes": "4"},
                 "d_choices": {"d": "10"}},
@@ -105,9 +105,15 @@ class MappingTest(unittest.TestCase):
         self.assertEqual(w["Device_Level_Data_Caching_Mode"], "TURNED_OFF")
         self.assertEqual(w["Initial_Occupancy_Percentage"], "100")
         self.assertEqual(w["Plane_IDs"], "0,1")
-        self.assertEqual(len(notes), 1)
+        self.assertEqual(len(notes), 2)
         self.assertIn("ftl.allocation=static", notes[0])
-        _, _, notes = sbs.mqsim_inputs(config(ftl__allocation="static"))
+        self.assertIn("`exact` method writes", notes[1])
+        _, _, notes = sbs.mqsim_inputs(config(ftl__allocation="static", ftl__precondition={
+            "enabled": "true", "fill_fraction": "1", "method": "replicate"}))
+        self.assertEqual(len(notes), 1)
+        self.assertIn("`replicate` method", notes[0])
+        _, _, notes = sbs.mqsim_inputs(config(ftl__allocation="static", ftl__precondition={
+            "enabled": "false", "fill_fraction": "1", "method": "exact"}))
         self.assertEqual(notes, [])
 
     def test_variants(self):
