@@ -28,6 +28,7 @@ which and why).
 """
 import argparse
 import json
+import math
 import os
 import re
 import statistics
@@ -462,9 +463,11 @@ def run_mqsim(binary, workdir, log, planes_per_die, pages_per_write):
     def num(tag):
         node = flow.find(tag)
         try:
-            return float(node.text) if node is not None else None
+            v = float(node.text) if node is not None else None
         except (TypeError, ValueError):
             return None
+        # MQSim prints "inf" or "nan" where its clock did not move (a very short run).
+        return v if v is not None and math.isfinite(v) else None
 
     wa = None
     ftl = ET.parse(result).getroot().find("./SSDDevice/SSDDevice.FTL")

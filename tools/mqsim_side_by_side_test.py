@@ -191,7 +191,7 @@ json.dump(stats, open(os.path.join(out, "stats.json"), "w"))
 json.dump({{"setup_wall_seconds": 0.5, "host_ios": 2000000}}, open(os.path.join(out, "run_info.json"), "w"))
 """)
 
-    def fake_mqsim(self, rc=0, write=True, error=""):
+    def fake_mqsim(self, rc=0, write=True, error="", iops="14285.7"):
         return self.script("MQSim", f"""
 import os, sys, xml.etree.ElementTree as ET, time
 open({self.log!r}, "a").write("MQSim " + " ".join(sys.argv[1:]) + "\\n")
@@ -209,7 +209,7 @@ if {rc}:
 if {write}:
     open("workload_scenario_1.xml", "w").write(
         "<?xml version=\\"1.0\\"?><MQSim_Results><Host><Host.IO_Flow><Name>f</Name>"
-        f"<Request_Count>{{n}}</Request_Count><IOPS>14285.7</IOPS>"
+        f"<Request_Count>{{n}}</Request_Count><IOPS>{iops}</IOPS>"
         "<Device_Response_Time>17766</Device_Response_Time></Host.IO_Flow></Host>"
         "<SSDDevice><SSDDevice.FTL Issued_Flash_Program_CMD=\\"1000000\\" "
         "Issued_Flash_Multiplane_Program_CMD=\\"1500000\\"/></SSDDevice></MQSim_Results>")
@@ -253,6 +253,14 @@ if {write}:
         self.assertEqual(p.returncode, 0, p.stderr)
         for row in p.stdout.splitlines()[2:4]:
             self.assertTrue(row.endswith("| — |"), row)
+
+    def test_mqsim_non_finite_figures_show_as_missing(self):
+        p = self.run_tool("--mqsim", self.fake_mqsim(iops="inf"), "--flashstack", self.fake_flashstack(config()),
+                          "--config", self.cfg)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        mqsim_row = [r for r in p.stdout.splitlines() if r.startswith("| MQSim |")][0]
+        self.assertNotIn("inf", mqsim_row)
+        self.assertEqual(mqsim_row.split("|")[8].strip(), "—")
 
     def test_unmappable_config_exits_2(self):
         p = self.run_tool("--mqsim", self.fake_mqsim(), "--flashstack",
