@@ -234,7 +234,8 @@ def mqsim_inputs(cfg):
     if preconditioned:
         method = pre.get("method", "exact")
         how = ("writes the fill and the random overwrites through the FTL" if method == "exact" else
-               "writes them on one plane's share and copies that state to every plane")
+               "writes one plane's share of the fill and the random overwrites and copies that plane's "
+               "state to every plane")
         notes.append(f"Preconditioning: flashstack's `{method}` method {how}; MQSim's Enabled_Preconditioning "
                      "sets up an estimated steady-state distribution of valid pages per block without "
                      "writing them.")
@@ -559,8 +560,12 @@ def main(argv):
                     res = run_flashstack(flashstack, args.config, args.set, os.path.join(work, f"flashstack.{r + 1}"),
                                          os.path.join(work, f"flashstack.{r + 1}.log"))
                     if r == 0:
-                        ssd_xml, workload_xml, notes = mqsim_inputs(res["config"])
-                        shape = write_shape(res["config"])
+                        try:
+                            ssd_xml, workload_xml, notes = mqsim_inputs(res["config"])
+                            shape = write_shape(res["config"])
+                        except (KeyError, TypeError) as e:
+                            raise UsageError(f"flashstack's resolved configuration lacks {e}: is "
+                                             f"{flashstack} older than this tool?") from None
                         with open(os.path.join(work, "ssdconfig.xml"), "w") as f:
                             f.write(ssd_xml)
                         with open(os.path.join(work, "workload.xml"), "w") as f:

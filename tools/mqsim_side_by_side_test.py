@@ -262,6 +262,14 @@ if {write}:
         self.assertNotIn("inf", mqsim_row)
         self.assertEqual(mqsim_row.split("|")[8].strip(), "—")
 
+    def test_config_missing_keys_exits_2(self):
+        cfg = config()
+        del cfg["device"]["flash"]["timing"]["tPROG"]
+        p = self.run_tool("--mqsim", self.fake_mqsim(), "--flashstack", self.fake_flashstack(cfg),
+                          "--config", self.cfg)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("tPROG", p.stderr)
+
     def test_unmappable_config_exits_2(self):
         p = self.run_tool("--mqsim", self.fake_mqsim(), "--flashstack",
                           self.fake_flashstack(config(workload__kind="filebench")), "--config", self.cfg)
