@@ -152,12 +152,28 @@ inline void ReleaseFrame(void* p, std::size_t n) noexcept {
   free_frames[c] = f;
 }
 
+}  // namespace internal
+
+// Code to run when a task ends, set with Task::SetFinishHook: `finished`
+// runs once the task's body has returned, before anything else happens (its
+// awaiter resumes, a root's frame goes), with a pointer to the task's value
+// (null for Task<void>). It lets a decorator observe a call it passes on
+// (its outcome, the time it ended) without a coroutine frame of its own. A
+// task destroyed before it ends never runs it. The hook must outlive the
+// task's end.
+struct FinishHook {
+  void (*finished)(FinishHook* self, const void* value) noexcept = nullptr;
+};
+
+namespace internal {
+
 struct PromiseBase {
   static void* operator new(std::size_t n) { return AllocateFrame(n); }
   static void operator delete(void* p, std::size_t n) noexcept { ReleaseFrame(p, n); }
 
   std::coroutine_handle<> continuation;  // resumed when this task finishes
   RootRecord* root = nullptr;            // a root task: its frame goes at the end
+  FinishHook* finish_hook = nullptr;     // runs first when the task ends
 
   std::suspend_always initial_suspend() noexcept { return {}; }
   struct FinalAwaiter {
@@ -165,6 +181,13 @@ struct PromiseBase {
     template <class P>
     void await_suspend(std::coroutine_handle<P> h) noexcept {
       PromiseBase& p = h.promise();
+      if (p.finish_hook != nullptr) [[unlikely]] {
+        if constexpr (requires { h.promise().value; }) {
+          p.finish_hook->finished(p.finish_hook, &*h.promise().value);
+        } else {
+          p.finish_hook->finished(p.finish_hook, nullptr);
+        }
+      }
       if (p.root != nullptr) {
         FinishRoot(p.root);
         h.destroy();
@@ -237,6 +260,15 @@ class [[nodiscard]] Task {
     if constexpr (!std::is_void_v<T>) {
       return std::move(*h_.promise().value);
     }
+  }
+
+  // Runs `hook` when the task ends (see FinishHook). False, and nothing
+  // set, when the task has a hook already. REQUIRES: valid(), not started.
+  bool SetFinishHook(FinishHook* hook) noexcept {
+    internal::PromiseBase& p = h_.promise();
+    if (p.finish_hook != nullptr) return false;
+    p.finish_hook = hook;
+    return true;
   }
 
   // The frame, still owned by the task: start it with Resume() (e.g. from a

@@ -263,6 +263,71 @@ TEST(ThreadGroupTest, FinishedThreadsLeaveTheGroup) {
   EXPECT_EQ(log.size(), 12u);
 }
 
+// ---- FinishHook: code run when a task ends, before its awaiter resumes.
+
+struct LogHook : FinishHook {
+  explicit LogHook(std::vector<std::string>* l) : log(l) {
+    finished = [](FinishHook* self, const void* v) noexcept {
+      LogHook* h = static_cast<LogHook*>(self);
+      h->log->push_back(v == nullptr ? std::string("hook (void)")
+                                     : "hook " + std::to_string(*static_cast<const int*>(v)));
+    };
+  }
+  std::vector<std::string>* log;
+};
+
+TEST(FinishHookTest, RunsWithTheValueBeforeTheAwaiterResumes) {
+  EventQueue q;
+  std::vector<std::string> log;
+  LogHook hook(&log), other(&log);
+  auto parent = [&]() -> Task<> {
+    Task<int> c = Child(&q, 7, &log);
+    EXPECT_TRUE(c.SetFinishHook(&hook));
+    EXPECT_FALSE(c.SetFinishHook(&other));  // one hook per task; the first stays
+    const int r = co_await std::move(c);
+    log.push_back("parent got " + std::to_string(r));
+    Task<> v = [&]() -> Task<> {
+      log.push_back("void body");
+      co_return;
+    }();
+    EXPECT_TRUE(v.SetFinishHook(&hook));
+    co_await std::move(v);  // ends without suspending: the hook still runs first
+    log.push_back("parent after void");
+  };
+  Spawn(&q, parent());
+  q.Run();
+  const std::vector<std::string> expect = {"child 7 @10us", "hook 14",          "parent got 14",
+                                           "void body",     "hook (void)", "parent after void"};
+  EXPECT_EQ(log, expect);
+}
+
+TEST(FinishHookTest, RunsForARootAndNeverForATaskDestroyedBeforeItsEnd) {
+  EventQueue q;
+  std::vector<std::string> log;
+  LogHook hook(&log);
+  {
+    ThreadGroup g(&q);
+    Task<> root = Worker(&q, 1, &log);
+    EXPECT_TRUE(root.SetFinishHook(&hook));
+    g.Spawn(std::move(root));
+    q.Run();
+    EXPECT_TRUE(g.empty());
+  }
+  ASSERT_FALSE(log.empty());
+  EXPECT_EQ(log.back(), "hook (void)");
+  log.clear();
+  {
+    ThreadGroup g(&q);
+    Task<> root = Worker(&q, 2, &log);
+    EXPECT_TRUE(root.SetFinishHook(&hook));
+    g.Spawn(std::move(root));
+    q.Run(q.now() + Us(15));  // the first child ended; the worker is mid-run
+    EXPECT_EQ(g.size(), 1u);
+  }  // destroyed mid-run
+  const std::vector<std::string> expect = {"child 20 @43us", "worker 2 got 40"};
+  EXPECT_EQ(log, expect);
+}
+
 // ---- Coroutine frame pool (internal::AllocateFrame / ReleaseFrame).
 
 constexpr std::size_t kNewAlign = __STDCPP_DEFAULT_NEW_ALIGNMENT__;

@@ -90,6 +90,33 @@ TEST(MeteredFsTest, MeasuresTheCallsThatOverlapCheckpointing) {
   s.Close(fd);
 }
 
+// A MeteredFs over another: both measure every call (the outer one, finding
+// the inner call observed already, wraps it in a coroutine), and an O_SYNC
+// descriptor is known to both.
+TEST(MeteredFsTest, StacksOverAnotherMeteredFs) {
+  Rig rig;
+  MeteredFs inner(&rig.q, &rig.memfs);
+  MeteredFs outer(&rig.q, &inner);
+  fs::testing::SyncFs s(&rig.q, &outer);
+  const fs::Fd fd = s.Open("/f", fs::kRdWr | fs::kCreat | fs::kSync).value;
+  s.Write(fd, "hello");
+  s.Pread(fd, 0, 100);
+  s.Open("/missing", fs::kRdOnly);
+  s.Close(fd);
+  const fs::Fd plain = s.Open("/f", fs::kRdWr).value;
+  s.Write(plain, "again");
+  s.Close(plain);
+  for (const MeteredFs* m : {&inner, &outer}) {
+    EXPECT_EQ(m->call(MeteredFs::kOpen).calls.value(), 3u);
+    EXPECT_EQ(m->call(MeteredFs::kOpen).errors.value(), 1u);
+    EXPECT_EQ(m->call(MeteredFs::kOpen).lat.max(), sim::Us(2).ns());
+    EXPECT_EQ(m->bytes_written(), 10u);
+    EXPECT_EQ(m->bytes_read(), 5u);
+    EXPECT_EQ(m->sync_writes(), 1u);  // the write on the O_SYNC descriptor only
+    EXPECT_EQ(m->calls_total(), 8u);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // FsWorkload life cycle, with a small workload.
 

@@ -32,67 +32,61 @@ uint64_t MeteredFs::calls_total() const {
   return n;
 }
 
-// Each call is the wrapped call, timed. The wrapped task is lazy: it starts
-// when Timed awaits it, after the start time is taken.
+// Each call is the wrapped call, metered from now to its end.
 sim::Task<fs::FsResult<fs::Fd>> MeteredFs::Open(std::string_view path, uint32_t flags) {
-  fs::FsResult<fs::Fd> r = co_await Timed(kOpen, inner_->Open(path, flags));
-  if (r.ok() && r.value >= 0) {
-    if (static_cast<size_t>(r.value) >= sync_fd_.size()) sync_fd_.resize(static_cast<size_t>(r.value) + 1, false);
-    sync_fd_[r.value] = (flags & fs::kSync) != 0;
-  }
-  co_return r;
+  return Metered(kOpen, inner_->Open(path, flags), nullptr, flags);
 }
 sim::Task<fs::FsStatus> MeteredFs::Close(fs::Fd fd) {
   if (IsSync(fd)) sync_fd_[fd] = false;
-  return Timed(kClose, inner_->Close(fd));
+  return Metered(kClose, inner_->Close(fd));
 }
 sim::Task<fs::FsResult<uint64_t>> MeteredFs::Read(fs::Fd fd, std::span<uint8_t> out) {
-  return Timed(kRead, inner_->Read(fd, out), &bytes_read_);
+  return Metered(kRead, inner_->Read(fd, out), &bytes_read_);
 }
 sim::Task<fs::FsResult<uint64_t>> MeteredFs::Write(fs::Fd fd, std::span<const uint8_t> data, uint64_t length) {
   if (IsSync(fd)) sync_writes_.Inc();
-  return Timed(kWrite, inner_->Write(fd, data, length), &bytes_written_);
+  return Metered(kWrite, inner_->Write(fd, data, length), &bytes_written_);
 }
 sim::Task<fs::FsResult<uint64_t>> MeteredFs::Pread(fs::Fd fd, uint64_t offset, std::span<uint8_t> out) {
-  return Timed(kPread, inner_->Pread(fd, offset, out), &bytes_read_);
+  return Metered(kPread, inner_->Pread(fd, offset, out), &bytes_read_);
 }
 // The discarding reads count as the reads they stand for.
 sim::Task<fs::FsResult<uint64_t>> MeteredFs::ReadDiscard(fs::Fd fd, uint64_t length) {
-  return Timed(kRead, inner_->ReadDiscard(fd, length), &bytes_read_);
+  return Metered(kRead, inner_->ReadDiscard(fd, length), &bytes_read_);
 }
 sim::Task<fs::FsResult<uint64_t>> MeteredFs::PreadDiscard(fs::Fd fd, uint64_t offset, uint64_t length) {
-  return Timed(kPread, inner_->PreadDiscard(fd, offset, length), &bytes_read_);
+  return Metered(kPread, inner_->PreadDiscard(fd, offset, length), &bytes_read_);
 }
 sim::Task<fs::FsResult<uint64_t>> MeteredFs::Pwrite(fs::Fd fd, uint64_t offset, std::span<const uint8_t> data,
                                                     uint64_t length) {
   if (IsSync(fd)) sync_writes_.Inc();
-  return Timed(kPwrite, inner_->Pwrite(fd, offset, data, length), &bytes_written_);
+  return Metered(kPwrite, inner_->Pwrite(fd, offset, data, length), &bytes_written_);
 }
 sim::Task<fs::FsStatus> MeteredFs::Ftruncate(fs::Fd fd, uint64_t size) {
-  return Timed(kFtruncate, inner_->Ftruncate(fd, size));
+  return Metered(kFtruncate, inner_->Ftruncate(fd, size));
 }
 sim::Task<fs::FsStatus> MeteredFs::Truncate(std::string_view path, uint64_t size) {
-  return Timed(kTruncate, inner_->Truncate(path, size));
+  return Metered(kTruncate, inner_->Truncate(path, size));
 }
-sim::Task<fs::FsStatus> MeteredFs::Fsync(fs::Fd fd) { return Timed(kFsync, inner_->Fsync(fd)); }
-sim::Task<fs::FsStatus> MeteredFs::Fdatasync(fs::Fd fd) { return Timed(kFdatasync, inner_->Fdatasync(fd)); }
-sim::Task<fs::FsResult<fs::FileStat>> MeteredFs::Fstat(fs::Fd fd) { return Timed(kFstat, inner_->Fstat(fd)); }
+sim::Task<fs::FsStatus> MeteredFs::Fsync(fs::Fd fd) { return Metered(kFsync, inner_->Fsync(fd)); }
+sim::Task<fs::FsStatus> MeteredFs::Fdatasync(fs::Fd fd) { return Metered(kFdatasync, inner_->Fdatasync(fd)); }
+sim::Task<fs::FsResult<fs::FileStat>> MeteredFs::Fstat(fs::Fd fd) { return Metered(kFstat, inner_->Fstat(fd)); }
 sim::Task<fs::FsResult<fs::FileStat>> MeteredFs::Stat(std::string_view path) {
-  return Timed(kStat, inner_->Stat(path));
+  return Metered(kStat, inner_->Stat(path));
 }
-sim::Task<fs::FsStatus> MeteredFs::Unlink(std::string_view path) { return Timed(kUnlink, inner_->Unlink(path)); }
-sim::Task<fs::FsStatus> MeteredFs::Mkdir(std::string_view path) { return Timed(kMkdir, inner_->Mkdir(path)); }
-sim::Task<fs::FsStatus> MeteredFs::Rmdir(std::string_view path) { return Timed(kRmdir, inner_->Rmdir(path)); }
+sim::Task<fs::FsStatus> MeteredFs::Unlink(std::string_view path) { return Metered(kUnlink, inner_->Unlink(path)); }
+sim::Task<fs::FsStatus> MeteredFs::Mkdir(std::string_view path) { return Metered(kMkdir, inner_->Mkdir(path)); }
+sim::Task<fs::FsStatus> MeteredFs::Rmdir(std::string_view path) { return Metered(kRmdir, inner_->Rmdir(path)); }
 sim::Task<fs::FsStatus> MeteredFs::Rename(std::string_view from, std::string_view to) {
-  return Timed(kRename, inner_->Rename(from, to));
+  return Metered(kRename, inner_->Rename(from, to));
 }
 
 sim::Task<fs::FsStatus> MeteredFs::Link(std::string_view existing, std::string_view new_path) {
-  return Timed(kLink, inner_->Link(existing, new_path));
+  return Metered(kLink, inner_->Link(existing, new_path));
 }
 sim::Task<fs::FsResult<std::vector<std::string>>> MeteredFs::Readdir(std::string_view path) {
-  return Timed(kReaddir, inner_->Readdir(path));
+  return Metered(kReaddir, inner_->Readdir(path));
 }
-sim::Task<fs::FsStatus> MeteredFs::Sync() { return Timed(kSync, inner_->Sync()); }
+sim::Task<fs::FsStatus> MeteredFs::Sync() { return Metered(kSync, inner_->Sync()); }
 
 }  // namespace host

@@ -10,7 +10,10 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "fs/file_system.h"
@@ -105,14 +108,66 @@ class MeteredFs final : public fs::FileSystem {
   sim::Task<fs::FsStatus> AtomicWriteAbort(fs::Fd fd) override { return inner_->AtomicWriteAbort(fd); }
 
  private:
-  // Awaits `inner` (created, not yet started, by the wrapped file system)
-  // and records the call's latency and outcome; data calls pass the counter
-  // of the bytes they move.
+  // What a metered call needs at its end: the call kind, its start (time
+  // and the file system's checkpointing then), the counter of the bytes it
+  // moves (data calls) and open's flags. Pooled: one per call in flight.
+  struct CallRecord final : sim::FinishHook {
+    MeteredFs* m = nullptr;
+    sim::Counter* bytes = nullptr;
+    sim::SimTime t0;
+    fs::FileSystem::CheckpointActivity cp0;
+    uint32_t open_flags = 0;
+    Call c = kOpen;
+    CallRecord* next_free = nullptr;
+  };
+
+  // Returns `inner` (created, not yet started, by the wrapped file system)
+  // set to record the call's latency and outcome when it ends, from a
+  // FinishHook: no coroutine frame of its own, and the caller resumes right
+  // after the recording as it would after a wrapping coroutine. The call
+  // starts now: callers await what they call at once.
   template <class R>
-  sim::Task<R> Timed(Call c, sim::Task<R> inner, sim::Counter* bytes = nullptr) {
+  sim::Task<R> Metered(Call c, sim::Task<R> inner, sim::Counter* bytes = nullptr, uint32_t open_flags = 0) {
+    CallRecord* rec = free_records_;
+    if (rec != nullptr) {
+      free_records_ = rec->next_free;
+    } else {
+      rec = &records_.emplace_back();
+      rec->m = this;
+    }
+    rec->finished = &Finished<R>;
+    rec->bytes = bytes;
+    rec->t0 = q_->now();
+    rec->cp0 = inner_->checkpoint_activity();
+    rec->open_flags = open_flags;
+    rec->c = c;
+    if (inner.SetFinishHook(rec)) return inner;
+    // The wrapped task is observed already (a MeteredFs under this one).
+    free_records_ = rec;
+    rec->next_free = nullptr;
+    return Timed(c, std::move(inner), bytes, open_flags);
+  }
+  template <class R>
+  static void Finished(sim::FinishHook* h, const void* value) noexcept {
+    CallRecord* rec = static_cast<CallRecord*>(h);
+    rec->m->End(rec->c, rec->t0, rec->cp0, *static_cast<const R*>(value), rec->bytes, rec->open_flags);
+    rec->next_free = rec->m->free_records_;
+    rec->m->free_records_ = rec;
+  }
+  // The same, as a coroutine around `inner`.
+  template <class R>
+  sim::Task<R> Timed(Call c, sim::Task<R> inner, sim::Counter* bytes, uint32_t open_flags) {
     const sim::SimTime t0 = q_->now();
     const fs::FileSystem::CheckpointActivity cp0 = inner_->checkpoint_activity();
     R r = co_await inner;
+    End(c, t0, cp0, r, bytes, open_flags);
+    co_return r;
+  }
+  // Records a call's end: its latency and outcome, whether it overlapped
+  // checkpointing, the bytes it moved; an open's O_SYNC descriptor.
+  template <class R>
+  void End(Call c, sim::SimTime t0, fs::FileSystem::CheckpointActivity cp0, const R& r, sim::Counter* bytes,
+           uint32_t open_flags) {
     Note(c, t0, r.ok());
     const fs::FileSystem::CheckpointActivity cp1 = inner_->checkpoint_activity();
     if (cp0.running || cp1.running || cp1.begun != cp0.begun) {
@@ -122,7 +177,12 @@ class MeteredFs final : public fs::FileSystem {
     if constexpr (std::is_same_v<R, fs::FsResult<uint64_t>>) {
       if (bytes != nullptr && r.ok()) bytes->Inc(r.value);
     }
-    co_return r;
+    if constexpr (std::is_same_v<R, fs::FsResult<fs::Fd>>) {
+      if (r.ok() && r.value >= 0) {
+        if (static_cast<size_t>(r.value) >= sync_fd_.size()) sync_fd_.resize(static_cast<size_t>(r.value) + 1, false);
+        sync_fd_[r.value] = (open_flags & fs::kSync) != 0;
+      }
+    }
   }
 
   void Note(Call c, sim::SimTime t0, bool ok) {
@@ -145,6 +205,8 @@ class MeteredFs final : public fs::FileSystem {
   sim::Counter bytes_written_;
   sim::Counter sync_writes_;
   std::vector<bool> sync_fd_;  // by descriptor: opened with O_SYNC
+  std::deque<CallRecord> records_;  // stable addresses
+  CallRecord* free_records_ = nullptr;
 };
 
 }  // namespace host
