@@ -395,26 +395,39 @@ void FtlCore::EnsureHostRoom(uint32_t group, Stream s) {
   }
 }
 
+inline void FtlCore::PlacePlainPage(Lpn l, uint32_t g, Stream s) {
+  const flash::Ppn old = mapping_.PageOf(l);
+  if (old.valid()) {
+    const UnitId u = blocks_.UnitOf(old);
+    blocks_.RemoveValid(u);
+    --group_valid_[blocks_.GroupOf(u)];
+  }
+  const BlockManager::Run run = blocks_.AllocateRun(g, s, 1);
+  mapping_.Remap(l, old, run.first);
+  blocks_.EndRun(run);
+  ++group_valid_[g];
+  counters_.host_writes.Inc();
+}
+
+inline void FtlCore::WritePlainPage(Lpn l, Stream s) {
+  const uint32_t g = HostGroup(l, s);
+  if (!CanAllocateHost(g, s)) EnsureHostRoom(g, s);
+  PlacePlainPage(l, g, s);
+  if (BelowGcThreshold(g) || WearLevelingRoom(g)) RunBackgroundGc(g);
+}
+
 void FtlCore::Write(Lpn l, Stream s) {
+  if (PlainPageWrites()) {
+    WritePlainPage(l, s);
+    return;
+  }
   if (cache_ != nullptr && !AccessMapping(l, /*write=*/true).hit && mapping_.IsMapped(TranslationLpn(cache_->PageOf(l)))) {
     CountMapRead();
   }
   const uint32_t g = HostGroup(l, s);
   if (!CanAllocateHost(g, s)) EnsureHostRoom(g, s);
   if (blocks_.group_planes() == 1 && mapping_.unit() == MapUnit::kPage) {
-    // PlaceHostPage with the program done at once, as a run of one page,
-    // and the old copy's entry rewritten once.
-    const flash::Ppn old = mapping_.PageOf(l);
-    if (old.valid()) {
-      const UnitId u = blocks_.UnitOf(old);
-      blocks_.RemoveValid(u);
-      --group_valid_[blocks_.GroupOf(u)];
-    }
-    const BlockManager::Run run = blocks_.AllocateRun(g, s, 1);
-    mapping_.Remap(l, old, run.first);
-    blocks_.EndRun(run);
-    ++group_valid_[g];
-    counters_.host_writes.Inc();
+    PlacePlainPage(l, g, s);
   } else {
     blocks_.ProgramDone(PlaceHostPage(l, g, s));
   }
@@ -456,7 +469,25 @@ void FtlCore::Precondition(const PreconditionSpec& spec) {
 }
 
 void FtlCore::FillAndOverwrite(uint64_t fill, uint64_t overwrites, uint64_t seed) {
-  for (uint64_t l = 0; l < fill; ++l) Write(Lpn{l});
+  if (PlainPageWrites()) {
+    FillAndOverwriteAs<true>(fill, overwrites, seed);
+  } else {
+    FillAndOverwriteAs<false>(fill, overwrites, seed);
+  }
+}
+
+// The plain-page case writes through the inline WritePlainPage: the same
+// steps as Write(), with the configuration tested once for the whole loop.
+template <bool kPlain>
+void FtlCore::FillAndOverwriteAs(uint64_t fill, uint64_t overwrites, uint64_t seed) {
+  const auto write = [this](Lpn l) __attribute__((always_inline)) {
+    if constexpr (kPlain) {
+      WritePlainPage(l, Stream::kHostHot);
+    } else {
+      Write(l);
+    }
+  };
+  for (uint64_t l = 0; l < fill; ++l) write(Lpn{l});
   if (fill == 0) return;
   sim::Rng rng(seed, "ftl.precondition");
   // Draw lpns kAhead writes ahead so their L2P entries are fetched before
@@ -476,7 +507,7 @@ void FtlCore::FillAndOverwrite(uint64_t fill, uint64_t overwrites, uint64_t seed
     slot = rng.Uniform(fill);
     mapping_.PrefetchLpn(Lpn{slot});
     PrefetchRetire(Lpn{ahead[(i + kUnitAhead) % kAhead]});
-    Write(l);
+    write(l);
   }
 }
 

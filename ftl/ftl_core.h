@@ -283,6 +283,19 @@ class FtlCore {
   // `overwrites` uniform random pages of that range; or (Replicate) the
   // same through one group and copies, false if it does not apply.
   void FillAndOverwrite(uint64_t fill, uint64_t overwrites, uint64_t seed);
+  template <bool kPlain>
+  void FillAndOverwriteAs(uint64_t fill, uint64_t overwrites, uint64_t seed);
+  // Write()'s steps where they apply without a mapping cache, with a page
+  // table and single-plane groups (PlainPageWrites()): inline, so a loop of
+  // writes (preconditioning) tests the configuration once.
+  bool PlainPageWrites() const {
+    return cache_ == nullptr && blocks_.group_planes() == 1 && mapping_.unit() == MapUnit::kPage;
+  }
+  [[gnu::always_inline]] void WritePlainPage(Lpn l, Stream s);
+  // The page placement of WritePlainPage (also Write()'s with a cache): the
+  // program done at once, as a run of one page, the old copy's entry
+  // rewritten once.
+  [[gnu::always_inline]] void PlacePlainPage(Lpn l, uint32_t g, Stream s);
   bool Replicate(uint64_t fill, uint64_t overwrites, uint64_t seed);
   void EnsureHostRoom(uint32_t group, Stream s);
   // Functional background GC of g while it is below the threshold, then

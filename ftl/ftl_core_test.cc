@@ -385,6 +385,40 @@ TEST(FtlCore, PreconditionIsDeterministic) {
   EXPECT_FALSE(a.Lookup(Lpn{a.logical_pages() - 1}).valid()) << "beyond the fill fraction stays unmapped";
 }
 
+// The exact method is the host writes it stands for, one by one: Lpns
+// [0, fill) in order, then uniform overwrites of that range drawn from the
+// "ftl.precondition" stream. Configurations on Write()'s inline page path
+// (page table, no mapping cache, single-plane groups) and off it (a
+// mapping cache, superblock groups, block mapping) alike.
+TEST(FtlCore, PreconditionIsItsWritesOneByOne) {
+  FtlConfig cached = Config();
+  cached.map_cache.entries = 200;
+  const std::vector<FtlConfig> configs = {Config(), Config("fifo"), cached, Config("greedy", "superblock"),
+                                          Config("greedy", "page_stripe", "block")};
+  for (const FtlConfig& c : configs) {
+    const PreconditionSpec spec{0.9, 2.0, 7, false};
+    FtlCore pre(c, Geo());
+    pre.Precondition(spec);
+    FtlCore direct(c, Geo());
+    const auto fill = static_cast<uint64_t>(spec.fill_fraction * static_cast<double>(direct.logical_pages()));
+    const auto overwrites = static_cast<uint64_t>(spec.random_overwrites * static_cast<double>(direct.logical_pages()));
+    for (uint64_t l = 0; l < fill; ++l) direct.Write(Lpn{l});
+    sim::Rng rng(spec.seed, "ftl.precondition");
+    for (uint64_t i = 0; i < overwrites; ++i) direct.Write(Lpn{rng.Uniform(fill)});
+    const std::string what = c.victim + " " + c.allocation + " " + c.mapping +
+                             (c.map_cache.enabled() ? " cached" : "");
+    ASSERT_EQ(pre.CheckConsistency(), "") << what;
+    EXPECT_EQ(pre.counters().host_writes.value(), fill + overwrites) << what;
+    EXPECT_GT(pre.counters().gc_copies.value(), 0u) << what;
+    EXPECT_EQ(pre.counters().host_writes.value(), direct.counters().host_writes.value()) << what;
+    EXPECT_EQ(pre.counters().gc_copies.value(), direct.counters().gc_copies.value()) << what;
+    EXPECT_EQ(pre.counters().unit_erases.value(), direct.counters().unit_erases.value()) << what;
+    for (uint64_t l = 0; l < pre.logical_pages(); ++l) {
+      ASSERT_EQ(pre.Lookup(Lpn{l}), direct.Lookup(Lpn{l})) << what << " lpn " << l;
+    }
+  }
+}
+
 // precondition.method replicate: a sequential fill through one group and
 // copies places every page exactly where writing the whole device does
 // (both mappings, fill fractions that leave a remainder, stripe orders).
