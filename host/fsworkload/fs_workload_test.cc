@@ -90,6 +90,33 @@ TEST(MeteredFsTest, MeasuresTheCallsThatOverlapCheckpointing) {
   s.Close(fd);
 }
 
+// A call record per call in flight, reused once the call has ended: two
+// rounds of five concurrent fsyncs take five records, not ten.
+TEST(MeteredFsTest, ReusesACallRecordPerCallInFlight) {
+  Rig rig;
+  MeteredFs m(&rig.q, &rig.memfs);
+  fs::testing::SyncFs s(&rig.q, &m);
+  const fs::Fd fd = s.Open("/f", fs::kRdWr | fs::kCreat).value;
+  EXPECT_EQ(m.call_records(), 1u);
+  for (int round = 0; round < 2; ++round) {
+    int done = 0;
+    for (int i = 0; i < 5; ++i) {
+      sim::Spawn(&rig.q, [](MeteredFs* fs, fs::Fd f, int* n) -> sim::Task<> {
+        const fs::FsStatus st = co_await fs->Fsync(f);
+        EXPECT_TRUE(st.ok());
+        ++*n;
+      }(&m, fd, &done));
+    }
+    rig.q.Run();
+    EXPECT_EQ(done, 5);
+  }
+  EXPECT_EQ(m.call_records(), 5u);
+  EXPECT_EQ(m.call(MeteredFs::kFsync).calls.value(), 10u);
+  EXPECT_EQ(m.call(MeteredFs::kFsync).lat.min(), sim::Us(20).ns());
+  s.Close(fd);
+  EXPECT_EQ(m.call_records(), 5u);
+}
+
 // A MeteredFs over another: both measure every call (the outer one, finding
 // the inner call observed already, wraps it in a coroutine), and an O_SYNC
 // descriptor is known to both.
@@ -115,6 +142,8 @@ TEST(MeteredFsTest, StacksOverAnotherMeteredFs) {
     EXPECT_EQ(m->sync_writes(), 1u);  // the write on the O_SYNC descriptor only
     EXPECT_EQ(m->calls_total(), 8u);
   }
+  EXPECT_EQ(inner.call_records(), 1u);  // one call at a time
+  EXPECT_LE(outer.call_records(), 1u);  // its records go back at once
 }
 
 // ---------------------------------------------------------------------------

@@ -71,6 +71,9 @@ class MeteredFs final : public fs::FileSystem {
   // write/pwrite calls on descriptors opened with O_SYNC (each one durable
   // on return, as if followed by fsync).
   uint64_t sync_writes() const { return sync_writes_.value(); }
+  // Call records allocated: the most calls measured at once (a record is
+  // reused once its call has ended).
+  size_t call_records() const { return records_.size(); }
   const sim::Counter& bytes_read_counter() const { return bytes_read_; }
   const sim::Counter& bytes_written_counter() const { return bytes_written_; }
 
@@ -142,9 +145,10 @@ class MeteredFs final : public fs::FileSystem {
     rec->open_flags = open_flags;
     rec->c = c;
     if (inner.SetFinishHook(rec)) return inner;
-    // The wrapped task is observed already (a MeteredFs under this one).
+    // The wrapped task is observed already (a MeteredFs under this one):
+    // the record goes back, and a coroutine around the task measures it.
+    rec->next_free = free_records_;
     free_records_ = rec;
-    rec->next_free = nullptr;
     return Timed(c, std::move(inner), bytes, open_flags);
   }
   template <class R>
