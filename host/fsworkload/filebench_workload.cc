@@ -578,22 +578,20 @@ sim::Task<void> FilebenchWorkload::EnsureParentDir(std::string dir) {
 
 // Filebench never looks at what it reads: the discarding reads do the same
 // work without copying the bytes out.
-sim::Task<fs::FsResult<uint64_t>> FilebenchWorkload::ReadAt(Slot* s, uint64_t off, uint64_t len) {
-  if (off == s->fs_pos) {
-    fs::FsResult<uint64_t> r = co_await fs()->ReadDiscard(s->fd, len);
-    if (r.ok()) s->fs_pos += r.value;
-    co_return r;
-  }
-  co_return co_await fs()->PreadDiscard(s->fd, off, len);
+FilebenchWorkload::PosIo FilebenchWorkload::ReadAt(Slot* s, uint64_t off, uint64_t len) {
+  if (off == s->fs_pos) return PosIo{fs()->ReadDiscard(s->fd, len), s, true};
+  return PosIo{fs()->PreadDiscard(s->fd, off, len), s, false};
 }
 
-sim::Task<fs::FsResult<uint64_t>> FilebenchWorkload::WriteAt(Slot* s, uint64_t off, uint64_t len) {
-  if (off == s->fs_pos) {
-    fs::FsResult<uint64_t> r = co_await fs()->Write(s->fd, {}, len);
-    if (r.ok()) s->fs_pos += r.value;
-    co_return r;
-  }
-  co_return co_await fs()->Pwrite(s->fd, off, {}, len);
+FilebenchWorkload::PosIo FilebenchWorkload::WriteAt(Slot* s, uint64_t off, uint64_t len) {
+  if (off == s->fs_pos) return PosIo{fs()->Write(s->fd, {}, len), s, true};
+  return PosIo{fs()->Pwrite(s->fd, off, {}, len), s, false};
+}
+
+fs::FsResult<uint64_t> FilebenchWorkload::PosIo::await_resume() {
+  fs::FsResult<uint64_t> r = call.await_resume();
+  if (at_pos && r.ok()) s->fs_pos += r.value;
+  return r;
 }
 
 sim::Task<FilebenchWorkload::Rc> FilebenchWorkload::OpenCommon(ThreadRt& t, const FlowopDef& d, Slot* slot,

@@ -58,6 +58,7 @@
 // fb_ops (filebench's global op count), fb_ops_per_sec, fb_bytes.
 #pragma once
 
+#include <coroutine>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -145,8 +146,21 @@ class FilebenchWorkload final : public FsWorkload {
   sim::Task<Rc> FileSetup(ThreadRt& t, const FlowopDef& d, Slot** slot);
   sim::Task<Rc> OpenCommon(ThreadRt& t, const FlowopDef& d, Slot* slot, uint64_t* rotor);
   sim::Task<void> EnsureParentDir(std::string dir);
-  sim::Task<fs::FsResult<uint64_t>> ReadAt(Slot* s, uint64_t off, uint64_t len);
-  sim::Task<fs::FsResult<uint64_t>> WriteAt(Slot* s, uint64_t off, uint64_t len);
+  // A read or write of `len` bytes at `off` through the slot's descriptor:
+  // read/write when `off` is the descriptor's position (which then advances
+  // by the bytes moved), pread/pwrite otherwise. An awaitable around the
+  // file system's own call, without a coroutine frame of its own; await it
+  // at once.
+  struct PosIo {
+    sim::Task<fs::FsResult<uint64_t>> call;
+    Slot* s;
+    bool at_pos;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) noexcept { call.await_suspend(h); }
+    fs::FsResult<uint64_t> await_resume();
+  };
+  PosIo ReadAt(Slot* s, uint64_t off, uint64_t len);
+  PosIo WriteAt(Slot* s, uint64_t off, uint64_t len);
   sim::Task<bool> SemTake(Sem* s, int64_t n);
   sim::Task<bool> TakeEvents(uint64_t n);
   sim::Task<void> AioWrite(ThreadRt* t, uint32_t op, fs::Fd fd, uint64_t off, uint64_t len, const FlowopDef* d);
